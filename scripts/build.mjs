@@ -1,0 +1,77 @@
+#!/usr/bin/env node
+// One build for every face: the `tagssh` CLI (bundled ESM with lazy chunks, so `tagssh resolve`
+// loads only what it needs), the renderer (browser ESM), and the Electron main + preload (CJS).
+// Usage: node scripts/build.mjs [cli|renderer|main ...]   (no argument: everything)
+import { build } from 'esbuild';
+import { cpSync, existsSync, mkdirSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const at = (p) => join(root, p);
+const wanted = new Set(process.argv.slice(2));
+const want = (t) => wanted.size === 0 || wanted.has(t);
+
+// Native or Electron-provided modules stay outside the bundles.
+const nodeExternal = ['ssh2', 'cpu-features', 'electron', 'electron-store', 'playwright-core'];
+
+const jobs = [];
+
+if (want('cli')) {
+  rmSync(at('dist/cli'), { recursive: true, force: true });
+  jobs.push(
+    build({
+      entryPoints: { tagssh: at('src/node/cli/main.ts') },
+      outdir: at('dist/cli'),
+      bundle: true,
+      splitting: true,
+      format: 'esm',
+      platform: 'node',
+      target: 'node20',
+      outExtension: { '.js': '.mjs' },
+      chunkNames: 'chunks/[name]-[hash]',
+      external: nodeExternal,
+      minifySyntax: true,
+      minifyWhitespace: true,
+      legalComments: 'none',
+      sourcemap: 'linked',
+      logLevel: 'warning',
+      // Bundled CommonJS dependencies call require(); give ESM chunks a real one.
+      banner: { js: "import { createRequire as __tagsshCreateRequire } from 'node:module'; const require = __tagsshCreateRequire(import.meta.url);" },
+    }),
+  );
+}
+
+if (want('renderer') && existsSync(at('renderer/index.ts'))) {
+  rmSync(at('dist/renderer'), { recursive: true, force: true });
+  mkdirSync(at('dist/renderer'), { recursive: true });
+  jobs.push(
+    build({
+      entryPoints: { app: at('renderer/index.ts') },
+      outdir: at('dist/renderer'),
+      bundle: true,
+      format: 'esm',
+      platform: 'browser',
+      target: 'chrome120',
+      loader: { '.css': 'css', '.woff2': 'file', '.png': 'file', '.svg': 'file' },
+      minify: true,
+      sourcemap: 'linked',
+      logLevel: 'warning',
+    }).then(() => {
+      for (const f of ['index.html']) if (existsSync(at(`renderer/${f}`))) cpSync(at(`renderer/${f}`), at(`dist/renderer/${f}`));
+      if (existsSync(at('renderer/assets'))) cpSync(at('renderer/assets'), at('dist/renderer/assets'), { recursive: true });
+    }),
+  );
+}
+
+if (want('main') && existsSync(at('main/index.ts'))) {
+  rmSync(at('dist/main'), { recursive: true, force: true });
+  const common = { bundle: true, platform: 'node', target: 'node20', format: 'cjs', external: nodeExternal, sourcemap: 'linked', logLevel: 'warning' };
+  jobs.push(build({ ...common, entryPoints: [at('main/index.ts')], outfile: at('dist/main/index.cjs') }));
+  if (existsSync(at('main/preload.ts'))) {
+    // A sandboxed preload may require only 'electron': bundle everything else in.
+    jobs.push(build({ ...common, entryPoints: [at('main/preload.ts')], outfile: at('dist/main/preload.cjs') }));
+  }
+}
+
+await Promise.all(jobs);

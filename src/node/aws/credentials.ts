@@ -1,0 +1,63 @@
+import { AppError } from '../../common/errors.js';
+
+export interface AwsCredentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+  sessionToken?: string;
+  expiration?: Date;
+}
+
+export interface CredentialScope {
+  /** Named profile from ~/.aws/config / credentials; undefined means the default chain. */
+  profile?: string;
+}
+
+// The SDK's default chain (env, shared files, SSO, process, web identity, ECS/IMDS) is loaded
+// lazily: when credentials sit in the environment and no profile was asked for, reading them
+// directly spares the CLI the chain's start-up cost. Same precedence as the SDK (env first).
+
+export function credentialProvider(scope: CredentialScope = {}): () => Promise<AwsCredentials> {
+  let cached: Promise<AwsCredentials> | undefined;
+  return () => {
+    if (cached) return cached;
+    cached = load(scope).catch((e) => {
+      cached = undefined;
+      throw e;
+    });
+    return cached;
+  };
+}
+
+async function load(scope: CredentialScope): Promise<AwsCredentials> {
+  const env = process.env;
+  if (!scope.profile && !env.AWS_PROFILE && env.AWS_ACCESS_KEY_ID && env.AWS_SECRET_ACCESS_KEY) {
+    const creds: AwsCredentials = { accessKeyId: env.AWS_ACCESS_KEY_ID, secretAccessKey: env.AWS_SECRET_ACCESS_KEY };
+    if (env.AWS_SESSION_TOKEN) creds.sessionToken = env.AWS_SESSION_TOKEN;
+    return creds;
+  }
+  const { defaultProvider } = await import('@aws-sdk/credential-provider-node');
+  try {
+    const c = await defaultProvider(scope.profile ? { profile: scope.profile } : {})();
+    const creds: AwsCredentials = { accessKeyId: c.accessKeyId, secretAccessKey: c.secretAccessKey };
+    if (c.sessionToken) creds.sessionToken = c.sessionToken;
+    if (c.expiration) creds.expiration = c.expiration;
+    return creds;
+  } catch (e) {
+    throw credentialError(e, scope.profile ?? env.AWS_PROFILE);
+  }
+}
+
+export function credentialError(e: unknown, profile: string | undefined): AppError {
+  const msg = e instanceof Error ? e.message : String(e);
+  const p = profile ?? 'default';
+  if (/sso/i.test(msg) && /(expired|refresh|token)/i.test(msg)) {
+    return new AppError('CREDENTIALS_EXPIRED', `The SSO session for profile "${p}" has expired or was never started.`, `Run \`aws sso login --profile ${p}\` and try again.`);
+  }
+  if (/profile .* could not be found|not found in (config|credentials)/i.test(msg) || /Profile \S+ (could not|not) /i.test(msg)) {
+    return new AppError('NO_CREDENTIALS', `AWS profile "${p}" does not exist.`, 'Check the name with `aws configure list-profiles`, or pass another --profile.');
+  }
+  if (/expired/i.test(msg)) {
+    return new AppError('CREDENTIALS_EXPIRED', `The AWS credentials for profile "${p}" have expired.`, 'Refresh them (e.g. `aws sso login`, or renew your session token) and try again.');
+  }
+  return new AppError('NO_CREDENTIALS', `No AWS credentials found${profile ? ` for profile "${p}"` : ''}.`, 'Run `aws configure` (or `aws sso login`), set AWS_PROFILE, or pass --profile.');
+}
