@@ -66,7 +66,9 @@ if (want('renderer') && existsSync(at('renderer/index.ts'))) {
 
 if (want('main') && existsSync(at('main/index.ts'))) {
   rmSync(at('dist/main'), { recursive: true, force: true });
-  const common = { bundle: true, platform: 'node', target: 'node20', format: 'cjs', external: nodeExternal, sourcemap: 'linked', logLevel: 'warning' };
+  // electron-store is ESM-only: bundle it into the CJS main rather than require() it at runtime.
+  const mainExternal = nodeExternal.filter((m) => m !== 'electron-store');
+  const common = { bundle: true, platform: 'node', target: 'node20', format: 'cjs', external: mainExternal, sourcemap: 'linked', logLevel: 'warning' };
   jobs.push(build({ ...common, entryPoints: [at('main/index.ts')], outfile: at('dist/main/index.cjs') }));
   if (existsSync(at('main/preload.ts'))) {
     // A sandboxed preload may require only 'electron': bundle everything else in.

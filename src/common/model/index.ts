@@ -1,1 +1,2 @@
 export * from './instance.js';
+export * from './settings.js';

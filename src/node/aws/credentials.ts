@@ -1,4 +1,5 @@
 import { AppError } from '../../common/errors.js';
+import { cjsExports } from './interop.js';
 
 export interface AwsCredentials {
   accessKeyId: string;
@@ -35,7 +36,7 @@ async function load(scope: CredentialScope): Promise<AwsCredentials> {
     if (env.AWS_SESSION_TOKEN) creds.sessionToken = env.AWS_SESSION_TOKEN;
     return creds;
   }
-  const { defaultProvider } = await import('@aws-sdk/credential-provider-node');
+  const { defaultProvider } = cjsExports(await import('@aws-sdk/credential-provider-node'));
   try {
     const c = await defaultProvider(scope.profile ? { profile: scope.profile } : {})();
     const creds: AwsCredentials = { accessKeyId: c.accessKeyId, secretAccessKey: c.secretAccessKey };
@@ -43,7 +44,13 @@ async function load(scope: CredentialScope): Promise<AwsCredentials> {
     if (c.expiration) creds.expiration = c.expiration;
     return creds;
   } catch (e) {
-    throw credentialError(e, scope.profile ?? env.AWS_PROFILE);
+    const profile = scope.profile ?? env.AWS_PROFILE;
+    if (profile) {
+      // "Could not load credentials from any providers" hides the likeliest cause: a typo.
+      const { assertProfileExists } = await import('./scope.js');
+      await assertProfileExists(profile);
+    }
+    throw credentialError(e, profile);
   }
 }
 

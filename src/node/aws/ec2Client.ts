@@ -1,15 +1,15 @@
 import http from 'node:http';
 import https from 'node:https';
-import { SignatureV4 } from '@smithy/signature-v4';
 import { XMLParser } from 'fast-xml-parser';
 import { AppError } from '../../common/errors.js';
 import type { AwsCredentials } from './credentials.js';
-import { Sha256 } from './sha256.js';
+import { signRequest } from './sigv4.js';
 
 // A small EC2 Query-API client. The full @aws-sdk/client-ec2 costs ~125 ms just to load and
 // initialise, which alone would break the CLI's start-up budget (`tagssh resolve` must beat the
 // aws CLI 5x). EC2's Query protocol is stable and simple: form-encoded POST, SigV4, XML back.
-// Signing uses the SDK's own SignatureV4; credentials come from the SDK's provider chain.
+// Signing is SigV4 on node:crypto (sigv4.ts, checked against the SDK's SignatureV4 in a test);
+// credentials come from the SDK's provider chain.
 
 export const EC2_API_VERSION = '2016-11-15';
 
@@ -75,32 +75,22 @@ export function createEc2Client(opts: Ec2ClientOptions): Ec2Client {
   const endpoint = endpointFor(opts.region, opts.endpoint);
   const maxAttempts = Math.max(1, opts.maxAttempts ?? 3);
   const timeoutMs = opts.timeoutMs ?? 15_000;
-  let signer: SignatureV4 | undefined;
-
-  async function sign(body: string) {
-    signer ??= new SignatureV4({
-      service: 'ec2',
-      region: opts.region,
-      sha256: Sha256,
-      credentials: opts.credentials,
-    });
-    return signer.sign({
+  async function sign(body: string): Promise<Record<string, string>> {
+    return signRequest({
       method: 'POST',
-      protocol: endpoint.protocol,
-      hostname: endpoint.hostname,
-      port: endpoint.port ? Number(endpoint.port) : undefined,
+      host: endpoint.host,
       path: endpoint.pathname || '/',
-      headers: {
-        host: endpoint.host,
-        'content-type': 'application/x-www-form-urlencoded; charset=utf-8',
-      },
+      headers: { 'content-type': 'application/x-www-form-urlencoded; charset=utf-8' },
       body,
+      region: opts.region,
+      service: 'ec2',
+      credentials: await opts.credentials(),
     });
   }
 
   async function once(action: string, body: string): Promise<Record<string, unknown>> {
-    const signed = await sign(body);
-    const { status, text } = await post(endpoint, signed.headers as Record<string, string>, body, timeoutMs);
+    const headers = await sign(body);
+    const { status, text } = await post(endpoint, headers, body, timeoutMs);
     const doc = xml.parse(text) as Record<string, unknown>;
     if (status >= 200 && status < 300) {
       const root = doc[`${action}Response`];

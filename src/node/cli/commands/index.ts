@@ -1,7 +1,20 @@
 import type { Command } from 'commander';
+import { register as registerLifecycle } from './lifecycle.js';
+import { register as registerList } from './list.js';
+import { register as registerResolve } from './resolve.js';
+import { register as registerWeb } from './web.js';
+import { register as registerExport } from './export.js';
+import { register as registerProxy } from './proxy.js';
 
 // One module per command (or command group). Each exports register(program).
-const registrars: Array<(program: Command) => void> = [];
+const registrars: Array<(program: Command) => void> = [
+  registerList,
+  registerResolve,
+  registerLifecycle,
+  registerWeb,
+  registerExport,
+  registerProxy,
+];
 
 export function registerCommands(program: Command): void {
   for (const register of registrars) register(program);

@@ -1,0 +1,93 @@
+import { z } from 'zod';
+import { AppError } from '../errors.js';
+import type { ParsedOutput, PresetDef } from './types.js';
+import { sysinfo } from './sysinfo.js';
+import { cpufreq } from './cpufreq.js';
+import { unixbench } from './unixbench.js';
+import { iperf3 } from './iperf3.js';
+import { fio } from './fio.js';
+import { dd } from './dd.js';
+import { listing, smallfiles } from './files.js';
+
+// The preset registry, plus parameter helpers shared by the CLI (strings from --param k=v) and
+// the app (values from a form built from describeParams()).
+
+export type { Metric, ParsedOutput, PresetDef, ScriptContext, Confirmation } from './types.js';
+
+export const PRESET_IDS = ['sysinfo', 'cpufreq', 'unixbench', 'iperf3', 'fio', 'dd', 'smallfiles', 'listing'] as const;
+export type PresetId = (typeof PRESET_IDS)[number];
+export const PresetIdSchema = z.enum(PRESET_IDS);
+
+export const PRESETS: Record<PresetId, PresetDef> = { sysinfo, cpufreq, unixbench, iperf3, fio, dd, smallfiles, listing } as unknown as Record<PresetId, PresetDef>;
+
+export function getPreset(id: string): PresetDef {
+  const p = (PRESETS as Record<string, PresetDef | undefined>)[id];
+  if (!p) throw new AppError('INVALID_INPUT', `Unknown benchmark preset "${id}".`, `Use one of: ${PRESET_IDS.join(', ')}.`);
+  return p;
+}
+
+export interface ParamInfo {
+  name: string;
+  type: 'string' | 'integer' | 'number' | 'boolean' | 'enum';
+  default?: unknown;
+  help: string;
+  options?: string[];
+  min?: number;
+  max?: number;
+}
+
+/** The parameters of a preset, for forms and `--help`: names, types, defaults, help text. */
+export function describeParams(preset: PresetDef): ParamInfo[] {
+  const js = z.toJSONSchema(preset.params, { io: 'input', unrepresentable: 'any' }) as { properties?: Record<string, Record<string, unknown>> };
+  return Object.entries(js.properties ?? {}).map(([name, s]) => {
+    const info: ParamInfo = { name, type: 'string', help: typeof s.description === 'string' ? s.description : '' };
+    if (Array.isArray(s.enum)) {
+      info.type = 'enum';
+      info.options = s.enum.map(String);
+    } else if (s.type === 'integer' || s.type === 'number' || s.type === 'boolean') info.type = s.type;
+    if ('default' in s) info.default = s.default;
+    if (typeof s.minimum === 'number' && s.minimum > -1e15) info.min = s.minimum;
+    if (typeof s.maximum === 'number' && s.maximum < 1e15) info.max = s.maximum;
+    return info;
+  });
+}
+
+/** Parses `k=v` strings (CLI) into typed values using the preset's parameter types. */
+export function paramsFromStrings(preset: PresetDef, pairs: string[]): Record<string, unknown> {
+  const info = new Map(describeParams(preset).map((p) => [p.name, p]));
+  const out: Record<string, unknown> = {};
+  for (const pair of pairs) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw new AppError('INVALID_INPUT', `--param "${pair}" is not of the form key=value.`, `Parameters of ${preset.id}: ${[...info.keys()].join(', ')}.`);
+    const k = pair.slice(0, eq);
+    const v = pair.slice(eq + 1);
+    const p = info.get(k);
+    if (!p) throw new AppError('INVALID_INPUT', `${preset.id} has no parameter "${k}".`, `Parameters of ${preset.id}: ${[...info.keys()].join(', ')}.`);
+    if (p.type === 'boolean') {
+      if (!/^(true|false|1|0|yes|no)$/i.test(v)) throw new AppError('INVALID_INPUT', `${k} must be true or false, not "${v}".`);
+      out[k] = /^(true|1|yes)$/i.test(v);
+    } else if (p.type === 'integer' || p.type === 'number') {
+      if (!/^-?\d+(\.\d+)?$/.test(v)) throw new AppError('INVALID_INPUT', `${k} must be a number, not "${v}".`);
+      out[k] = Number(v);
+    } else out[k] = v;
+  }
+  return out;
+}
+
+/** Validates parameters against the preset schema, filling in defaults; one-line errors. */
+export function validateParams(preset: PresetDef, raw: unknown): Record<string, unknown> {
+  const r = preset.params.safeParse(raw ?? {});
+  if (!r.success) {
+    const issue = r.error.issues[0];
+    const where = issue?.path.join('.') || 'parameters';
+    throw new AppError('INVALID_INPUT', `${preset.id}: ${where}: ${issue?.message ?? 'invalid'}.`, `See the parameters of ${preset.id} (tagssh bench ${preset.id} --help-params).`);
+  }
+  const extra = Object.keys((raw as Record<string, unknown>) ?? {}).filter((k) => !(k in preset.params.shape));
+  if (extra.length) throw new AppError('INVALID_INPUT', `${preset.id} has no parameter "${extra[0]}".`);
+  return r.data as Record<string, unknown>;
+}
+
+/** Re-parses raw output with the current parser (for `bench parse` and re-reading old runs). */
+export function parseOutput(presetId: string, stdout: string, stderr = '', exitCode?: number | null): ParsedOutput {
+  return getPreset(presetId).parse(stdout, stderr, exitCode);
+}

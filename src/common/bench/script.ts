@@ -1,0 +1,133 @@
+import { z } from 'zod';
+import { shQuote } from '../shell.js';
+
+// The prelude/epilogue every preset script shares. Only values passed through shQuote() (or
+// numbers validated by zod) are interpolated; everything else is fixed text.
+//  - LC_ALL=C so tools print numbers the parsers expect (dd, ls, date).
+//  - A scratch directory per run, removed by an EXIT trap (also on TERM/INT/HUP).
+//  - `sudo -n true` detection: root → no sudo, passwordless sudo → "sudo -n", else a note.
+//  - The exit status is written to $RUN_DIR/exit so a re-attached runner can read it.
+// Lines starting with MARK are for the parsers and the progress view, never tool output.
+
+export const MARK = '@@tagssh:';
+
+export interface WrapOptions {
+  runDir: string;
+  /** Shell expression (already quoted) for the scratch dir; default "$RUN_DIR/scratch". */
+  scratch?: string;
+  /** Extra cleanup run before the scratch dir is removed (fixed text or quoted values). */
+  cleanup?: string;
+  title: string;
+  /** Variable definitions emitted before SCRATCH (e.g. DIR=…). */
+  vars?: string;
+  /** Checks run before the scratch dir is created (e.g. spaceCheck). */
+  precheck?: string;
+}
+
+export function wrapScript(body: string, o: WrapOptions): string {
+  return `#!/bin/sh
+# TagSSH benchmark: ${o.title.replace(/[^\w .,()/-]/g, '')}
+# Generated script; every parameter below is validated and shell-quoted.
+set -u
+LC_ALL=C; export LC_ALL; LANG=C; export LANG
+RUN_DIR=${shQuote(o.runDir)}
+${o.vars ?? ''}
+SCRATCH=${o.scratch ?? '"$RUN_DIR/scratch"'}
+note() { printf '${MARK}note %s\\n' "$*"; }
+phase() { printf '${MARK}phase %s\\n' "$*"; }
+tagssh_cleanup() {
+  cd / 2>/dev/null
+${(o.cleanup ?? ':').replace(/^/gm, '  ')}
+  rm -rf -- "$SCRATCH"
+}
+trap 'rc=$?; trap - EXIT INT TERM HUP; tagssh_cleanup; printf "%s\\n" "$rc" > "$RUN_DIR/exit"; exit $rc' EXIT
+trap 'exit 143' TERM; trap 'exit 130' INT; trap 'exit 129' HUP
+if [ "$(id -u)" = 0 ]; then SUDO=; HAVE_ROOT=1
+elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then SUDO='sudo -n'; HAVE_ROOT=1
+else SUDO=; HAVE_ROOT=0; fi
+printf '${MARK}root %s\\n' "$HAVE_ROOT"
+${o.precheck ?? ''}
+mkdir -p -- "$SCRATCH" || { echo "cannot create scratch directory $SCRATCH" >&2; exit 1; }
+cd -- "$SCRATCH" || exit 1
+now_ns() { date +%s%N; }
+${body.trim()}
+`;
+}
+
+/** Lines without the TagSSH markers (what the tool itself printed). */
+export function stripMarks(text: string): string {
+  return text
+    .split('\n')
+    .filter((l) => !l.startsWith(MARK))
+    .join('\n');
+}
+
+/** All marker lines of one kind: `@@tagssh:note xyz` → ['xyz']. */
+export function marks(text: string, kind: string): string[] {
+  const prefix = `${MARK}${kind} `;
+  const bare = `${MARK}${kind}`;
+  const out: string[] = [];
+  for (const line of text.split('\n')) {
+    if (line.startsWith(prefix)) out.push(line.slice(prefix.length).trimEnd());
+    else if (line.trimEnd() === bare) out.push('');
+  }
+  return out;
+}
+
+/** Text between `@@tagssh:begin NAME` and `@@tagssh:end NAME`, or undefined. */
+export function section(text: string, name: string): string | undefined {
+  const begin = text.indexOf(`${MARK}begin ${name}\n`);
+  if (begin < 0) return undefined;
+  const start = begin + `${MARK}begin ${name}\n`.length;
+  const end = text.indexOf(`${MARK}end ${name}`, start);
+  return text.slice(start, end < 0 ? undefined : end);
+}
+
+/** Marker "key=value …" fields: `@@tagssh:listing cold ns=1 entries=2` → {ns:'1',entries:'2'}. */
+export function fields(line: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const m of line.matchAll(/(\w+)=(\S*)/g)) out[m[1]!] = m[2]!;
+  return out;
+}
+
+// ---- shared parameter validators -------------------------------------------------------------
+
+const FORBIDDEN_ROOTS = ['/dev', '/proc', '/sys', '/run'];
+
+/** A directory the user picks for file-based tests: absolute, printable, not a device tree. */
+export const dirParam = (help: string, def = '/tmp') =>
+  z
+    .string()
+    .min(1)
+    .max(1024)
+    .default(def)
+    .describe(help)
+    .refine((d) => d.startsWith('/'), 'must be an absolute path')
+    .refine((d) => !/[\x00-\x1f\x7f]/.test(d), 'must not contain control characters')
+    .refine((d) => !FORBIDDEN_ROOTS.some((r) => d === r || d.startsWith(`${r}/`)), 'raw devices and /dev, /proc, /sys, /run are refused')
+    .refine((d) => !d.split('/').includes('..'), 'must not contain ".."');
+
+/** Sizes like 4k, 1M, 2G, 512 (bytes); used by fio/dd. */
+export const sizeParam = (help: string, def: string) =>
+  z
+    .string()
+    .default(def)
+    .describe(help)
+    .refine((s) => /^[1-9]\d{0,9}[kKmMgG]?$/.test(s), 'a size like 4k, 1M or 2G');
+
+export function sizeToBytes(s: string): number {
+  const m = /^(\d+)([kKmMgG]?)$/.exec(s);
+  if (!m) throw new Error(`bad size ${s}`);
+  const mult = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[m[2]!.toLowerCase()] ?? 1;
+  return Number(m[1]) * mult;
+}
+
+/** Shell that refuses a block/char device and checks free space (KiB) at $1 before writing. */
+export function spaceCheck(dirVar: string, neededKiB: number): string {
+  const need = Math.ceil(neededKiB);
+  return `if [ -b ${dirVar} ] || [ -c ${dirVar} ]; then echo "refusing raw device ${'$'}{DIR}" >&2; exit 2; fi
+if [ ! -d ${dirVar} ]; then echo "directory ${'$'}{DIR} does not exist" >&2; exit 2; fi
+avail_kb=$(df -Pk -- ${dirVar} | awk 'NR==2 {print $4}')
+printf '${MARK}space avail_kb=%s need_kb=%s\\n' "$avail_kb" ${need}
+if [ -n "$avail_kb" ] && [ "$avail_kb" -lt ${need} ]; then echo "not enough free space in ${'$'}{DIR}: $avail_kb KiB free, ${need} KiB needed" >&2; exit 28; fi`;
+}

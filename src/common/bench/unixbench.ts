@@ -1,0 +1,182 @@
+import { z } from 'zod';
+import type { Metric, ParsedOutput, PresetDef } from './types.js';
+import { marks, stripMarks, wrapScript } from './script.js';
+import { shQuote } from '../shell.js';
+
+// UnixBench (byte-unixbench v6.0.0): installs gcc/make/perl after confirmation, gets the source
+// (git, tarball URL or a tarball the app uploads), builds and runs ./Run. Runs are long (30–60
+// min), so — like every TagSSH run — it runs detached (setsid, output file) and survives a
+// dropped connection. The parser reads each pass ("Benchmark Run: …"): every test result, the
+// index table and the System Benchmarks Index Score; a pass with a header and no score (the
+// 5.1.3 >16-CPU case) is a failed pass, not a zero.
+
+const url = (help: string, def: string) =>
+  z
+    .string()
+    .default(def)
+    .describe(help)
+    .refine((u) => /^(https?|git|ssh):\/\/[^\s'"`$\\]+$/.test(u) || /^[\w.-]+@[\w.-]+:[^\s'"`$\\]+$/.test(u), 'an http(s)/git URL');
+
+export const UNIXBENCH_TARBALL_NAME = 'unixbench-upload.tar.gz';
+
+const params = z.object({
+  source: z.enum(['git', 'tarball', 'upload']).default('git').describe('Where the source comes from: git clone, a tarball URL, or a local tarball uploaded by TagSSH.'),
+  gitUrl: url('Git repository (source=git).', 'https://github.com/kdlucas/byte-unixbench.git'),
+  gitRef: z
+    .string()
+    .default('v6.0.0')
+    .describe('Tag or branch to check out (source=git).')
+    .refine((r) => /^[\w][\w.\/-]{0,99}$/.test(r), 'a tag or branch name'),
+  tarballUrl: url('Tarball URL (source=tarball).', 'https://github.com/kdlucas/byte-unixbench/archive/refs/tags/v6.0.0.tar.gz'),
+  localTarball: z.string().max(4096).default('').describe('Local .tar.gz to upload (source=upload); path on this computer.'),
+  install: z.boolean().default(true).describe('Install gcc, make and perl with the distro package manager when missing (sudo).'),
+  iterations: z.coerce.number().int().min(1).max(10).default(1).describe('Iterations per test (./Run -i).'),
+  copies: z
+    .string()
+    .default('1,auto')
+    .describe('Parallel copies per pass (./Run -c), comma-separated; "auto" = number of CPUs.')
+    .refine((c) => /^(\d{1,4}|auto)(,(\d{1,4}|auto)){0,7}$/.test(c), 'like 1,auto or 1,4'),
+  tests: z
+    .string()
+    .default('')
+    .describe('Space-separated test names (empty = the standard index set), e.g. "dhry2reg whetstone-double".')
+    .refine((t) => /^[\w. -]*$/.test(t), 'test names are letters, digits, dots and dashes'),
+});
+type Params = z.infer<typeof params>;
+
+function body(p: Params): string {
+  const install = p.install
+    ? `phase install
+need=
+for t in gcc make perl; do command -v "$t" >/dev/null 2>&1 || need="$need $t"; done
+perl -MTime::HiRes -e 1 >/dev/null 2>&1 || need="$need perl-Time-HiRes"
+if [ -n "$need" ]; then
+  if [ "$HAVE_ROOT" != 1 ]; then echo "missing:$need and no root or passwordless sudo to install them" >&2; exit 13; fi
+  note "installing:$need"
+  if command -v apt-get >/dev/null 2>&1; then $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq && $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc make perl
+  elif command -v dnf >/dev/null 2>&1; then $SUDO dnf install -y -q gcc make perl perl-Time-HiRes
+  elif command -v yum >/dev/null 2>&1; then $SUDO yum install -y -q gcc make perl perl-Time-HiRes
+  elif command -v zypper >/dev/null 2>&1; then $SUDO zypper -n install gcc make perl
+  elif command -v apk >/dev/null 2>&1; then $SUDO apk add -q build-base perl
+  else echo "no supported package manager found; install gcc make perl by hand" >&2; exit 1; fi || { echo "package installation failed" >&2; exit 1; }
+fi`
+    : '';
+  const fetch = {
+    git: `command -v git >/dev/null 2>&1 || { echo "git is not installed (or use source=tarball)" >&2; exit 127; }
+git clone -q --depth 1 --branch ${shQuote(p.gitRef)} ${shQuote(p.gitUrl)} src || { echo "git clone failed" >&2; exit 1; }`,
+    tarball: `mkdir src && { if command -v curl >/dev/null 2>&1; then curl -fsSL -o ub.tar.gz ${shQuote(p.tarballUrl)}; else wget -q -O ub.tar.gz ${shQuote(p.tarballUrl)}; fi; } || { echo "download failed" >&2; exit 1; }
+tar -xzf ub.tar.gz -C src --strip-components=1 || exit 1`,
+    upload: `[ -f "$RUN_DIR/${UNIXBENCH_TARBALL_NAME}" ] || { echo "the uploaded tarball is missing" >&2; exit 1; }
+mkdir src && tar -xzf "$RUN_DIR/${UNIXBENCH_TARBALL_NAME}" -C src --strip-components=1 || exit 1`,
+  }[p.source];
+  const copies = p.copies
+    .split(',')
+    .map((c) => (c === 'auto' ? '-c "$NCPU"' : `-c ${Number(c)}`))
+    .join(' ');
+  const tests = p.tests.trim() ? ' ' + p.tests.trim().split(/\s+/).map(shQuote).join(' ') : '';
+  return `${install}
+phase fetch
+${fetch}
+if [ -d src/UnixBench ]; then cd src/UnixBench; else cd src; fi || exit 1
+[ -x ./Run ] || { echo "no ./Run in the source tree" >&2; exit 1; }
+phase build
+if [ -f Makefile ]; then make -s all || { echo "build failed" >&2; exit 1; }; fi
+NCPU=$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN)
+phase run
+./Run -i ${p.iterations} ${copies}${tests}
+rc=$?
+phase done
+exit $rc`;
+}
+
+export interface UnixbenchPass {
+  copies: number;
+  cpus: number;
+  tests: { name: string; value: number; unit: string; seconds: number; samples: number }[];
+  index: { name: string; baseline: number; result: number; index: number }[];
+  score?: number;
+  partial: boolean;
+}
+
+export function parseUnixbenchPasses(text: string): { version?: string; passes: UnixbenchPass[] } {
+  const clean = stripMarks(text);
+  // Run prints progress first and the report after a line of '='; the report starts at the banner.
+  const version = /BYTE UNIX Benchmarks \(Version ([\d.]+)\)/.exec(clean)?.[1];
+  const blocks = clean.split(/^Benchmark Run: .*$/m).slice(1);
+  const passes: UnixbenchPass[] = [];
+  for (const block of blocks) {
+    const hdr = /^(\d+) CPUs? in system; running (\d+) parallel cop(?:y|ies) of tests/m.exec(block);
+    const pass: UnixbenchPass = { copies: Number(hdr?.[2] ?? 1), cpus: Number(hdr?.[1] ?? 0), tests: [], index: [], partial: false };
+    let inIndex = false;
+    for (const line of block.split('\n')) {
+      if (/^System Benchmarks (Index Values|Partial Index)/.test(line)) {
+        inIndex = true;
+        pass.partial = /Partial/.test(line);
+        continue;
+      }
+      const score = /^System Benchmarks Index Score(?: \(Partial Only\))?\s+([\d.]+)\s*$/.exec(line);
+      if (score) {
+        pass.score = Number(score[1]);
+        inIndex = false;
+        continue;
+      }
+      if (/^-{20,}|^={20,}/.test(line)) break; // next report section
+      if (inIndex) {
+        const m = /^(.+?)\s{2,}([\d.]+)\s+([\d.]+)\s+([\d.]+)\s*$/.exec(line);
+        if (m) pass.index.push({ name: m[1]!.trim(), baseline: Number(m[2]), result: Number(m[3]), index: Number(m[4]) });
+        continue;
+      }
+      const t = /^(.+?)\s{2,}([\d.]+) (\S+)\s+\(([\d.]+) s, (\d+) samples?\)\s*$/.exec(line);
+      if (t) pass.tests.push({ name: t[1]!.trim(), value: Number(t[2]), unit: t[3]!, seconds: Number(t[4]), samples: Number(t[5]) });
+    }
+    passes.push(pass);
+  }
+  return { ...(version ? { version } : {}), passes };
+}
+
+const slug = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, '');
+
+export function parseUnixbench(stdout: string, stderr = ''): ParsedOutput {
+  const notes = marks(stdout, 'note');
+  const { version, passes } = parseUnixbenchPasses(stdout);
+  const facts: Record<string, string> = {};
+  const metrics: Metric[] = [];
+  const failed: string[] = [];
+  const used = new Set<string>();
+  for (const pass of passes) {
+    let key = pass.copies === 1 ? 'single' : 'multi';
+    if (used.has(key)) key = `c${pass.copies}`;
+    used.add(key);
+    const label = `${pass.copies} cop${pass.copies === 1 ? 'y' : 'ies'}`;
+    facts[`${key}_copies`] = String(pass.copies);
+    if (pass.score === undefined) {
+      failed.push(`the ${label} pass printed its header but no index score (failed pass${pass.copies > 16 ? '; UnixBench before 6.0 fails above 16 copies' : ''})`);
+      facts[`${key}_status`] = 'failed';
+    } else {
+      facts[`${key}_status`] = pass.partial ? 'partial index' : 'ok';
+      metrics.push({ key: `${key}.score`, label: `Index score (${label})${pass.partial ? ' partial' : ''}`, value: pass.score, unit: 'index', better: 'higher' });
+    }
+    for (const t of pass.tests) metrics.push({ key: `${key}.${slug(t.name)}`, label: `${t.name} (${label})`, value: t.value, unit: t.unit, better: 'higher' });
+    for (const i of pass.index) metrics.push({ key: `${key}.${slug(i.name)}.index`, label: `${i.name} index (${label})`, value: i.index, unit: 'index', better: 'higher' });
+  }
+  if (passes[0]?.cpus) facts.cpus = String(passes[0].cpus);
+  const base = { facts, notes: [...notes, ...failed], ...(version ? { toolVersion: `UnixBench ${version}` } : {}) };
+  if (passes.length === 0) return { ...base, ok: false, metrics, error: stderr.trim().split('\n').filter(Boolean).pop() || 'no UnixBench report in the output' };
+  if (failed.length) return { ...base, ok: false, metrics, error: failed.join('; ') };
+  return { ...base, ok: true, metrics };
+}
+
+export const unixbench: PresetDef<typeof params> = {
+  id: 'unixbench',
+  title: 'UnixBench',
+  description: 'byte-unixbench: install build tools, fetch, build and run ./Run (single and N copies); index score per pass. Takes 30–60 minutes.',
+  params,
+  long: true,
+  confirmations: (p) => [
+    ...(p.install ? [{ kind: 'install' as const, reason: 'Installs gcc, make and perl with the package manager (sudo) when they are missing.' }] : []),
+    { kind: 'write', reason: 'Builds UnixBench in a scratch directory under /tmp (removed afterwards).' },
+    ...(p.source === 'upload' ? [{ kind: 'upload' as const, reason: `Uploads ${p.localTarball || '(no file chosen)'} to the instance.` }] : []),
+  ],
+  script: (p, ctx) => wrapScript(body(p), { runDir: ctx.runDir, title: 'UnixBench' }),
+  parse: (stdout, stderr) => parseUnixbench(stdout, stderr),
+};

@@ -1,0 +1,120 @@
+import { z } from 'zod';
+import { InstanceSchema, CandidateSchema } from './model/instance.js';
+import { SettingsSchema } from './model/settings.js';
+import { AppErrorDataSchema, call, type CallInput, type CallOutput, type CallParsed, type EventPayload, type HandlerMap } from './rpc.js';
+
+// THE contract between any UI and the one backend (src/node/service.ts). Every call has a zod
+// input and output schema, every pushed event a payload schema; both transports (Electron IPC,
+// WebSocket) carry exactly these. Calls are grouped in sections; to add a feature, declare a
+// section object here (or import one from its own module) and spread it into `calls`/`events`,
+// then give src/node/service.ts a handler section for it.
+
+const Name = z.string().min(1).max(256);
+export const RegionNameSchema = z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'a region like eu-west-1');
+export const InstanceIdSchema = z.string().regex(/^i-[0-9a-f]{1,32}$/, 'an instance id like i-0123abcd');
+
+/** Which account/regions a call looks at; omitted fields come from Settings. */
+export const ScopeSchema = z.object({
+  profile: Name.optional(),
+  regions: z.array(z.union([RegionNameSchema, z.literal('all')])).max(40).optional(),
+});
+const InstanceRefSchema = ScopeSchema.extend({ id: InstanceIdSchema, region: RegionNameSchema });
+
+// ---- instances -------------------------------------------------------------------------------
+export const InstanceListSchema = z.object({
+  instances: z.array(InstanceSchema),
+  /** When this list was fetched from EC2 (epoch ms); older than "now" when served from cache. */
+  fetchedAt: z.number(),
+  fromCache: z.boolean(),
+});
+export type InstanceList = z.infer<typeof InstanceListSchema>;
+
+export const instanceCalls = {
+  /** Cache-first: answers at once, then pushes `instances.updated` when EC2 answers (unless refresh). */
+  'instances.list': call(ScopeSchema.extend({ refresh: z.boolean().default(false) }), InstanceListSchema),
+  'instances.start': call(InstanceRefSchema, InstanceSchema),
+  'instances.stop': call(InstanceRefSchema, InstanceSchema),
+  /** Profile names from ~/.aws/{config,credentials} plus Settings; never any credential. */
+  'aws.profiles': call(z.object({}), z.object({ profiles: z.array(z.string()), defaultRegion: z.string().nullable() })),
+};
+export const instanceEvents = {
+  'instances.updated': InstanceListSchema.extend({ scopeKey: z.string() }),
+};
+
+// ---- terminal sessions ------------------------------------------------------------------------
+const SessionId = z.string().min(1).max(64);
+const Cols = z.number().int().min(2).max(1000);
+const Rows = z.number().int().min(1).max(500);
+
+export const SessionOpenInputSchema = ScopeSchema.extend({
+  /** Instance id or Name tag value. */
+  ref: Name,
+  /** Region of `ref` when it is an id from the list (skips a search across regions). */
+  region: RegionNameSchema.optional(),
+  /** Caller-chosen id that `session.progress` events carry (e.g. "starting i-…"). */
+  openId: z.string().min(1).max(64),
+  cols: Cols,
+  rows: Rows,
+  /** Start a stopped instance and wait for it. */
+  start: z.boolean().default(false),
+  /** The candidate id chosen after an AMBIGUOUS error. */
+  pick: InstanceIdSchema.optional(),
+  /** The fingerprint the user confirmed after a HOST_KEY_UNKNOWN error. */
+  acceptNewHostKey: z.string().regex(/^SHA256:[A-Za-z0-9+/=]{20,64}$/).optional(),
+  private: z.boolean().optional(),
+});
+export const SessionInfoSchema = z.object({ sessionId: SessionId, label: z.string(), instanceId: z.string().nullable(), host: z.string() });
+export type SessionInfo = z.infer<typeof SessionInfoSchema>;
+
+export const sessionCalls = {
+  'session.open': call(SessionOpenInputSchema, SessionInfoSchema),
+  'session.write': call(z.object({ sessionId: SessionId, data: z.string().max(1 << 20) }), z.null()),
+  'session.resize': call(z.object({ sessionId: SessionId, cols: Cols, rows: Rows }), z.null()),
+  /** The renderer has painted `bytes` characters of output: lets the backend resume a paused stream. */
+  'session.ack': call(z.object({ sessionId: SessionId, chars: z.number().int().nonnegative() }), z.null()),
+  'session.close': call(z.object({ sessionId: SessionId }), z.null()),
+};
+export const sessionEvents = {
+  /** Terminal output, UTF-8 decoded and coalesced by the backend. */
+  'session.data': z.object({ sessionId: SessionId, data: z.string() }),
+  'session.closed': z.object({ sessionId: SessionId, reason: z.string(), error: AppErrorDataSchema.optional() }),
+  'session.progress': z.object({ openId: z.string(), message: z.string() }),
+};
+
+// ---- settings ---------------------------------------------------------------------------------
+export const settingsCalls = {
+  'settings.get': call(z.object({}), SettingsSchema),
+  'settings.set': call(SettingsSchema, SettingsSchema),
+};
+
+// ---- host keys --------------------------------------------------------------------------------
+export const hostKeyCalls = {
+  /** The explicit "forget this host key" — the only way a changed key is ever accepted. */
+  'hostKeys.forget': call(z.object({ instanceId: InstanceIdSchema }), z.object({ removed: z.boolean() })),
+};
+
+// ---- the whole contract -----------------------------------------------------------------------
+export const calls = {
+  ...instanceCalls,
+  ...sessionCalls,
+  ...settingsCalls,
+  ...hostKeyCalls,
+};
+export const events = {
+  ...instanceEvents,
+  ...sessionEvents,
+};
+export const contract = { calls, events };
+
+export type Calls = typeof calls;
+export type Events = typeof events;
+export type Method = keyof Calls & string;
+export type EventName = keyof Events & string;
+export type Input<M extends Method> = CallInput<Calls, M>;
+export type Parsed<M extends Method> = CallParsed<Calls, M>;
+export type Output<M extends Method> = CallOutput<Calls, M>;
+export type Payload<E extends EventName> = EventPayload<Events, E>;
+export type Handlers = HandlerMap<Calls>;
+export type Emit = <E extends EventName>(event: E, payload: Payload<E>) => void;
+
+export { CandidateSchema };

@@ -1,0 +1,189 @@
+import { AppError } from '../errors.js';
+import { makeAliases, type AliasMapping } from './alias.js';
+import { base64UrlUtf8 } from './encoding.js';
+
+// OpenSSH client config for EC2 instances, inside a managed block (# BEGIN tagssh … # END tagssh)
+// so a rewrite never touches the user's own lines. Each instance gets a Host whose connection
+// goes through `tagssh proxy` (the address is resolved at connect time, so it survives IP
+// changes) and whose known_hosts entry is keyed by the instance id (HostKeyAlias), not the IP.
+
+export const BLOCK_BEGIN = '# BEGIN tagssh';
+export const BLOCK_END = '# END tagssh';
+
+export interface SshConfigHost {
+  instanceId: string;
+  region: string;
+  name: string | null;
+  user: string;
+  port: number;
+  identityFile?: string | null;
+  /** Reach the instance on its private address through this jump host (alias, Name or [user@]host[:port]). */
+  jump?: string | null;
+  /** Required with `jump`. */
+  privateIp?: string | null;
+  /** 'id' when several instances share the Name, so the proxy looks up this exact one. */
+  resolveBy?: 'name' | 'id';
+}
+
+export interface SshConfigOptions {
+  profile?: string | null;
+  /** argv that starts TagSSH, default ["tagssh"] (the app passes its own binary). */
+  tagsshCommand?: readonly string[];
+  /** Host aliases already used outside the block, never reused. */
+  reservedAliases?: Iterable<string>;
+  exportedAt?: string;
+}
+
+export interface SshConfigBlock {
+  /** The managed block, "\n"-separated, from BEGIN to END (no trailing newline). */
+  text: string;
+  mapping: AliasMapping[];
+}
+
+function invalid(message: string, hint: string): AppError {
+  return new AppError('EXPORT_INVALID', message, hint);
+}
+
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\x00-\x1f\x7f]/;
+
+/**
+ * An ssh_config argument: bare when plain, else in double quotes with `\` and `"` escaped
+ * (OpenSSH's argv_split). `%` is doubled for keywords that expand %-tokens.
+ */
+export function sshConfigValue(value: string, what: string, opts: { tokens?: boolean } = {}): string {
+  if (value === '' || CONTROL.test(value)) throw invalid(`${what} ${JSON.stringify(value)} cannot be written into an ssh config.`, 'Use a value without control characters.');
+  const v = opts.tokens ? value.replace(/%/g, '%%') : value;
+  if (/^[A-Za-z0-9_.,:/@+~%-]+$/.test(v)) return v;
+  return `"${v.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
+}
+
+/** A word for the /bin/sh that runs ProxyCommand, with `%` doubled for ssh's token expansion. */
+function proxyWord(word: string): string {
+  if (CONTROL.test(word)) throw invalid(`${JSON.stringify(word)} cannot go into a ProxyCommand.`, 'Use a value without control characters.');
+  const quoted = /^[A-Za-z0-9_.,:/@+=-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+  return quoted.replace(/%/g, '%%');
+}
+
+/** Names passed bare to `tagssh proxy`; anything else travels as --name-b64. */
+const PLAIN_NAME = /^[A-Za-z0-9][A-Za-z0-9_.,:@+=-]*$/;
+
+function comment(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return `# ${text.replace(/[\x00-\x1f\x7f\u0085\u2028\u2029]/g, ' ')}`;
+}
+
+/** The ProxyCommand line's words for one host. */
+export function proxyCommandWords(h: SshConfigHost, opts: SshConfigOptions): string[] {
+  const target =
+    h.name !== null && (h.resolveBy ?? 'name') === 'name'
+      ? PLAIN_NAME.test(h.name)
+        ? [h.name]
+        : ['--name-b64', base64UrlUtf8(h.name)]
+      : [h.instanceId];
+  return [...(opts.tagsshCommand ?? ['tagssh']), 'proxy', ...target, '--region', h.region, ...(opts.profile ? ['--profile', opts.profile] : []), '--port'];
+}
+
+/** Builds the managed block and the alias mapping (Name → Host alias) to show the user. */
+export function sshConfigBlock(hosts: readonly SshConfigHost[], opts: SshConfigOptions = {}): SshConfigBlock {
+  const mapping = makeAliases(
+    hosts.map((h) => ({ instanceId: h.instanceId, name: h.name })),
+    opts.reservedAliases ? { reserved: opts.reservedAliases } : {},
+  );
+  const aliasOf = new Map<string, string>();
+  hosts.forEach((h, i) => {
+    aliasOf.set(h.instanceId, mapping[i]!.alias);
+    if (h.name !== null && !aliasOf.has(`name:${h.name}`)) aliasOf.set(`name:${h.name}`, mapping[i]!.alias);
+  });
+  const out = [
+    `${BLOCK_BEGIN} (written by \`tagssh export ssh-config\`; edits inside this block are replaced on the next export)`,
+    comment(`Exported${opts.exportedAt ? ` at ${opts.exportedAt}` : ''}. Addresses are looked up at connect time by \`tagssh proxy\`.`),
+  ];
+  hosts.forEach((h, i) => {
+    if (!/^i-[0-9a-f]{8,32}$/.test(h.instanceId)) throw invalid(`Instance id ${JSON.stringify(h.instanceId)} is not valid.`, 'Instance ids look like i-0123456789abcdef0.');
+    if (!/^[a-z]{2}(-[a-z]+)+-\d{1,2}$/.test(h.region)) throw invalid(`Region ${JSON.stringify(h.region)} is not valid.`, 'Regions look like eu-west-1.');
+    if (!/^[A-Za-z0-9._][A-Za-z0-9._-]{0,63}$/.test(h.user)) throw invalid(`User ${JSON.stringify(h.user)} is not a POSIX user name.`, 'Pass --user with a plain user name.');
+    if (!Number.isInteger(h.port) || h.port < 1 || h.port > 65535) throw invalid(`Port ${h.port} is not a TCP port.`, 'Use a port from 1 to 65535.');
+    const m = mapping[i]!;
+    out.push('', comment(`${h.name ?? '(no Name tag)'} = ${h.instanceId} (${h.region})`));
+    out.push(`Host ${m.alias}`);
+    if (h.jump) {
+      if (!h.privateIp || !/^[0-9.]+$/.test(h.privateIp)) throw invalid(`${h.name ?? h.instanceId} has no private IP to reach through ${h.jump}.`, 'Export it without a jump host.');
+      const jump = aliasOf.get(`name:${h.jump}`) ?? aliasOf.get(h.jump) ?? h.jump;
+      if (!/^[A-Za-z0-9_.@:[\]-]+$/.test(jump)) throw invalid(`Jump host ${JSON.stringify(h.jump)} cannot be used as ProxyJump.`, 'Use an exported instance or [user@]host[:port].');
+      // The private IP survives stop/start; ProxyJump and ProxyCommand exclude each other.
+      out.push(`  HostName ${h.privateIp}`, `  ProxyJump ${jump}`);
+    } else {
+      out.push(`  HostName ${h.instanceId}`);
+    }
+    out.push(`  User ${h.user}`, `  Port ${h.port}`);
+    if (h.identityFile) out.push(`  IdentityFile ${sshConfigValue(h.identityFile, 'Identity file', { tokens: true })}`);
+    out.push(`  HostKeyAlias ${h.instanceId}`);
+    if (!h.jump) out.push(`  ProxyCommand ${proxyCommandWords(h, opts).map(proxyWord).join(' ')} %p`);
+  });
+  // Lines after the block belong to no Host of ours: start a section that matches everything,
+  // exactly as if they stood at the top of the file.
+  out.push('', 'Host *', BLOCK_END);
+  return { text: out.join('\n'), mapping };
+}
+
+interface BlockSpan {
+  start: number;
+  end: number;
+}
+
+function findBlock(text: string): BlockSpan | null {
+  const begins = [...text.matchAll(/^# BEGIN tagssh\b[^\r\n]*/gm)];
+  if (begins.length === 0) {
+    if (/^# END tagssh\b/m.test(text)) throw invalid('The ssh config has "# END tagssh" without "# BEGIN tagssh".', 'Remove the stray marker line and export again.');
+    return null;
+  }
+  if (begins.length > 1) throw invalid('The ssh config has more than one "# BEGIN tagssh" block.', 'Delete the extra block by hand, then export again.');
+  const start = begins[0]!.index;
+  const endRe = /^# END tagssh\b[^\r\n]*/gm;
+  endRe.lastIndex = start;
+  const end = endRe.exec(text);
+  if (!end) throw invalid('The ssh config has "# BEGIN tagssh" without "# END tagssh".', 'Restore the end marker (or delete the half block) and export again.');
+  return { start, end: end.index + end[0].length };
+}
+
+/**
+ * Puts `block` into `existing` in place of the current managed block, leaving every other byte as
+ * it was. With no block yet, it goes at the top (ssh uses the first value it finds, so the exported
+ * hosts' settings win over a later `Host *`), followed by a blank line. Line endings follow the file's.
+ */
+export function replaceManagedBlock(existing: string, block: string): string {
+  const eol = /\r\n/.test(existing) ? '\r\n' : '\n';
+  const body = block.split(/\r?\n/).join(eol);
+  const span = findBlock(existing);
+  if (span) return existing.slice(0, span.start) + body + existing.slice(span.end);
+  return existing === '' ? body + eol : body + eol + eol + existing;
+}
+
+/** Removes the managed block (and the blank line the first export added after it). */
+export function removeManagedBlock(existing: string): string {
+  const span = findBlock(existing);
+  if (!span) return existing;
+  let end = span.end;
+  for (const eol of ['\r\n\r\n', '\n\n', '\r\n', '\n']) {
+    if (existing.startsWith(eol, end)) {
+      end += eol.length;
+      break;
+    }
+  }
+  return existing.slice(0, span.start) + existing.slice(end);
+}
+
+/** Host aliases (without wildcards) defined outside the managed block, to avoid reusing them. */
+export function hostAliasesOutsideBlock(text: string): string[] {
+  const span = findBlock(text);
+  const outside = span ? text.slice(0, span.start) + text.slice(span.end) : text;
+  const aliases: string[] = [];
+  for (const m of outside.matchAll(/^[ \t]*host(?:[ \t]*=[ \t]*|[ \t]+)([^\r\n#]*)/gim)) {
+    for (const word of m[1]!.trim().split(/[ \t]+/)) {
+      const w = word.replace(/^"|"$/g, '');
+      if (w && !/[*?!]/.test(w)) aliases.push(w.toLowerCase());
+    }
+  }
+  return aliases;
+}

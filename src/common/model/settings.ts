@@ -1,0 +1,40 @@
+import { z } from 'zod';
+
+// User settings shared by the app, the browser mode and the CLI (one file under the config dir).
+// Nothing secret lives here: no credentials, no passphrases, no key material — only paths and names.
+
+export const TerminalThemeSchema = z.enum(['dark', 'light']);
+export type TerminalTheme = z.infer<typeof TerminalThemeSchema>;
+
+export const TerminalSettingsSchema = z.object({
+  fontFamily: z.string().trim().min(1).max(200).default('"DejaVu Sans Mono", Menlo, Consolas, monospace'),
+  fontSize: z.number().int().min(8).max(32).default(13),
+  theme: TerminalThemeSchema.default('dark'),
+});
+export type TerminalSettings = z.infer<typeof TerminalSettingsSchema>;
+
+const optionalText = z.string().trim().min(1).max(500).nullable().default(null);
+
+export const SettingsSchema = z.object({
+  /** AWS profile in use; null = the default credential chain. */
+  profile: optionalText,
+  /** Extra profile names offered in the picker (those in ~/.aws/config are discovered anyway). */
+  profiles: z.array(z.string().trim().min(1).max(200)).max(100).default([]),
+  /** Regions listed; [] = the profile's default region; ['all'] = every enabled region. */
+  regions: z.array(z.string().regex(/^(all|[a-z]{2}(-[a-z]+)+-\d)$/, 'a region like eu-west-1, or "all"')).max(40).default([]),
+  /** Default login user when no tag or AMI rule applies; null = guess from the AMI. */
+  defaultUser: z.string().regex(/^[A-Za-z0-9._][A-Za-z0-9._-]{0,63}$/, 'a POSIX user name').nullable().default(null),
+  /** Default private key file (a path; the key itself is never read into settings). */
+  identityFile: optionalText,
+  port: z.number().int().min(1).max(65535).default(22),
+  /** Jump host as [user@]host[:port] or an instance Name; null = direct. */
+  jumpHost: optionalText,
+  terminal: TerminalSettingsSchema.prefault({}),
+});
+export type Settings = z.infer<typeof SettingsSchema>;
+
+export const SETTINGS_SCHEMA_VERSION = 1;
+
+export function defaultSettings(): Settings {
+  return SettingsSchema.parse({});
+}

@@ -1,0 +1,106 @@
+import type { Instance } from '../../common/model/instance.js';
+import { AppError } from '../../common/errors.js';
+import { describeOne, label, startAndWait } from './lifecycle.js';
+import { ambiguous, applyPick, candidatesOf, describeCandidate, displayName, findInstances, notFound } from './lookup.js';
+import type { AwsScope } from './scope.js';
+import { tcpAnswers } from './tcpProbe.js';
+import { pollUntil } from './wait.js';
+
+// Name tag → address: the heart of TagSSH. Always answered from EC2 itself (never the inventory
+// cache), so an address is only returned for an instance EC2 reports running right now.
+
+export interface ResolveOptions extends AwsScope {
+  /** Use the private IP (VPN, or when a jump host carries the connection). */
+  private?: boolean;
+  /** When only stopped instances match: start one and wait until its port answers. */
+  start?: boolean;
+  /** Instance id chosen among several matches. */
+  pick?: string;
+  /** Port that must answer after --start (default: tag tagssh:port, else 22). */
+  port?: number;
+  onProgress?: (msg: string) => void;
+  signal?: AbortSignal;
+  /** Give up waiting after --start after this long (default 10 min). */
+  timeoutMs?: number;
+}
+
+export interface ResolvedTarget {
+  instance: Instance;
+  address: string;
+  addressKind: 'eip' | 'public' | 'private';
+}
+
+export async function resolveTarget(nameOrId: string, opts: ResolveOptions): Promise<ResolvedTarget> {
+  const { matches: all, regions } = await findInstances(nameOrId, opts);
+  const matches = applyPick(nameOrId, all, opts.pick);
+  if (matches.length === 0) throw notFound(nameOrId, opts, regions);
+
+  const running = matches.filter((i) => i.state === 'running');
+  if (running.length > 1) throw ambiguous(nameOrId, running, 'running');
+  if (running.length === 1) return targetOf(running[0]!, opts);
+
+  // Nothing running: stopped, stopping or still starting.
+  if (!opts.start) {
+    const states = [...new Set(matches.map((i) => i.state))].join('/');
+    throw new AppError(
+      'STOPPED',
+      `${displayName(nameOrId)} is ${states}: ${matches.map(describeCandidate).join('; ')}.`,
+      matches.length > 1
+        ? `Start one with \`tagssh start ${shellWord(nameOrId)} --pick ${matches[0]!.id}\`, or add --start --pick <id>.`
+        : `Start it with --start (waits until it answers), or \`tagssh start ${shellWord(nameOrId)}\`.`,
+      { candidates: candidatesOf(matches) },
+    );
+  }
+  if (matches.length > 1) throw ambiguous(nameOrId, matches, 'stopped');
+  const started = await startAndWait(matches[0]!, opts);
+  return waitUntilReachable(started, opts);
+}
+
+/** The address to use for a running instance, or a clear error when it has none of the kind asked. */
+export function targetOf(instance: Instance, opts: Pick<ResolveOptions, 'private'>): ResolvedTarget {
+  if (opts.private) {
+    if (instance.privateIp) return { instance, address: instance.privateIp, addressKind: 'private' };
+    throw new AppError('NOT_FOUND', `${label(instance)} has no private IP address.`, 'Run `tagssh list` to check the instance.');
+  }
+  if (instance.publicIp) return { instance, address: instance.publicIp, addressKind: instance.isElasticIp ? 'eip' : 'public' };
+  throw new AppError(
+    'NOT_FOUND',
+    `${label(instance)} has no public IP address${instance.privateIp ? ` (private: ${instance.privateIp})` : ''}.`,
+    'Use --private to get its private IP (over a VPN or through a jump host).',
+  );
+}
+
+/** After a start: waits until EC2 reports an address and the SSH port accepts connections. */
+async function waitUntilReachable(instance: Instance, opts: ResolveOptions): Promise<ResolvedTarget> {
+  const port = opts.port ?? portTag(instance) ?? 22;
+  const pollOpts = { ...(opts.signal ? { signal: opts.signal } : {}), ...(opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : {}) };
+  return pollUntil(
+    `${label(instance)} to answer on port ${port}`,
+    async (elapsed) => {
+      const now = await describeOne(instance, opts);
+      if (now.state !== 'running') throw new AppError('STOPPED', `${label(now)} went ${now.state} while starting.`, 'Check the instance in the EC2 console, then try again.');
+      const address = opts.private ? now.privateIp : now.publicIp;
+      if (!address) {
+        opts.onProgress?.(`${label(now)} is running; waiting for its ${opts.private ? 'private' : 'public'} address… (${Math.round(elapsed / 1000)} s)`);
+        return undefined;
+      }
+      if (await tcpAnswers(address, port)) {
+        opts.onProgress?.(`${label(now)} answers on ${address}:${port}.`);
+        return targetOf(now, opts);
+      }
+      opts.onProgress?.(`${label(now)} is running at ${address}; waiting for port ${port}… (${Math.round(elapsed / 1000)} s)`);
+      return undefined;
+    },
+    pollOpts,
+  );
+}
+
+function portTag(i: Instance): number | undefined {
+  const v = Number(i.tags['tagssh:port']);
+  return Number.isInteger(v) && v > 0 && v < 65536 ? v : undefined;
+}
+
+/** Quotes a name for a copy-pasteable shell hint. */
+function shellWord(s: string): string {
+  return /^[A-Za-z0-9_.:/@%+=-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}

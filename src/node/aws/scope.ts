@@ -1,0 +1,109 @@
+import { AppError } from '../../common/errors.js';
+import { cjsExports } from './interop.js';
+
+// Which AWS account (profile) and which regions a command looks at. Profiles and their regions
+// come from the SDK's own shared-config loader (~/.aws/config and ~/.aws/credentials, honouring
+// AWS_CONFIG_FILE / AWS_SHARED_CREDENTIALS_FILE); it is imported only when a profile is in play,
+// so the common "credentials in the environment" case reads no files at all.
+
+export interface AwsScope {
+  profile?: string;
+  /** undefined = the default region; ['all'] = every region enabled for the account. */
+  regions?: string[];
+}
+
+export const ALL_REGIONS = 'all';
+
+/** The profile a scope means: --profile, then AWS_PROFILE, then "default" (as the SDK does). */
+export function profileOf(scope: AwsScope, env: NodeJS.ProcessEnv = process.env): string {
+  return scope.profile ?? env.AWS_PROFILE ?? 'default';
+}
+
+/** True when the scope names a profile explicitly (flag or AWS_PROFILE). */
+export function hasExplicitProfile(scope: AwsScope, env: NodeJS.ProcessEnv = process.env): boolean {
+  return scope.profile !== undefined || !!env.AWS_PROFILE;
+}
+
+export interface ProfileInfo {
+  name: string;
+  region?: string;
+  /** The profile signs in through IAM Identity Center (SSO). */
+  sso: boolean;
+}
+
+/** Every profile found in the shared config and credentials files. */
+export async function listProfiles(): Promise<ProfileInfo[]> {
+  const { loadSharedConfigFiles } = cjsExports(await import('@smithy/shared-ini-file-loader'));
+  const { configFile, credentialsFile } = await loadSharedConfigFiles({ ignoreCache: true });
+  const names = new Set([...Object.keys(configFile), ...Object.keys(credentialsFile)]);
+  return [...names].sort().map((name) => {
+    const p = { ...credentialsFile[name], ...configFile[name] };
+    const info: ProfileInfo = { name, sso: !!(p.sso_session || p.sso_start_url) };
+    if (p.region) info.region = p.region;
+    return info;
+  });
+}
+
+/** Throws NO_CREDENTIALS when a profile named explicitly exists in neither shared file. */
+export async function assertProfileExists(profile: string): Promise<ProfileInfo> {
+  const found = (await listProfiles()).find((p) => p.name === profile);
+  if (found) return found;
+  throw new AppError('NO_CREDENTIALS', `AWS profile "${profile}" does not exist.`, 'Check the name with `aws configure list-profiles`, or pass another --profile.');
+}
+
+/**
+ * The region used when none is given: AWS_REGION, AWS_DEFAULT_REGION, then the profile's
+ * `region` setting (the SDK's order). Throws BAD_REGION with a hint when there is none.
+ */
+export async function defaultRegion(scope: AwsScope, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+  const fromEnv = env.AWS_REGION || env.AWS_DEFAULT_REGION;
+  if (fromEnv) return checked(fromEnv);
+  const profile = profileOf(scope, env);
+  const info = hasExplicitProfile(scope, env) ? await assertProfileExists(profile) : (await listProfiles()).find((p) => p.name === profile);
+  if (info?.region) return checked(info.region);
+  throw new AppError(
+    'BAD_REGION',
+    `No AWS region is configured${info ? ` for profile "${profile}"` : ''}.`,
+    'Pass --region (e.g. --region eu-west-1 or --region all), set AWS_REGION, or add `region = …` to the profile in ~/.aws/config.',
+  );
+}
+
+// The region shapes of every AWS partition (mirrors the regionRegex values of the SDK's
+// partitions.json: aws, aws-cn, aws-us-gov, the ISO partitions and the EU sovereign cloud).
+const REGION_NAME = /^(?:(?:us|eu|ap|sa|ca|me|af|il|mx|cn)-[a-z]+-\d+|us-gov-[a-z]+-\d+|us-iso[bf]?-[a-z]+-\d+|eu-isoe-[a-z]+-\d+|eusc-de-[a-z]+-\d+)$/;
+
+export function isRegionName(r: string): boolean {
+  return REGION_NAME.test(r);
+}
+
+export function badRegion(r: string): AppError {
+  return new AppError('BAD_REGION', `"${r}" is not an AWS region.`, 'Use region codes such as us-east-1,eu-west-2, or "all" for every enabled region (`aws ec2 describe-regions` lists them).');
+}
+
+function checked(r: string): string {
+  if (!isRegionName(r)) throw badRegion(r);
+  return r;
+}
+
+/** Splits repeated/comma-separated --region values, trims and de-duplicates them. */
+export function normaliseRegions(values: readonly string[] | undefined): string[] | undefined {
+  if (!values) return undefined;
+  const out: string[] = [];
+  for (const v of values) {
+    for (const part of v.split(',')) {
+      const r = part.trim();
+      if (r && !out.includes(r)) out.push(r);
+    }
+  }
+  if (out.length === 0) return undefined;
+  if (out.includes(ALL_REGIONS)) return [ALL_REGIONS];
+  for (const r of out) {
+    if (!isRegionName(r)) throw badRegion(r);
+  }
+  return out;
+}
+
+/** True when the scope asks for every enabled region. */
+export function isAllRegions(scope: AwsScope): boolean {
+  return scope.regions?.length === 1 && scope.regions[0] === ALL_REGIONS;
+}

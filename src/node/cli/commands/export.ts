@@ -1,0 +1,120 @@
+import { Option, type Command } from 'commander';
+import { addAwsOptions, awsScopeFrom, type AwsFlags } from '../options.js';
+
+// `tagssh export teraterm|ssh-config`: files that keep working after an instance's IP changes.
+// TeraTerm macros resolve the Name when they run (or bake today's address with --static); the
+// ssh config goes through `tagssh proxy` and pins host keys to the instance id.
+
+interface TeraTermCliFlags extends AwsFlags {
+  all?: boolean;
+  static?: boolean;
+  user?: string;
+  keyfile?: string;
+  askPassphrase?: boolean;
+  auth?: 'publickey' | 'pageant' | 'password' | 'challenge';
+  out?: string;
+  helper?: 'tagssh' | 'aws';
+  private?: boolean;
+  menu?: boolean;
+}
+
+interface SshConfigCliFlags extends AwsFlags {
+  all?: boolean;
+  user?: string;
+  identity?: string;
+  jump?: string;
+  file?: string;
+  dryRun?: boolean;
+}
+
+async function loadInstances(flags: AwsFlags) {
+  const { listInstances } = await import('../../aws/inventory.js');
+  return listInstances(awsScopeFrom(flags), { useCache: 'refresh' });
+}
+
+export function register(program: Command): void {
+  const exp = program.command('export').description('export TeraTerm macros or an OpenSSH config that resolve instances by Name tag');
+
+  const tt = exp
+    .command('teraterm')
+    .description('write Tera Term macros (.ttl): one per instance, plus a menu macro when there are several')
+    .argument('[names...]', 'Name tags (exact) or instance ids')
+    .option('--all', 'every instance in the profile/region(s)')
+    .option('--static', "bake today's address in (default: look it up each time the macro runs)")
+    .option('--user <user>', 'login user (default: tag tagssh:user, else guessed from the platform)')
+    .option('--keyfile <path>', 'absolute Windows path of the private key, e.g. C:\\Users\\me\\.ssh\\web.pem')
+    .option('--ask-passphrase', 'the key has a passphrase: let TTSSH ask for it (detected when the key file is readable here)')
+    .addOption(new Option('--auth <method>', 'TTSSH authentication (default: publickey with --keyfile, else pageant)').choices(['publickey', 'pageant', 'password', 'challenge']))
+    .addOption(new Option('--helper <tool>', 'what the macro runs to look up the address').choices(['tagssh', 'aws']).default('tagssh'))
+    .option('--private', 'connect to the private IP (over a VPN)')
+    .option('--no-menu', 'do not write tagssh-menu.ttl')
+    .option('--out <dir>', 'directory for the .ttl files', '.');
+  addAwsOptions(tt).action(async (names: string[], flags: TeraTermCliFlags) => {
+    const { teraTermMacro, teraTermMenuMacro, teraTermFileNames } = await import('../../../common/export/teraterm.js');
+    const { selectInstances, teraTermHosts } = await import('../../export/select.js');
+    const { writeExportFiles } = await import('../../export/files.js');
+    const instances = selectInstances(await loadInstances(flags), names, !!flags.all);
+    const hosts = teraTermHosts(instances, {
+      ...(flags.user ? { user: flags.user } : {}),
+      ...(flags.keyfile ? { keyfile: flags.keyfile } : {}),
+      ...(flags.askPassphrase ? { askPassphrase: true } : {}),
+      ...(flags.auth ? { auth: flags.auth } : {}),
+    });
+    const opts = {
+      mode: flags.static ? ('static' as const) : ('dynamic' as const),
+      helper: flags.helper === 'aws' ? ('aws-cli' as const) : ('tagssh' as const),
+      profile: flags.profile ?? null,
+      private: !!flags.private,
+      exportedAt: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+    };
+    const fileNames = teraTermFileNames(hosts);
+    const files = hosts.map((h, i) => teraTermMacro(h, opts, fileNames[i]));
+    if (hosts.length > 1 && flags.menu !== false) files.push(teraTermMenuMacro(hosts, opts));
+    for (const p of writeExportFiles(flags.out ?? '.', files)) process.stdout.write(`${p}\n`);
+  });
+
+  const sc = exp
+    .command('ssh-config')
+    .description('write a managed "# BEGIN tagssh" block into an OpenSSH config: one Host per instance via `tagssh proxy`')
+    .argument('[names...]', 'Name tags (exact) or instance ids')
+    .option('--all', 'every instance in the profile/region(s)')
+    .option('--user <user>', 'login user (default: tag tagssh:user, else guessed from the platform)')
+    .option('--identity <file>', 'IdentityFile for every host')
+    .option('--jump <host>', 'reach the instances on their private IPs through this jump host (an exported Name or [user@]host[:port])')
+    .option('--file <path>', 'config file to update (default: ~/.ssh/config)')
+    .option('--dry-run', 'print the new block and the alias mapping; change nothing');
+  addAwsOptions(sc).action(async (names: string[], flags: SshConfigCliFlags) => {
+    const { homedir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { readFileSync } = await import('node:fs');
+    const { sshConfigBlock, hostAliasesOutsideBlock } = await import('../../../common/export/sshConfig.js');
+    const { selectInstances, sshConfigHosts } = await import('../../export/select.js');
+    const { writeSshConfigBlock } = await import('../../export/files.js');
+    const file = flags.file ?? join(homedir(), '.ssh', 'config');
+    let current: string;
+    try {
+      current = readFileSync(file, 'utf8');
+    } catch {
+      current = ''; // no config yet: nothing to avoid
+    }
+    const instances = selectInstances(await loadInstances(flags), names, !!flags.all);
+    const hosts = sshConfigHosts(instances, {
+      ...(flags.user ? { user: flags.user } : {}),
+      ...(flags.identity ? { identity: flags.identity } : {}),
+      ...(flags.jump ? { jump: flags.jump } : {}),
+    });
+    const { text, mapping } = sshConfigBlock(hosts, {
+      ...(flags.profile ? { profile: flags.profile } : {}),
+      reservedAliases: hostAliasesOutsideBlock(current),
+      exportedAt: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+    });
+    const result = writeSshConfigBlock(file, text, { dryRun: !!flags.dryRun });
+    if (flags.dryRun) process.stdout.write(`${text}\n`);
+    for (const m of mapping) {
+      process.stderr.write(`  ${m.alias}  ←  ${m.name === null ? '(no Name)' : JSON.stringify(m.name)} ${m.instanceId}${m.note === 'duplicate' ? '  (name shared or taken: id suffix added)' : ''}\n`);
+    }
+    if (flags.dryRun) process.stderr.write(`Dry run: ${result.path} ${result.changed ? 'would change' : 'is already up to date'}.\n`);
+    else if (!result.changed) process.stderr.write(`${result.path} is already up to date.\n`);
+    else process.stderr.write(`Updated ${result.path}${result.backup ? ` (previous version: ${result.backup})` : ''}. Connect with: ssh ${mapping[0]?.alias ?? '<alias>'}\n`);
+  });
+}

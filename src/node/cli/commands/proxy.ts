@@ -1,0 +1,47 @@
+import type { Command } from 'commander';
+import { addAwsOptions, awsScopeFrom, type AwsFlags } from '../options.js';
+import { parsePort } from './resolve.js';
+
+// `tagssh proxy NAME [--port P] [--start]`: the ProxyCommand of exported ssh configs, usable by
+// ssh, scp, rsync, sftp and editors. stdout carries the SSH stream; messages go to stderr only.
+
+interface ProxyFlags extends AwsFlags {
+  port?: number;
+  start?: boolean;
+  private?: boolean;
+  pick?: string;
+  nameB64?: string;
+}
+
+export function register(program: Command): void {
+  const cmd = program
+    .command('proxy')
+    .description('resolve NAME and relay stdin/stdout to its SSH port (for ssh -o ProxyCommand / ssh_config)')
+    .argument('[name]', 'Name tag value (exact) or instance id i-…')
+    .option('--port <port>', 'TCP port on the instance (ssh passes %p; default: tag tagssh:port, else 22)', (v) => parsePort(v))
+    .option('--start', 'if the instance is stopped, start it and wait until the port answers')
+    .option('--private', 'connect to the private IP (over a VPN)')
+    .option('--pick <id>', 'choose this instance id when several match the name')
+    .option('--name-b64 <base64url>', 'the Name as base64url of its UTF-8 bytes, instead of NAME');
+  addAwsOptions(cmd).action(async (rawName: string | undefined, flags: ProxyFlags) => {
+    const { nameFromArgs } = await import('../nameArg.js');
+    const name = nameFromArgs(rawName, flags.nameB64);
+    const { runProxy } = await import('../../proxy.js');
+    const { progressLine } = await import('../output.js');
+    const progress = progressLine();
+    try {
+      await runProxy(name, {
+        ...awsScopeFrom(flags),
+        ...(flags.port ? { port: flags.port } : {}),
+        ...(flags.start ? { start: true } : {}),
+        ...(flags.private ? { private: true } : {}),
+        ...(flags.pick ? { pick: flags.pick } : {}),
+        onProgress: progress,
+      });
+    } finally {
+      progress.done();
+      // Let the process end: an open stdin would keep it alive after the socket closed.
+      process.stdin.destroy();
+    }
+  });
+}

@@ -1,0 +1,65 @@
+import { AppError, toAppError } from '../../common/errors.js';
+
+// Output conventions shared by commands: results on stdout, progress and errors on stderr;
+// with --json, stdout carries exactly one JSON document (the result, or {"error": …}).
+
+export function printJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** Runs a command body; with --json, a failure is also written to stdout as {"error": …}. */
+export async function withJsonErrors(json: boolean | undefined, body: () => Promise<void>): Promise<void> {
+  try {
+    await body();
+  } catch (e) {
+    if (json) printJson({ error: toAppError(e).toJSON() });
+    throw e;
+  }
+}
+
+/** A progress reporter for stderr: rewrites one line on a terminal, one line per step otherwise. */
+export function progressLine(enabled = true): ((msg: string) => void) & { done(): void } {
+  const tty = process.stderr.isTTY;
+  let last = '';
+  const fn = (msg: string) => {
+    if (!enabled || msg === last) return;
+    last = msg;
+    if (tty) process.stderr.write(`\r\x1b[2K${msg}`);
+    else process.stderr.write(`${msg}\n`);
+  };
+  fn.done = () => {
+    if (enabled && tty && last) process.stderr.write('\n');
+    last = '';
+  };
+  return fn;
+}
+
+/** Makes control characters in a name visible (a newline in a Name tag must not break a table). */
+export function printable(s: string): string {
+  // eslint-disable-next-line no-control-regex
+  return /[\u0000-\u001f\u007f]/.test(s) ? JSON.stringify(s) : s;
+}
+
+/** Terminal column width: East Asian wide characters and emoji take two columns. */
+export function displayWidth(s: string): number {
+  let w = 0;
+  for (const ch of s) {
+    const cp = ch.codePointAt(0) ?? 0;
+    if (cp >= 0x300 && cp <= 0x36f) continue; // combining marks
+    w += (cp >= 0x1100 && cp <= 0x115f) || (cp >= 0x2e80 && cp <= 0xa4cf) || (cp >= 0xac00 && cp <= 0xd7a3) || (cp >= 0xf900 && cp <= 0xfaff) || (cp >= 0xfe30 && cp <= 0xfe4f) || (cp >= 0xff00 && cp <= 0xff60) || (cp >= 0xffe0 && cp <= 0xffe6) || (cp >= 0x1f300 && cp <= 0x1faff) || (cp >= 0x20000 && cp <= 0x3fffd) ? 2 : 1;
+  }
+  return w;
+}
+
+/** Left-aligned columns separated by two spaces. */
+export function table(header: string[], rows: string[][]): string {
+  const widths = header.map((h, c) => Math.max(displayWidth(h), ...rows.map((r) => displayWidth(r[c] ?? ''))));
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, c) => (c === cells.length - 1 ? cell : cell + ' '.repeat((widths[c] ?? 0) - displayWidth(cell))))
+      .join('  ')
+      .trimEnd();
+  return [line(header), ...rows.map(line)].join('\n') + '\n';
+}
+
+export { AppError };

@@ -1,0 +1,277 @@
+import { StringDecoder } from 'node:string_decoder';
+import { randomUUID } from 'node:crypto';
+import { AppError, toAppError, type AppErrorData } from '../common/errors.js';
+import type { Emit, Handlers, InstanceList, Parsed } from '../common/contract.js';
+import type { Instance } from '../common/model/instance.js';
+import type { Settings } from '../common/model/settings.js';
+import type { SettingsStore } from './store/settings.js';
+
+// createAppService(deps): the ONE backend behind the contract. The Electron main process and the
+// browser-mode server both call it; only the transport and the settings store differ. Each UI
+// connection gets its own handler set (connect()), so sessions belong to the window that opened
+// them and die with it.
+
+export interface EngineScope {
+  profile?: string;
+  regions?: string[];
+}
+
+/** What the service needs from the engine; src/node/engine.ts wires the real modules. */
+export interface Engine {
+  listInstances(scope: EngineScope, opts: { refresh: boolean; onUpdate: (list: InstanceList) => void }): Promise<InstanceList>;
+  startInstance(id: string, scope: EngineScope & { region: string }): Promise<Instance>;
+  stopInstance(id: string, scope: EngineScope & { region: string }): Promise<Instance>;
+  listProfiles(): Promise<{ profiles: string[]; defaultRegion: string | null }>;
+  forgetHostKey(instanceId: string): Promise<boolean>;
+  sessions: SessionPort;
+  /** Resolves the ref and opens a shell; returns the session id and a label for the tab. */
+  openSession(req: OpenRequest): Promise<{ sessionId: string; label: string; instanceId: string | null; host: string }>;
+}
+
+export interface OpenRequest extends EngineScope {
+  ref: string;
+  cols: number;
+  rows: number;
+  start: boolean;
+  pick?: string;
+  acceptNewHostKey?: string;
+  private?: boolean;
+  settings: Settings;
+  onProgress: (message: string) => void;
+}
+
+/** The slice of engineer 2's SessionManager the service uses (pause/resume optional). */
+export interface SessionPort {
+  write(id: string, data: string | Buffer): void;
+  resize(id: string, cols: number, rows: number): void;
+  close(id: string): void;
+  pause?(id: string): void;
+  resume?(id: string): void;
+  on(event: 'data', cb: (id: string, chunk: Buffer) => void): unknown;
+  on(event: 'exit', cb: (id: string, code: number | null) => void): unknown;
+  on(event: 'error', cb: (id: string, err: AppErrorData) => void): unknown;
+  on(event: 'closed', cb: (id: string, reason: string) => void): unknown;
+  off(event: string, cb: (...args: never[]) => void): unknown;
+}
+
+export interface AppServiceDeps {
+  engine: Engine;
+  settings: SettingsStore;
+  /** Extra handler sections (e.g. benchmarks) built per connection; see `HandlerSection`. */
+  sections?: HandlerSection[];
+}
+
+/** Builds part of the handlers for one connection. `emit` reaches only that connection. */
+export type HandlerSection = (ctx: { deps: AppServiceDeps; emit: Emit; clientId: string }) => Partial<Handlers>;
+
+export interface AppClient {
+  id: string;
+  handlers: Handlers;
+  /** The UI went away: close its sessions, stop its streams. */
+  dispose(): void;
+}
+
+export interface AppService {
+  connect(emit: Emit): AppClient;
+  close(): void;
+}
+
+// Output is coalesced per session and flushed on the next macrotask (a few ms under load), so a
+// flood becomes a few large messages instead of thousands of tiny ones. When the UI has not
+// painted HIGH_WATER chars it is sent, the SSH channel is paused until it catches up to LOW_WATER.
+const MAX_BATCH = 256 * 1024;
+const HIGH_WATER = 4 * 1024 * 1024;
+const LOW_WATER = 1 * 1024 * 1024;
+
+interface OwnedSession {
+  decoder: StringDecoder;
+  pending: string[];
+  pendingLen: number;
+  scheduled: boolean;
+  unacked: number;
+  paused: boolean;
+}
+
+export function scopeFrom(input: { profile?: string | undefined; regions?: string[] | undefined }, settings: Settings, region?: string): EngineScope {
+  const scope: EngineScope = {};
+  const profile = input.profile ?? settings.profile ?? undefined;
+  if (profile) scope.profile = profile;
+  const regions = region ? [region] : (input.regions ?? settings.regions);
+  if (regions.length) scope.regions = regions;
+  return scope;
+}
+
+export function scopeKeyOf(scope: EngineScope): string {
+  return JSON.stringify([scope.profile ?? null, scope.regions ?? []]);
+}
+
+export function createAppService(deps: AppServiceDeps): AppService {
+  const { engine, settings } = deps;
+  const clients = new Set<AppClient>();
+
+  return {
+    connect(emit) {
+      const clientId = randomUUID();
+      const owned = new Map<string, OwnedSession>();
+
+      const flush = (id: string, s: OwnedSession) => {
+        s.scheduled = false;
+        if (!s.pendingLen) return;
+        const data = s.pending.join('');
+        s.pending = [];
+        s.pendingLen = 0;
+        s.unacked += data.length;
+        emit('session.data', { sessionId: id, data });
+        if (!s.paused && s.unacked > HIGH_WATER && engine.sessions.pause) {
+          s.paused = true;
+          engine.sessions.pause(id);
+        }
+      };
+      const onData = (id: string, chunk: Buffer) => {
+        const s = owned.get(id);
+        if (!s) return;
+        const text = s.decoder.write(chunk);
+        if (!text) return;
+        s.pending.push(text);
+        s.pendingLen += text.length;
+        if (s.pendingLen >= MAX_BATCH) flush(id, s);
+        else if (!s.scheduled) {
+          s.scheduled = true;
+          setImmediate(() => flush(id, s));
+        }
+      };
+      const ended = (id: string, reason: string, error?: AppErrorData) => {
+        const s = owned.get(id);
+        if (!s) return;
+        const tail = s.decoder.end();
+        if (tail) s.pending.push(tail), (s.pendingLen += tail.length);
+        flush(id, s);
+        owned.delete(id);
+        emit('session.closed', error ? { sessionId: id, reason, error } : { sessionId: id, reason });
+      };
+      const lastError = new Map<string, AppErrorData>();
+      const onExit = (id: string, code: number | null) => ended(id, code === null ? 'The remote shell ended.' : `The remote shell exited with code ${code}.`);
+      const onError = (id: string, err: AppErrorData) => {
+        if (owned.has(id)) lastError.set(id, err);
+      };
+      const onClosed = (id: string, reason: string) => {
+        const err = lastError.get(id);
+        lastError.delete(id);
+        ended(id, err?.message ?? reason ?? 'Connection closed.', err);
+      };
+      engine.sessions.on('data', onData);
+      engine.sessions.on('exit', onExit);
+      engine.sessions.on('error', onError);
+      engine.sessions.on('closed', onClosed);
+
+      const own = (sessionId: string): OwnedSession => {
+        const s = owned.get(sessionId);
+        if (!s) throw new AppError('SESSION_CLOSED', `Session ${sessionId} is not open.`, 'Reconnect from the tab or the instance list.');
+        return s;
+      };
+
+      const base: Handlers = {
+        async 'instances.list'(input) {
+          const s = settings.get();
+          const scope = scopeFrom(input, s);
+          const scopeKey = scopeKeyOf(scope);
+          return engine.listInstances(scope, {
+            refresh: input.refresh,
+            onUpdate: (list) => emit('instances.updated', { ...list, scopeKey }),
+          });
+        },
+        async 'instances.start'(input) {
+          return engine.startInstance(input.id, { ...scopeFrom(input, settings.get(), input.region), region: input.region });
+        },
+        async 'instances.stop'(input) {
+          return engine.stopInstance(input.id, { ...scopeFrom(input, settings.get(), input.region), region: input.region });
+        },
+        async 'aws.profiles'() {
+          const found = await engine.listProfiles();
+          const extra = settings.get().profiles;
+          return { ...found, profiles: [...new Set([...found.profiles, ...extra])].sort() };
+        },
+        async 'session.open'(input: Parsed<'session.open'>) {
+          const s = settings.get();
+          const req: OpenRequest = {
+            ...scopeFrom(input, s, input.region),
+            ref: input.ref,
+            cols: input.cols,
+            rows: input.rows,
+            start: input.start,
+            settings: s,
+            onProgress: (message) => emit('session.progress', { openId: input.openId, message }),
+          };
+          if (input.pick) req.pick = input.pick;
+          if (input.acceptNewHostKey) req.acceptNewHostKey = input.acceptNewHostKey;
+          if (input.private !== undefined) req.private = input.private;
+          const info = await engine.openSession(req);
+          // Registered right after open resolves: the manager holds early output until then.
+          owned.set(info.sessionId, { decoder: new StringDecoder('utf8'), pending: [], pendingLen: 0, scheduled: false, unacked: 0, paused: false });
+          return info;
+        },
+        'session.write'({ sessionId, data }) {
+          own(sessionId);
+          engine.sessions.write(sessionId, data);
+          return null;
+        },
+        'session.resize'({ sessionId, cols, rows }) {
+          own(sessionId);
+          engine.sessions.resize(sessionId, cols, rows);
+          return null;
+        },
+        'session.ack'({ sessionId, chars }) {
+          const s = owned.get(sessionId);
+          if (!s) return null; // acks may trail a closed session
+          s.unacked = Math.max(0, s.unacked - chars);
+          if (s.paused && s.unacked < LOW_WATER) {
+            s.paused = false;
+            engine.sessions.resume?.(sessionId);
+          }
+          return null;
+        },
+        'session.close'({ sessionId }) {
+          if (owned.has(sessionId)) engine.sessions.close(sessionId);
+          return null;
+        },
+        'settings.get'() {
+          return settings.get();
+        },
+        'settings.set'(next) {
+          return settings.set(next);
+        },
+        async 'hostKeys.forget'({ instanceId }) {
+          return { removed: await engine.forgetHostKey(instanceId) };
+        },
+      };
+
+      const handlers: Handlers = { ...base };
+      for (const section of deps.sections ?? []) Object.assign(handlers, section({ deps, emit, clientId }));
+
+      const client: AppClient = {
+        id: clientId,
+        handlers,
+        dispose() {
+          if (!clients.delete(client)) return;
+          engine.sessions.off('data', onData);
+          engine.sessions.off('exit', onExit);
+          engine.sessions.off('error', onError);
+          engine.sessions.off('closed', onClosed);
+          for (const id of owned.keys()) {
+            try {
+              engine.sessions.close(id);
+            } catch (e) {
+              void toAppError(e); // already gone
+            }
+          }
+          owned.clear();
+        },
+      };
+      clients.add(client);
+      return client;
+    },
+    close() {
+      for (const c of [...clients]) c.dispose();
+    },
+  };
+}

@@ -1,0 +1,146 @@
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import ssh2 from 'ssh2';
+import type { AnyAuthMethod, AuthenticationType, AuthHandlerMiddleware, ParsedKey } from 'ssh2';
+import { AppError } from '../../common/errors.js';
+
+// Authentication order: the ssh-agent first (keys never touch this process), then key files —
+// OpenSSH or PEM, ed25519/RSA/ECDSA. An encrypted key is decrypted only when it is about to be
+// used, with a passphrase asked for through a callback and dropped right after; nothing is stored.
+
+export type AskPassphrase = (keyPath: string, attempt: number) => Promise<string>;
+
+export interface AuthPlan {
+  user: string;
+  /** ssh-agent socket/pipe; undefined = none. See defaultAgent(). */
+  agent?: string;
+  /** Key files to try in order (after the agent). */
+  identityFiles: string[];
+  askPassphrase?: AskPassphrase;
+  /** Called while a passphrase prompt is open, so the connect timeout can pause. */
+  onPrompt?: (open: boolean) => void;
+}
+
+/** The agent to use: SSH_AUTH_SOCK; on Windows the OpenSSH agent pipe, else Pageant. */
+export function defaultAgent(env: NodeJS.ProcessEnv = process.env, platform = process.platform): string | undefined {
+  if (env.SSH_AUTH_SOCK) return env.SSH_AUTH_SOCK;
+  if (platform === 'win32') return existsSync('\\\\.\\pipe\\openssh-ssh-agent') ? '\\\\.\\pipe\\openssh-ssh-agent' : 'pageant';
+  return undefined;
+}
+
+export function sshDir(): string {
+  return join(homedir(), '.ssh');
+}
+
+/** Expands a leading ~/ (settings and tags are written by people). */
+export function expandHome(p: string): string {
+  return p === '~' ? homedir() : p.startsWith('~/') ? join(homedir(), p.slice(2)) : p;
+}
+
+/**
+ * Key files to try when none was given explicitly: the local file named after the instance's EC2
+ * key pair (`<KeyName>.pem`, then `<KeyName>`), then the settings' key, then OpenSSH's defaults.
+ */
+export function defaultIdentityFiles(keyName: string | null | undefined, settingsIdentity: string | null | undefined, dir = sshDir()): string[] {
+  const out: string[] = [];
+  if (keyName && !/[/\\]/.test(keyName)) out.push(join(dir, `${keyName}.pem`), join(dir, keyName));
+  if (settingsIdentity) out.push(expandHome(settingsIdentity));
+  out.push(join(dir, 'id_ed25519'), join(dir, 'id_ecdsa'), join(dir, 'id_rsa'));
+  return [...new Set(out)].filter((p) => {
+    try {
+      return statSync(p).isFile();
+    } catch {
+      return false;
+    }
+  });
+}
+
+function isEncryptedKeyError(e: Error): boolean {
+  return /passphrase|encrypted/i.test(e.message);
+}
+
+/** Loads a private key, asking for its passphrase if it is encrypted. Returns the key or why not. */
+export async function loadPrivateKey(path: string, ask?: AskPassphrase, onPrompt?: (open: boolean) => void): Promise<ParsedKey | string> {
+  let data: Buffer;
+  try {
+    data = readFileSync(path);
+  } catch (e) {
+    return `cannot read (${(e as NodeJS.ErrnoException).code ?? 'error'})`;
+  }
+  const plain = ssh2.utils.parseKey(data);
+  const first = Array.isArray(plain) ? plain[0] : plain;
+  if (first && !(first instanceof Error)) return first.isPrivateKey() ? first : 'not a private key';
+  if (!(first instanceof Error) || !isEncryptedKeyError(first)) return `unreadable key (${first instanceof Error ? first.message : 'unknown format'})`;
+  if (!ask) return 'encrypted, and no way to ask for its passphrase';
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    let passphrase: string;
+    onPrompt?.(true);
+    try {
+      passphrase = await ask(path, attempt);
+    } catch {
+      return 'encrypted; passphrase not given';
+    } finally {
+      onPrompt?.(false);
+    }
+    if (!passphrase) return 'encrypted; passphrase not given';
+    const parsed = ssh2.utils.parseKey(data, passphrase);
+    const k = Array.isArray(parsed) ? parsed[0] : parsed;
+    if (k && !(k instanceof Error)) return k;
+  }
+  return 'encrypted; wrong passphrase (3 attempts)';
+}
+
+/** An ssh2 authHandler that walks the plan and records what it tried, for AUTH_FAILED. */
+export function createAuthHandler(plan: AuthPlan): { handler: AuthHandlerMiddleware; tried: string[] } {
+  const tried: string[] = [];
+  const steps: Array<() => Promise<AnyAuthMethod | null>> = [];
+  if (plan.agent) {
+    const agent = plan.agent;
+    steps.push(async () => {
+      if (!agent.startsWith('\\\\') && agent !== 'pageant' && !existsSync(agent)) {
+        tried.push(`agent (${agent} does not exist)`);
+        return null;
+      }
+      tried.push('agent');
+      return { type: 'agent', username: plan.user, agent };
+    });
+  }
+  for (const file of plan.identityFiles) {
+    steps.push(async () => {
+      const key = await loadPrivateKey(file, plan.askPassphrase, plan.onPrompt);
+      if (typeof key === 'string') {
+        tried.push(`${file} (${key})`);
+        return null;
+      }
+      tried.push(file);
+      return { type: 'publickey', username: plan.user, key };
+    });
+  }
+  let i = 0;
+  const handler: AuthHandlerMiddleware = (authsLeft, _partial, next) => {
+    const allowed = (m: AuthenticationType) => !authsLeft || authsLeft.includes(m) || (m === 'agent' && authsLeft.includes('publickey'));
+    // ssh2 takes `false` as "no more methods"; its typings only list method names.
+    const stop = () => (next as unknown as (m: false) => void)(false);
+    const advance = async (): Promise<void> => {
+      while (i < steps.length) {
+        const method = await steps[i++]!();
+        if (method && allowed(method.type === 'agent' ? 'agent' : 'publickey')) return next(method);
+      }
+      stop();
+    };
+    advance().catch(stop);
+  };
+  return { handler, tried };
+}
+
+/** The one-line error for a login nobody accepted. */
+export function authFailedError(user: string, label: string, tried: string[]): AppError {
+  const what = tried.length ? tried.join(', ') : 'nothing (no ssh-agent and no key file found)';
+  return new AppError(
+    'AUTH_FAILED',
+    `${label} refused the login as "${user}"; tried: ${what}.`,
+    'Check the login user (--user or the tagssh:user tag) and the key (--identity, or load it with ssh-add).',
+    { user, tried },
+  );
+}

@@ -1,0 +1,379 @@
+import { EventEmitter } from 'node:events';
+import { existsSync } from 'node:fs';
+import type { Duplex } from 'node:stream';
+import ssh2 from 'ssh2';
+import type { Client, ClientChannel, ConnectConfig } from 'ssh2';
+import { AppError } from '../../common/errors.js';
+import { authFailedError, createAuthHandler, defaultAgent, defaultIdentityFiles, expandHome, type AskPassphrase } from './auth.js';
+import { ec2ConsoleOutput, type ConsoleOutputSource } from './consoleFingerprints.js';
+import { connectError, where } from './errors.js';
+import { decideHostKey, preferredHostKeyAlgorithms, type HostKeyPolicy } from './hostKeys.js';
+import { KnownHostsStore } from './knownHosts.js';
+import type { ConnectTarget } from './types.js';
+
+export type { ConnectTarget } from './types.js';
+
+// One SSH connection (possibly through a chain of bastions) carrying any number of channels:
+// exec, shell, port forwards. Every failure surfaces as an AppError naming the hop; nothing waits
+// forever — the handshake has a deadline (paused while a passphrase prompt is open) and an
+// established connection is probed with keepalives so a dead peer is noticed in bounded time.
+
+export interface ConnectOptions {
+  askPassphrase?: AskPassphrase;
+  signal?: AbortSignal;
+  /** Keepalive probe interval; the peer is declared dead after keepaliveCountMax unanswered probes. */
+  keepaliveMs?: number;
+  keepaliveCountMax?: number;
+  /** Deadline for TCP connect + handshake + auth of each hop (prompt time excluded). */
+  timeoutMs?: number;
+  knownHosts?: KnownHostsStore;
+  /** First-contact console check; default: EC2 GetConsoleOutput for instance targets. null = off. */
+  consoleOutput?: ConsoleOutputSource | null;
+  /** ssh-agent path; default SSH_AUTH_SOCK (or the Windows agent); null = do not use an agent. */
+  agent?: string | null;
+  /** Key file from the settings, tried after the instance's key pair file. */
+  settingsIdentity?: string | null;
+  /** Reports each hop as it connects ("connecting to bastion …"). */
+  onProgress?: (message: string) => void;
+}
+
+export interface ExecOptions {
+  onStdout?(chunk: Buffer): void;
+  onStderr?(chunk: Buffer): void;
+  signal?: AbortSignal;
+  pty?: boolean;
+  stdin?: string | Buffer;
+}
+
+export interface ExecResult {
+  code: number | null;
+  signal: string | null;
+  /** Collected only when no onStdout/onStderr callback takes the stream. */
+  stdout: string;
+  stderr: string;
+}
+
+export interface ShellOptions {
+  cols: number;
+  rows: number;
+  term?: string;
+}
+
+/** An interactive shell channel. Events: 'data' (Buffer: stdout+stderr), 'exit' (code|null, signal|null), 'close'. */
+export interface ShellChannel extends EventEmitter {
+  write(data: string | Buffer): void;
+  resize(cols: number, rows: number): void;
+  close(): void;
+  /** The raw channel, for backpressure (pause/resume) and piping. */
+  readonly stream: ClientChannel;
+}
+
+export interface SshConnection {
+  readonly target: ConnectTarget;
+  exec(cmd: string, opts?: ExecOptions): Promise<ExecResult>;
+  shell(opts: ShellOptions): Promise<ShellChannel>;
+  forwardOut(host: string, port: number): Promise<Duplex>;
+  close(): void;
+  readonly closed: boolean;
+  /** 'close' (error?: AppError): the connection ended; the error says why when it was not close(). */
+  on(event: 'close', listener: (error?: AppError) => void): this;
+  once(event: 'close', listener: (error?: AppError) => void): this;
+  off(event: 'close', listener: (error?: AppError) => void): this;
+}
+
+// GCM first: AES-NI makes it the fastest on x86 with the native binding; chacha20 where AES is slow.
+const CIPHERS = ['aes128-gcm@openssh.com', 'chacha20-poly1305@openssh.com', 'aes256-gcm@openssh.com', 'aes128-ctr', 'aes256-ctr'];
+const DEFAULT_TIMEOUT_MS = 20_000;
+const DEFAULT_KEEPALIVE_MS = 15_000;
+const DEFAULT_KEEPALIVE_COUNT = 3;
+
+/** Flattens a target's jump chain: outermost bastion first, the target last. */
+export function hopsOf(target: ConnectTarget): ConnectTarget[] {
+  const out: ConnectTarget[] = [];
+  const visit = (t: ConnectTarget, depth: number) => {
+    if (depth > 8) throw new AppError('INVALID_INPUT', `The jump chain to ${t.label} is longer than 8 hops (a loop?).`, 'Check the tagssh:jump tags and the --via option.');
+    for (const j of t.jump ?? []) visit(j, depth + 1);
+    out.push(t);
+  };
+  visit(target, 0);
+  return out;
+}
+
+function abortError(t: ConnectTarget): AppError {
+  return new AppError('CANCELLED', `Connecting to ${t.label} was cancelled.`);
+}
+
+interface HopOptions extends ConnectOptions {
+  via?: string;
+  sock?: Duplex;
+}
+
+/** Connects one hop (over `sock` when it sits behind a bastion). */
+function connectHop(t: ConnectTarget, opts: HopOptions): Promise<Client> {
+  const store = opts.knownHosts ?? new KnownHostsStore();
+  const consoleOutput = opts.consoleOutput === undefined ? (t.instanceId && t.region ? ec2ConsoleOutput(t.profile ? { profile: t.profile } : {}) : null) : opts.consoleOutput;
+  const policy: HostKeyPolicy = { store, consoleOutput };
+  const subject = { host: t.host, port: t.port, label: t.label, instanceId: t.instanceId, region: t.region, acceptNewHostKey: t.acceptNewHostKey };
+
+  const identityFiles = t.identityFile ? [expandHome(t.identityFile)] : defaultIdentityFiles(t.keyName, opts.settingsIdentity);
+  if (t.identityFile && !existsSync(identityFiles[0]!)) {
+    // An explicit key that is missing is a typo to report, not a method to skip silently.
+    return Promise.reject(new AppError('INVALID_INPUT', `Key file ${identityFiles[0]} does not exist.`, 'Check the path given with --identity (or the settings\' key file).'));
+  }
+  const agent = opts.agent === null ? undefined : (opts.agent ?? defaultAgent());
+
+  return new Promise<Client>((resolve, reject) => {
+    const client = new ssh2.Client();
+    let settled = false;
+    let hostKeyError: AppError | undefined;
+    let timer: NodeJS.Timeout | undefined;
+    const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+
+    const fail = (e: AppError) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      opts.signal?.removeEventListener('abort', onAbort);
+      client.removeAllListeners('ready');
+      client.on('error', () => {}); // late errors after we gave up
+      client.destroy();
+      reject(e);
+    };
+    const armTimer = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => fail(new AppError('TIMEOUT', `${where(t)}${opts.via ? ` via ${opts.via}` : ''} did not complete the SSH handshake within ${Math.round(timeoutMs / 1000)} s.`, 'Check that the address answers SSH (security group, network ACL, --port), or try --private/--via.')), timeoutMs);
+    };
+    const onAbort = () => fail(abortError(t));
+    if (opts.signal?.aborted) return reject(abortError(t));
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+
+    const { handler, tried } = createAuthHandler({
+      user: t.user,
+      agent,
+      identityFiles,
+      askPassphrase: opts.askPassphrase,
+      onPrompt: (open) => (open ? clearTimeout(timer) : armTimer()),
+    });
+
+    const preferred = preferredHostKeyAlgorithms(subject, policy);
+    const cfg: ConnectConfig = {
+      host: t.host,
+      port: t.port,
+      username: t.user,
+      authHandler: handler,
+      // Our own deadline (armTimer) replaces readyTimeout so that passphrase prompts do not count.
+      readyTimeout: 2_147_483_647,
+      keepaliveInterval: opts.keepaliveMs ?? DEFAULT_KEEPALIVE_MS,
+      keepaliveCountMax: opts.keepaliveCountMax ?? DEFAULT_KEEPALIVE_COUNT,
+      algorithms: {
+        cipher: CIPHERS as never,
+        compress: ['none'],
+        ...(preferred ? { serverHostKey: { prepend: preferred, append: [], remove: [] } as never } : {}),
+      },
+      hostVerifier: (key: Buffer, verify: (ok: boolean) => void) => {
+        clearTimeout(timer); // a console-output lookup may take a moment; it has its own timeout
+        decideHostKey(subject, key, policy).then(
+          (d) => {
+            if (!d.ok) hostKeyError = d.error;
+            armTimer();
+            verify(d.ok);
+          },
+          (e: unknown) => {
+            hostKeyError = e instanceof AppError ? e : new AppError('INTERNAL', `Host-key check failed: ${(e as Error).message}`);
+            verify(false);
+          },
+        );
+      },
+    } as ConnectConfig;
+    if (opts.sock) cfg.sock = opts.sock as ConnectConfig['sock'];
+
+    client.once('ready', () => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      opts.signal?.removeEventListener('abort', onAbort);
+      resolve(client);
+    });
+    client.on('error', (err: Error & { level?: string }) => {
+      if (settled) return;
+      if (hostKeyError) return fail(hostKeyError);
+      if (err.level === 'client-authentication') return fail(authFailedError(t.user, where(t), tried));
+      fail(connectError(err, t, opts.via));
+    });
+    client.once('close', () => {
+      if (!settled) fail(hostKeyError ?? connectError(new Error('connection closed during the handshake'), t, opts.via));
+    });
+    armTimer();
+    opts.onProgress?.(`Connecting to ${where(t)}${opts.via ? ` via ${opts.via}` : ''}…`);
+    try {
+      client.connect(cfg);
+    } catch (e) {
+      fail(connectError(e, t, opts.via));
+    }
+  });
+}
+
+function forwardOutOn(client: Client, host: string, port: number, via: string): Promise<ClientChannel> {
+  return new Promise((resolve, reject) => {
+    client.forwardOut('127.0.0.1', 0, host, port, (err, stream) => {
+      if (err) reject(connectError(err, { label: `${host}:${port}`, host, port }, via));
+      else resolve(stream);
+    });
+  });
+}
+
+/**
+ * Sends a signal request even after stdin was closed: ssh2's channel.signal() refuses once the
+ * channel is no longer writable, which is exactly the state of an exec whose stdin has ended.
+ * (sshd honours signals for unprivileged logins only; root sessions ignore them.)
+ */
+function sendSignal(stream: ClientChannel, name: string): void {
+  const ch = stream as unknown as { _client?: { _protocol?: { signal(id: number, sig: string): void } }; outgoing?: { id: number; state: string } };
+  try {
+    if (ch.outgoing && ch.outgoing.state !== 'closed') ch._client?._protocol?.signal(ch.outgoing.id, name);
+  } catch {
+    /* the channel is closing anyway */
+  }
+}
+
+class Connection extends EventEmitter implements SshConnection {
+  private ended = false;
+  private closeError: AppError | undefined;
+
+  constructor(
+    readonly target: ConnectTarget,
+    private readonly clients: Client[],
+  ) {
+    super();
+    // Any hop failing ends the whole chain: the inner connections ride on it.
+    for (const [i, c] of clients.entries()) {
+      c.on('error', (err: Error) => {
+        this.closeError ??= connectError(err, hopsOf(target)[i] ?? target);
+      });
+      c.once('close', () => this.finish());
+    }
+  }
+
+  get closed(): boolean {
+    return this.ended;
+  }
+
+  private finish() {
+    if (this.ended) return;
+    this.ended = true;
+    for (const c of [...this.clients].reverse()) c.end();
+    this.emit('close', this.closeError);
+  }
+
+  private get client(): Client {
+    return this.clients[this.clients.length - 1]!;
+  }
+
+  private assertOpen() {
+    if (this.ended) throw new AppError('SESSION_CLOSED', `The connection to ${this.target.label} is closed.`, 'Connect again.');
+  }
+
+  exec(cmd: string, opts: ExecOptions = {}): Promise<ExecResult> {
+    this.assertOpen();
+    return new Promise((resolve, reject) => {
+      if (opts.signal?.aborted) return reject(new AppError('CANCELLED', `Cancelled before running on ${this.target.label}.`));
+      const execOpts = opts.pty ? { pty: { term: 'xterm-256color', cols: 80, rows: 24 } } : {};
+      this.client.exec(cmd, execOpts, (err, stream) => {
+        if (err) return reject(new AppError('REMOTE_FAILED', `${this.target.label} refused to run a command: ${err.message}.`, 'The server may limit sessions (MaxSessions); try again.'));
+        const out: Buffer[] = [];
+        const errOut: Buffer[] = [];
+        let code: number | null = null;
+        let sig: string | null = null;
+        let cancelled = false;
+        stream.on('data', (c: Buffer) => (opts.onStdout ? opts.onStdout(c) : out.push(c)));
+        stream.stderr.on('data', (c: Buffer) => (opts.onStderr ? opts.onStderr(c) : errOut.push(c)));
+        stream.on('exit', (c: number | null, s?: string) => {
+          code = typeof c === 'number' ? c : null;
+          sig = s ?? null;
+        });
+        let settled = false;
+        const settle = (fn: () => void) => {
+          if (settled) return;
+          settled = true;
+          opts.signal?.removeEventListener('abort', onAbort);
+          this.off('close', onConnClose);
+          fn();
+        };
+        const cancelledError = () => new AppError('CANCELLED', `The command on ${this.target.label} was cancelled.`);
+        const onAbort = () => {
+          cancelled = true;
+          sendSignal(stream, 'TERM');
+          stream.close();
+          // Do not wait for a remote process that ignores the signal: give up on the channel.
+          setTimeout(() => settle(() => reject(cancelledError())), 2000).unref();
+        };
+        opts.signal?.addEventListener('abort', onAbort, { once: true });
+        const onConnClose = () => stream.destroy();
+        this.once('close', onConnClose);
+        stream.on('close', () =>
+          settle(() => {
+            if (cancelled) return reject(cancelledError());
+            if (code === null && sig === null && this.ended) return reject(this.closeError ?? new AppError('SESSION_CLOSED', `The connection to ${this.target.label} closed before the command finished.`, 'Run it again when the instance is reachable.'));
+            resolve({ code, signal: sig, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(errOut).toString('utf8') });
+          }),
+        );
+        if (opts.stdin !== undefined) stream.end(opts.stdin);
+        else if (!opts.pty) stream.end();
+      });
+    });
+  }
+
+  shell(opts: ShellOptions): Promise<ShellChannel> {
+    this.assertOpen();
+    return new Promise((resolve, reject) => {
+      this.client.shell({ term: opts.term ?? 'xterm-256color', cols: opts.cols, rows: opts.rows, width: 0, height: 0 }, (err, stream) => {
+        if (err) return reject(new AppError('REMOTE_FAILED', `${this.target.label} refused to open a shell: ${err.message}.`, 'The server may limit sessions (MaxSessions) or forbid a PTY.'));
+        const ch = new EventEmitter() as ShellChannel & EventEmitter;
+        let exited = false;
+        Object.defineProperty(ch, 'stream', { value: stream });
+        ch.write = (d) => void stream.write(d);
+        ch.resize = (cols, rows) => void stream.setWindow(rows, cols, 0, 0);
+        ch.close = () => stream.close();
+        stream.on('data', (c: Buffer) => ch.emit('data', c));
+        stream.stderr.on('data', (c: Buffer) => ch.emit('data', c));
+        stream.on('exit', (code: number | null, sig?: string) => {
+          exited = true;
+          ch.emit('exit', typeof code === 'number' ? code : null, sig ?? null);
+        });
+        stream.on('close', () => {
+          if (!exited) ch.emit('exit', null, null);
+          ch.emit('close');
+        });
+        resolve(ch);
+      });
+    });
+  }
+
+  forwardOut(host: string, port: number): Promise<Duplex> {
+    this.assertOpen();
+    return forwardOutOn(this.client, host, port, this.target.label);
+  }
+
+  close(): void {
+    for (const c of [...this.clients].reverse()) c.end();
+    this.finish();
+  }
+}
+
+/** Connects to the target through its jump chain; resolves once the last hop is authenticated. */
+export async function connect(target: ConnectTarget, opts: ConnectOptions = {}): Promise<SshConnection> {
+  const hops = hopsOf(target);
+  const clients: Client[] = [];
+  try {
+    for (const [i, hop] of hops.entries()) {
+      const prev = clients[i - 1];
+      const via = i > 0 ? hops[i - 1]!.label : undefined;
+      const sock = prev ? await forwardOutOn(prev, hop.host, hop.port, via!) : undefined;
+      clients.push(await connectHop(hop, { ...opts, ...(via ? { via } : {}), ...(sock ? { sock } : {}) }));
+    }
+  } catch (e) {
+    for (const c of clients.reverse()) c.end();
+    throw e;
+  }
+  return new Connection(target, clients);
+}

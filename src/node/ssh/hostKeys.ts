@@ -1,0 +1,130 @@
+import { AppError } from '../../common/errors.js';
+import { matchConsole, parseConsoleHostKeys, type ConsoleOutputSource } from './consoleFingerprints.js';
+import { hostKeyAlgorithmsFor, keyTypeOf, normaliseFingerprint, sha256Fingerprint } from './fingerprint.js';
+import { hostIdOf, type KnownHostsStore } from './knownHosts.js';
+
+// The host-key decision for one hop. Order of trust:
+//   1. a key already trusted for this instance id → accept; any other key → HOST_KEY_CHANGED
+//      (the address may now belong to another machine; only `forget-host-key` clears it);
+//   2. first contact: the key is listed in the instance's console output → trust it;
+//   3. the user confirmed this exact fingerprint → trust it;
+//   4. accept-new (OpenSSH semantics) → trust it, unless the console lists OTHER keys;
+//   5. otherwise HOST_KEY_UNKNOWN, carrying the fingerprint for the caller to show and confirm.
+
+export interface HostKeySubject {
+  host: string;
+  port: number;
+  label: string;
+  instanceId?: string;
+  region?: string;
+  /** true = accept a new key (not a changed one); a string = the one fingerprint the user confirmed. */
+  acceptNewHostKey?: boolean | string;
+}
+
+export interface HostKeyPolicy {
+  store: KnownHostsStore;
+  /** Console-output source for first contact; null/undefined = no console check. */
+  consoleOutput?: ConsoleOutputSource | null;
+}
+
+export interface HostKeyDecision {
+  ok: boolean;
+  error?: AppError;
+}
+
+export interface HostKeyUnknownDetails {
+  instanceId: string | null;
+  label: string;
+  fingerprint: string;
+  keyType: string;
+  consoleMatch: boolean | null;
+}
+
+export interface HostKeyChangedDetails {
+  instanceId: string | null;
+  label: string;
+  oldFingerprint: string;
+  newFingerprint: string;
+}
+
+/** Host-key algorithms to offer first so that the server presents a key type we already trust. */
+export function preferredHostKeyAlgorithms(subject: HostKeySubject, policy: HostKeyPolicy): string[] | undefined {
+  const entry = policy.store.get(hostIdOf(subject));
+  if (!entry) return undefined;
+  return [...new Set(entry.keys.flatMap((k) => hostKeyAlgorithmsFor(k.keyType)))];
+}
+
+/** The name users type to forget a key: the label (Name tag) when it has one, else the id. */
+function forgetRef(subject: HostKeySubject): string {
+  const ref = subject.label || subject.instanceId || `${subject.host}:${subject.port}`;
+  return /^[A-Za-z0-9._@:/-]+$/.test(ref) ? ref : `'${ref.replace(/'/g, `'\\''`)}'`;
+}
+
+export async function decideHostKey(subject: HostKeySubject, keyBlob: Buffer, policy: HostKeyPolicy): Promise<HostKeyDecision> {
+  const hostId = hostIdOf(subject);
+  const keyType = keyTypeOf(keyBlob);
+  const fingerprint = sha256Fingerprint(keyBlob);
+  const b64 = keyBlob.toString('base64');
+  const who = subject.instanceId ? `${subject.label} (${subject.instanceId})` : subject.label;
+  const entry = policy.store.get(hostId);
+
+  if (entry) {
+    if (entry.keys.some((k) => k.publicKey === b64)) {
+      policy.store.touch(hostId, `${subject.host}:${subject.port}`);
+      return { ok: true };
+    }
+    const old = entry.keys.find((k) => k.keyType === keyType) ?? entry.keys[0]!;
+    const details: HostKeyChangedDetails = { instanceId: subject.instanceId ?? null, label: subject.label, oldFingerprint: old.fingerprint, newFingerprint: fingerprint };
+    return {
+      ok: false,
+      error: new AppError(
+        'HOST_KEY_CHANGED',
+        `The host key of ${who} at ${subject.host}:${subject.port} has CHANGED: trusted ${old.fingerprint}, now presented ${fingerprint} — possibly another machine now owns this address, or an attack; refusing to connect.`,
+        `If the instance was really rebuilt, run \`tagssh forget-host-key ${forgetRef(subject)}\` and connect again to verify the new key.`,
+        details,
+      ),
+    };
+  }
+
+  let consoleMatch: boolean | null = null;
+  if (subject.instanceId && subject.region && policy.consoleOutput) {
+    try {
+      const text = await policy.consoleOutput(subject.instanceId, subject.region);
+      consoleMatch = text === null ? null : matchConsole(parseConsoleHostKeys(text), keyBlob);
+    } catch {
+      // No permission for GetConsoleOutput, or EC2 unreachable: fall back to asking the user.
+      consoleMatch = null;
+    }
+  }
+
+  const accept = subject.acceptNewHostKey;
+  const confirmedThis = typeof accept === 'string' && normaliseFingerprint(accept) === fingerprint;
+  const source = consoleMatch === true ? 'console' : confirmedThis ? 'confirmed' : accept === true && consoleMatch === null ? 'accept-new' : null;
+  if (source) {
+    policy.store.trust(hostId, {
+      label: subject.label,
+      instanceId: subject.instanceId ?? null,
+      region: subject.region ?? null,
+      keys: [{ keyType, fingerprint, publicKey: b64 }],
+      source,
+      addedAt: new Date().toISOString(),
+      lastAddress: `${subject.host}:${subject.port}`,
+    });
+    return { ok: true };
+  }
+
+  const details: HostKeyUnknownDetails = { instanceId: subject.instanceId ?? null, label: subject.label, fingerprint, keyType, consoleMatch };
+  let message: string;
+  let hint: string;
+  if (consoleMatch === false) {
+    message = `The ${keyType} host key of ${who} (${fingerprint}) does NOT match the fingerprints in the instance's console output — the address may belong to another machine; refusing to connect.`;
+    hint = `Check the instance's system log in the EC2 console; only if you are sure, confirm this exact fingerprint with --accept-new=${fingerprint}.`;
+  } else if (typeof accept === 'string') {
+    message = `${who} presented host key ${fingerprint}, not the fingerprint you confirmed (${normaliseFingerprint(accept)}); refusing to connect.`;
+    hint = 'The key changed since you looked at it: check the instance before confirming again.';
+  } else {
+    message = `First connection to ${who}: its ${keyType} host key ${fingerprint} is not yet trusted and the console output has no fingerprints to check it against.`;
+    hint = `Verify the fingerprint, then connect again with --accept-new (or --accept-new=${fingerprint}).`;
+  }
+  return { ok: false, error: new AppError('HOST_KEY_UNKNOWN', message, hint, details) };
+}

@@ -1,0 +1,40 @@
+import { join } from 'node:path';
+import { SETTINGS_SCHEMA_VERSION, SettingsSchema, defaultSettings, type Settings } from '../../common/model/settings.js';
+import { AppError } from '../../common/errors.js';
+import { readJsonFile, writeJsonFile } from './jsonFile.js';
+import { tagsshPaths } from './paths.js';
+
+// The settings file every face reads: <config>/settings.json, {schemaVersion, data}. The Electron
+// app reaches the same file through electron-store (main/settingsStore.ts) using this format.
+
+export interface SettingsStore {
+  get(): Settings;
+  set(next: Settings): Settings;
+}
+
+export const SETTINGS_FILE = 'settings.json';
+
+export function settingsPath(env: NodeJS.ProcessEnv = process.env): string {
+  return join(tagsshPaths(env).config, SETTINGS_FILE);
+}
+
+/** Validates raw settings data; unknown keys are dropped, missing ones take defaults. */
+export function parseSettings(raw: unknown, where = 'settings'): Settings {
+  const r = SettingsSchema.safeParse(raw ?? {});
+  if (!r.success) {
+    const issue = r.error.issues[0];
+    throw new AppError('INVALID_INPUT', `${where}: ${issue?.path.join('.') || 'value'} — ${issue?.message ?? 'invalid'}.`, 'Fix the value in Settings (or the file) and try again.');
+  }
+  return r.data;
+}
+
+export function jsonSettingsStore(path = settingsPath()): SettingsStore {
+  return {
+    get: () => readJsonFile(path, SETTINGS_SCHEMA_VERSION, defaultSettings, (raw) => parseSettings(raw, path)),
+    set(next) {
+      const valid = parseSettings(next);
+      writeJsonFile(path, SETTINGS_SCHEMA_VERSION, valid);
+      return valid;
+    },
+  };
+}

@@ -1,0 +1,30 @@
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+// Debian's Chromium driven by playwright-core, headless, with nothing that phones home.
+
+export const CHROMIUM = process.env.CHROMIUM_BIN ?? '/usr/bin/chromium';
+
+export async function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+/** A page on the app with the given viewport; console errors are collected for assertions. */
+export async function openApp(browser: Browser, url: string, viewport = { width: 1280, height: 760 }): Promise<{ page: Page; errors: string[] }> {
+  const context = await browser.newContext({ viewport, deviceScaleFactor: 1 });
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
+  await page.goto(url);
+  return { page, errors };
+}
+
+/** The visible text of the active terminal (xterm's DOM renderer rows). */
+export async function terminalText(page: Page): Promise<string> {
+  return page.locator('[role=tabpanel]:not([hidden]) .xterm-rows').innerText();
+}
