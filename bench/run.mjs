@@ -53,6 +53,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true'; // the seeding SDK's Node 20 notice
 const args = process.argv.slice(2);
 const flag = (name) => args.includes(name);
 const option = (name, dflt) => {

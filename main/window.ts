@@ -50,7 +50,9 @@ export function windowOptions(preloadPath: string): BrowserWindowConstructorOpti
 /** True only for a URL on the app's own origin (parsed, not pattern-matched). */
 export function isAppUrl(raw: string): boolean {
   try {
-    return new URL(raw).origin === APP_ORIGIN || raw.startsWith(`${APP_ORIGIN}/`);
+    // Custom schemes have an opaque origin in WHATWG URL, so compare the parsed parts.
+    const u = new URL(raw);
+    return `${u.protocol}//${u.host}` === APP_ORIGIN && !u.username && !u.password;
   } catch {
     return false;
   }

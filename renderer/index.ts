@@ -24,7 +24,11 @@ interface TabEntry {
 declare global {
   interface Window {
     /** Read-only diagnostics for tests and benchmarks. */
-    tagsshDebug?: { terminals(): Array<{ title: string; state: string; painted: number; cols: number; rows: number }> };
+    tagsshDebug?: {
+      terminals(): Array<{ title: string; state: string; painted: number; cols: number; rows: number }>;
+      /** Writes `chars` of "y\r\n" straight into the active terminal's xterm; resolves with the ms it took (benchmark baseline). */
+      writeDirect(chars: number): Promise<number>;
+    };
   }
 }
 
@@ -163,6 +167,20 @@ async function main(): Promise<void> {
 
   window.tagsshDebug = {
     terminals: () => [...terminals].map((t) => ({ title: t.el.getAttribute('aria-label') ?? '', state: t.el.dataset.state ?? '', painted: t.painted, cols: t.term.cols, rows: t.term.rows })),
+    writeDirect(chars) {
+      const term = tabs.get(active)?.terminal?.term;
+      if (!term) return Promise.reject(new Error('no active terminal'));
+      const chunk = 'y\r\n'.repeat(64 * 1024);
+      const t0 = performance.now();
+      return new Promise((resolve) => {
+        let left = chars;
+        while (left > 0) {
+          const part = left >= chunk.length ? chunk : chunk.slice(0, left);
+          left -= part.length;
+          term.write(part, left > 0 ? undefined : () => resolve(performance.now() - t0));
+        }
+      });
+    },
   };
 
   try {

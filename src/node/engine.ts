@@ -1,12 +1,12 @@
 import { statSync } from 'node:fs';
-import { EventEmitter } from 'node:events';
-import { AppError } from '../common/errors.js';
-import type { Engine, EngineScope, OpenRequest, SessionPort } from './service.js';
+import type { Engine, EngineScope } from './service.js';
 import { inventoryCachePath, listInstances, readCached } from './aws/inventory.js';
 import { regionsOf } from './aws/regions.js';
 import { startInstance, stopInstance } from './aws/lifecycle.js';
 import { defaultRegion, listProfiles } from './aws/scope.js';
 import { KnownHostsStore } from './ssh/knownHosts.js';
+import { SessionManager } from './ssh/sessionManager.js';
+import { connectTargetFor, type TargetOptions } from './ssh/target.js';
 
 // The real engine behind the service: engineer 1's inventory/lifecycle and engineer 2's SSH
 // session manager, adapted to the small Engine interface the service is written against.
@@ -35,12 +35,11 @@ async function listCacheFirst(scope: EngineScope, refresh: boolean, onUpdate: Pa
   return { instances, fetchedAt: Date.now(), fromCache: false };
 }
 
-function notReady(what: string): never {
-  throw new AppError('INTERNAL', `${what} is not available in this build.`, 'Update TagSSH.');
-}
+// The UI acknowledges what it has painted; past 4 MiB unpainted the SSH channel is paused.
+const FLOW = { highWater: 4 * 1024 * 1024, lowWater: 1024 * 1024 };
 
 export function createEngine(): Engine {
-  const sessions = new EventEmitter() as unknown as SessionPort;
+  const sessions = new SessionManager({ flowControl: FLOW });
   return {
     listInstances: (scope, opts) => listCacheFirst(scope, opts.refresh, opts.onUpdate),
     // The UI acts on ids from its list and shows live state by polling, so it does not wait here.
@@ -55,6 +54,18 @@ export function createEngine(): Engine {
       return new KnownHostsStore().forget({ instanceId }).length > 0;
     },
     sessions,
-    openSession: async (_req: OpenRequest) => notReady('Terminal sessions'),
+    async openSession(req) {
+      const opts: TargetOptions = { settings: req.settings, start: req.start, onProgress: req.onProgress };
+      if (req.profile) opts.profile = req.profile;
+      if (req.regions) opts.regions = req.regions;
+      if (req.pick) opts.pick = req.pick;
+      if (req.private !== undefined) opts.private = req.private;
+      if (req.acceptNewHostKey) opts.acceptNew = req.acceptNewHostKey;
+      const target = await connectTargetFor(req.ref, opts);
+      req.onProgress(`Connecting to ${target.user}@${target.host}:${target.port}…`);
+      const id = await sessions.open(target, { cols: req.cols, rows: req.rows, onProgress: req.onProgress });
+      const info = sessions.list().find((s) => s.id === id);
+      return { sessionId: id, label: info?.label ?? target.label, instanceId: info?.instanceId ?? target.instanceId ?? null, host: info?.host ?? target.host };
+    },
   };
 }

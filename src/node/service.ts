@@ -40,18 +40,19 @@ export interface OpenRequest extends EngineScope {
   onProgress: (message: string) => void;
 }
 
-/** The slice of engineer 2's SessionManager the service uses (pause/resume optional). */
+/** The slice of the SSH SessionManager (src/node/ssh/sessionManager.ts) the service uses. */
 export interface SessionPort {
   write(id: string, data: string | Buffer): void;
   resize(id: string, cols: number, rows: number): void;
   close(id: string): void;
-  pause?(id: string): void;
-  resume?(id: string): void;
+  /** The UI has painted `bytes` of output: the manager resumes a channel it paused (flow control). */
+  ack?(id: string, bytes: number): void;
   on(event: 'data', cb: (id: string, chunk: Buffer) => void): unknown;
   on(event: 'exit', cb: (id: string, code: number | null) => void): unknown;
   on(event: 'error', cb: (id: string, err: AppErrorData) => void): unknown;
   on(event: 'closed', cb: (id: string, reason: string) => void): unknown;
-  off(event: string, cb: (...args: never[]) => void): unknown;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- EventEmitter listener type
+  off(event: string, cb: (...args: any[]) => void): unknown;
 }
 
 export interface AppServiceDeps {
@@ -77,19 +78,23 @@ export interface AppService {
 }
 
 // Output is coalesced per session and flushed on the next macrotask (a few ms under load), so a
-// flood becomes a few large messages instead of thousands of tiny ones. When the UI has not
-// painted HIGH_WATER chars it is sent, the SSH channel is paused until it catches up to LOW_WATER.
+// flood becomes a few large messages instead of thousands of tiny ones. The UI acknowledges
+// painted characters; each batch remembers how many SSH bytes it carried, so acks reach the
+// session manager in its unit (bytes) and it can pause the channel while the UI is behind.
 const MAX_BATCH = 256 * 1024;
-const HIGH_WATER = 4 * 1024 * 1024;
-const LOW_WATER = 1 * 1024 * 1024;
 
 interface OwnedSession {
   decoder: StringDecoder;
   pending: string[];
   pendingLen: number;
+  pendingBytes: number;
   scheduled: boolean;
-  unacked: number;
-  paused: boolean;
+  /** Sent but unpainted batches, oldest first: [chars, bytes]. */
+  inFlight: Array<[number, number]>;
+}
+
+export function newOwnedSession(): OwnedSession {
+  return { decoder: new StringDecoder('utf8'), pending: [], pendingLen: 0, pendingBytes: 0, scheduled: false, inFlight: [] };
 }
 
 export function scopeFrom(input: { profile?: string | undefined; regions?: string[] | undefined }, settings: Settings, region?: string): EngineScope {
@@ -118,18 +123,16 @@ export function createAppService(deps: AppServiceDeps): AppService {
         s.scheduled = false;
         if (!s.pendingLen) return;
         const data = s.pending.join('');
+        s.inFlight.push([data.length, s.pendingBytes]);
         s.pending = [];
         s.pendingLen = 0;
-        s.unacked += data.length;
+        s.pendingBytes = 0;
         emit('session.data', { sessionId: id, data });
-        if (!s.paused && s.unacked > HIGH_WATER && engine.sessions.pause) {
-          s.paused = true;
-          engine.sessions.pause(id);
-        }
       };
       const onData = (id: string, chunk: Buffer) => {
         const s = owned.get(id);
         if (!s) return;
+        s.pendingBytes += chunk.length;
         const text = s.decoder.write(chunk);
         if (!text) return;
         s.pending.push(text);
@@ -207,7 +210,7 @@ export function createAppService(deps: AppServiceDeps): AppService {
           if (input.private !== undefined) req.private = input.private;
           const info = await engine.openSession(req);
           // Registered right after open resolves: the manager holds early output until then.
-          owned.set(info.sessionId, { decoder: new StringDecoder('utf8'), pending: [], pendingLen: 0, scheduled: false, unacked: 0, paused: false });
+          owned.set(info.sessionId, newOwnedSession());
           return info;
         },
         'session.write'({ sessionId, data }) {
@@ -223,11 +226,15 @@ export function createAppService(deps: AppServiceDeps): AppService {
         'session.ack'({ sessionId, chars }) {
           const s = owned.get(sessionId);
           if (!s) return null; // acks may trail a closed session
-          s.unacked = Math.max(0, s.unacked - chars);
-          if (s.paused && s.unacked < LOW_WATER) {
-            s.paused = false;
-            engine.sessions.resume?.(sessionId);
+          // The renderer paints whole batches, so an ack covers whole entries of inFlight.
+          let left = chars;
+          let bytes = 0;
+          while (s.inFlight.length && left >= s.inFlight[0]![0]) {
+            const [c, b] = s.inFlight.shift()!;
+            left -= c;
+            bytes += b;
           }
+          if (bytes) engine.sessions.ack?.(sessionId, bytes);
           return null;
         },
         'session.close'({ sessionId }) {

@@ -1,5 +1,12 @@
 import { chromium, type Browser, type Page } from 'playwright-core';
 
+declare global {
+  interface Window {
+    /** The renderer's read-only diagnostics (renderer/index.ts). */
+    tagsshDebug?: { terminals(): Array<{ title: string; state: string; painted: number; cols: number; rows: number }> };
+  }
+}
+
 // Debian's Chromium driven by playwright-core, headless, with nothing that phones home.
 
 export const CHROMIUM = process.env.CHROMIUM_BIN ?? '/usr/bin/chromium';

@@ -34,3 +34,14 @@ export function descendantPids(pid: number): number[] {
   walk(pid);
   return out;
 }
+
+/** Sends `signal` to each pid, ignoring those that have exited meanwhile. */
+export function signalAll(pids: number[], signal: NodeJS.Signals): void {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, signal);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ESRCH') throw e;
+    }
+  }
+}

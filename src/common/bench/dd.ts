@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Metric, ParsedOutput, PresetDef } from './types.js';
-import { dirParam, marks, section, spaceCheck, stripMarks, wrapScript } from './script.js';
+import { dirParam, dirScratchCleanup, marks, section, spaceCheck, stripMarks, wrapScript } from './script.js';
 import { shQuote } from '../shell.js';
 
 // dd: sequential write with conv=fdatasync, then read back (page cache dropped when root,
@@ -118,5 +118,6 @@ export const dd: PresetDef<typeof params> = {
       scratch: `"$DIR"/${shQuote(`tagssh-${ctx.runId}`)}`,
       precheck: spaceCheck('"$DIR"', (BS_BYTES[p.bs] * p.count) / 1024 + 1024),
     }),
+  cleanup: (p, ctx) => dirScratchCleanup(p.dir, ctx.runId),
   parse: (stdout, stderr) => parseDd(stdout, stderr),
 };

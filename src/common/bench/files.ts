@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Metric, ParsedOutput, PresetDef } from './types.js';
-import { dirParam, fields, marks, wrapScript } from './script.js';
+import { dirParam, dirScratchCleanup, fields, marks, wrapScript } from './script.js';
 import { shQuote } from '../shell.js';
 
 // Metadata-heavy file-system tests, the numbers that tell EFS from s3fs, goofys or mount-s3:
@@ -77,6 +77,7 @@ export const smallfiles: PresetDef<typeof smallParams> = {
       scratch: `"$DIR"/${shQuote(`tagssh-${ctx.runId}`)}`,
       precheck: `[ -d "$DIR" ] || { echo "directory $DIR does not exist" >&2; exit 2; }`,
     }),
+  cleanup: (p, ctx) => dirScratchCleanup(p.dir, ctx.runId),
   parse: (stdout, stderr) => parseSmallFiles(stdout, stderr),
 };
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Metric, ParsedOutput, PresetDef } from './types.js';
-import { dirParam, marks, sizeParam, sizeToBytes, spaceCheck, stripMarks, wrapScript } from './script.js';
+import { dirParam, dirScratchCleanup, marks, sizeParam, sizeToBytes, spaceCheck, stripMarks, wrapScript } from './script.js';
 import { shQuote } from '../shell.js';
 
 // fio with JSON output in a directory the user picks. Test files live in DIR/tagssh-<run> and are
@@ -158,5 +158,6 @@ export const fio: PresetDef<typeof params> = {
       scratch: `"$DIR"/${shQuote(`tagssh-${ctx.runId}`)}`,
       precheck: spaceCheck('"$DIR"', ((sizeToBytes(p.size) * p.numjobs) / 1024) * 1.05 + 1024),
     }),
+  cleanup: (p, ctx) => dirScratchCleanup(p.dir, ctx.runId),
   parse: (stdout, stderr) => parseFio(stdout, stderr),
 };

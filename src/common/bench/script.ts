@@ -131,3 +131,8 @@ avail_kb=$(df -Pk -- ${dirVar} | awk 'NR==2 {print $4}')
 printf '${MARK}space avail_kb=%s need_kb=%s\\n' "$avail_kb" ${need}
 if [ -n "$avail_kb" ] && [ "$avail_kb" -lt ${need} ]; then echo "not enough free space in ${'$'}{DIR}: $avail_kb KiB free, ${need} KiB needed" >&2; exit 28; fi`;
 }
+
+/** Cleanup after a cancel for presets whose scratch dir lives under the user's DIR. */
+export function dirScratchCleanup(dir: string, runId: string): string {
+  return `rm -rf -- ${shQuote(`${dir.replace(/\/+$/, '')}/tagssh-${runId}`)}`;
+}

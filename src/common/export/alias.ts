@@ -26,7 +26,7 @@ export function slugify(name: string): string {
     .toLowerCase()
     .replace(/[^a-z0-9._-]+/g, '-')
     .replace(/-{2,}/g, '-')
-    .replace(/^[-.]+|[-.]+$/g, '')
+    .replace(/^[-._]+|[-.]+$/g, '')
     .slice(0, MAX_ALIAS)
     .replace(/[-.]+$/g, '');
 }

@@ -90,6 +90,9 @@ export function sshConfigBlock(hosts: readonly SshConfigHost[], opts: SshConfigO
     hosts.map((h) => ({ instanceId: h.instanceId, name: h.name })),
     opts.reservedAliases ? { reserved: opts.reservedAliases } : {},
   );
+  // A Name shared by several exported instances would make `tagssh proxy NAME` ambiguous.
+  const nameCount = new Map<string, number>();
+  for (const h of hosts) if (h.name !== null) nameCount.set(h.name, (nameCount.get(h.name) ?? 0) + 1);
   const aliasOf = new Map<string, string>();
   hosts.forEach((h, i) => {
     aliasOf.set(h.instanceId, mapping[i]!.alias);
@@ -119,7 +122,8 @@ export function sshConfigBlock(hosts: readonly SshConfigHost[], opts: SshConfigO
     out.push(`  User ${h.user}`, `  Port ${h.port}`);
     if (h.identityFile) out.push(`  IdentityFile ${sshConfigValue(h.identityFile, 'Identity file', { tokens: true })}`);
     out.push(`  HostKeyAlias ${h.instanceId}`);
-    if (!h.jump) out.push(`  ProxyCommand ${proxyCommandWords(h, opts).map(proxyWord).join(' ')} %p`);
+    const byId = h.name !== null && nameCount.get(h.name)! > 1;
+    if (!h.jump) out.push(`  ProxyCommand ${proxyCommandWords(byId ? { ...h, resolveBy: 'id' } : h, opts).map(proxyWord).join(' ')} %p`);
   });
   // Lines after the block belong to no Host of ours: start a section that matches everything,
   // exactly as if they stood at the top of the file.

@@ -194,7 +194,7 @@ function dynamicBody(opts: TeraTermOptions): string[] {
     '  end',
   );
   if (!aws) {
-    L.push('elseif tg_rc = 3 then', ...msg('No instance named %s was found (%s). Check the AWS profile and region, or export the macro again.', 'tg_label', 'tg_where').map((l) => '  ' + l), '  end');
+    L.push('elseif tg_rc = 3 then', ...msg('TagSSH found no usable address for %s (%s): no instance has this Name, or it has no public IP. Check the AWS profile and region, or export the macro again.', 'tg_label', 'tg_where').map((l) => '  ' + l), '  end');
     L.push('elseif tg_rc = 4 then', ...msg('Several running instances are named %s. Give each a unique Name tag, or export the macro again and pick one.', 'tg_label').map((l) => '  ' + l), '  end');
     L.push('elseif tg_rc = 5 then', ...msg('%s is still stopped. Start it in TagSSH (or: tagssh start) and run this macro again.', 'tg_label').map((l) => '  ' + l), '  end');
   }
@@ -310,6 +310,10 @@ export function teraTermMenuMacro(hosts: readonly TeraTermHost[], opts: TeraTerm
   checkOptions(opts);
   if (hosts.length === 0) throw invalid('No instances to put in the menu macro.', 'Name at least one instance, or use --all.');
   hosts.forEach(checkHost);
+  // A Name shared by several instances in the menu is looked up by id, or the lookup would be ambiguous.
+  const nameCount = new Map<string, number>();
+  for (const h of hosts) if (h.name !== null) nameCount.set(h.name, (nameCount.get(h.name) ?? 0) + 1);
+  hosts = hosts.map((h) => (h.name !== null && nameCount.get(h.name)! > 1 ? { ...h, resolveBy: 'id' as const } : h));
   const lines = [...header(`TagSSH: pick one of ${hosts.length} instance(s) and connect`, opts, hosts), `strdim tg_items ${hosts.length}`];
   hosts.forEach((h, i) => {
     const item = `${truncateUtf8(displayName(h), LABEL_BYTES)}  (${h.instanceId}, ${h.region})`;

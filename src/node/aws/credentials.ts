@@ -36,6 +36,9 @@ async function load(scope: CredentialScope): Promise<AwsCredentials> {
     if (env.AWS_SESSION_TOKEN) creds.sessionToken = env.AWS_SESSION_TOKEN;
     return creds;
   }
+  // The SDK warns on every run under Node 20 about its future support window; a CLI user
+  // can do nothing about it, so it is silenced unless they asked for it explicitly.
+  env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const { defaultProvider } = cjsExports(await import('@aws-sdk/credential-provider-node'));
   try {
     const c = await defaultProvider(scope.profile ? { profile: scope.profile } : {})();

@@ -12,6 +12,8 @@ export interface DescribeQuery {
   filters?: Record<string, string[]>;
   /** Instance ids; EC2 forbids MaxResults together with InstanceId. */
   ids?: string[];
+  /** Page size (5-1000, default 1000); smaller pages let tests exercise pagination cheaply. */
+  pageSize?: number;
 }
 
 export function describeParams(q: DescribeQuery): QueryParams {
@@ -23,7 +25,7 @@ export function describeParams(q: DescribeQuery): QueryParams {
     values.forEach((v, i) => (p[`Filter.${f}.Value.${i + 1}`] = v));
   }
   if (q.ids?.length) q.ids.forEach((id, i) => (p[`InstanceId.${i + 1}`] = id));
-  else p.MaxResults = PAGE_SIZE;
+  else p.MaxResults = Math.min(PAGE_SIZE, Math.max(5, q.pageSize ?? PAGE_SIZE));
   return p;
 }
 

@@ -1,9 +1,9 @@
 import http from 'node:http';
 import https from 'node:https';
-import { XMLParser } from 'fast-xml-parser';
 import { AppError } from '../../common/errors.js';
 import type { AwsCredentials } from './credentials.js';
 import { signRequest } from './sigv4.js';
+import { parseXml } from './xml.js';
 
 // A small EC2 Query-API client. The full @aws-sdk/client-ec2 costs ~125 ms just to load and
 // initialise, which alone would break the CLI's start-up budget (`tagssh resolve` must beat the
@@ -46,15 +46,6 @@ const RETRYABLE_CODES = new Set([
 const THROTTLE_CODES = new Set(['Throttling', 'ThrottlingException', 'RequestLimitExceeded', 'RequestThrottled', 'TooManyRequestsException']);
 const NETWORK_RETRYABLE = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN']);
 
-const xml = new XMLParser({
-  ignoreAttributes: true,
-  parseTagValue: false, // tag values like "007" or "true" must stay strings
-  trimValues: false, // names may start or end with spaces; they are matched exactly
-  isArray: (name) => name === 'item',
-  processEntities: true,
-  htmlEntities: true,
-});
-
 export function endpointFor(region: string, override?: string): URL {
   const raw = override ?? process.env.AWS_ENDPOINT_URL_EC2 ?? process.env.AWS_ENDPOINT_URL;
   if (raw) {
@@ -91,7 +82,13 @@ export function createEc2Client(opts: Ec2ClientOptions): Ec2Client {
   async function once(action: string, body: string): Promise<Record<string, unknown>> {
     const headers = await sign(body);
     const { status, text } = await post(endpoint, headers, body, timeoutMs);
-    const doc = xml.parse(text) as Record<string, unknown>;
+    // Tag values stay exact strings ("007", " web ", "true"): xml.ts never trims or converts.
+    let doc: Record<string, unknown> = {};
+    try {
+      doc = parseXml(text);
+    } catch {
+      // Not XML (a proxy's or emulator's HTML error page): the status code says enough.
+    }
     if (status >= 200 && status < 300) {
       const root = doc[`${action}Response`];
       if (root && typeof root === 'object') return root as Record<string, unknown>;

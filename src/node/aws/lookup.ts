@@ -1,7 +1,7 @@
 import type { Candidate, Instance } from '../../common/model/instance.js';
 import { AppError } from '../../common/errors.js';
 import { ec2ClientFor } from './clients.js';
-import { describeWithEips, type DescribeQuery } from './describe.js';
+import { describeInstances, describeWithEips, type DescribeQuery } from './describe.js';
 import { regionsOf } from './regions.js';
 import { toCandidate } from './parseInstance.js';
 import type { AwsScope } from './scope.js';
@@ -29,11 +29,12 @@ function alive(i: Instance): boolean {
   return i.state !== 'terminated' && i.state !== 'shutting-down';
 }
 
-async function describeIn(scope: AwsScope, regions: string[], q: DescribeQuery): Promise<Instance[]> {
+async function describeIn(scope: AwsScope, regions: string[], q: DescribeQuery, eips: boolean): Promise<Instance[]> {
   const per = await Promise.all(
     regions.map(async (region) => {
       try {
-        return await describeWithEips(ec2ClientFor(scope, region), q);
+        const client = ec2ClientFor(scope, region);
+        return await (eips ? describeWithEips(client, q) : describeInstances(client, q));
       } catch (e) {
         // An id that lives in another region is "not found" here: not an error.
         if (q.ids && e instanceof AppError && e.code === 'NOT_FOUND') return [];
@@ -51,14 +52,24 @@ export interface Found {
 }
 
 /** Live instances whose Name tag equals `ref` exactly, or whose id is `ref`. */
-export async function findInstances(ref: string, scope: AwsScope): Promise<Found> {
+export interface FindOptions {
+  /**
+   * false: skip DescribeAddresses and tell Elastic IPs by the association's ipOwnerId, which is
+   * exact on AWS (emulators report the account for every public IP). Saves a request when the
+   * caller only needs the address, not its kind.
+   */
+  eips?: boolean;
+}
+
+export async function findInstances(ref: string, scope: AwsScope, opts: FindOptions = {}): Promise<Found> {
+  const eips = opts.eips ?? true;
   if (ref === '') throw new AppError('INVALID_INPUT', 'The instance name is empty.', 'Pass a Name tag value or an instance id (i-…); `tagssh list` shows them.');
   const regions = await regionsOf(scope);
   if (looksLikeInstanceId(ref)) {
-    const byId = (await describeIn(scope, regions, { ids: [ref] })).filter((i) => i.id === ref && alive(i));
+    const byId = (await describeIn(scope, regions, { ids: [ref] }, eips)).filter((i) => i.id === ref && alive(i));
     if (byId.length) return { matches: byId, regions };
   }
-  const found = await describeIn(scope, regions, { filters: { 'tag:Name': [nameFilterValue(ref)] } });
+  const found = await describeIn(scope, regions, { filters: { 'tag:Name': [nameFilterValue(ref)] } }, eips);
   return { matches: found.filter((i) => i.name === ref && alive(i)), regions };
 }
 

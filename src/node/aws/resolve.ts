@@ -22,6 +22,11 @@ export interface ResolveOptions extends AwsScope {
   signal?: AbortSignal;
   /** Give up waiting after --start after this long (default 10 min). */
   timeoutMs?: number;
+  /**
+   * false when only the address matters (the CLI's plain output): skips DescribeAddresses, so
+   * addressKind 'eip' comes from the association's ipOwnerId (exact on AWS). Default true.
+   */
+  exactAddressKind?: boolean;
 }
 
 export interface ResolvedTarget {
@@ -31,7 +36,7 @@ export interface ResolvedTarget {
 }
 
 export async function resolveTarget(nameOrId: string, opts: ResolveOptions): Promise<ResolvedTarget> {
-  const { matches: all, regions } = await findInstances(nameOrId, opts);
+  const { matches: all, regions } = await findInstances(nameOrId, opts, { eips: opts.exactAddressKind !== false });
   const matches = applyPick(nameOrId, all, opts.pick);
   if (matches.length === 0) throw notFound(nameOrId, opts, regions);
 

@@ -35,7 +35,8 @@ export interface ProfileInfo {
 export async function listProfiles(): Promise<ProfileInfo[]> {
   const { loadSharedConfigFiles } = cjsExports(await import('@smithy/shared-ini-file-loader'));
   const { configFile, credentialsFile } = await loadSharedConfigFiles({ ignoreCache: true });
-  const names = new Set([...Object.keys(configFile), ...Object.keys(credentialsFile)]);
+  // The loader also returns [sso-session x] and [services x] sections as "sso-session.x" keys.
+  const names = new Set([...Object.keys(configFile), ...Object.keys(credentialsFile)].filter((n) => !/^(sso-session|services)\./.test(n)));
   return [...names].sort().map((name) => {
     const p = { ...credentialsFile[name], ...configFile[name] };
     const info: ProfileInfo = { name, sso: !!(p.sso_session || p.sso_start_url) };

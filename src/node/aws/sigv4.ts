@@ -26,20 +26,22 @@ export function amzDate(d: Date): string {
   return d.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
 }
 
-/** Returns the headers to send: the input headers plus host, x-amz-date, token and Authorization. */
+/** Returns the headers to send: the input headers plus host, payload hash, date, token and Authorization. */
 export function signRequest(input: SignInput): Record<string, string> {
   const now = amzDate(input.date ?? new Date());
   const day = now.slice(0, 8);
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(input.headers)) headers[k.toLowerCase()] = v;
+  const payloadHash = hex(input.body);
   headers.host = input.host;
+  headers['x-amz-content-sha256'] = payloadHash; // as the SDK sends it
   headers['x-amz-date'] = now;
   if (input.credentials.sessionToken) headers['x-amz-security-token'] = input.credentials.sessionToken;
 
   const names = Object.keys(headers).sort();
   const canonicalHeaders = names.map((n) => `${n}:${String(headers[n]).trim().replace(/\s+/g, ' ')}\n`).join('');
   const signedHeaders = names.join(';');
-  const canonicalRequest = [input.method, input.path || '/', '', canonicalHeaders, signedHeaders, hex(input.body)].join('\n');
+  const canonicalRequest = [input.method, input.path || '/', '', canonicalHeaders, signedHeaders, payloadHash].join('\n');
   const scope = `${day}/${input.region}/${input.service}/aws4_request`;
   const stringToSign = ['AWS4-HMAC-SHA256', now, scope, hex(canonicalRequest)].join('\n');
 

@@ -40,6 +40,11 @@ export interface ConnectOptions {
 export interface ExecOptions {
   onStdout?(chunk: Buffer): void;
   onStderr?(chunk: Buffer): void;
+  /** Pipe output into these streams, with backpressure (the SSH window closes while they are full). */
+  stdout?: NodeJS.WritableStream;
+  stderr?: NodeJS.WritableStream;
+  /** Pipe this stream to the command's stdin (ends it when the stream ends). */
+  stdinStream?: NodeJS.ReadableStream;
   signal?: AbortSignal;
   pty?: boolean;
   stdin?: string | Buffer;
@@ -57,6 +62,8 @@ export interface ShellOptions {
   cols: number;
   rows: number;
   term?: string;
+  /** false = a login shell without a PTY (stdin is not a terminal). Default true. */
+  pty?: boolean;
 }
 
 /** An interactive shell channel. Events: 'data' (Buffer: stdout+stderr), 'exit' (code|null, signal|null), 'close'. */
@@ -83,6 +90,7 @@ export interface SshConnection {
 
 // GCM first: AES-NI makes it the fastest on x86 with the native binding; chacha20 where AES is slow.
 const CIPHERS = ['aes128-gcm@openssh.com', 'chacha20-poly1305@openssh.com', 'aes256-gcm@openssh.com', 'aes128-ctr', 'aes256-ctr'];
+const HOST_KEY_ALGORITHMS = ['ssh-ed25519', 'ecdsa-sha2-nistp256', 'ecdsa-sha2-nistp384', 'ecdsa-sha2-nistp521', 'rsa-sha2-512', 'rsa-sha2-256', 'ssh-rsa'];
 const DEFAULT_TIMEOUT_MS = 20_000;
 const DEFAULT_KEEPALIVE_MS = 15_000;
 const DEFAULT_KEEPALIVE_COUNT = 3;
@@ -168,7 +176,8 @@ function connectHop(t: ConnectTarget, opts: HopOptions): Promise<Client> {
       algorithms: {
         cipher: CIPHERS as never,
         compress: ['none'],
-        ...(preferred ? { serverHostKey: { prepend: preferred, append: [], remove: [] } as never } : {}),
+        // Once a key is trusted, ask for its type first: a server that still has it must present it.
+        ...(preferred ? { serverHostKey: [...preferred, ...HOST_KEY_ALGORITHMS.filter((a) => !preferred.includes(a))] as never } : {}),
       },
       hostVerifier: (key: Buffer, verify: (ok: boolean) => void) => {
         clearTimeout(timer); // a console-output lookup may take a moment; it has its own timeout
@@ -269,12 +278,12 @@ class Connection extends EventEmitter implements SshConnection {
     return this.clients[this.clients.length - 1]!;
   }
 
-  private assertOpen() {
-    if (this.ended) throw new AppError('SESSION_CLOSED', `The connection to ${this.target.label} is closed.`, 'Connect again.');
+  private closedError(): Promise<never> {
+    return Promise.reject(this.closeError ?? new AppError('SESSION_CLOSED', `The connection to ${this.target.label} is closed.`, 'Connect again.'));
   }
 
   exec(cmd: string, opts: ExecOptions = {}): Promise<ExecResult> {
-    this.assertOpen();
+    if (this.ended) return this.closedError();
     return new Promise((resolve, reject) => {
       if (opts.signal?.aborted) return reject(new AppError('CANCELLED', `Cancelled before running on ${this.target.label}.`));
       const execOpts = opts.pty ? { pty: { term: 'xterm-256color', cols: 80, rows: 24 } } : {};
@@ -285,8 +294,10 @@ class Connection extends EventEmitter implements SshConnection {
         let code: number | null = null;
         let sig: string | null = null;
         let cancelled = false;
-        stream.on('data', (c: Buffer) => (opts.onStdout ? opts.onStdout(c) : out.push(c)));
-        stream.stderr.on('data', (c: Buffer) => (opts.onStderr ? opts.onStderr(c) : errOut.push(c)));
+        if (opts.stdout) stream.pipe(opts.stdout, { end: false });
+        else stream.on('data', (c: Buffer) => (opts.onStdout ? opts.onStdout(c) : out.push(c)));
+        if (opts.stderr) stream.stderr.pipe(opts.stderr, { end: false });
+        else stream.stderr.on('data', (c: Buffer) => (opts.onStderr ? opts.onStderr(c) : errOut.push(c)));
         stream.on('exit', (c: number | null, s?: string) => {
           code = typeof c === 'number' ? c : null;
           sig = s ?? null;
@@ -318,15 +329,17 @@ class Connection extends EventEmitter implements SshConnection {
           }),
         );
         if (opts.stdin !== undefined) stream.end(opts.stdin);
+        else if (opts.stdinStream) opts.stdinStream.pipe(stream);
         else if (!opts.pty) stream.end();
       });
     });
   }
 
   shell(opts: ShellOptions): Promise<ShellChannel> {
-    this.assertOpen();
+    if (this.ended) return this.closedError();
     return new Promise((resolve, reject) => {
-      this.client.shell({ term: opts.term ?? 'xterm-256color', cols: opts.cols, rows: opts.rows, width: 0, height: 0 }, (err, stream) => {
+      const window = opts.pty === false ? (false as const) : { term: opts.term ?? 'xterm-256color', cols: opts.cols, rows: opts.rows, width: 0, height: 0 };
+      this.client.shell(window, (err, stream) => {
         if (err) return reject(new AppError('REMOTE_FAILED', `${this.target.label} refused to open a shell: ${err.message}.`, 'The server may limit sessions (MaxSessions) or forbid a PTY.'));
         const ch = new EventEmitter() as ShellChannel & EventEmitter;
         let exited = false;
@@ -335,7 +348,7 @@ class Connection extends EventEmitter implements SshConnection {
         ch.resize = (cols, rows) => void stream.setWindow(rows, cols, 0, 0);
         ch.close = () => stream.close();
         stream.on('data', (c: Buffer) => ch.emit('data', c));
-        stream.stderr.on('data', (c: Buffer) => ch.emit('data', c));
+        stream.stderr.on('data', (c: Buffer) => ch.emit(opts.pty === false ? 'stderr' : 'data', c));
         stream.on('exit', (code: number | null, sig?: string) => {
           exited = true;
           ch.emit('exit', typeof code === 'number' ? code : null, sig ?? null);
@@ -350,7 +363,7 @@ class Connection extends EventEmitter implements SshConnection {
   }
 
   forwardOut(host: string, port: number): Promise<Duplex> {
-    this.assertOpen();
+    if (this.ended) return this.closedError();
     return forwardOutOn(this.client, host, port, this.target.label);
   }
 

@@ -153,7 +153,8 @@ export function checkTtl(source: string): CheckedMacro {
         }
       }
     }
-    if (eq > 0 && !COMMANDS.has(word)) {
+    if (eq > 0 && (COMMANDS.has(word) || OPERATOR_WORDS.has(word))) fail(line.no, `assigns the reserved name ${word}`);
+    if (eq > 0) {
       const value = t.slice(eq + 1);
       if (value.length === 0) fail(line.no, 'assignment without a value');
       readVars(line.no, value);

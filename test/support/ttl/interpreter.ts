@@ -19,6 +19,8 @@ export interface RunResult {
   messages: string[];
   execs: string[];
   ended: 'end' | 'eof';
+  /** Variables when the macro stopped (lower-case names). */
+  vars: Map<string, string | number | string[]>;
 }
 
 type Value = string | number | string[];
@@ -35,7 +37,7 @@ export function runTtl(source: string, world: World): RunResult {
   const vars = new Map<string, Value>([['result', 0]]);
   const files = new Map<string, string>();
   const handles = new Map<number, { lines: string[]; pos: number }>();
-  const out: RunResult = { messages: [], execs: [], ended: 'eof' };
+  const out: RunResult = { messages: [], execs: [], ended: 'eof', vars };
 
   const get = (name: string): Value => {
     const v = vars.get(name);

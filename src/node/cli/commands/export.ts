@@ -51,13 +51,14 @@ export function register(program: Command): void {
     .option('--out <dir>', 'directory for the .ttl files', '.');
   addAwsOptions(tt).action(async (names: string[], flags: TeraTermCliFlags) => {
     const { teraTermMacro, teraTermMenuMacro, teraTermFileNames } = await import('../../../common/export/teraterm.js');
-    const { selectInstances, teraTermHosts } = await import('../../export/select.js');
+    const { teraTermHostsFrom } = await import('../../../common/export/fromInstances.js');
+    const { selectInstances, keyLooksEncrypted } = await import('../../export/select.js');
     const { writeExportFiles } = await import('../../export/files.js');
     const instances = selectInstances(await loadInstances(flags), names, !!flags.all);
-    const hosts = teraTermHosts(instances, {
+    const hosts = teraTermHostsFrom(instances, {
       ...(flags.user ? { user: flags.user } : {}),
-      ...(flags.keyfile ? { keyfile: flags.keyfile } : {}),
-      ...(flags.askPassphrase ? { askPassphrase: true } : {}),
+      ...(flags.keyfile ? { keyFile: flags.keyfile } : {}),
+      keyHasPassphrase: !!flags.askPassphrase || (flags.keyfile ? keyLooksEncrypted(flags.keyfile) === true : false),
       ...(flags.auth ? { auth: flags.auth } : {}),
     });
     const opts = {
@@ -88,7 +89,8 @@ export function register(program: Command): void {
     const { join } = await import('node:path');
     const { readFileSync } = await import('node:fs');
     const { sshConfigBlock, hostAliasesOutsideBlock } = await import('../../../common/export/sshConfig.js');
-    const { selectInstances, sshConfigHosts } = await import('../../export/select.js');
+    const { sshConfigHostsFrom } = await import('../../../common/export/fromInstances.js');
+    const { selectInstances } = await import('../../export/select.js');
     const { writeSshConfigBlock } = await import('../../export/files.js');
     const file = flags.file ?? join(homedir(), '.ssh', 'config');
     let current: string;
@@ -98,9 +100,9 @@ export function register(program: Command): void {
       current = ''; // no config yet: nothing to avoid
     }
     const instances = selectInstances(await loadInstances(flags), names, !!flags.all);
-    const hosts = sshConfigHosts(instances, {
+    const hosts = sshConfigHostsFrom(instances, {
       ...(flags.user ? { user: flags.user } : {}),
-      ...(flags.identity ? { identity: flags.identity } : {}),
+      ...(flags.identity ? { identityFile: flags.identity } : {}),
       ...(flags.jump ? { jump: flags.jump } : {}),
     });
     const { text, mapping } = sshConfigBlock(hosts, {

@@ -5,6 +5,7 @@ import { register as registerResolve } from './resolve.js';
 import { register as registerWeb } from './web.js';
 import { register as registerExport } from './export.js';
 import { register as registerProxy } from './proxy.js';
+import { register as registerSsh } from './ssh.js';
 
 // One module per command (or command group). Each exports register(program).
 const registrars: Array<(program: Command) => void> = [
@@ -14,6 +15,7 @@ const registrars: Array<(program: Command) => void> = [
   registerWeb,
   registerExport,
   registerProxy,
+  registerSsh,
 ];
 
 export function registerCommands(program: Command): void {

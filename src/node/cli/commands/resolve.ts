@@ -38,6 +38,8 @@ export function register(program: Command): void {
         ...(flags.start ? { start: true } : {}),
         ...(flags.pick ? { pick: flags.pick } : {}),
         ...(flags.port ? { port: flags.port } : {}),
+        // Plain output is just the address: no need to ask EC2 whether it is an Elastic IP.
+        ...(flags.json ? {} : { exactAddressKind: false }),
         onProgress: progress,
       });
       progress.done();

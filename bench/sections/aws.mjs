@@ -1,0 +1,133 @@
+// AWS: `tagssh resolve` and `tagssh list` against the aws CLI (v1), on the same moto data.
+//
+// resolve, cold cache: every run gets a fresh TAGSSH_HOME (no region or compile cache).
+// resolve, warm cache: the same TAGSSH_HOME again and again, as on a user's machine.
+// baseline: `node -e` that sends the very same DescribeInstances request once (start-up + 1 RTT).
+// list: 5,000 instances in 3 regions (`tagssh list --json --cache off`) against
+//       `aws ec2 describe-instances` for one of those regions.
+// All clients talk to moto through a record-once/replay proxy (bench/lib/replayProxy.mjs), so
+// the timings measure the clients, not moto's ~7 ms per instance of XML rendering.
+import { startReplayProxy } from '../lib/replayProxy.mjs';
+
+export const title = 'AWS: resolve by Name tag, list instances (vs aws CLI)';
+
+const AMI = 'ami-12c6146b';
+const NAME = 'bench-web';
+const LIST_REGIONS = ['eu-west-1', 'ap-southeast-2', 'us-west-2'];
+
+async function seed(ctx, region, count, namePrefix, batch = 500) {
+  const { RunInstancesCommand } = await import('@aws-sdk/client-ec2');
+  const ec2 = await ctx.ec2(region);
+  let left = count;
+  let n = 0;
+  while (left > 0) {
+    const k = Math.min(batch, left);
+    await ec2.send(
+      new RunInstancesCommand({
+        ImageId: AMI,
+        InstanceType: 't3.micro',
+        MinCount: k,
+        MaxCount: k,
+        TagSpecifications: [{ ResourceType: 'instance', Tags: [{ Key: 'Name', Value: `${namePrefix}-${n++}` }, { Key: 'team', Value: 'bench' }] }],
+      }),
+    );
+    left -= k;
+  }
+}
+
+/** One signed-looking DescribeInstances round trip from a fresh node process (moto does not check signatures). */
+function roundTripScript(endpoint, body) {
+  const u = new URL(endpoint);
+  const auth = 'AWS4-HMAC-SHA256 Credential=testing/20240101/us-east-1/ec2/aws4_request, SignedHeaders=content-type;host;x-amz-date, Signature=0';
+  return `const h=require('http');const b=${JSON.stringify(body)};const r=h.request({host:${JSON.stringify(u.hostname)},port:${u.port},method:'POST',path:'/',headers:{'content-type':'application/x-www-form-urlencoded; charset=utf-8','x-amz-date':'20240101T000000Z',authorization:${JSON.stringify(auth)},'content-length':Buffer.byteLength(b)}},s=>{let d='';s.on('data',c=>d+=c);s.on('end',()=>{if(!d.includes('<instanceId>'))process.exit(1)})});r.end(b);`;
+}
+
+export async function run(ctx) {
+  const listTotal = ctx.quick ? 300 : 5000;
+  const perRegion = Math.ceil(listTotal / LIST_REGIONS.length);
+
+  ctx.log(`seeding ${NAME} + 20 others in us-east-1, ${listTotal} instances in ${LIST_REGIONS.join(', ')} (moto is slow: ~1 min for 5,000)`);
+  await seed(ctx, 'us-east-1', 1, NAME);
+  await seed(ctx, 'us-east-1', 20, 'other');
+  for (const r of LIST_REGIONS) await seed(ctx, r, perRegion, `fleet-${r}`);
+  // The seeded name is "bench-web-0"; resolve that exact value.
+  const name = `${NAME}-0`;
+
+  const proxy = await startReplayProxy(ctx.moto.endpoint);
+  try {
+    const env = { ...ctx.env, AWS_ENDPOINT_URL_EC2: proxy.endpoint, AWS_REGION: 'us-east-1' };
+    const node = process.execPath;
+    const rows = [];
+
+    // --- resolve ------------------------------------------------------------------------
+    const expect = (r) => {
+      if (!/^\d+\.\d+\.\d+\.\d+\n$/.test(r.stdout)) throw new Error(`unexpected resolve output: ${JSON.stringify(r.stdout)} ${r.stderr}`);
+      return r.ms;
+    };
+    const cold = await ctx.median(async () => expect(await ctx.spawnTimed(node, [ctx.tagssh, 'resolve', name], { ...env, TAGSSH_HOME: ctx.tmpdir('tagssh-bench-cold-') })));
+    const warmHome = ctx.tmpdir('tagssh-bench-warm-');
+    const warm = await ctx.median(async () => expect(await ctx.spawnTimed(node, [ctx.tagssh, 'resolve', name], { ...env, TAGSSH_HOME: warmHome })), ctx.runs, { warmup: 2 });
+    const awsArgs = ['ec2', 'describe-instances', '--filters', `Name=tag:Name,Values=${name}`, '--query', 'Reservations[].Instances[].PublicIpAddress', '--output', 'text'];
+    const aws = await ctx.median(async () => (await ctx.spawnTimed('aws', awsArgs, env)).ms);
+    const body = `Action=DescribeInstances&Version=2016-11-15&Filter.1.Name=tag%3AName&Filter.1.Value.1=${encodeURIComponent(name)}`;
+    const base = await ctx.median(async () => (await ctx.spawnTimed(node, ['-e', roundTripScript(proxy.endpoint, body)], env)).ms, ctx.runs, { warmup: 2 });
+    const bare = await ctx.median(async () => (await ctx.spawnTimed(node, ['-e', '0'], env)).ms);
+
+    const coldRatio = aws.median_ms / cold.median_ms;
+    rows.push({
+      name: 'resolve NAME, cold cache',
+      tagssh: cold,
+      incumbent: { ...aws, label: 'aws ec2 describe-instances --filters' },
+      ratio: coldRatio,
+      target: '>= 5x faster',
+      pass: coldRatio >= 5,
+    });
+    const warmRatio = warm.median_ms / base.median_ms;
+    rows.push({
+      name: 'resolve NAME, warm cache',
+      tagssh: warm,
+      incumbent: { ...base, label: 'node -e + 1 round trip' },
+      ratio: warmRatio,
+      target: '<= 1.5x of baseline',
+      pass: warmRatio <= 1.5,
+      note: `bare \`node -e 0\` took ${bare.median_ms.toFixed(0)} ms; the aws CLI took ${aws.median_ms.toFixed(0)} ms`,
+    });
+
+    // --- list ---------------------------------------------------------------------------
+    const listRuns = Math.max(3, Math.min(ctx.runs, 5));
+    const listArgs = [ctx.tagssh, 'list', '--json', '--cache', 'off', '--region', LIST_REGIONS.join(',')];
+    let listed = 0;
+    ctx.log(`recording moto's answers for ${listTotal} instances (first run only; slow)`);
+    const tlist = await ctx.median(
+      async () => {
+        const r = await ctx.spawnTimed(node, listArgs, env);
+        listed = JSON.parse(r.stdout).length;
+        return r.ms;
+      },
+      listRuns,
+    );
+    if (listed < listTotal) throw new Error(`tagssh list returned ${listed} instances, expected ${listTotal}`);
+    let awsListed = 0;
+    const alist = await ctx.median(
+      async () => {
+        const r = await ctx.spawnTimed('aws', ['ec2', 'describe-instances', '--region', LIST_REGIONS[0], '--output', 'json'], env);
+        awsListed = JSON.parse(r.stdout).Reservations.reduce((n, res) => n + res.Instances.length, 0);
+        return r.ms;
+      },
+      listRuns,
+    );
+    const listRatio = alist.median_ms / tlist.median_ms;
+    rows.push({
+      name: `list ${listed} instances in ${LIST_REGIONS.length} regions`,
+      tagssh: tlist,
+      incumbent: { ...alist, label: `aws CLI, ${awsListed} in 1 region` },
+      ratio: listRatio,
+      target: '> 1x faster',
+      pass: listRatio > 1,
+      note: `replay proxy: ${JSON.stringify(proxy.stats())}`,
+    });
+    return rows;
+  } finally {
+    await proxy.close();
+  }
+}

@@ -1,0 +1,88 @@
+import type { Comparison } from './compare.js';
+import type { BenchResult } from './result.js';
+
+// Comparison and result exports as strings (no fs): CSV (RFC 4180, with spreadsheet formula
+// injection neutralised in text cells), Markdown (pipes and newlines escaped) and JSON.
+
+export type ExportFormat = 'csv' | 'md' | 'json';
+
+/** Formats a number for people: up to 4 significant decimals, no exponent for normal ranges. */
+export function formatNumber(v: number): string {
+  if (!Number.isFinite(v)) return String(v);
+  const abs = Math.abs(v);
+  if (abs !== 0 && (abs >= 1e15 || abs < 1e-4)) return v.toExponential(3);
+  if (abs >= 1000) return v.toFixed(abs >= 1e6 ? 0 : 1).replace(/\.0$/, '');
+  return String(Number(v.toPrecision(4)));
+}
+
+export function formatRelative(r: number | undefined): string {
+  if (r === undefined) return '';
+  const pct = r * 100;
+  return `${pct >= 0 ? '+' : ''}${pct.toFixed(1)}%`;
+}
+
+/** One CSV field: quoted when needed; text starting with = + - @ or a tab gets a leading '. */
+export function csvField(v: string | number): string {
+  if (typeof v === 'number') return Number.isFinite(v) ? String(v) : '';
+  let s = v;
+  if (/^[=+\-@\t\r]/.test(s)) s = `'${s}`;
+  return /[",\r\n]/.test(s) || s !== s.trim() ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+function csv(rows: (string | number)[][]): string {
+  return rows.map((r) => r.map(csvField).join(',')).join('\r\n') + '\r\n';
+}
+
+/** Markdown table cell: pipes, backslashes and newlines escaped so a name cannot break the table. */
+export function mdCell(s: string): string {
+  return s.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, ' ').replace(/([<>`*_[\]])/g, '\\$1');
+}
+
+function columnTitle(c: Comparison['columns'][number]): string {
+  return [c.title, c.type].filter(Boolean).join(' · ');
+}
+
+export function comparisonToCsv(c: Comparison): string {
+  const header = ['metric', 'unit'];
+  for (const col of c.columns) header.push(columnTitle(col), `${columnTitle(col)} vs baseline`);
+  const rows: (string | number)[][] = [header, ['instance id', '', ...c.columns.flatMap((col) => [col.instanceId ?? '', ''])], ['result id', '', ...c.columns.flatMap((col) => [col.resultId, ''])]];
+  for (const r of c.rows) rows.push([r.label, r.unit, ...r.cells.flatMap((cell) => (cell ? [cell.value, cell.relative === undefined ? '' : Number((cell.relative * 100).toFixed(2))] : ['', '']))]);
+  return csv(rows);
+}
+
+export function comparisonToMarkdown(c: Comparison): string {
+  const head = ['Metric', 'Unit', ...c.columns.map((col, i) => `${mdCell(columnTitle(col))}${i === c.baseline ? ' (baseline)' : ''}`)];
+  const lines = [`| ${head.join(' | ')} |`, `|${head.map((_, i) => (i < 2 ? ' --- ' : ' ---: ')).join('|')}|`];
+  for (const r of c.rows) {
+    const cells = r.cells.map((cell) => (cell ? `${formatNumber(cell.value)}${cell.relative !== undefined ? ` (${formatRelative(cell.relative)})` : ''}` : '–'));
+    lines.push(`| ${mdCell(r.label)} | ${mdCell(r.unit)} | ${cells.join(' | ')} |`);
+  }
+  return lines.join('\n') + '\n';
+}
+
+export function comparisonToJson(c: Comparison): string {
+  return JSON.stringify(c, null, 2) + '\n';
+}
+
+export function formatComparison(c: Comparison, f: ExportFormat): string {
+  return f === 'csv' ? comparisonToCsv(c) : f === 'md' ? comparisonToMarkdown(c) : comparisonToJson(c);
+}
+
+/** A results list (one row per run) without raw output. */
+export function formatResultList(results: BenchResult[], f: ExportFormat): string {
+  const rows = results.map((r) => ({
+    id: r.id,
+    preset: r.preset,
+    status: r.status,
+    instance: r.instance.label,
+    instanceId: r.instance.instanceId ?? '',
+    type: r.instance.type ?? '',
+    startedAt: r.startedAt,
+    headline: r.metrics[0] ? `${r.metrics[0].label}: ${formatNumber(r.metrics[0].value)} ${r.metrics[0].unit}` : (r.error?.message ?? ''),
+  }));
+  if (f === 'json') return JSON.stringify(results.map(({ raw: _raw, ...rest }) => rest), null, 2) + '\n';
+  const header = ['id', 'preset', 'status', 'instance', 'instance id', 'type', 'started', 'headline'];
+  const data = rows.map((r) => [r.id, r.preset, r.status, r.instance, r.instanceId, r.type, r.startedAt, r.headline]);
+  if (f === 'csv') return csv([header, ...data]);
+  return [`| ${header.join(' | ')} |`, `|${header.map(() => ' --- ').join('|')}|`, ...data.map((d) => `| ${d.map(mdCell).join(' | ')} |`)].join('\n') + '\n';
+}

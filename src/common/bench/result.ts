@@ -1,0 +1,56 @@
+import { z } from 'zod';
+
+// A saved benchmark result: who (instance identity and facts from the inventory), what (preset,
+// parameters, tool version), when, the parsed metrics with units, and the raw output so a parser
+// fix can re-read old runs. Keyed by run id; identity is the instance id, never the IP.
+
+export const MetricSchema = z.object({
+  key: z.string(),
+  label: z.string(),
+  value: z.number(),
+  unit: z.string(),
+  better: z.enum(['higher', 'lower']).optional(),
+});
+
+export const BenchHostInfoSchema = z.object({
+  label: z.string(),
+  host: z.string(),
+  instanceId: z.string().optional(),
+  name: z.string().nullable().optional(),
+  type: z.string().optional(),
+  az: z.string().nullable().optional(),
+  ami: z.string().nullable().optional(),
+  region: z.string().optional(),
+});
+export type BenchHostInfo = z.infer<typeof BenchHostInfoSchema>;
+
+export const BenchStatusSchema = z.enum(['running', 'ok', 'failed', 'cancelled', 'timeout', 'detached']);
+export type BenchStatus = z.infer<typeof BenchStatusSchema>;
+
+export const BenchResultSchema = z.object({
+  id: z.string(),
+  batchId: z.string().optional(),
+  preset: z.string(),
+  params: z.record(z.string(), z.unknown()),
+  status: BenchStatusSchema,
+  instance: BenchHostInfoSchema,
+  peer: BenchHostInfoSchema.optional(),
+  toolVersion: z.string().optional(),
+  startedAt: z.string(),
+  endedAt: z.string().optional(),
+  exitCode: z.number().nullable().optional(),
+  metrics: z.array(MetricSchema),
+  facts: z.record(z.string(), z.string()),
+  notes: z.array(z.string()),
+  error: z.object({ code: z.string(), message: z.string(), hint: z.string().optional() }).optional(),
+  raw: z.object({ stdout: z.string(), stderr: z.string(), peerStdout: z.string().optional(), peerStderr: z.string().optional() }),
+  /** Where a detached run lives on the host(s), for re-attaching after a dropped connection. */
+  remote: z.object({ runDir: z.string(), peerRunDir: z.string().optional() }).optional(),
+});
+export type BenchResult = z.infer<typeof BenchResultSchema>;
+
+/** One-line description of the host a result came from: "web-1 (m5.large, i-0abc)". */
+export function hostTitle(h: BenchHostInfo): string {
+  const extra = [h.type, h.instanceId].filter(Boolean).join(', ');
+  return extra ? `${h.label} (${extra})` : h.label;
+}

@@ -1,0 +1,71 @@
+import type { Instance } from '../model/instance.js';
+import type { SshConfigHost } from './sshConfig.js';
+import type { TeraTermHost, TtlAuth } from './teraterm.js';
+
+// From inventory instances to export entries, for the CLI and the app's Export dialog alike:
+// per-instance settings come from the options, then tags (tagssh:user, tagssh:port,
+// tagssh:jump), then a guess from the platform.
+
+/** Login user when none is given: tag tagssh:user, else the usual user of the platform. */
+export function defaultUser(i: Instance): string {
+  const tag = i.tags['tagssh:user'];
+  if (tag) return tag;
+  const p = (i.platformDetails ?? '').toLowerCase();
+  if (p.includes('ubuntu')) return 'ubuntu';
+  if (p.includes('debian')) return 'admin';
+  if (p.includes('windows')) return 'Administrator';
+  return 'ec2-user';
+}
+
+export function portOf(i: Instance): number {
+  const n = Number(i.tags['tagssh:port']);
+  return Number.isInteger(n) && n >= 1 && n <= 65535 ? n : 22;
+}
+
+/** Names shared by several instances must be looked up by id (a name lookup would be ambiguous). */
+function sharedNames(instances: readonly Instance[]): Set<string> {
+  const seen = new Map<string, number>();
+  for (const i of instances) if (i.name !== null) seen.set(i.name, (seen.get(i.name) ?? 0) + 1);
+  return new Set([...seen].filter(([, n]) => n > 1).map(([name]) => name));
+}
+
+export interface TeraTermHostOptions {
+  user?: string;
+  /** Absolute Windows path. */
+  keyFile?: string;
+  keyHasPassphrase?: boolean;
+  auth?: TtlAuth;
+}
+
+export function teraTermHostsFrom(instances: readonly Instance[], o: TeraTermHostOptions = {}): TeraTermHost[] {
+  const shared = sharedNames(instances);
+  return instances.map((i) => {
+    const h: TeraTermHost = { instanceId: i.id, region: i.region, name: i.name, address: i.publicIp, port: portOf(i), user: o.user ?? defaultUser(i), keyHasPassphrase: !!o.keyHasPassphrase };
+    if (o.keyFile) h.keyFile = o.keyFile;
+    if (o.auth) h.auth = o.auth;
+    if (i.name !== null && shared.has(i.name)) h.resolveBy = 'id';
+    return h;
+  });
+}
+
+export interface SshConfigHostOptions {
+  user?: string;
+  identityFile?: string;
+  /** Jump host for every instance (else tag tagssh:jump). */
+  jump?: string;
+}
+
+export function sshConfigHostsFrom(instances: readonly Instance[], o: SshConfigHostOptions = {}): SshConfigHost[] {
+  const shared = sharedNames(instances);
+  return instances.map((i) => {
+    const h: SshConfigHost = { instanceId: i.id, region: i.region, name: i.name, user: o.user ?? defaultUser(i), port: portOf(i) };
+    if (o.identityFile) h.identityFile = o.identityFile;
+    const jump = o.jump ?? i.tags['tagssh:jump'];
+    if (jump && jump !== i.name && jump !== i.id) {
+      h.jump = jump;
+      h.privateIp = i.privateIp;
+    }
+    if (i.name !== null && shared.has(i.name)) h.resolveBy = 'id';
+    return h;
+  });
+}

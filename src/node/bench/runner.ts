@@ -1,0 +1,411 @@
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { AppError, isAppError, toAppError } from '../../common/errors.js';
+import type { Instance } from '../../common/model/instance.js';
+import { getPreset, validateParams, type ParsedOutput, type PresetDef } from '../../common/bench/index.js';
+import type { BenchHostInfo, BenchResult } from '../../common/bench/result.js';
+import { UNIXBENCH_TARBALL_NAME } from '../../common/bench/unixbench.js';
+import { MARK } from '../../common/bench/script.js';
+import { connect as engineConnect, type ConnectOptions, type SshConnection } from '../ssh/connection.js';
+import type { ConnectTarget } from '../ssh/types.js';
+import { followRun, removeRun, runDirFor, startRun, stopRun, uploadToRun } from './remote.js';
+import type { ResultsStore } from './store.js';
+
+// Runs one preset on many hosts with bounded concurrency. Each run is detached on its host (see
+// remote.ts) and followed live; cancel or timeout kills the remote process group and cleans up;
+// a dropped connection leaves the run going and the result saved as "detached", to be
+// re-attached with attachRun(). Pair presets (iperf3) start the server on the peer first and
+// always stop it afterwards.
+
+export interface BenchHost {
+  target: ConnectTarget;
+  /** Inventory facts (type, AZ, AMI, addresses) when the host is an EC2 instance. */
+  instance?: Instance;
+}
+
+export type BenchEvent =
+  | { type: 'started'; runId: string; batchId: string; host: BenchHostInfo; preset: string }
+  | { type: 'output'; runId: string; stream: 'stdout' | 'stderr' | 'peer'; text: string }
+  | { type: 'phase'; runId: string; phase: string }
+  | { type: 'progress'; runId: string; fraction: number; etaSeconds?: number }
+  | { type: 'finished'; runId: string; result: BenchResult };
+
+export type Connector = (t: ConnectTarget, opts?: ConnectOptions) => Promise<SshConnection>;
+
+export interface RunOptions {
+  concurrency?: number;
+  /** Per-host timeout; default: the preset's estimate × 3 + 2 min. */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  onEvent?: (e: BenchEvent) => void;
+  store?: ResultsStore;
+  connect?: Connector;
+  connectOptions?: ConnectOptions;
+  /** Batch id shared by the results of one invocation. */
+  batchId?: string;
+}
+
+export interface RunRequest extends RunOptions {
+  preset: string;
+  params?: Record<string, unknown>;
+  hosts: BenchHost[];
+  peer?: BenchHost;
+}
+
+export function newRunId(): string {
+  const t = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*$/, '').toLowerCase();
+  return `${t}-${randomBytes(4).toString('hex')}`;
+}
+
+export function hostInfo(h: BenchHost): BenchHostInfo {
+  const i = h.instance;
+  const info: BenchHostInfo = { label: h.target.label, host: h.target.host };
+  const id = i?.id ?? h.target.instanceId;
+  if (id) info.instanceId = id;
+  if (i) Object.assign(info, { name: i.name, type: i.type, az: i.az, ami: i.imageId, region: i.region });
+  else if (h.target.region) info.region = h.target.region;
+  return info;
+}
+
+function peerAddress(peer: BenchHost, kind: unknown): string {
+  const i = peer.instance;
+  if (kind === 'public') return i?.publicIp ?? peer.target.host;
+  return i?.privateIp ?? peer.target.host;
+}
+
+/** Rough duration of a run, for the progress bar, ETA and default timeout. */
+export function estimateSeconds(preset: string, p: Record<string, unknown>): number {
+  const n = (k: string, d: number) => (typeof p[k] === 'number' ? (p[k] as number) : d);
+  switch (preset) {
+    case 'iperf3':
+      return n('duration', 10) + 2;
+    case 'fio':
+      return n('runtime', 30) + 10;
+    case 'unixbench':
+      return 1800 * String(p.copies ?? '1,auto').split(',').length * n('iterations', 1) * 0.5;
+    case 'dd':
+      return 10 + n('count', 1024) / 100;
+    case 'smallfiles':
+      return 5 + n('count', 1000) / 500;
+    default:
+      return 10;
+  }
+}
+
+/** Splits streamed stdout into lines to pick out `@@tagssh:phase …` markers. */
+function phaseWatcher(onPhase: (p: string) => void): (chunk: string) => void {
+  let partial = '';
+  const prefix = `${MARK}phase `;
+  return (chunk) => {
+    const lines = (partial + chunk).split('\n');
+    partial = lines.pop() ?? '';
+    for (const l of lines) if (l.startsWith(prefix)) onPhase(l.slice(prefix.length).trim());
+  };
+}
+
+function isConnectionLoss(e: unknown): boolean {
+  return isAppError(e) && ['SESSION_CLOSED', 'NETWORK', 'CONNECT_FAILED', 'TIMEOUT'].includes(e.code);
+}
+
+function applyParsed(r: BenchResult, parsed: ParsedOutput, exitCode: number | null): void {
+  r.metrics = parsed.metrics;
+  r.facts = parsed.facts;
+  r.notes = parsed.notes;
+  if (parsed.toolVersion) r.toolVersion = parsed.toolVersion;
+  r.exitCode = exitCode;
+  if (parsed.ok && exitCode === 0) {
+    r.status = 'ok';
+    delete r.error;
+  } else {
+    r.status = 'failed';
+    const why = parsed.error ?? (r.raw.stderr.trim().split('\n').filter(Boolean).pop() || `exit status ${exitCode ?? 'unknown (killed)'}`);
+    r.error = { code: 'REMOTE_FAILED', message: why, hint: 'See the raw output of the run (tagssh results --show ID).' };
+  }
+}
+
+interface Ctx {
+  preset: PresetDef;
+  params: Record<string, unknown>;
+  opts: RunOptions;
+  emit: (e: BenchEvent) => void;
+  connect: Connector;
+}
+
+async function withConn<T>(ctx: Ctx, target: ConnectTarget, fn: (c: SshConnection) => Promise<T>): Promise<T> {
+  const conn = await ctx.connect(target, { ...(ctx.opts.connectOptions ?? {}), ...(ctx.opts.signal ? { signal: ctx.opts.signal } : {}) });
+  try {
+    return await fn(conn);
+  } finally {
+    conn.close();
+  }
+}
+
+/** Starts the peer side (iperf3 server) and resolves once it prints its ready line. */
+async function startPeer(ctx: Ctx, conn: SshConnection, runId: string, runDir: string, r: BenchResult): Promise<Promise<void>> {
+  const script = ctx.preset.peerScript!(ctx.params as never, { runId, runDir });
+  await startRun(conn, runDir, script);
+  let out = '';
+  let err = '';
+  let readyResolve!: () => void;
+  let readyReject!: (e: unknown) => void;
+  const ready = new Promise<void>((res, rej) => ((readyResolve = res), (readyReject = rej)));
+  const follow = followRun(conn, runDir, {
+    stdout: (c) => {
+      out += c.toString('utf8');
+      ctx.emit({ type: 'output', runId, stream: 'peer', text: c.toString('utf8') });
+      if (ctx.preset.peerReady?.test(out)) readyResolve();
+    },
+    stderr: (c) => (err += c.toString('utf8')),
+  }).then(
+    () => {
+      r.raw.peerStdout = out;
+      r.raw.peerStderr = err;
+      readyReject(new AppError('REMOTE_FAILED', `The ${ctx.preset.title} server on ${r.peer?.label} exited before it was ready: ${err.trim().split('\n').pop() ?? ''}`));
+    },
+    (e) => {
+      r.raw.peerStdout = out;
+      r.raw.peerStderr = err;
+      readyReject(e);
+    },
+  );
+  const timer = setTimeout(() => readyReject(new AppError('TIMEOUT', `The server on ${r.peer?.label} did not become ready in 20 s.`)), 20_000);
+  try {
+    await ready;
+  } finally {
+    clearTimeout(timer);
+  }
+  return follow;
+}
+
+async function runOne(ctx: Ctx, host: BenchHost, peer: BenchHost | undefined, batchId: string): Promise<BenchResult> {
+  const { preset, params, opts, emit } = ctx;
+  const runId = newRunId();
+  const runDir = runDirFor(runId);
+  const peerRunDir = peer ? runDirFor(`${runId}-srv`) : undefined;
+  const r: BenchResult = {
+    id: runId,
+    batchId,
+    preset: preset.id,
+    params,
+    status: 'running',
+    instance: hostInfo(host),
+    ...(peer ? { peer: hostInfo(peer) } : {}),
+    startedAt: new Date().toISOString(),
+    metrics: [],
+    facts: {},
+    notes: [],
+    raw: { stdout: '', stderr: '' },
+    remote: { runDir, ...(peerRunDir ? { peerRunDir } : {}) },
+  };
+  const save = () => opts.store?.save(r);
+  const finish = () => {
+    r.endedAt = new Date().toISOString();
+    save();
+    emit({ type: 'finished', runId, result: r });
+    return r;
+  };
+  emit({ type: 'started', runId, batchId, host: r.instance, preset: preset.id });
+
+  let script: string;
+  try {
+    script = preset.script(params as never, { runId, runDir, ...(peer ? { peerAddress: peerAddress(peer, params.address) } : {}) });
+  } catch (e) {
+    r.status = 'failed';
+    r.error = toAppError(e).toJSON();
+    return finish();
+  }
+
+  const stopPeer: Array<() => Promise<void>> = [];
+  let peerConn: SshConnection | undefined;
+  let conn: SshConnection | undefined;
+  const abort = new AbortController();
+  let why: 'cancelled' | 'timeout' | undefined;
+  const onUserAbort = () => {
+    why ??= 'cancelled';
+    abort.abort();
+  };
+  opts.signal?.addEventListener('abort', onUserAbort, { once: true });
+  const timeoutMs = opts.timeoutMs ?? (estimateSeconds(preset.id, params) * 3 + 120) * 1000;
+  const timer = setTimeout(() => {
+    why ??= 'timeout';
+    abort.abort();
+  }, timeoutMs);
+  const started = Date.now();
+  const estimate = estimateSeconds(preset.id, params);
+  const ticker = setInterval(() => {
+    const el = (Date.now() - started) / 1000;
+    emit({ type: 'progress', runId, fraction: Math.min(0.99, el / estimate), etaSeconds: Math.max(0, Math.round(estimate - el)) });
+  }, 1000);
+  try {
+    if (opts.signal?.aborted) throw new AppError('CANCELLED', 'Cancelled before starting.');
+    const connOpts = { ...(opts.connectOptions ?? {}), signal: abort.signal };
+    conn = await ctx.connect(host.target, connOpts);
+    if (peer && preset.peerScript) {
+      peerConn = await ctx.connect(peer.target, connOpts);
+      const pc = peerConn;
+      const peerFollow = await startPeer(ctx, pc, runId, peerRunDir!, r);
+      stopPeer.push(async () => {
+        // The one-shot server normally exits after the test; give it a moment, then stop it anyway.
+        await Promise.race([peerFollow, new Promise((res) => setTimeout(res, 2000))]);
+        await stopRun(pc, peerRunDir!, preset.cleanup?.(params as never, { runId, runDir: peerRunDir! }) ?? '');
+      });
+    }
+    save();
+    let existing = false;
+    if (preset.id === 'unixbench' && params.source === 'upload') {
+      const path = String(params.localTarball ?? '');
+      if (!path) throw new AppError('INVALID_INPUT', 'source=upload needs localTarball (a .tar.gz on this computer).', 'Pass --param localTarball=PATH.');
+      const data = await readFile(path).catch(() => {
+        throw new AppError('NOT_FOUND', `Cannot read ${path}.`, 'Give the path of a byte-unixbench .tar.gz.');
+      });
+      await uploadToRun(conn, runDir, UNIXBENCH_TARBALL_NAME, data);
+      existing = true;
+    }
+    await startRun(conn, runDir, script, existing);
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    const watch = phaseWatcher((phase) => emit({ type: 'phase', runId, phase }));
+    let exitCode: number | null;
+    try {
+      ({ exitCode } = await followRun(
+        conn,
+        runDir,
+        {
+          stdout: (c) => {
+            out.push(c);
+            const text = c.toString('utf8');
+            watch(text);
+            emit({ type: 'output', runId, stream: 'stdout', text });
+          },
+          stderr: (c) => {
+            err.push(c);
+            emit({ type: 'output', runId, stream: 'stderr', text: c.toString('utf8') });
+          },
+        },
+        abort.signal,
+      ));
+    } finally {
+      r.raw.stdout = Buffer.concat(out).toString('utf8');
+      r.raw.stderr = Buffer.concat(err).toString('utf8');
+    }
+    await removeRun(conn, runDir);
+    for (const s of stopPeer.splice(0)) await s();
+    delete r.remote;
+    applyParsed(r, preset.parse(r.raw.stdout, r.raw.stderr, exitCode), exitCode);
+  } catch (e) {
+    if (why && conn && !conn.closed) {
+      // Cancel/timeout: kill the remote process group and clean up before reporting.
+      await stopRun(conn, runDir, preset.cleanup?.(params as never, { runId, runDir }) ?? '').catch(() => undefined);
+      delete r.remote;
+      r.status = why;
+      r.error =
+        why === 'timeout'
+          ? { code: 'TIMEOUT', message: `${preset.title} on ${r.instance.label} did not finish in ${Math.round(timeoutMs / 1000)} s; it was stopped and cleaned up.`, hint: 'Raise the timeout or shorten the run.' }
+          : { code: 'CANCELLED', message: `${preset.title} on ${r.instance.label} was cancelled; the remote processes were stopped and cleaned up.` };
+    } else if (why && !conn) {
+      r.status = why;
+      delete r.remote;
+      r.error = toAppError(e).toJSON();
+    } else if (isConnectionLoss(e) && conn) {
+      // The run goes on over there: keep the handle so it can be re-attached.
+      r.status = 'detached';
+      r.error = { code: 'SESSION_CLOSED', message: `Lost the connection to ${r.instance.label}; the benchmark keeps running there.`, hint: `Re-attach with \`tagssh bench attach ${runId}\`.` };
+      stopPeer.splice(0);
+    } else {
+      r.status = 'failed';
+      if (!conn) delete r.remote;
+      r.error = toAppError(e).toJSON();
+      if (conn && !conn.closed) {
+        await stopRun(conn, runDir, preset.cleanup?.(params as never, { runId, runDir }) ?? '').catch(() => undefined);
+        delete r.remote;
+      }
+    }
+  } finally {
+    clearTimeout(timer);
+    clearInterval(ticker);
+    opts.signal?.removeEventListener('abort', onUserAbort);
+    for (const s of stopPeer) await s().catch(() => undefined);
+    conn?.close();
+    peerConn?.close();
+  }
+  return finish();
+}
+
+/** Runs a preset on every host (bounded concurrency); resolves with one result per host. */
+export async function runBench(req: RunRequest): Promise<BenchResult[]> {
+  const preset = getPreset(req.preset);
+  const params = validateParams(preset, req.params ?? {});
+  if (preset.pair && !req.peer) throw new AppError('INVALID_INPUT', `${preset.title} needs a peer instance.`, 'Pass --peer NAME (it runs the server).');
+  if (!preset.pair && req.peer) throw new AppError('INVALID_INPUT', `${preset.title} does not take a peer.`);
+  if (req.hosts.length === 0) throw new AppError('INVALID_INPUT', 'No hosts to benchmark.');
+  const ctx: Ctx = { preset, params, opts: req, emit: (e) => req.onEvent?.(e), connect: req.connect ?? engineConnect };
+  const batchId = req.batchId ?? newRunId();
+  const limit = Math.max(1, Math.min(req.concurrency ?? 8, 64));
+  const results: BenchResult[] = new Array(req.hosts.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < req.hosts.length) {
+      const i = next++;
+      results[i] = await runOne(ctx, req.hosts[i]!, req.peer, batchId);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, req.hosts.length) }, worker));
+  return results;
+}
+
+/** Re-attaches to a detached run: follows it to the end (from the start of its output), parses, cleans up. */
+export async function attachRun(result: BenchResult, hosts: { host: BenchHost; peer?: BenchHost }, opts: RunOptions = {}): Promise<BenchResult> {
+  if (result.status !== 'detached' && result.status !== 'running') throw new AppError('INVALID_INPUT', `Result ${result.id} is ${result.status}, not a detached run.`);
+  if (!result.remote) throw new AppError('INVALID_INPUT', `Result ${result.id} has no remote run to re-attach to.`);
+  const preset = getPreset(result.preset);
+  const emit = (e: BenchEvent) => opts.onEvent?.(e);
+  const connectFn = opts.connect ?? engineConnect;
+  const ctx: Ctx = { preset, params: result.params, opts, emit, connect: connectFn };
+  const r: BenchResult = structuredClone(result);
+  const { runDir, peerRunDir } = result.remote;
+  emit({ type: 'started', runId: r.id, batchId: r.batchId ?? r.id, host: r.instance, preset: r.preset });
+  await withConn(ctx, hosts.host.target, async (conn) => {
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    const { exitCode } = await followRun(
+      conn,
+      runDir,
+      {
+        stdout: (c) => {
+          out.push(c);
+          emit({ type: 'output', runId: r.id, stream: 'stdout', text: c.toString('utf8') });
+        },
+        stderr: (c) => {
+          err.push(c);
+          emit({ type: 'output', runId: r.id, stream: 'stderr', text: c.toString('utf8') });
+        },
+      },
+      opts.signal,
+    );
+    r.raw.stdout = Buffer.concat(out).toString('utf8');
+    r.raw.stderr = Buffer.concat(err).toString('utf8');
+    await removeRun(conn, runDir);
+    applyParsed(r, preset.parse(r.raw.stdout, r.raw.stderr, exitCode), exitCode);
+  });
+  if (peerRunDir && hosts.peer) await withConn(ctx, hosts.peer.target, (c) => stopRun(c, peerRunDir)).catch(() => undefined);
+  delete r.remote;
+  r.endedAt = new Date().toISOString();
+  opts.store?.save(r);
+  emit({ type: 'finished', runId: r.id, result: r });
+  return r;
+}
+
+/** Stops a detached run from another connection (the CLI's `bench cancel ID`). */
+export async function cancelDetached(result: BenchResult, hosts: { host: BenchHost; peer?: BenchHost }, opts: RunOptions = {}): Promise<BenchResult> {
+  if (!result.remote) throw new AppError('INVALID_INPUT', `Result ${result.id} has no remote run.`);
+  const preset = getPreset(result.preset);
+  const connectFn = opts.connect ?? engineConnect;
+  const ctx: Ctx = { preset, params: result.params, opts, emit: () => undefined, connect: connectFn };
+  const { runDir, peerRunDir } = result.remote;
+  await withConn(ctx, hosts.host.target, (c) => stopRun(c, runDir, preset.cleanup?.(result.params as never, { runId: result.id, runDir }) ?? ''));
+  if (peerRunDir && hosts.peer) await withConn(ctx, hosts.peer.target, (c) => stopRun(c, peerRunDir));
+  const r: BenchResult = { ...structuredClone(result), status: 'cancelled', endedAt: new Date().toISOString(), error: { code: 'CANCELLED', message: `${preset.title} on ${result.instance.label} was cancelled from another session; cleaned up.` } };
+  delete r.remote;
+  opts.store?.save(r);
+  return r;
+}

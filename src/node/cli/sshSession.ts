@@ -1,0 +1,166 @@
+import { constants } from 'node:os';
+import { AppError, isAppError } from '../../common/errors.js';
+import type { AwsScope } from '../aws/scope.js';
+import { connect, type SshConnection } from '../ssh/connection.js';
+import { KnownHostsStore } from '../ssh/knownHosts.js';
+import { connectTargetFor } from '../ssh/target.js';
+import type { ConnectTarget } from '../ssh/types.js';
+import { progressLine } from './output.js';
+import type { SshFlags } from './commands/ssh.js';
+
+// The terminal side of `tagssh ssh`: raw TTY + SIGWINCH for a shell, plain pipes (with
+// backpressure) for a command, prompts for first-seen host keys and key passphrases on the
+// terminal only — never read from files or the environment, never stored.
+
+/** Exit status like OpenSSH: the remote status, 128+N for a signal, 255 when the session was lost. */
+function exitStatus(code: number | null, signal: string | null): number {
+  if (code !== null) return code;
+  if (signal) {
+    const n = (constants.signals as Record<string, number>)[signal.startsWith('SIG') ? signal : `SIG${signal}`];
+    return n ? 128 + n : 255;
+  }
+  return 255;
+}
+
+function canPrompt(): boolean {
+  return !!process.stdin.isTTY && !!process.stderr.isTTY;
+}
+
+/** Reads one line from the terminal; hidden input for secrets. */
+function promptLine(question: string, hidden: boolean): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const stdin = process.stdin;
+    process.stderr.write(question);
+    const wasRaw = stdin.isRaw;
+    stdin.setRawMode(true);
+    stdin.resume();
+    let buf = '';
+    const done = (fn: () => void) => {
+      stdin.off('data', onData);
+      stdin.setRawMode(wasRaw);
+      stdin.pause();
+      process.stderr.write('\n');
+      fn();
+    };
+    const onData = (d: Buffer) => {
+      for (const ch of d.toString('utf8')) {
+        if (ch === '\r' || ch === '\n') return done(() => resolve(buf));
+        if (ch === '\u0003' || ch === '\u0004') return done(() => reject(new AppError('CANCELLED', 'Cancelled at the prompt.')));
+        if (ch === '\u007f' || ch === '\b') buf = buf.slice(0, -1);
+        else buf += ch;
+        if (!hidden) process.stderr.write(ch === '\u007f' ? '\b \b' : ch);
+      }
+    };
+    stdin.on('data', onData);
+  });
+}
+
+function withAcceptance(t: ConnectTarget, hop: { label: string }, fingerprint: string): ConnectTarget {
+  const apply = (x: ConnectTarget): ConnectTarget => ({
+    ...x,
+    ...(x.label === hop.label ? { acceptNewHostKey: fingerprint } : {}),
+    ...(x.jump ? { jump: x.jump.map(apply) } : {}),
+  });
+  return apply(t);
+}
+
+async function connectInteractively(target: ConnectTarget, keepaliveMs: number | undefined, progress: (m: string) => void): Promise<SshConnection> {
+  const askPassphrase = canPrompt() ? (path: string, attempt: number) => promptLine(`${attempt > 1 ? 'Wrong passphrase. ' : ''}Passphrase for ${path}: `, true) : undefined;
+  let t = target;
+  for (let round = 0; ; round++) {
+    try {
+      return await connect(t, { ...(askPassphrase ? { askPassphrase } : {}), ...(keepaliveMs ? { keepaliveMs } : {}), onProgress: progress });
+    } catch (e) {
+      // First contact on a terminal: show the fingerprint and ask, as OpenSSH does.
+      if (!isAppError(e) || e.code !== 'HOST_KEY_UNKNOWN' || !canPrompt() || round > 8) throw e;
+      const d = e.details as { label: string; fingerprint: string; keyType: string; consoleMatch: boolean | null };
+      process.stderr.write(`\r\x1b[2K${e.message}\n`);
+      const answer = (await promptLine(`Trust ${d.label}'s ${d.keyType} key ${d.fingerprint}? Type yes or the fingerprint (anything else aborts): `, false)).trim();
+      if (answer !== 'yes' && answer !== d.fingerprint) throw e;
+      if (d.consoleMatch === false && answer !== d.fingerprint) throw e;
+      t = withAcceptance(t, d, d.fingerprint);
+    }
+  }
+}
+
+export async function runSsh(name: string, command: string[], flags: SshFlags, scope: AwsScope): Promise<number> {
+  const progress = progressLine(!!process.stderr.isTTY);
+  const target = await connectTargetFor(name, {
+    ...scope,
+    ...(flags.user ? { user: flags.user } : {}),
+    ...(flags.identity ? { identity: flags.identity } : {}),
+    ...(flags.port ? { port: flags.port } : {}),
+    ...(flags.via?.length ? { via: flags.via } : {}),
+    ...(flags.private ? { private: true } : {}),
+    ...(flags.start ? { start: true } : {}),
+    ...(flags.pick ? { pick: flags.pick } : {}),
+    ...(flags.acceptNew !== undefined ? { acceptNew: flags.acceptNew } : {}),
+    onProgress: progress,
+  });
+  const conn = await connectInteractively(target, flags.keepalive ? flags.keepalive * 1000 : undefined, progress);
+  progress.done();
+  try {
+    return command.length ? await runCommand(conn, command.join(' ')) : await runShell(conn);
+  } finally {
+    conn.close();
+    process.stdin.pause();
+  }
+}
+
+async function runCommand(conn: SshConnection, cmd: string): Promise<number> {
+  const stdinStream = process.stdin.isTTY ? undefined : process.stdin;
+  const r = await conn.exec(cmd, { stdout: process.stdout, stderr: process.stderr, ...(stdinStream ? { stdinStream } : {}) });
+  await drain(process.stdout);
+  return exitStatus(r.code, r.signal);
+}
+
+function drain(s: NodeJS.WriteStream): Promise<void> {
+  return new Promise((resolve) => (s.writableNeedDrain ? s.once('drain', () => resolve()) : resolve()));
+}
+
+async function runShell(conn: SshConnection): Promise<number> {
+  const stdin = process.stdin;
+  const tty = !!stdin.isTTY && !!process.stdout.isTTY;
+  const shell = await conn.shell({ cols: process.stdout.columns || 80, rows: process.stdout.rows || 24, term: process.env.TERM || 'xterm-256color', pty: tty });
+  const onResize = () => shell.resize(process.stdout.columns || 80, process.stdout.rows || 24);
+  if (tty) {
+    stdin.setRawMode(true);
+    process.on('SIGWINCH', onResize);
+  }
+  shell.stream.pipe(process.stdout, { end: false });
+  if (!tty) shell.stream.stderr.pipe(process.stderr, { end: false });
+  stdin.pipe(shell.stream);
+  let lost: AppError | undefined;
+  conn.once('close', (e?: AppError) => (lost = e));
+  const [code, signal] = await new Promise<[number | null, string | null]>((resolve) => {
+    let exit: [number | null, string | null] = [null, null];
+    shell.on('exit', (c: number | null, s: string | null) => (exit = [c, s]));
+    shell.once('close', () => resolve(exit));
+  });
+  stdin.unpipe(shell.stream);
+  if (tty) {
+    stdin.setRawMode(false);
+    process.off('SIGWINCH', onResize);
+  }
+  await drain(process.stdout);
+  if (code === null && signal === null && lost) throw lost;
+  return exitStatus(code, signal);
+}
+
+/** `tagssh forget-host-key NAME`: by instance id, by the label it was trusted under, or by resolving NAME. */
+export async function forgetHostKey(name: string, scope: AwsScope): Promise<void> {
+  const store = new KnownHostsStore();
+  let removed = /^i-[0-9a-f]+$/.test(name) ? store.forget({ instanceId: name }) : store.forget({ label: name });
+  if (removed.length === 0 && !/^i-[0-9a-f]+$/.test(name)) {
+    // The Name may have changed since the key was trusted: look the instance up by its current Name.
+    try {
+      const { findInstances } = await import('../aws/lookup.js');
+      const { matches } = await findInstances(name, scope, { eips: false });
+      for (const m of matches) removed = removed.concat(store.forget({ instanceId: m.id }));
+    } catch {
+      /* offline or no credentials: nothing more to forget */
+    }
+  }
+  if (removed.length === 0) throw new AppError('NOT_FOUND', `No trusted host key is stored for "${name}".`, `The store is ${store.path}; \`tagssh forget-host-key\` takes the Name or the instance id shown in the error.`);
+  process.stdout.write(`Forgot the host key of ${removed.join(', ')}; the next connection verifies the new key (console output or --accept-new).\n`);
+}

@@ -1,0 +1,150 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Settings } from '../../common/model/settings.js';
+import { AppError } from '../../common/errors.js';
+import type { AwsScope } from '../aws/scope.js';
+import { expandHome, sshDir } from './auth.js';
+import { describeImage, loginUserFor } from './users.js';
+import type { ConnectTarget } from './types.js';
+
+export type { ConnectTarget } from './types.js';
+
+// From "a Name tag" to everything needed to connect: address (engineer 1's resolver), login
+// user, port, key, bastions and host-key acceptance. Per-instance overrides travel on the
+// instance itself as tags (tagssh:user, tagssh:port, tagssh:jump) so a team shares them.
+// Precedence: command-line flag > tag > AMI rule (user only) > settings > built-in default.
+
+export interface TargetOptions extends AwsScope {
+  user?: string;
+  port?: number;
+  identity?: string;
+  /** Bastion(s), outermost first: instance Names/ids or [user@]host[:port]. Overrides tag and setting. */
+  via?: string | string[];
+  private?: boolean;
+  start?: boolean;
+  pick?: string;
+  acceptNew?: boolean | string;
+  settings?: Settings;
+  onProgress?: (msg: string) => void;
+  signal?: AbortSignal;
+  /** Key for bastions that have none of their own (the target's --identity). */
+  fallbackIdentity?: string;
+}
+
+const MAX_HOPS = 8;
+
+function splitJump(spec: string | string[] | null | undefined): string[] {
+  const list = Array.isArray(spec) ? spec : spec ? [spec] : [];
+  return list.flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
+}
+
+/** "[user@]host[:port]" when the spec names a host rather than an instance. */
+export function parseHostSpec(spec: string): { user?: string; host: string; port?: number } | null {
+  const m = /^(?:([^@\s]+)@)?(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(?::(\d{1,5}))?$/.exec(spec);
+  if (!m) return null;
+  const host = m[2]!.replace(/^\[|\]$/g, '');
+  const isAddress = /^\d{1,3}(\.\d{1,3}){3}$/.test(host) || host.includes(':');
+  // A bare word like "bastion" is an instance Name; user@ or :port or an IP/FQDN makes it a host.
+  if (!m[1] && !m[3] && !isAddress && !host.includes('.')) return null;
+  const out: { user?: string; host: string; port?: number } = { host };
+  if (m[1]) out.user = m[1];
+  if (m[3]) out.port = Number(m[3]);
+  return out;
+}
+
+function portFromTag(v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1 || n > 65535) throw new AppError('INVALID_INPUT', `The tagssh:port tag "${v}" is not a port number.`, 'Fix the tag (1-65535) or pass --port.');
+  return n;
+}
+
+async function loadSettings(): Promise<Settings> {
+  const { jsonSettingsStore } = await import('../store/settings.js');
+  return jsonSettingsStore().get();
+}
+
+/** Builds the ConnectTarget for an instance Name or id (resolving bastions the same way). */
+export async function connectTargetFor(nameOrId: string, opts: TargetOptions): Promise<ConnectTarget> {
+  const settings = opts.settings ?? (await loadSettings());
+  return build(nameOrId, opts, settings, new Set(), 0);
+}
+
+async function build(nameOrId: string, opts: TargetOptions, settings: Settings, seen: Set<string>, depth: number): Promise<ConnectTarget> {
+  if (depth > MAX_HOPS) throw new AppError('INVALID_INPUT', `The jump chain to ${nameOrId} is longer than ${MAX_HOPS} hops.`, 'Check the tagssh:jump tags for a loop.');
+  const { resolveTarget, targetOf } = await import('../aws/resolve.js');
+  const scope: AwsScope = {};
+  if (opts.profile) scope.profile = opts.profile;
+  if (opts.regions) scope.regions = opts.regions;
+
+  // Resolve once; which address to use depends on the jump host, which may come from a tag.
+  const resolved = await resolveTarget(nameOrId, {
+    ...scope,
+    private: opts.start ? !!opts.private || splitJump(opts.via).length > 0 : true,
+    ...(opts.start ? { start: true } : {}),
+    ...(opts.pick ? { pick: opts.pick } : {}),
+    ...(opts.port ? { port: opts.port } : {}),
+    ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
+    ...(opts.signal ? { signal: opts.signal } : {}),
+  });
+  const inst = resolved.instance;
+  const key = `${inst.region}/${inst.id}`;
+  if (seen.has(key)) throw new AppError('INVALID_INPUT', `The jump chain loops back to ${inst.name ?? inst.id}.`, 'Fix the tagssh:jump tags so that no bastion jumps through itself.');
+  seen.add(key);
+
+  // Bastions: --via, else the instance's tag, else (for the final target only) the settings.
+  const tagJump = inst.tags['tagssh:jump']?.trim();
+  let jumpSpecs = splitJump(opts.via);
+  if (jumpSpecs.length === 0) jumpSpecs = tagJump === 'none' ? [] : splitJump(tagJump ?? (depth === 0 ? settings.jumpHost : null));
+  const usePrivate = opts.private ?? jumpSpecs.length > 0;
+  const address = usePrivate === (resolved.addressKind === 'private') ? resolved.address : targetOf(inst, { private: usePrivate }).address;
+
+  const jump: ConnectTarget[] = [];
+  for (const spec of jumpSpecs) jump.push(await bastion(spec, opts, settings, seen, depth + 1));
+
+  const { user } = await loginUserFor({
+    instance: inst,
+    ...(opts.user ? { flagUser: opts.user } : {}),
+    settingsUser: settings.defaultUser,
+    lookupImage: (imageId) => describeImage(scope, inst.region, imageId),
+  });
+  const port = opts.port ?? portFromTag(inst.tags['tagssh:port']) ?? settings.port;
+
+  const t: ConnectTarget = { host: address, port, user, instanceId: inst.id, region: inst.region, label: inst.name ?? inst.id, keyName: inst.keyName };
+  if (scope.profile) t.profile = scope.profile;
+  const identity = opts.identity ?? keyPairFile(inst.keyName) ?? opts.fallbackIdentity ?? settings.identityFile ?? undefined;
+  if (identity) t.identityFile = expandHome(identity);
+  if (jump.length) t.jump = jump;
+  if (opts.acceptNew !== undefined) t.acceptNewHostKey = opts.acceptNew;
+  return t;
+}
+
+/** The local private key named after the instance's EC2 key pair, if there is one. */
+export function keyPairFile(keyName: string | null | undefined, dir = sshDir()): string | undefined {
+  if (!keyName || /[/\\]/.test(keyName)) return undefined;
+  return [join(dir, `${keyName}.pem`), join(dir, keyName)].find((p) => existsSync(p));
+}
+
+async function bastion(spec: string, opts: TargetOptions, settings: Settings, seen: Set<string>, depth: number): Promise<ConnectTarget> {
+  const host = parseHostSpec(spec);
+  if (host) {
+    const t: ConnectTarget = { host: host.host, port: host.port ?? 22, user: host.user ?? settings.defaultUser ?? opts.user ?? 'ec2-user', label: spec };
+    const identity = opts.identity ?? settings.identityFile;
+    if (identity) t.identityFile = expandHome(identity);
+    if (opts.acceptNew !== undefined) t.acceptNewHostKey = opts.acceptNew;
+    return t;
+  }
+  // A bastion is reached on its public address (unless its own tag puts it behind another bastion);
+  // the target's --user/--port/--identity/--via are not the bastion's.
+  const inner: TargetOptions = { ...opts };
+  if (opts.identity) inner.fallbackIdentity = opts.identity;
+  delete inner.user;
+  delete inner.port;
+  delete inner.identity;
+  delete inner.via;
+  delete inner.private;
+  delete inner.pick;
+  delete inner.start;
+  opts.onProgress?.(`Resolving bastion ${spec}…`);
+  return build(spec, inner, settings, seen, depth);
+}

@@ -1,0 +1,89 @@
+import type { Instance } from '../../common/model/instance.js';
+import { items, text } from '../aws/ec2Client.js';
+import { ec2ClientFor } from '../aws/clients.js';
+import type { AwsScope } from '../aws/scope.js';
+
+// Which user to log in as. EC2 images each bake in their own default account; the family is
+// read from the instance's PlatformDetails and, when that only says "Linux/UNIX", from the
+// image's name and description (DescribeImages). Order: --user, tag tagssh:user, the AMI rule,
+// the settings' default user, then ec2-user (the most common).
+
+export interface ImageInfo {
+  name: string | null;
+  description: string | null;
+}
+
+export type LoginUserSource = 'flag' | 'tag' | 'ami' | 'settings' | 'default';
+
+/** Image name/description patterns, most specific first. */
+const RULES: Array<[RegExp, string]> = [
+  [/\bbitnami\b/i, 'bitnami'],
+  [/\bubuntu\b|canonical/i, 'ubuntu'],
+  [/\bdebian\b/i, 'admin'],
+  [/\bcentos\b/i, 'centos'],
+  [/\brocky\b/i, 'rocky'],
+  [/\balma ?linux\b/i, 'ec2-user'],
+  [/\bfedora\b/i, 'fedora'],
+  [/\bkali\b/i, 'kali'],
+  [/\barch ?linux\b/i, 'arch'],
+  [/\bfreebsd\b/i, 'ec2-user'],
+  [/\bopensuse\b|\bsuse\b|\bsles\b/i, 'ec2-user'],
+  [/\brhel\b|red ?hat/i, 'ec2-user'],
+  [/\boracle\b|\bol[89]\b/i, 'ec2-user'],
+  [/\bamzn|amazon linux|\bal20\d\d\b/i, 'ec2-user'],
+  [/\bwindows\b/i, 'Administrator'],
+];
+
+/** The login user an image family implies, or undefined when nothing identifies it. */
+export function userFromImage(platform: string | null, platformDetails: string | null, image: ImageInfo | null): string | undefined {
+  if (platform === 'windows' || /windows/i.test(platformDetails ?? '')) return 'Administrator';
+  for (const hint of [image?.name, image?.description, platformDetails]) {
+    if (!hint || /^Linux\/UNIX$/i.test(hint)) continue;
+    for (const [re, user] of RULES) if (re.test(hint)) return user;
+  }
+  return undefined;
+}
+
+/** PlatformDetails alone decides only for a few families; otherwise the image must be looked up. */
+export function needsImageLookup(instance: Pick<Instance, 'platform' | 'platformDetails'>): boolean {
+  return userFromImage(instance.platform, instance.platformDetails, null) === undefined;
+}
+
+const imageCache = new Map<string, Promise<ImageInfo | null>>();
+
+/** DescribeImages for one image id; null when the image is gone or not visible to this account. */
+export function describeImage(scope: AwsScope, region: string, imageId: string): Promise<ImageInfo | null> {
+  const key = `${scope.profile ?? ''}/${region}/${imageId}`;
+  let p = imageCache.get(key);
+  if (!p) {
+    p = ec2ClientFor(scope, region)
+      .call('DescribeImages', { 'ImageId.1': imageId })
+      .then((res) => {
+        const img = items(res.imagesSet)[0];
+        return img ? { name: text(img.name) ?? null, description: text(img.description) ?? null } : null;
+      })
+      .catch(() => null); // deregistered or private images: fall back to the defaults
+    imageCache.set(key, p);
+  }
+  return p;
+}
+
+export interface LoginUserInput {
+  instance: Instance;
+  flagUser?: string;
+  settingsUser?: string | null;
+  lookupImage?: (imageId: string) => Promise<ImageInfo | null>;
+}
+
+export async function loginUserFor(input: LoginUserInput): Promise<{ user: string; source: LoginUserSource }> {
+  if (input.flagUser) return { user: input.flagUser, source: 'flag' };
+  const tag = input.instance.tags['tagssh:user']?.trim();
+  if (tag) return { user: tag, source: 'tag' };
+  const { instance } = input;
+  let image: ImageInfo | null = null;
+  if (needsImageLookup(instance) && instance.imageId && input.lookupImage) image = await input.lookupImage(instance.imageId);
+  const fromAmi = userFromImage(instance.platform, instance.platformDetails, image);
+  if (fromAmi) return { user: fromAmi, source: 'ami' };
+  if (input.settingsUser) return { user: input.settingsUser, source: 'settings' };
+  return { user: 'ec2-user', source: 'default' };
+}

@@ -1,0 +1,78 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startMoto, type Moto } from '../lab/moto.js';
+import { seedInstance, type Seeded } from '../lab/seed.js';
+import { cleanupSshd, makeKey, startSshd, type KeyPair, type SshdHost } from '../lab/sshd.js';
+import { freePort } from '../lab/ports.js';
+import { createServer, type WebServer } from '../../src/node/server/index.js';
+import { jsonSettingsStore, settingsPath } from '../../src/node/store/settings.js';
+import { defaultSettings } from '../../src/common/model/settings.js';
+
+// The end-to-end lab: moto with seeded instances whose Elastic IPs are loopback aliases served
+// by real sshd hosts, and the browser-mode server (the real backend) on a temp TAGSSH_HOME.
+// Shared by the Playwright tests and the app benchmark.
+
+export interface AppLab {
+  moto: Moto;
+  server: WebServer;
+  home: string;
+  clientKey: KeyPair;
+  hosts: Record<string, SshdHost>;
+  ids: Record<string, Seeded>;
+  stop(): Promise<void>;
+}
+
+export interface LabHostSpec {
+  /** Name tag */
+  name: string;
+  /** loopback alias of its sshd; omitted = no sshd (an unreachable instance) */
+  address?: string;
+  stopped?: boolean;
+  count?: number;
+  tags?: Record<string, string>;
+}
+
+export async function startAppLab(specs: LabHostSpec[]): Promise<AppLab> {
+  const saved = { ...process.env };
+  const home = mkdtempSync(join(tmpdir(), 'tagssh-e2e-'));
+  const moto = await startMoto();
+  const hosts: Record<string, SshdHost> = {};
+  const ids: Record<string, Seeded> = {};
+  let server: WebServer | undefined;
+  const stop = async () => {
+    await server?.close();
+    for (const h of Object.values(hosts)) {
+      await h.stop();
+      cleanupSshd(h);
+    }
+    await moto.stop();
+    rmSync(home, { recursive: true, force: true });
+    process.env = saved;
+  };
+  try {
+    Object.assign(process.env, moto.env, { TAGSSH_HOME: home, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' });
+    delete process.env.AWS_PROFILE;
+    delete process.env.SSH_AUTH_SOCK; // the key from the settings, not whatever agent the runner has
+    const clientKey = makeKey(join(home, 'keys'), 'ed25519', { name: 'id_e2e' });
+    // One port for every host: the settings' default port reaches them all.
+    const port = await freePort('127.0.0.2');
+    const user = process.env.USER ?? 'root';
+    for (const spec of specs) {
+      if (spec.address) hosts[spec.name] = await startSshd({ address: spec.address, port, authorizedKeys: [clientKey.publicKey] });
+      ids[spec.name] = await seedInstance(moto.sdk(), {
+        name: spec.name,
+        ...(spec.address ? { eip: spec.address } : {}),
+        ...(spec.stopped ? { stopped: true } : {}),
+        ...(spec.count ? { count: spec.count } : {}),
+        tags: { 'tagssh:user': user, ...(spec.tags ?? {}) },
+      });
+    }
+    jsonSettingsStore(settingsPath()).set({ ...defaultSettings(), defaultUser: user, identityFile: clientKey.privatePath, port });
+    server = await createServer({ port: 0 });
+    return { moto, server, home, clientKey, hosts, ids, stop };
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+}

@@ -1,0 +1,114 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, copyFileSync, chmodSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ImportKeyPairCommand } from '@aws-sdk/client-ec2';
+import { startMoto, type Moto } from '../../../lab/moto.js';
+import { seedInstance } from '../../../lab/seed.js';
+import { startSshd, makeKey, cleanupSshd, type SshdHost, type KeyPair } from '../../../lab/sshd.js';
+
+// `tagssh ssh` end to end: a Name tag in moto whose Elastic IP is a loopback alias with a real
+// sshd behind it. The key comes from ~/.ssh/<KeyName>.pem (HOME is a temp dir), the user and
+// port from the instance's tagssh:user / tagssh:port tags.
+
+const root = join(import.meta.dirname, '../../../..');
+let moto: Moto;
+let host: SshdHost;
+let home: string;
+let key: KeyPair;
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function tagssh(args: string[], input?: string): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, [join(root, 'bin/tagssh.mjs'), ...args], {
+      env: { PATH: process.env.PATH, ...moto.env, HOME: home, TAGSSH_HOME: join(home, 'tagssh') },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    p.stdout.on('data', (d) => (stdout += d));
+    p.stderr.on('data', (d) => (stderr += d));
+    p.on('error', reject);
+    p.on('close', (code) => resolve({ code, stdout, stderr }));
+    p.stdin.end(input ?? '');
+  });
+}
+
+before(async () => {
+  home = mkdtempSync(join(tmpdir(), 'tagssh-cli-ssh-'));
+  key = makeKey(join(home, 'gen'), 'ed25519', { name: 'team-key' });
+  mkdirSync(join(home, '.ssh'), { mode: 0o700 });
+  copyFileSync(key.privatePath, join(home, '.ssh', 'team-key.pem'));
+  chmodSync(join(home, '.ssh', 'team-key.pem'), 0o600);
+  [moto, host] = await Promise.all([startMoto(), startSshd({ address: '127.0.0.6', authorizedKeys: [key.publicKey] })]);
+  const ec2 = moto.sdk();
+  await ec2.send(new ImportKeyPairCommand({ KeyName: 'team-key', PublicKeyMaterial: readFileSync(key.publicPath) }));
+  await seedInstance(ec2, { name: 'web', eip: host.address, keyName: 'team-key', imageId: 'ami-1e749f67', tags: { 'tagssh:user': host.user, 'tagssh:port': String(host.port) } });
+});
+
+after(async () => {
+  await Promise.all([host?.stop(), moto?.stop()]);
+  if (host) cleanupSshd(host);
+  rmSync(home, { recursive: true, force: true });
+});
+
+describe('tagssh ssh', () => {
+  it('refuses a first-seen host key without --accept-new, printing its fingerprint', async () => {
+    const r = await tagssh(['ssh', 'web', '--', 'true']);
+    assert.equal(r.code, 20, r.stderr);
+    const fp = host.hostKeys.find((k) => k.type === 'ed25519')!.fingerprint;
+    assert.match(r.stderr, new RegExp(`^tagssh: First connection to web \\(i-[0-9a-f]+\\): its ssh-ed25519 host key ${fp.replace(/[+/]/g, '\\$&')} is not yet trusted`));
+    assert.match(r.stderr, /→ Verify the fingerprint, then connect again with --accept-new/);
+    assert.equal(r.stderr.trim().split('\n').length, 2, 'one line and one hint, no stack trace');
+  });
+
+  it('with --accept-new runs the command and exits with its status', async () => {
+    const r = await tagssh(['ssh', 'web', '--accept-new', '--', 'echo', 'hi;', 'echo', 'oops', '>&2;', 'exit', '3']);
+    assert.equal(r.code, 3, r.stderr);
+    assert.equal(r.stdout, 'hi\n');
+    assert.equal(r.stderr, 'oops\n');
+  });
+
+  it('trusts the key afterwards and pipes stdin to the command', async () => {
+    const r = await tagssh(['ssh', 'web', '--', 'tr', 'a-z', 'A-Z'], 'piped input\n');
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, 'PIPED INPUT\n');
+  });
+
+  it('runs a shell that reads stdin when stdin is not a terminal', async () => {
+    const r = await tagssh(['ssh', 'web'], 'echo $((6*7))\nexit 5\n');
+    assert.equal(r.code, 5, r.stderr);
+    assert.match(r.stdout, /^42$/m);
+  });
+
+  it('reports a refused login with the methods tried', async () => {
+    const r = await tagssh(['ssh', 'web', '--user', 'nobody-here', '--', 'true']);
+    assert.equal(r.code, 23, r.stderr);
+    assert.match(r.stderr, /refused the login as "nobody-here"; tried: .*team-key\.pem/);
+  });
+
+  it('refuses a rebuilt host until forget-host-key, then verifies again', async () => {
+    await host.rotateHostKeys();
+    const refused = await tagssh(['ssh', 'web', '--accept-new', '--', 'true']);
+    assert.equal(refused.code, 21, refused.stderr);
+    assert.match(refused.stderr, /host key of web \(i-[0-9a-f]+\) at 127\.0\.0\.6:\d+ has CHANGED: trusted SHA256:\S+, now presented SHA256:/);
+    assert.match(refused.stderr, /tagssh forget-host-key web/);
+    const forgot = await tagssh(['forget-host-key', 'web']);
+    assert.equal(forgot.code, 0, forgot.stderr);
+    assert.equal((await tagssh(['ssh', 'web', '--', 'true'])).code, 20, 'the new key is not trusted silently');
+    assert.equal((await tagssh(['ssh', 'web', '--accept-new', '--', 'true'])).code, 0);
+    assert.equal((await tagssh(['forget-host-key', 'nothing-by-this-name'])).code, 3);
+  });
+
+  it('names an instance that does not exist', async () => {
+    const r = await tagssh(['ssh', 'no-such-web', '--', 'true']);
+    assert.equal(r.code, 3, r.stderr);
+  });
+});

@@ -1,0 +1,114 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startSshd, makeKey, cleanupSshd, type SshdHost, type KeyPair } from '../../../lab/sshd.js';
+import { descendantPids, signalAll } from '../../../lab/wait.js';
+import { SessionManager } from '../../../../src/node/ssh/sessionManager.js';
+import { KnownHostsStore } from '../../../../src/node/ssh/knownHosts.js';
+import type { ConnectTarget } from '../../../../src/node/ssh/types.js';
+import type { AppErrorData } from '../../../../src/common/errors.js';
+
+// The session API the app and the benchmark runner share, against a real sshd.
+
+let dir: string;
+let host: SshdHost;
+let key: KeyPair;
+let store: KnownHostsStore;
+
+before(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'tagssh-sm-'));
+  key = makeKey(join(dir, 'keys'), 'ed25519');
+  host = await startSshd({ address: '127.0.0.10', authorizedKeys: [key.publicKey] });
+  store = new KnownHostsStore(join(dir, 'known_hosts.json'));
+});
+
+after(async () => {
+  await host?.stop();
+  if (host) cleanupSshd(host);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const target = (): ConnectTarget => ({ host: host.address, port: host.port, user: host.user, label: 'lab', identityFile: key.privatePath, acceptNewHostKey: true });
+
+function collect(sm: SessionManager) {
+  const out = new Map<string, string>();
+  const events: string[] = [];
+  sm.on('data', (id: string, c: Buffer) => out.set(id, (out.get(id) ?? '') + c.toString()));
+  sm.on('exit', (id: string, code: number | null) => events.push(`exit:${id}:${code}`));
+  sm.on('closed', (id: string, reason: string) => events.push(`closed:${id}:${reason}`));
+  sm.on('error', (id: string, e: AppErrorData) => events.push(`error:${id}:${e.code}`));
+  const waitFor = async (id: string, re: RegExp) => {
+    for (let i = 0; i < 400 && !re.test(out.get(id) ?? ''); i++) await new Promise((r) => setTimeout(r, 25));
+    assert.match(out.get(id) ?? '', re);
+  };
+  const waitEvent = async (ev: string) => {
+    for (let i = 0; i < 400 && !events.includes(ev); i++) await new Promise((r) => setTimeout(r, 25));
+    assert.ok(events.includes(ev), `${ev} in ${events.join(', ')}`);
+  };
+  return { out, events, waitFor, waitEvent };
+}
+
+describe('SessionManager', () => {
+  it('opens two shells over one connection, writes, resizes, reports exit and close', async () => {
+    const sm = new SessionManager({ connectOptions: { knownHosts: store, consoleOutput: null, agent: null } });
+    const { events, waitFor, waitEvent } = collect(sm);
+    const a = await sm.open(target(), { cols: 80, rows: 24 });
+    const b = await sm.open(target(), { cols: 100, rows: 40 });
+    assert.notEqual(a, b);
+    // One TCP connection carries both sessions: sshd has a single connection child.
+    sm.write(a, 'echo "conns=$(ss -Htn state established dport = :' + host.port + ' | wc -l)"\n');
+    await waitFor(a, /conns=1\b/);
+    sm.resize(b, 120, 50);
+    sm.write(b, 'stty size\n');
+    await waitFor(b, /\b50 120\b/);
+    sm.write(a, 'exit 6\n');
+    await waitEvent(`exit:${a}:6`);
+    await waitEvent(`closed:${a}:exited`);
+    sm.close(b);
+    await waitEvent(`closed:${b}:closed`);
+    assert.deepEqual(sm.list(), []);
+    assert.throws(() => sm.write(a, 'x'), { code: 'SESSION_CLOSED' });
+    assert.ok(!events.some((e) => e.startsWith('error:')));
+  });
+
+  it('pauses output past the high-water mark until the front end acks', async () => {
+    const sm = new SessionManager({ connectOptions: { knownHosts: store, consoleOutput: null, agent: null }, flowControl: { highWater: 64 * 1024, lowWater: 16 * 1024 } });
+    let bytes = 0;
+    sm.on('data', (_id: string, c: Buffer) => (bytes += c.length));
+    const id = await sm.open(target(), { cols: 80, rows: 24 });
+    sm.write(id, 'stty -echo; head -c 4000000 /dev/zero | tr "\\0" x; echo; echo END\n');
+    for (let i = 0; i < 200 && bytes < 64 * 1024; i++) await new Promise((r) => setTimeout(r, 25));
+    await new Promise((r) => setTimeout(r, 300));
+    const whilePaused = bytes;
+    assert.ok(whilePaused < 1_000_000, `output stopped while unacked (got ${whilePaused})`);
+    let seen = '';
+    sm.on('data', (_id: string, c: Buffer) => {
+      seen = (seen + c.toString()).slice(-100);
+      sm.ack(id, c.length);
+    });
+    sm.ack(id, whilePaused);
+    for (let i = 0; i < 800 && !seen.includes('END'); i++) await new Promise((r) => setTimeout(r, 25));
+    assert.match(seen, /END/);
+    assert.ok(bytes > 4_000_000);
+    sm.closeAll();
+  });
+
+  it('reports a dead connection as error + closed and shares the pool for exec', { timeout: 20_000 }, async () => {
+    const sm = new SessionManager({ connectOptions: { knownHosts: store, consoleOutput: null, agent: null, keepaliveMs: 300, keepaliveCountMax: 2 } });
+    const { waitEvent } = collect(sm);
+    const id = await sm.open(target(), { cols: 80, rows: 24 });
+    const { connection, release } = await sm.acquire(target());
+    assert.equal((await connection.exec('echo pooled')).stdout, 'pooled\n');
+    const frozen = [host.pid!, ...descendantPids(host.pid!)];
+    signalAll(frozen, 'SIGSTOP');
+    try {
+      await waitEvent(`error:${id}:SESSION_CLOSED`);
+      await waitEvent(`closed:${id}:connection lost`);
+    } finally {
+      signalAll(frozen, 'SIGCONT');
+      release();
+    }
+  });
+});

@@ -1,0 +1,44 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Instance } from '../../../src/common/model/instance.js';
+import { addressOf, arrange, matches } from '../../../renderer/features/instances/model.js';
+
+const inst = (over: Partial<Instance>): Instance => ({
+  id: 'i-0001',
+  region: 'us-east-1',
+  name: 'web-1',
+  state: 'running',
+  type: 't3.micro',
+  az: 'us-east-1a',
+  publicIp: null,
+  isElasticIp: false,
+  privateIp: '10.0.0.1',
+  keyName: null,
+  imageId: null,
+  platform: null,
+  platformDetails: null,
+  vpcId: null,
+  subnetId: null,
+  launchTime: null,
+  tags: {},
+  ...over,
+});
+
+test('filter matches names, ids, IPs and tags, every word, case-insensitively', () => {
+  const i = inst({ name: 'Web Ünïcode "1"', id: 'i-abc', publicIp: '127.0.0.2', tags: { env: 'Prod', team: 'core' } });
+  for (const q of ['web', 'ünïcode', 'I-ABC', '127.0.0.2', 'prod', 'env', 'web prod', '"1"']) assert.equal(matches(i, q), true, q);
+  for (const q of ['db', 'web staging', '10.9']) assert.equal(matches(i, q), false, q);
+});
+
+test('sort and group', () => {
+  const list = [inst({ id: 'i-1', name: 'b', state: 'stopped', region: 'eu-west-1' }), inst({ id: 'i-2', name: 'a', state: 'running' }), inst({ id: 'i-3', name: null, state: 'pending' })];
+  assert.deepEqual(arrange(list, '', 'name', 'none')[0]!.items.map((i) => i.id), ['i-2', 'i-1', 'i-3']);
+  assert.deepEqual(arrange(list, '', 'state', 'none')[0]!.items.map((i) => i.id), ['i-2', 'i-3', 'i-1']);
+  assert.deepEqual(arrange(list, '', 'name', 'region').map((g) => g.title), ['eu-west-1', 'us-east-1']);
+  assert.deepEqual(arrange(list, '', 'name', 'state').map((g) => g.title), ['running', 'pending', 'stopped']);
+});
+
+test('address: EIP marked, private as fallback', () => {
+  assert.deepEqual(addressOf(inst({ publicIp: '1.2.3.4', isElasticIp: true })), { text: '1.2.3.4', eip: true, kind: 'public' });
+  assert.deepEqual(addressOf(inst({})), { text: '10.0.0.1', eip: false, kind: 'private' });
+});
