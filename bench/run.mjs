@@ -35,6 +35,10 @@
 //     median(fn, n = runs, { warmup = 1 }): runs `await fn()` warmup + n times, returns
 //                                  { median_ms, min_ms, samples }; fn may return a number of
 //                                  ms to use instead of its own wall time (e.g. spawnTimed().ms),
+//     medians({ a: fn, b: fn, … }, n = runs, { warmup = 1 }): like median() for several
+//                                  variants, run round-robin (a, b, a, b, …) so that load from
+//                                  other processes on the machine hits every variant alike;
+//                                  returns { a: { median_ms, min_ms, samples }, b: … },
 //     spawnTimed(cmd, args, env = ctx.env, { input, cwd, allowFail } = {}):
 //                                  spawns, waits, returns { ms, code, stdout, stderr }; throws if
 //                                  the exit code is not 0 unless allowFail,
@@ -146,10 +150,27 @@ async function median(fn, n = runs, { warmup = 1 } = {}) {
     const ms = typeof r === 'number' ? r : performance.now() - t0;
     if (i >= warmup) samples.push(ms);
   }
+  return stats(samples);
+}
+
+function stats(samples) {
   const sorted = [...samples].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
   const med = sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
   return { median_ms: med, min_ms: sorted[0], samples };
+}
+
+async function medians(fns, n = runs, { warmup = 1 } = {}) {
+  const samples = Object.fromEntries(Object.keys(fns).map((k) => [k, []]));
+  for (let i = 0; i < warmup + n; i++) {
+    for (const [k, fn] of Object.entries(fns)) {
+      const t0 = performance.now();
+      const r = await fn();
+      const ms = typeof r === 'number' ? r : performance.now() - t0;
+      if (i >= warmup) samples[k].push(ms);
+    }
+  }
+  return Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, stats(v)]));
 }
 
 function fmt(m) {
@@ -207,6 +228,7 @@ async function main() {
       return c;
     },
     median,
+    medians,
     spawnTimed: (cmd, argv, env = ctx.env, opts) => spawnTimed(cmd, argv, env, opts),
     tmpdir(prefix = 'tagssh-bench-') {
       const d = mkdtempSync(join(tmpdir(), prefix));

@@ -39,6 +39,24 @@ if (want('cli')) {
       // Bundled CommonJS dependencies call require(); give ESM chunks a real one.
       banner: { js: "import { createRequire as __tagsshCreateRequire } from 'node:module'; const require = __tagsshCreateRequire(import.meta.url);" },
     }),
+    // `tagssh resolve` fast path: one self-contained module (no chunks to load); the AWS SDK's
+    // credential chain, needed only for profiles/SSO, stays in node_modules and loads on demand.
+    build({
+      entryPoints: { 'tagssh-resolve': at('src/node/cli/resolveMain.ts') },
+      outdir: at('dist/cli'),
+      bundle: true,
+      format: 'esm',
+      platform: 'node',
+      target: 'node20',
+      outExtension: { '.js': '.mjs' },
+      external: [...nodeExternal, '@aws-sdk/*', '@smithy/*'],
+      minifySyntax: true,
+      minifyWhitespace: true,
+      legalComments: 'none',
+      sourcemap: 'linked',
+      logLevel: 'warning',
+      banner: { js: "import { createRequire as __tagsshCreateRequire } from 'node:module'; const require = __tagsshCreateRequire(import.meta.url);" },
+    }),
   );
 }
 

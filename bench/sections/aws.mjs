@@ -64,14 +64,23 @@ export async function run(ctx) {
       if (!/^\d+\.\d+\.\d+\.\d+\n$/.test(r.stdout)) throw new Error(`unexpected resolve output: ${JSON.stringify(r.stdout)} ${r.stderr}`);
       return r.ms;
     };
-    const cold = await ctx.median(async () => expect(await ctx.spawnTimed(node, [ctx.tagssh, 'resolve', name], { ...env, TAGSSH_HOME: ctx.tmpdir('tagssh-bench-cold-') })));
     const warmHome = ctx.tmpdir('tagssh-bench-warm-');
-    const warm = await ctx.median(async () => expect(await ctx.spawnTimed(node, [ctx.tagssh, 'resolve', name], { ...env, TAGSSH_HOME: warmHome })), ctx.runs, { warmup: 2 });
     const awsArgs = ['ec2', 'describe-instances', '--filters', `Name=tag:Name,Values=${name}`, '--query', 'Reservations[].Instances[].PublicIpAddress', '--output', 'text'];
-    const aws = await ctx.median(async () => (await ctx.spawnTimed('aws', awsArgs, env)).ms);
     const body = `Action=DescribeInstances&Version=2016-11-15&Filter.1.Name=tag%3AName&Filter.1.Value.1=${encodeURIComponent(name)}`;
-    const base = await ctx.median(async () => (await ctx.spawnTimed(node, ['-e', roundTripScript(proxy.endpoint, body)], env)).ms, ctx.runs, { warmup: 2 });
-    const bare = await ctx.median(async () => (await ctx.spawnTimed(node, ['-e', '0'], env)).ms);
+    const script = roundTripScript(proxy.endpoint, body);
+    // Round-robin, so that the load of other processes on the machine hits every variant alike.
+    const m = await ctx.medians(
+      {
+        cold: async () => expect(await ctx.spawnTimed(node, [ctx.tagssh, 'resolve', name], { ...env, TAGSSH_HOME: ctx.tmpdir('tagssh-bench-cold-') })),
+        warm: async () => expect(await ctx.spawnTimed(node, [ctx.tagssh, 'resolve', name], { ...env, TAGSSH_HOME: warmHome })),
+        aws: async () => (await ctx.spawnTimed('aws', awsArgs, env)).ms,
+        base: async () => (await ctx.spawnTimed(node, ['-e', script], env)).ms,
+        bare: async () => (await ctx.spawnTimed(node, ['-e', '0'], env)).ms,
+      },
+      ctx.runs,
+      { warmup: 2 },
+    );
+    const { cold, warm, aws, base, bare } = m;
 
     const coldRatio = aws.median_ms / cold.median_ms;
     rows.push({
@@ -97,25 +106,24 @@ export async function run(ctx) {
     const listRuns = Math.max(3, Math.min(ctx.runs, 5));
     const listArgs = [ctx.tagssh, 'list', '--json', '--cache', 'off', '--region', LIST_REGIONS.join(',')];
     let listed = 0;
-    ctx.log(`recording moto's answers for ${listTotal} instances (first run only; slow)`);
-    const tlist = await ctx.median(
-      async () => {
-        const r = await ctx.spawnTimed(node, listArgs, env);
-        listed = JSON.parse(r.stdout).length;
-        return r.ms;
+    let awsListed = 0;
+    ctx.log(`recording moto's answers for ${listTotal} instances (first round only; slow)`);
+    const { tlist, alist } = await ctx.medians(
+      {
+        tlist: async () => {
+          const r = await ctx.spawnTimed(node, listArgs, env);
+          listed = JSON.parse(r.stdout).length;
+          return r.ms;
+        },
+        alist: async () => {
+          const r = await ctx.spawnTimed('aws', ['ec2', 'describe-instances', '--region', LIST_REGIONS[0], '--output', 'json'], env);
+          awsListed = JSON.parse(r.stdout).Reservations.reduce((n, res) => n + res.Instances.length, 0);
+          return r.ms;
+        },
       },
       listRuns,
     );
     if (listed < listTotal) throw new Error(`tagssh list returned ${listed} instances, expected ${listTotal}`);
-    let awsListed = 0;
-    const alist = await ctx.median(
-      async () => {
-        const r = await ctx.spawnTimed('aws', ['ec2', 'describe-instances', '--region', LIST_REGIONS[0], '--output', 'json'], env);
-        awsListed = JSON.parse(r.stdout).Reservations.reduce((n, res) => n + res.Instances.length, 0);
-        return r.ms;
-      },
-      listRuns,
-    );
     const listRatio = alist.median_ms / tlist.median_ms;
     rows.push({
       name: `list ${listed} instances in ${LIST_REGIONS.length} regions`,

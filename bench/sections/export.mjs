@@ -70,9 +70,10 @@ export async function run(ctx) {
     chmodSync(join(bin, 'tagssh'), 0o755);
     const env = { ...ctx.env, PATH: `${bin}:${process.env.PATH}`, AWS_REGION: 'us-east-1' };
     const cfg = join(dir, 'ssh_config');
+    ctx.log('sshd up, instance seeded; timing tagssh export ssh-config');
     const exp = await ctx.median(async () => (await ctx.spawnTimed(process.execPath, [ctx.tagssh, 'export', 'ssh-config', NAME, '--file', cfg, '--user', user, '--identity', join(dir, 'client_key')], env)).ms, 3);
     const common = ['-o', 'BatchMode=yes', '-o', `UserKnownHostsFile=${join(dir, 'known_hosts')}`, '-o', 'StrictHostKeyChecking=accept-new', '-o', 'IdentityAgent=none'];
-    const n = ctx.quick ? 3 : Math.min(ctx.runs, 5);
+    const n = ctx.quick ? 2 : Math.min(ctx.runs, 3);
     ctx.log('ssh by Name through the exported config (tagssh proxy)');
     const viaProxy = await ctx.median(async () => (await ctx.spawnTimed('ssh', ['-F', cfg, ...common, NAME, 'true'], env)).ms, n);
     ctx.log('aws ec2 describe-instances for the IP, then ssh to it');

@@ -129,9 +129,16 @@ export function createAppService(deps: AppServiceDeps): AppService {
         s.pendingBytes = 0;
         emit('session.data', { sessionId: id, data });
       };
+      // ssh2 can deliver the first output in the same tick the shell opens, before session.open
+      // has returned the id to us: while an open is in flight, hold unknown sessions' output.
+      let opening = 0;
+      const early = new Map<string, Buffer[]>();
       const onData = (id: string, chunk: Buffer) => {
         const s = owned.get(id);
-        if (!s) return;
+        if (!s) {
+          if (opening > 0) early.set(id, [...(early.get(id) ?? []), chunk]);
+          return;
+        }
         s.pendingBytes += chunk.length;
         const text = s.decoder.write(chunk);
         if (!text) return;
@@ -208,10 +215,15 @@ export function createAppService(deps: AppServiceDeps): AppService {
           if (input.pick) req.pick = input.pick;
           if (input.acceptNewHostKey) req.acceptNewHostKey = input.acceptNewHostKey;
           if (input.private !== undefined) req.private = input.private;
-          const info = await engine.openSession(req);
-          // Registered right after open resolves: the manager holds early output until then.
-          owned.set(info.sessionId, newOwnedSession());
-          return info;
+          opening++;
+          try {
+            const info = await engine.openSession(req);
+            owned.set(info.sessionId, newOwnedSession());
+            for (const chunk of early.get(info.sessionId) ?? []) onData(info.sessionId, chunk);
+            return info;
+          } finally {
+            if (--opening === 0) early.clear();
+          }
         },
         'session.write'({ sessionId, data }) {
           own(sessionId);

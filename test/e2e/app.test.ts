@@ -186,6 +186,7 @@ test('a stopped instance is started and connected, with progress', async () => {
   await page.getByRole('tab', { name: 'Instances' }).click();
   await row('db-1').getByRole('button', { name: 'Start and connect' }).click();
   await trustFirstContact(60_000);
+  await waitForTerminal(/[#$]\s*$/m);
   const file = `/tmp/tagssh-e2e-${randomBytes(6).toString('hex')}`;
   await typeInTerminal(`touch ${file}; echo host-$TAGSSH_TEST_HOST`);
   await waitForTerminal('host-127.0.0.3', 60_000);
@@ -197,6 +198,7 @@ test('a changed host key is refused in the UI', async () => {
   await page.getByRole('tab', { name: 'Instances' }).click();
   await row('rebuilt-1').getByRole('button', { name: 'Connect', exact: true }).click();
   await trustFirstContact();
+  await waitForTerminal(/[#$]\s*$/m);
   await typeInTerminal('echo first-$((1+1))');
   await waitForTerminal('first-2');
   await lab.hosts['rebuilt-1']!.rotateHostKeys();

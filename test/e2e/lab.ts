@@ -5,6 +5,8 @@ import { startMoto, type Moto } from '../lab/moto.js';
 import { seedInstance, type Seeded } from '../lab/seed.js';
 import { cleanupSshd, makeKey, startSshd, type KeyPair, type SshdHost } from '../lab/sshd.js';
 import { freePort } from '../lab/ports.js';
+import { startEc2Proxy, type Ec2Proxy } from '../lab/ec2Proxy.js';
+import { AssociateAddressCommand } from '@aws-sdk/client-ec2';
 import { createServer, type WebServer } from '../../src/node/server/index.js';
 import { jsonSettingsStore, settingsPath } from '../../src/node/store/settings.js';
 import { defaultSettings } from '../../src/common/model/settings.js';
@@ -40,8 +42,10 @@ export async function startAppLab(specs: LabHostSpec[]): Promise<AppLab> {
   const hosts: Record<string, SshdHost> = {};
   const ids: Record<string, Seeded> = {};
   let server: WebServer | undefined;
+  let proxy: Ec2Proxy | undefined;
   const stop = async () => {
     await server?.close();
+    await proxy?.close();
     for (const h of Object.values(hosts)) {
       await h.stop();
       cleanupSshd(h);
@@ -51,7 +55,16 @@ export async function startAppLab(specs: LabHostSpec[]): Promise<AppLab> {
     process.env = saved;
   };
   try {
-    Object.assign(process.env, moto.env, { TAGSSH_HOME: home, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' });
+    // moto gives a restarted instance a random 54.x address and drops its Elastic IP; the proxy
+    // puts the loopback EIP back right after StartInstances, so nothing ever leaves 127.0.0.0/8.
+    proxy = await startEc2Proxy(moto.endpoint);
+    proxy.after('StartInstances', async (body) => {
+      for (const [key, id] of body) {
+        const seeded = key.startsWith('InstanceId.') ? Object.values(ids).find((x) => x.id === id && x.allocationId) : undefined;
+        if (seeded) await moto.sdk().send(new AssociateAddressCommand({ AllocationId: seeded.allocationId, InstanceId: id, AllowReassociation: true }));
+      }
+    });
+    Object.assign(process.env, moto.env, { AWS_ENDPOINT_URL_EC2: proxy.endpoint, TAGSSH_HOME: home, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' });
     delete process.env.AWS_PROFILE;
     delete process.env.SSH_AUTH_SOCK; // the key from the settings, not whatever agent the runner has
     const clientKey = makeKey(join(home, 'keys'), 'ed25519', { name: 'id_e2e' });

@@ -32,6 +32,8 @@ export interface SshConfigOptions {
   /** Host aliases already used outside the block, never reused. */
   reservedAliases?: Iterable<string>;
   exportedAt?: string;
+  /** Bake `--start` into the ProxyCommand: connecting starts a stopped instance and waits for it. */
+  startOnConnect?: boolean;
 }
 
 export interface SshConfigBlock {
@@ -81,7 +83,7 @@ export function proxyCommandWords(h: SshConfigHost, opts: SshConfigOptions): str
         ? [h.name]
         : ['--name-b64', base64UrlUtf8(h.name)]
       : [h.instanceId];
-  return [...(opts.tagsshCommand ?? ['tagssh']), 'proxy', ...target, '--region', h.region, ...(opts.profile ? ['--profile', opts.profile] : []), '--port'];
+  return [...(opts.tagsshCommand ?? ['tagssh']), 'proxy', ...target, '--region', h.region, ...(opts.profile ? ['--profile', opts.profile] : []), ...(opts.startOnConnect ? ['--start'] : []), '--port'];
 }
 
 /** Builds the managed block and the alias mapping (Name → Host alias) to show the user. */
@@ -157,9 +159,11 @@ function findBlock(text: string): BlockSpan | null {
  * hosts' settings win over a later `Host *`), followed by a blank line. Line endings follow the file's.
  */
 export function replaceManagedBlock(existing: string, block: string): string {
-  const eol = /\r\n/.test(existing) ? '\r\n' : '\n';
-  const body = block.split(/\r?\n/).join(eol);
   const span = findBlock(existing);
+  // The old block's own line ending wins (a file may mix them); else the file's; else "\n".
+  const ownEol = span ? /\r?\n/.exec(existing.slice(span.start, span.end))?.[0] : undefined;
+  const eol = ownEol ?? (/\r\n/.test(existing) ? '\r\n' : '\n');
+  const body = block.split(/\r?\n/).join(eol);
   if (span) return existing.slice(0, span.start) + body + existing.slice(span.end);
   return existing === '' ? body + eol : body + eol + eol + existing;
 }

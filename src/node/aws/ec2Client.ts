@@ -1,5 +1,4 @@
 import http from 'node:http';
-import https from 'node:https';
 import { AppError } from '../../common/errors.js';
 import type { AwsCredentials } from './credentials.js';
 import { signRequest } from './sigv4.js';
@@ -202,8 +201,11 @@ function finalError(e: unknown, endpoint: URL, region: string): AppError {
   return new AppError('AWS_API', `EC2 request failed: ${msg}`, 'Try again; run with --debug for details.');
 }
 
-function post(url: URL, headers: Record<string, string>, body: string, timeoutMs: number): Promise<{ status: number; text: string }> {
-  const mod = url.protocol === 'http:' ? http : https;
+// node:https drags in TLS (~10 ms of start-up); load it only for https endpoints.
+let httpsModule: Promise<typeof http> | undefined;
+
+async function post(url: URL, headers: Record<string, string>, body: string, timeoutMs: number): Promise<{ status: number; text: string }> {
+  const mod = url.protocol === 'http:' ? http : await (httpsModule ??= import('node:https').then((m) => m.default as unknown as typeof http));
   return new Promise((resolve, reject) => {
     const req = mod.request(
       {

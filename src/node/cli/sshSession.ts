@@ -1,7 +1,7 @@
 import { constants } from 'node:os';
 import { AppError, isAppError } from '../../common/errors.js';
 import type { AwsScope } from '../aws/scope.js';
-import { connect, type SshConnection } from '../ssh/connection.js';
+import type { SshConnection } from '../ssh/connection.js';
 import { KnownHostsStore } from '../ssh/knownHosts.js';
 import { connectTargetFor } from '../ssh/target.js';
 import type { ConnectTarget } from '../ssh/types.js';
@@ -65,6 +65,7 @@ function withAcceptance(t: ConnectTarget, hop: { label: string }, fingerprint: s
 }
 
 async function connectInteractively(target: ConnectTarget, keepaliveMs: number | undefined, progress: (m: string) => void): Promise<SshConnection> {
+  const { connect } = await import('../ssh/connection.js');
   const askPassphrase = canPrompt() ? (path: string, attempt: number) => promptLine(`${attempt > 1 ? 'Wrong passphrase. ' : ''}Passphrase for ${path}: `, true) : undefined;
   let t = target;
   for (let round = 0; ; round++) {
@@ -85,7 +86,10 @@ async function connectInteractively(target: ConnectTarget, keepaliveMs: number |
 
 export async function runSsh(name: string, command: string[], flags: SshFlags, scope: AwsScope): Promise<number> {
   const progress = progressLine(!!process.stderr.isTTY);
-  const target = await connectTargetFor(name, {
+  const T0 = performance.now(); const lap = (x: string) => process.env.TT && process.stderr.write(`${x} ${(performance.now() - T0).toFixed(0)} (uptime ${(process.uptime()*1000).toFixed(0)})\n`);
+  lap('start');
+  // ssh2 and its native crypto load while EC2 answers the name lookup, not after it.
+  const targetP = connectTargetFor(name, {
     ...scope,
     ...(flags.user ? { user: flags.user } : {}),
     ...(flags.identity ? { identity: flags.identity } : {}),
@@ -97,10 +101,12 @@ export async function runSsh(name: string, command: string[], flags: SshFlags, s
     ...(flags.acceptNew !== undefined ? { acceptNew: flags.acceptNew } : {}),
     onProgress: progress,
   });
+  await Promise.all([targetP, import('../ssh/connection.js')]).catch(() => undefined);
+  const target = await targetP; lap('resolved+loaded');
   const conn = await connectInteractively(target, flags.keepalive ? flags.keepalive * 1000 : undefined, progress);
-  progress.done();
+  progress.done(); lap('connected');
   try {
-    return command.length ? await runCommand(conn, command.join(' ')) : await runShell(conn);
+    const rc = command.length ? await runCommand(conn, command.join(' ')) : await runShell(conn); lap('ran'); process.on('exit', () => lap('exit')); return rc;
   } finally {
     conn.close();
     process.stdin.pause();

@@ -25,6 +25,7 @@ interface SshConfigCliFlags extends AwsFlags {
   jump?: string;
   file?: string;
   dryRun?: boolean;
+  start?: boolean;
 }
 
 async function loadInstances(flags: AwsFlags) {
@@ -82,6 +83,7 @@ export function register(program: Command): void {
     .option('--user <user>', 'login user (default: tag tagssh:user, else guessed from the platform)')
     .option('--identity <file>', 'IdentityFile for every host')
     .option('--jump <host>', 'reach the instances on their private IPs through this jump host (an exported Name or [user@]host[:port])')
+    .option('--start', 'connecting starts a stopped instance and waits for it (tagssh proxy --start)')
     .option('--file <path>', 'config file to update (default: ~/.ssh/config)')
     .option('--dry-run', 'print the new block and the alias mapping; change nothing');
   addAwsOptions(sc).action(async (names: string[], flags: SshConfigCliFlags) => {
@@ -107,6 +109,7 @@ export function register(program: Command): void {
     });
     const { text, mapping } = sshConfigBlock(hosts, {
       ...(flags.profile ? { profile: flags.profile } : {}),
+      ...(flags.start ? { startOnConnect: true } : {}),
       reservedAliases: hostAliasesOutsideBlock(current),
       exportedAt: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
     });

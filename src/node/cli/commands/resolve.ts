@@ -1,18 +1,12 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { addAwsOptions, awsScopeFrom, type AwsFlags } from '../options.js';
+import { portNumber, runResolve, type ResolveFlags } from '../resolveAction.js';
+import { addAwsOptions } from '../options.js';
 
 // `tagssh resolve NAME`: prints only the address on stdout, so `ssh user@$(tagssh resolve web)`
-// and TeraTerm macros can use it. The engine is imported inside the action: this is the command
-// whose start-up time is benchmarked.
-
-interface ResolveFlags extends AwsFlags {
-  private?: boolean;
-  start?: boolean;
-  pick?: string;
-  port?: number;
-  json?: boolean;
-  nameB64?: string;
-}
+// and TeraTerm macros can use it. This is the command whose start-up time is benchmarked:
+// bin/tagssh.mjs normally runs it through resolveMain.ts (no commander); this registration
+// serves `--help`, usage errors and `tagssh` invoked with global options first. Options must
+// match RESOLVE_ARGS in resolveAction.ts (test/unit/node/cli/resolveArgs.test.ts checks).
 
 export function register(program: Command): void {
   const cmd = program
@@ -25,35 +19,12 @@ export function register(program: Command): void {
     .option('--port <port>', 'port that must answer after --start (default: tag tagssh:port, else 22)', (v) => parsePort(v))
     .option('--json', 'print {address, addressKind, instance} as JSON')
     .option('--name-b64 <base64url>', 'the Name as base64url of its UTF-8 bytes, instead of NAME (used by exported TeraTerm macros)');
-  addAwsOptions(cmd).action(async (rawName: string | undefined, flags: ResolveFlags) => {
-    const { withJsonErrors, progressLine, printJson } = await import('../output.js');
-    await withJsonErrors(flags.json, async () => {
-      const { nameFromArgs } = await import('../nameArg.js');
-      const name = nameFromArgs(rawName, flags.nameB64);
-      const { resolveTarget } = await import('../../aws/resolve.js');
-      const progress = progressLine();
-      const target = await resolveTarget(name, {
-        ...awsScopeFrom(flags),
-        ...(flags.private ? { private: true } : {}),
-        ...(flags.start ? { start: true } : {}),
-        ...(flags.pick ? { pick: flags.pick } : {}),
-        ...(flags.port ? { port: flags.port } : {}),
-        // Plain output is just the address: no need to ask EC2 whether it is an Elastic IP.
-        ...(flags.json ? {} : { exactAddressKind: false }),
-        onProgress: progress,
-      });
-      progress.done();
-      if (flags.json) printJson(target);
-      else process.stdout.write(`${target.address}\n`);
-    });
-  });
+  addAwsOptions(cmd).action((rawName: string | undefined, flags: ResolveFlags) => runResolve(rawName, flags));
 }
 
 export function parsePort(v: string): number {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1 || n > 65535) {
-    // Commander reports this as a usage error (exit code 2).
-    throw new InvalidArgumentError('expected a port number 1-65535');
-  }
+  const n = portNumber(v);
+  // Commander reports this as a usage error (exit code 2).
+  if (n === undefined) throw new InvalidArgumentError('expected a port number 1-65535');
   return n;
 }

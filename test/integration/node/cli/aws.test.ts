@@ -146,6 +146,24 @@ test('start and stop by name wait, show progress on stderr and the state on stdo
   assertCleanError(await tagssh(['start', 'nope']), 'NOT_FOUND');
 });
 
+test('resolve defers --help and usage errors to the full CLI: same words, exit 0 or 2', async () => {
+  const help = await tagssh(['resolve', '--help']);
+  assert.equal(help.code, 0);
+  assert.match(help.stdout, /^Usage: tagssh resolve \[options\] \[name\]/);
+  const unknown = await tagssh(['resolve', 'web', '--bogus']);
+  assert.equal(unknown.code, ERROR_CODES.INVALID_INPUT);
+  assert.match(unknown.stderr, /unknown option '--bogus'/);
+  const twoNames = await tagssh(['resolve', 'web', 'dup']);
+  assert.equal(twoNames.code, ERROR_CODES.INVALID_INPUT);
+  const badPort = await tagssh(['resolve', 'web', '--port', '70000']);
+  assert.equal(badPort.code, ERROR_CODES.INVALID_INPUT);
+  assert.match(badPort.stderr, /port/);
+  // Options after the name, repeated regions and = syntax parse alike on the fast path.
+  const r = await tagssh(['resolve', '--region=eu-west-1', 'euro', '--region', 'us-east-1', '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(JSON.parse(r.stdout).instance.id, s.eu!.id);
+});
+
 test('--help lists the commands and exits 0', async () => {
   const r = await tagssh(['--help']);
   assert.equal(r.code, 0);

@@ -35,6 +35,11 @@ describe('ssh config block', () => {
     assert.ok(!/Host cafe-unicode[^#]*ProxyCommand/.test(text.split('# Café')[1]!.split('\n\n')[0]!), 'ProxyJump hosts have no ProxyCommand');
   });
 
+  it('--start goes into the ProxyCommand when asked', () => {
+    const { text } = sshConfigBlock([hosts[2]!], { startOnConnect: true });
+    assert.match(text, /ProxyCommand tagssh proxy --name-b64 \S+ --region eu-west-1 --start --port %p/);
+  });
+
   it('refuses values ssh could misread', () => {
     const bad = (h: Partial<SshConfigHost>) => () => sshConfigBlock([{ ...hosts[0]!, ...h }]);
     const invalid = (e: unknown) => e instanceof AppError && e.code === 'EXPORT_INVALID';
@@ -86,7 +91,7 @@ describe('managed block replacement', () => {
         cur = replaceManagedBlock(cur, blockA);
         assert.equal(cur, start);
       }),
-      { numRuns: 300 },
+      { numRuns: 500 },
     );
   });
 

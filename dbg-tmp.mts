@@ -1,0 +1,15 @@
+import { mkdtempSync } from 'node:fs';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { startSshd, makeKey } from './test/lab/sshd.ts';
+import { KnownHostsStore } from './src/node/ssh/knownHosts.ts';
+import { runBench } from './src/node/bench/runner.ts';
+const dir = mkdtempSync(join(tmpdir(), 'dbg-'));
+const key = makeKey(dir, 'ed25519');
+const h = await startSshd({ address: '127.0.0.29', authorizedKeys: [key.publicKey] });
+const h2 = await startSshd({ address: '127.0.0.28', authorizedKeys: [key.publicKey] });
+const t0 = Date.now();
+const tg = (x: typeof h) => ({ target: { host: x.address, port: x.port, user: x.user, label: x.address, identityFile: key.privatePath, acceptNewHostKey: true } });
+const [r] = await runBench({ preset: 'iperf3', params: { duration: 1, port: 5611, address: 'public' }, hosts: [tg(h)], peer: tg(h2), timeoutMs: 30000, connectOptions: { knownHosts: new KnownHostsStore(join(dir, 'kh.json')), consoleOutput: null, agent: null, onProgress: (m) => console.log(Date.now() - t0, 'conn', m) }, onEvent: (e) => console.log(Date.now() - t0, e.type, e.type === 'output' ? JSON.stringify(e.text.slice(0, 80)) : e.type === 'phase' ? e.phase : '') });
+console.log(r!.status, r!.error, r!.metrics.length);
+await h.stop(); await h2.stop();
