@@ -7,6 +7,7 @@ import { pickTransport } from './lib/transport.js';
 import { h } from './lib/dom.js';
 import { createInstancesView } from './features/instances/view.js';
 import { createSettingsView } from './features/settings/view.js';
+import { openExportDialog } from './features/exports/exportDialog.js';
 import { SessionRouter } from './features/terminal/sessionRouter.js';
 import { TerminalTab, type ConnectRequest, type TabState } from './features/terminal/terminalTab.js';
 
@@ -25,7 +26,7 @@ declare global {
   interface Window {
     /** Read-only diagnostics for tests and benchmarks. */
     tagsshDebug?: {
-      terminals(): Array<{ title: string; state: string; painted: number; cols: number; rows: number }>;
+      terminals(): Array<{ title: string; state: string; painted: number; received: number; cols: number; rows: number }>;
       /** Writes `chars` of "y\r\n" straight into the active terminal's xterm; resolves with the ms it took (benchmark baseline). */
       writeDirect(chars: number): Promise<number>;
     };
@@ -112,13 +113,14 @@ async function main(): Promise<void> {
 
   const openTerminal = (req: ConnectRequest) => {
     const id = `term-${++seq}`;
-    let entry: TabEntry | undefined;
+    const tab: { entry?: TabEntry } = {};
     const term = new TerminalTab(
       {
         api,
         router,
         settings: () => settings,
         onState: (state: TabState, title: string) => {
+          const entry = tab.entry;
           if (!entry) return;
           entry.button.dataset.state = state;
           entry.button.querySelector('.tab-label')!.textContent = title;
@@ -128,7 +130,7 @@ async function main(): Promise<void> {
       req,
     );
     terminals.add(term);
-    entry = addTab({ id, panel: term.el, terminal: term, onActivate: () => term.activate() }, req.label, { closable: true, before: settingsEntry.button });
+    tab.entry = addTab({ id, panel: term.el, terminal: term, onActivate: () => term.activate() }, req.label, { closable: true, before: settingsEntry.button });
     activate(id);
     void term.connect();
   };
@@ -144,6 +146,7 @@ async function main(): Promise<void> {
     saveSettings,
     connect: (i: Instance, opts) => openTerminal({ ref: i.id, region: i.region, label: i.name ?? i.id, start: opts.start }),
     connectByName: (name) => openTerminal({ ref: name, label: name, start: false }),
+    exportInstances: (list) => openExportDialog(list, settings),
   });
   const settingsView = createSettingsView({ settings: () => settings, save: saveSettings });
 
@@ -166,7 +169,7 @@ async function main(): Promise<void> {
   activate('instances');
 
   window.tagsshDebug = {
-    terminals: () => [...terminals].map((t) => ({ title: t.el.getAttribute('aria-label') ?? '', state: t.el.dataset.state ?? '', painted: t.painted, cols: t.term.cols, rows: t.term.rows })),
+    terminals: () => [...terminals].map((t) => ({ title: t.el.getAttribute('aria-label') ?? '', state: t.el.dataset.state ?? '', painted: t.painted, received: t.received, cols: t.term.cols, rows: t.term.rows })),
     writeDirect(chars) {
       const term = tabs.get(active)?.terminal?.term;
       if (!term) return Promise.reject(new Error('no active terminal'));

@@ -6,12 +6,15 @@
 // throughput: `yes | head -c 50M` through sshd → engine → WebSocket → batcher → xterm, against
 //   writing the same characters (with the PTY's \r\n) straight into xterm in the same page.
 // memory: the renderer's JS heap after 10 open sessions (informational).
+/* global window */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 
 export const title = 'App: click-to-prompt, terminal throughput, renderer memory';
 
 const PROMPT = /[#$]\s*$/m;
+// eslint-disable-next-line no-control-regex -- strips terminal escape sequences from ssh's output
+const ANSI = /\x1b\[[0-9;?]*[A-Za-z]/g;
 
 async function load(ctx, rel) {
   const { tsImport } = await import('tsx/esm/api');
@@ -31,11 +34,12 @@ function opensshToPrompt(lab, host) {
       done = true;
       const ms = performance.now() - t0;
       child.kill('SIGKILL');
-      err ? reject(err) : resolve(ms);
+      if (err) reject(err);
+      else resolve(ms);
     };
     child.stdout.on('data', (d) => {
       out += d.toString();
-      if (PROMPT.test(out.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, ''))) finish();
+      if (PROMPT.test(out.replace(ANSI, ''))) finish();
     });
     child.on('exit', (code) => finish(new Error(`ssh exited ${code} before a prompt: ${out.slice(-300)}`)));
     setTimeout(() => finish(new Error('ssh: no prompt within 20 s')), 20_000).unref();

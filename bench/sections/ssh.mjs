@@ -8,6 +8,7 @@
 //   default, chacha20-poly1305, is slower on AES-NI machines and would flatter TagSSH).
 // peak memory: VmHWM of the tagssh process during the stream (polled from /proc).
 import { spawn } from 'node:child_process';
+import { setInterval, clearInterval } from 'node:timers';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 

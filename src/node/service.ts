@@ -154,7 +154,10 @@ export function createAppService(deps: AppServiceDeps): AppService {
         const s = owned.get(id);
         if (!s) return;
         const tail = s.decoder.end();
-        if (tail) s.pending.push(tail), (s.pendingLen += tail.length);
+        if (tail) {
+          s.pending.push(tail);
+          s.pendingLen += tail.length;
+        }
         flush(id, s);
         owned.delete(id);
         emit('session.closed', error ? { sessionId: id, reason, error } : { sessionId: id, reason });

@@ -116,6 +116,24 @@ test('type-to-filter narrows the list by name, tag or IP and keyboard moves thro
   await filter.fill('');
 });
 
+test('Export previews an OpenSSH config and Tera Term macros for the listed instances', async () => {
+  await page.getByRole('searchbox', { name: 'Filter instances' }).fill('prod');
+  await page.waitForFunction(() => document.querySelectorAll('tr.row').length === 2);
+  await page.getByRole('button', { name: 'Export…' }).click();
+  const preview = page.getByTestId('export-preview');
+  await preview.waitFor();
+  const text = await preview.innerText();
+  assert.match(text, /Host web-1\n/);
+  assert.match(text, /Host db-1\n/);
+  assert.match(text, /ProxyCommand tagssh proxy/);
+  assert.doesNotMatch(text, /rebuilt-1/);
+  await page.getByRole('combobox', { name: 'Export format' }).selectOption('teraterm');
+  await page.waitForFunction(() => document.querySelector('[data-testid=export-preview]')?.textContent?.includes('tagssh-menu.ttl'));
+  assert.match(await preview.innerText(), /web-1\.ttl/);
+  await page.getByRole('button', { name: 'Close' }).click();
+  await page.getByRole('searchbox', { name: 'Filter instances' }).fill('');
+});
+
 test('an ambiguous name shows the candidates to pick from', async () => {
   const quick = page.getByRole('textbox', { name: 'Connect by name' });
   await quick.fill('twin');
@@ -166,12 +184,16 @@ test('resizing the window reaches the remote PTY (stty size)', async () => {
   await page.setViewportSize({ width: 1280, height: 760 });
 });
 
-test('a dropped session says so in the tab and Reconnect opens a new shell', async () => {
-  // Kill the sshd process serving this session (the listener stays up).
-  const daemon = lab.hosts['web-1']!.pid!;
+/** Kills the sshd processes serving a host's sessions (by pid; the listener stays up). */
+function killSessions(host: string): number {
+  const daemon = lab.hosts[host]!.pid!;
   const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(daemon)], { encoding: 'utf8' }).split(/\s+/).filter(Boolean).map(Number);
-  assert.ok(children.length > 0, 'an sshd child serves the session');
   for (const pid of children) process.kill(pid, 'SIGKILL');
+  return children.length;
+}
+
+test('a dropped session says so in the tab and Reconnect opens a new shell', async () => {
+  assert.ok(killSessions('web-1') > 0, 'an sshd child serves the session');
   const reconnect = activePanel().getByRole('button', { name: 'Reconnect' });
   await reconnect.waitFor({ timeout: 30_000 });
   assert.match(await activePanel().locator('.term-status').innerText(), /Disconnected/);
@@ -201,6 +223,7 @@ test('a changed host key is refused in the UI', async () => {
   await waitForTerminal(/[#$]\s*$/m);
   await typeInTerminal('echo first-$((1+1))');
   await waitForTerminal('first-2');
+  killSessions('rebuilt-1');
   await lab.hosts['rebuilt-1']!.rotateHostKeys();
   await activePanel().getByRole('button', { name: 'Reconnect' }).waitFor({ timeout: 30_000 });
   await activePanel().getByRole('button', { name: 'Reconnect' }).click();
@@ -226,5 +249,9 @@ test('settings are shown, saved and validated', async () => {
   await page.getByRole('button', { name: 'Save settings' }).click();
   await page.getByText('Saved.', { exact: true }).waitFor();
   await shot('settings');
+  // The README's picture: the list, with the terminal tabs above it.
+  await page.getByRole('tab', { name: 'Instances' }).click();
+  await row('web-1').focus();
+  await shot('app');
   assert.deepEqual(errors.filter((e) => !/Failed to load resource/.test(e)), []);
 });

@@ -3,7 +3,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 declare global {
   interface Window {
     /** The renderer's read-only diagnostics (renderer/index.ts). */
-    tagsshDebug?: { terminals(): Array<{ title: string; state: string; painted: number; cols: number; rows: number }> };
+    tagsshDebug?: { terminals(): Array<{ title: string; state: string; painted: number; received: number; cols: number; rows: number }> };
   }
 }
 

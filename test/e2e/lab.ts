@@ -78,7 +78,7 @@ export async function startAppLab(specs: LabHostSpec[]): Promise<AppLab> {
         ...(spec.address ? { eip: spec.address } : {}),
         ...(spec.stopped ? { stopped: true } : {}),
         ...(spec.count ? { count: spec.count } : {}),
-        tags: { 'tagssh:user': user, ...(spec.tags ?? {}) },
+        tags: { 'tagssh:user': user, 'tagssh:port': String(port), ...(spec.tags ?? {}) },
       });
     }
     jsonSettingsStore(settingsPath()).set({ ...defaultSettings(), defaultUser: user, identityFile: clientKey.privatePath, port });

@@ -17,6 +17,8 @@ export interface InstancesDeps {
   saveSettings(next: Settings): Promise<void>;
   connect(instance: Instance, opts: { start: boolean }): void;
   connectByName(name: string): void;
+  /** Opens the export dialog for the instances the list shows right now. */
+  exportInstances(instances: Instance[]): void;
 }
 
 export interface InstancesView {
@@ -43,7 +45,8 @@ export function createInstancesView(deps: InstancesDeps): InstancesView {
   const groupSel = select('Group by', [['none', 'No grouping'], ['region', 'By region'], ['state', 'By state']], group);
   const profileSel = h('select', { 'aria-label': 'AWS profile', class: 'picker' });
   const regionSel = h('select', { 'aria-label': 'Region', class: 'picker' });
-  const refreshBtn = h('button', { class: 'btn', type: 'button', title: 'Refresh from EC2 (F5)', text: 'Refresh' });
+  const refreshBtn = h('button', { class: 'btn', type: 'button', title: 'Refresh from EC2', text: 'Refresh' });
+  const exportBtn = h('button', { class: 'btn', type: 'button', title: 'OpenSSH config or Tera Term macros for the listed instances', text: 'Export…' });
   const updated = h('span', { class: 'updated', 'data-testid': 'updated' });
   const quick = h('input', { class: 'quick', type: 'text', placeholder: 'Connect to Name tag…', 'aria-label': 'Connect by name', spellcheck: 'false' });
   const body = h('div', { class: 'list-body' });
@@ -52,7 +55,7 @@ export function createInstancesView(deps: InstancesDeps): InstancesView {
   const el = h(
     'section',
     { class: 'instances', 'aria-label': 'Instances' },
-    h('div', { class: 'toolbar' }, filter, sortSel, groupSel, h('span', { class: 'spacer' }), profileSel, regionSel, refreshBtn),
+    h('div', { class: 'toolbar' }, filter, sortSel, groupSel, h('span', { class: 'spacer' }), profileSel, regionSel, refreshBtn, exportBtn),
     h('div', { class: 'subbar' }, status, updated, h('span', { class: 'spacer' }), quick),
     body,
   );
@@ -77,6 +80,7 @@ export function createInstancesView(deps: InstancesDeps): InstancesView {
     render();
   });
   refreshBtn.addEventListener('click', () => void load(true));
+  exportBtn.addEventListener('click', () => deps.exportInstances(list ? arrange(list.instances, query, sort, group).flatMap((g) => g.items) : []));
   quick.addEventListener('keydown', (e) => {
     if (e.key === 'Enter' && quick.value.trim()) {
       deps.connectByName(quick.value.trim());
@@ -246,7 +250,13 @@ export function createInstancesView(deps: InstancesDeps): InstancesView {
       all[Math.max(0, Math.min(all.length - 1, n))]?.focus();
     };
     if (e.key === 'ArrowDown') go(at + 1);
-    else if (e.key === 'ArrowUp') at === 0 ? (e.preventDefault(), filter.focus()) : go(at - 1);
+    else if (e.key === 'ArrowUp') {
+      if (at > 0) go(at - 1);
+      else {
+        e.preventDefault();
+        filter.focus();
+      }
+    }
     else if (e.key === 'Home') go(0);
     else if (e.key === 'End') go(all.length - 1);
     else if (e.key === 'Enter') {

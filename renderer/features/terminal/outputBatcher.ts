@@ -1,7 +1,9 @@
 // Terminal output arrives in many messages; painting each one separately would freeze the page
 // under a flood. The batcher joins everything that arrived since the last animation frame into
-// one xterm write, keeps at most one write in flight, and acknowledges what xterm has processed
-// so the backend can pause the SSH channel when the page falls behind (backpressure).
+// one xterm write and keeps at most one write in flight; whatever arrived meanwhile goes to xterm
+// as one write the moment the previous one is parsed (xterm slices its own work per frame, so
+// the page stays responsive). Acks of what xterm has processed let the backend pause the SSH
+// channel while the page is behind (backpressure).
 
 export type Scheduler = (cb: () => void) => unknown;
 
@@ -49,7 +51,7 @@ export class OutputBatcher {
       this.writing = false;
       if (this.disposed) return;
       this.ack(data.length);
-      if (this.queue.length) this.kick();
+      if (this.queue.length) this.flush();
     });
   }
 }

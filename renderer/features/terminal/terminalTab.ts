@@ -46,6 +46,8 @@ export class TerminalTab {
   private sessionId: string | null = null;
   /** Characters of output painted so far (diagnostics and the throughput benchmark). */
   painted = 0;
+  /** Characters of output received from the backend so far (diagnostics). */
+  received = 0;
   private batcher: OutputBatcher | null = null;
   private state: TabState = 'connecting';
   private title: string;
@@ -82,7 +84,8 @@ export class TerminalTab {
       h('button', { class: 'btn subtle', type: 'button', text: '✕', 'aria-label': 'Close search', onClick: () => this.toggleSearch(false) }),
     );
     this.searchInput.addEventListener('keydown', (e) => {
-      if (e.key === 'Enter') (e.shiftKey ? this.search.findPrevious(this.searchInput.value) : this.search.findNext(this.searchInput.value));
+      if (e.key === 'Enter' && e.shiftKey) this.search.findPrevious(this.searchInput.value);
+      else if (e.key === 'Enter') this.search.findNext(this.searchInput.value);
       if (e.key === 'Escape') this.toggleSearch(false);
     });
     this.screen = h('div', { class: 'term-screen' });
@@ -150,7 +153,10 @@ export class TerminalTab {
       this.hideStatus();
       this.setState('open');
       this.deps.router.register(info.sessionId, {
-        data: (text) => this.batcher?.push(text),
+        data: (text) => {
+          this.received += text.length;
+          this.batcher?.push(text);
+        },
         closed: (reason, error) => this.onClosed(reason, error),
       });
       // The PTY was opened with the size measured before the status bar went away.

@@ -80,7 +80,7 @@ export function validateParams(preset: PresetDef, raw: unknown): Record<string, 
   if (!r.success) {
     const issue = r.error.issues[0];
     const where = issue?.path.join('.') || 'parameters';
-    throw new AppError('INVALID_INPUT', `${preset.id}: ${where}: ${issue?.message ?? 'invalid'}.`, `See the parameters of ${preset.id} (tagssh bench ${preset.id} --help-params).`);
+    throw new AppError('INVALID_INPUT', `${preset.id}: ${where}: ${issue?.message ?? 'invalid'}.`, `See the parameters: tagssh bench presets ${preset.id}`);
   }
   const extra = Object.keys((raw as Record<string, unknown>) ?? {}).filter((k) => !(k in preset.params.shape));
   if (extra.length) throw new AppError('INVALID_INPUT', `${preset.id} has no parameter "${extra[0]}".`);

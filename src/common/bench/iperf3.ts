@@ -22,6 +22,7 @@ const params = z.object({
     .refine((b) => /^\d+(\.\d+)?[kKmMgG]?$/.test(b), 'a bitrate like 0, 100M or 1G'),
   length: z.coerce.number().int().min(16).max(65507).default(64).describe('UDP datagram size in bytes (-l).'),
   address: z.enum(['private', 'public']).default('private').describe("Reach the peer at its private IP (same VPC) or its public IP."),
+  serverBind: z.boolean().default(false).describe('Bind the server to the address the client uses (-B): for a peer with several addresses on one interface. Not for a public IP behind NAT.'),
 });
 type Params = z.infer<typeof params>;
 
@@ -45,10 +46,12 @@ phase done
 exit $rc`;
 }
 
-function serverBody(p: Params): string {
+function serverBody(p: Params, address: string | undefined): string {
   const hex = p.port.toString(16).toUpperCase().padStart(4, '0');
+  if (address !== undefined && !ADDRESS_RE.test(address)) throw new AppError('INVALID_INPUT', `"${address}" is not an IP address or host name.`);
+  const bind = p.serverBind && address ? ` -B ${shQuote(address)}` : '';
   return `command -v iperf3 >/dev/null 2>&1 || { echo "iperf3 is not installed on the peer" >&2; exit 127; }
-iperf3 -s -1 -p ${p.port} > "$SCRATCH/server.txt" 2>&1 &
+iperf3 -s -1 -p ${p.port}${bind} > "$SCRATCH/server.txt" 2>&1 &
 SRV=$!
 printf '${MARK}serverpid %s\\n' "$SRV"
 i=0
@@ -153,7 +156,7 @@ export const iperf3: PresetDef<typeof params> = {
     return wrapScript(clientBody(p, ctx.peerAddress), { runDir: ctx.runDir, title: `iperf3 ${p.mode} client` });
   },
   peerScript: (p, ctx) =>
-    wrapScript(serverBody(p), { runDir: ctx.runDir, title: `iperf3 server port ${p.port}`, cleanup: '[ -n "${SRV:-}" ] && kill "$SRV" 2>/dev/null' }),
+    wrapScript(serverBody(p, ctx.peerAddress), { runDir: ctx.runDir, title: `iperf3 server port ${p.port}`, cleanup: '[ -n "${SRV:-}" ] && kill "$SRV" 2>/dev/null' }),
   peerReady: /^@@tagssh:ready$/m,
   parse: (stdout, stderr) => parseIperf3(stdout, stderr),
 };

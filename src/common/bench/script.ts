@@ -103,6 +103,7 @@ export const dirParam = (help: string, def = '/tmp') =>
     .default(def)
     .describe(help)
     .refine((d) => d.startsWith('/'), 'must be an absolute path')
+    // eslint-disable-next-line no-control-regex
     .refine((d) => !/[\x00-\x1f\x7f]/.test(d), 'must not contain control characters')
     .refine((d) => !FORBIDDEN_ROOTS.some((r) => d === r || d.startsWith(`${r}/`)), 'raw devices and /dev, /proc, /sys, /run are refused')
     .refine((d) => !d.split('/').includes('..'), 'must not contain ".."');

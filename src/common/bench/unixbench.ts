@@ -26,7 +26,7 @@ const params = z.object({
     .string()
     .default('v6.0.0')
     .describe('Tag or branch to check out (source=git).')
-    .refine((r) => /^[\w][\w.\/-]{0,99}$/.test(r), 'a tag or branch name'),
+    .refine((r) => /^[\w][\w./-]{0,99}$/.test(r), 'a tag or branch name'),
   tarballUrl: url('Tarball URL (source=tarball).', 'https://github.com/kdlucas/byte-unixbench/archive/refs/tags/v6.0.0.tar.gz'),
   localTarball: z.string().max(4096).default('').describe('Local .tar.gz to upload (source=upload); path on this computer.'),
   install: z.boolean().default(true).describe('Install gcc, make and perl with the distro package manager when missing (sudo).'),

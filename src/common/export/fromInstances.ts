@@ -6,7 +6,10 @@ import type { TeraTermHost, TtlAuth } from './teraterm.js';
 // per-instance settings come from the options, then tags (tagssh:user, tagssh:port,
 // tagssh:jump), then a guess from the platform.
 
-/** Login user when none is given: tag tagssh:user, else the usual user of the platform. */
+/**
+ * Login user when none is given: tag tagssh:user, else the usual user of the platform. A quick
+ * synchronous guess for previews; the CLI passes userOf with src/node/ssh/users.ts's AMI lookup.
+ */
 export function defaultUser(i: Instance): string {
   const tag = i.tags['tagssh:user'];
   if (tag) return tag;
@@ -31,16 +34,20 @@ function sharedNames(instances: readonly Instance[]): Set<string> {
 
 export interface TeraTermHostOptions {
   user?: string;
+  /** Per-instance user (e.g. from the AMI lookup in src/node/ssh/users.ts), before defaultUser(). */
+  userOf?: (i: Instance) => string | undefined;
   /** Absolute Windows path. */
   keyFile?: string;
   keyHasPassphrase?: boolean;
   auth?: TtlAuth;
+  /** Use the private IP as the (static) address. */
+  private?: boolean;
 }
 
 export function teraTermHostsFrom(instances: readonly Instance[], o: TeraTermHostOptions = {}): TeraTermHost[] {
   const shared = sharedNames(instances);
   return instances.map((i) => {
-    const h: TeraTermHost = { instanceId: i.id, region: i.region, name: i.name, address: i.publicIp, port: portOf(i), user: o.user ?? defaultUser(i), keyHasPassphrase: !!o.keyHasPassphrase };
+    const h: TeraTermHost = { instanceId: i.id, region: i.region, name: i.name, address: o.private ? i.privateIp : i.publicIp, port: portOf(i), user: o.user ?? o.userOf?.(i) ?? defaultUser(i), keyHasPassphrase: !!o.keyHasPassphrase };
     if (o.keyFile) h.keyFile = o.keyFile;
     if (o.auth) h.auth = o.auth;
     if (i.name !== null && shared.has(i.name)) h.resolveBy = 'id';
@@ -50,6 +57,7 @@ export function teraTermHostsFrom(instances: readonly Instance[], o: TeraTermHos
 
 export interface SshConfigHostOptions {
   user?: string;
+  userOf?: (i: Instance) => string | undefined;
   identityFile?: string;
   /** Jump host for every instance (else tag tagssh:jump). */
   jump?: string;
@@ -58,7 +66,7 @@ export interface SshConfigHostOptions {
 export function sshConfigHostsFrom(instances: readonly Instance[], o: SshConfigHostOptions = {}): SshConfigHost[] {
   const shared = sharedNames(instances);
   return instances.map((i) => {
-    const h: SshConfigHost = { instanceId: i.id, region: i.region, name: i.name, user: o.user ?? defaultUser(i), port: portOf(i) };
+    const h: SshConfigHost = { instanceId: i.id, region: i.region, name: i.name, user: o.user ?? o.userOf?.(i) ?? defaultUser(i), port: portOf(i) };
     if (o.identityFile) h.identityFile = o.identityFile;
     const jump = o.jump ?? i.tags['tagssh:jump'];
     if (jump && jump !== i.name && jump !== i.id) {

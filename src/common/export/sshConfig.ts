@@ -34,6 +34,8 @@ export interface SshConfigOptions {
   exportedAt?: string;
   /** Bake `--start` into the ProxyCommand: connecting starts a stopped instance and waits for it. */
   startOnConnect?: boolean;
+  /** The proxy connects to the private IP (over a VPN): `tagssh proxy --private`. */
+  private?: boolean;
 }
 
 export interface SshConfigBlock {
@@ -83,7 +85,7 @@ export function proxyCommandWords(h: SshConfigHost, opts: SshConfigOptions): str
         ? [h.name]
         : ['--name-b64', base64UrlUtf8(h.name)]
       : [h.instanceId];
-  return [...(opts.tagsshCommand ?? ['tagssh']), 'proxy', ...target, '--region', h.region, ...(opts.profile ? ['--profile', opts.profile] : []), ...(opts.startOnConnect ? ['--start'] : []), '--port'];
+  return [...(opts.tagsshCommand ?? ['tagssh']), 'proxy', ...target, '--region', h.region, ...(opts.profile ? ['--profile', opts.profile] : []), ...(opts.private ? ['--private'] : []), ...(opts.startOnConnect ? ['--start'] : []), '--port'];
 }
 
 /** Builds the managed block and the alias mapping (Name → Host alias) to show the user. */

@@ -19,7 +19,7 @@ export interface Ec2ClientOptions {
   endpoint?: string;
   /** Total attempts for retryable failures (throttling, 5xx, resets). SDK default is 3. */
   maxAttempts?: number;
-  /** Per-attempt timeout, ms. */
+  /** Per-attempt socket idle timeout, ms (default: TAGSSH_AWS_TIMEOUT_MS, else 60 s like the aws CLI). */
   timeoutMs?: number;
 }
 
@@ -64,7 +64,7 @@ export function endpointFor(region: string, override?: string): URL {
 export function createEc2Client(opts: Ec2ClientOptions): Ec2Client {
   const endpoint = endpointFor(opts.region, opts.endpoint);
   const maxAttempts = Math.max(1, opts.maxAttempts ?? 3);
-  const timeoutMs = opts.timeoutMs ?? 15_000;
+  const timeoutMs = opts.timeoutMs ?? (Number(process.env.TAGSSH_AWS_TIMEOUT_MS) || 60_000);
   async function sign(body: string): Promise<Record<string, string>> {
     return signRequest({
       method: 'POST',

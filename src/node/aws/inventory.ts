@@ -84,16 +84,6 @@ async function fetchRegions(scope: AwsScope, regions: string[], writeCache: bool
   return sortInstances(out);
 }
 
-/** Updates the cache of one instance's region entry after a lookup saw it (keeps lists honest). */
-export function updateCachedInstance(scope: AwsScope, instance: Instance): void {
-  const c = readRegionCache(scope, instance.region);
-  if (!c) return;
-  const i = c.instances.findIndex((x) => x.id === instance.id);
-  if (i >= 0) c.instances[i] = instance;
-  else c.instances.push(instance);
-  writeRegionCache(scope, instance.region, c);
-}
-
 export function sortInstances(list: Instance[]): Instance[] {
   return list.sort((a, b) => (a.name ?? '\uffff').localeCompare(b.name ?? '\uffff') || a.region.localeCompare(b.region) || a.id.localeCompare(b.id));
 }

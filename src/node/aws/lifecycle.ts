@@ -4,7 +4,7 @@ import { ec2ClientFor } from './clients.js';
 import { describeWithEips } from './describe.js';
 import { ambiguous, applyPick, displayName, findInstances, notFound } from './lookup.js';
 import type { ResolveOptions } from './resolve.js';
-import { pollUntil, throwIfAborted } from './wait.js';
+import { pollUntil, throwIfAborted, waitOptionsFrom } from './wait.js';
 
 // Start and stop by name or id, optionally waiting for the new state with a progress line.
 // `start NAME` acts on the matching instance that is not running (and `stop` on the running one),
@@ -62,7 +62,7 @@ export async function waitForState(target: Instance, state: InstanceState, opts:
       opts.onProgress?.(`${label(now)} is ${now.state}… (${Math.round(elapsed / 1000)} s)`);
       return undefined;
     },
-    withDefined({ signal: opts.signal, timeoutMs: opts.timeoutMs }),
+    waitOptionsFrom(opts),
   );
 }
 
@@ -88,8 +88,4 @@ async function pickFor(ref: string, opts: LifecycleOptions, verb: 'start' | 'sto
   if (actionable.length === 1) return actionable[0]!;
   if (actionable.length === 0) return matches[0]!; // all already in the wanted state
   throw ambiguous(ref, actionable, verb === 'start' ? 'not-running' : 'running');
-}
-
-function withDefined<T extends object>(o: T): { [K in keyof T]: Exclude<T[K], undefined> } {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as never;
 }

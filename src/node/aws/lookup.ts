@@ -4,7 +4,7 @@ import { ec2ClientFor } from './clients.js';
 import { describeInstances, describeWithEips, type DescribeQuery } from './describe.js';
 import { regionsOf } from './regions.js';
 import { toCandidate } from './parseInstance.js';
-import type { AwsScope } from './scope.js';
+import { isAllRegions, type AwsScope } from './scope.js';
 
 // Finds the instances a user means by "NAME" or "i-…": an exact, case-sensitive match on the
 // Name tag (any Unicode, quotes, spaces, newlines), or the instance id, in every region of the
@@ -38,6 +38,8 @@ async function describeIn(scope: AwsScope, regions: string[], q: DescribeQuery, 
       } catch (e) {
         // An id that lives in another region is "not found" here: not an error.
         if (q.ids && e instanceof AppError && e.code === 'NOT_FOUND') return [];
+        // With "all", a region the account cannot use (opt-in, SCP) is skipped, as `list` does.
+        if (isAllRegions(scope) && e instanceof AppError && (e.code === 'BAD_REGION' || e.code === 'ACCESS_DENIED')) return [];
         throw e;
       }
     }),

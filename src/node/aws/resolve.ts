@@ -4,7 +4,7 @@ import { describeOne, label, startAndWait } from './lifecycle.js';
 import { ambiguous, applyPick, candidatesOf, describeCandidate, displayName, findInstances, notFound } from './lookup.js';
 import type { AwsScope } from './scope.js';
 import { tcpAnswers } from './tcpProbe.js';
-import { pollUntil } from './wait.js';
+import { pollUntil, waitOptionsFrom } from './wait.js';
 
 // Name tag → address: the heart of TagSSH. Always answered from EC2 itself (never the inventory
 // cache), so an address is only returned for an instance EC2 reports running right now.
@@ -78,7 +78,6 @@ export function targetOf(instance: Instance, opts: Pick<ResolveOptions, 'private
 /** After a start: waits until EC2 reports an address and the SSH port accepts connections. */
 async function waitUntilReachable(instance: Instance, opts: ResolveOptions): Promise<ResolvedTarget> {
   const port = opts.port ?? portTag(instance) ?? 22;
-  const pollOpts = { ...(opts.signal ? { signal: opts.signal } : {}), ...(opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : {}) };
   return pollUntil(
     `${label(instance)} to answer on port ${port}`,
     async (elapsed) => {
@@ -96,7 +95,7 @@ async function waitUntilReachable(instance: Instance, opts: ResolveOptions): Pro
       opts.onProgress?.(`${label(now)} is running at ${address}; waiting for port ${port}… (${Math.round(elapsed / 1000)} s)`);
       return undefined;
     },
-    pollOpts,
+    waitOptionsFrom(opts),
   );
 }
 

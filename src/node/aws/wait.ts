@@ -26,6 +26,14 @@ export async function pollUntil<T>(what: string, check: (elapsedMs: number) => P
   }
 }
 
+/** The WaitOptions a caller's { signal, timeoutMs } ask for (absent fields left out). */
+export function waitOptionsFrom(o: { signal?: AbortSignal | undefined; timeoutMs?: number | undefined }): WaitOptions {
+  const w: WaitOptions = {};
+  if (o.signal) w.signal = o.signal;
+  if (o.timeoutMs) w.timeoutMs = o.timeoutMs;
+  return w;
+}
+
 /** Poll interval: 2 s against AWS; TAGSSH_POLL_MS lets tests against an emulator go faster. */
 export function pollInterval(): number {
   const v = Number(process.env.TAGSSH_POLL_MS);

@@ -141,8 +141,8 @@ async function withConn<T>(ctx: Ctx, target: ConnectTarget, fn: (c: SshConnectio
 }
 
 /** Starts the peer side (iperf3 server) and resolves once it prints its ready line. */
-async function startPeer(ctx: Ctx, conn: SshConnection, runId: string, runDir: string, r: BenchResult): Promise<{ done: Promise<void> }> {
-  const script = ctx.preset.peerScript!(ctx.params as never, { runId, runDir });
+async function startPeer(ctx: Ctx, conn: SshConnection, runId: string, runDir: string, r: BenchResult, address: string): Promise<{ done: Promise<void> }> {
+  const script = ctx.preset.peerScript!(ctx.params as never, { runId, runDir, peerAddress: address });
   await startRun(conn, runDir, script);
   let out = '';
   let err = '';
@@ -244,7 +244,7 @@ async function runOne(ctx: Ctx, host: BenchHost, peer: BenchHost | undefined, ba
     if (peer && preset.peerScript) {
       peerConn = await ctx.connect(peer.target, connOpts);
       const pc = peerConn;
-      const peerFollow = (await startPeer(ctx, pc, runId, peerRunDir!, r)).done;
+      const peerFollow = (await startPeer(ctx, pc, runId, peerRunDir!, r, peerAddress(peer, params.address))).done;
       stopPeer.push(async () => {
         // The one-shot server normally exits after the test; give it a moment, then stop it anyway.
         await Promise.race([peerFollow, new Promise((res) => setTimeout(res, 2000))]);

@@ -1,3 +1,5 @@
+import { fstatSync } from 'node:fs';
+import net from 'node:net';
 import { constants } from 'node:os';
 import { AppError, isAppError } from '../../common/errors.js';
 import type { AwsScope } from '../aws/scope.js';
@@ -86,8 +88,6 @@ async function connectInteractively(target: ConnectTarget, keepaliveMs: number |
 
 export async function runSsh(name: string, command: string[], flags: SshFlags, scope: AwsScope): Promise<number> {
   const progress = progressLine(!!process.stderr.isTTY);
-  const T0 = performance.now(); const lap = (x: string) => process.env.TT && process.stderr.write(`${x} ${(performance.now() - T0).toFixed(0)} (uptime ${(process.uptime()*1000).toFixed(0)})\n`);
-  lap('start');
   // ssh2 and its native crypto load while EC2 answers the name lookup, not after it.
   const targetP = connectTargetFor(name, {
     ...scope,
@@ -102,21 +102,42 @@ export async function runSsh(name: string, command: string[], flags: SshFlags, s
     onProgress: progress,
   });
   await Promise.all([targetP, import('../ssh/connection.js')]).catch(() => undefined);
-  const target = await targetP; lap('resolved+loaded');
+  const target = await targetP;
   const conn = await connectInteractively(target, flags.keepalive ? flags.keepalive * 1000 : undefined, progress);
-  progress.done(); lap('connected');
+  progress.done();
   try {
-    const rc = command.length ? await runCommand(conn, command.join(' ')) : await runShell(conn); lap('ran'); process.on('exit', () => lap('exit')); return rc;
+    return command.length ? await runCommand(conn, command.join(' ')) : await runShell(conn);
   } finally {
     conn.close();
     process.stdin.pause();
   }
 }
 
+/**
+ * Node writes process.stdout to a pipe synchronously on Linux: every 32 KiB SSH packet would
+ * block the event loop until the reader caught up, so decryption and the pipe never overlap.
+ * A non-blocking socket on fd 1 keeps the stream flowing, with backpressure through 'drain'.
+ */
+function fastStdout(): { stream: NodeJS.WritableStream; flush(): Promise<void> } {
+  let st;
+  try {
+    st = fstatSync(1);
+  } catch {
+    st = undefined;
+  }
+  if (process.platform === 'win32' || !st || !(st.isFIFO() || st.isSocket())) return { stream: process.stdout, flush: () => drain(process.stdout) };
+  const sock = new net.Socket({ fd: 1, readable: false, writable: true });
+  return {
+    stream: sock,
+    flush: () => new Promise((resolve) => sock.end(() => resolve())),
+  };
+}
+
 async function runCommand(conn: SshConnection, cmd: string): Promise<number> {
   const stdinStream = process.stdin.isTTY ? undefined : process.stdin;
-  const r = await conn.exec(cmd, { stdout: process.stdout, stderr: process.stderr, ...(stdinStream ? { stdinStream } : {}) });
-  await drain(process.stdout);
+  const out = fastStdout();
+  const r = await conn.exec(cmd, { stdout: out.stream, stderr: process.stderr, ...(stdinStream ? { stdinStream } : {}) });
+  await out.flush();
   return exitStatus(r.code, r.signal);
 }
 

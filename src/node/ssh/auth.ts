@@ -1,9 +1,11 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import ssh2 from 'ssh2';
 import type { AnyAuthMethod, AuthenticationType, AuthHandlerMiddleware, ParsedKey } from 'ssh2';
 import { AppError } from '../../common/errors.js';
+import { expandHome, sshDir } from './sshPaths.js';
+
+export { expandHome, sshDir } from './sshPaths.js';
 
 // Authentication order: the ssh-agent first (keys never touch this process), then key files —
 // OpenSSH or PEM, ed25519/RSA/ECDSA. An encrypted key is decrypted only when it is about to be
@@ -29,14 +31,6 @@ export function defaultAgent(env: NodeJS.ProcessEnv = process.env, platform = pr
   return undefined;
 }
 
-export function sshDir(): string {
-  return join(homedir(), '.ssh');
-}
-
-/** Expands a leading ~/ (settings and tags are written by people). */
-export function expandHome(p: string): string {
-  return p === '~' ? homedir() : p.startsWith('~/') ? join(homedir(), p.slice(2)) : p;
-}
 
 /**
  * Key files to try when none was given explicitly: the local file named after the instance's EC2

@@ -66,7 +66,10 @@ export interface ShellOptions {
   pty?: boolean;
 }
 
-/** An interactive shell channel. Events: 'data' (Buffer: stdout+stderr), 'exit' (code|null, signal|null), 'close'. */
+/**
+ * An interactive shell channel. Events: 'data' (Buffer; with a PTY stdout and stderr are one
+ * stream), 'stderr' (Buffer; only without a PTY), 'exit' (code|null, signal|null), 'close'.
+ */
 export interface ShellChannel extends EventEmitter {
   write(data: string | Buffer): void;
   resize(cols: number, rows: number): void;
@@ -149,7 +152,7 @@ function connectHop(t: ConnectTarget, opts: HopOptions): Promise<Client> {
     };
     const armTimer = () => {
       clearTimeout(timer);
-      timer = setTimeout(() => fail(new AppError('TIMEOUT', `${where(t)}${opts.via ? ` via ${opts.via}` : ''} did not complete the SSH handshake within ${Math.round(timeoutMs / 1000)} s.`, 'Check that the address answers SSH (security group, network ACL, --port), or try --private/--via.')), timeoutMs);
+      timer = setTimeout(() => fail(new AppError('TIMEOUT', `${where(t)}${opts.via ? ` via ${opts.via}` : ''} did not complete the SSH handshake within ${timeoutMs >= 1000 ? `${Math.round(timeoutMs / 1000)} s` : `${timeoutMs} ms`}.`, 'Check that the address answers SSH (security group, network ACL, --port), or try --private/--via.')), timeoutMs);
     };
     const onAbort = () => fail(abortError(t));
     if (opts.signal?.aborted) return reject(abortError(t));

@@ -1,5 +1,4 @@
 import { join } from 'node:path';
-import { z } from 'zod';
 import { AppError } from '../../common/errors.js';
 import { readJsonFile, writeJsonFile } from '../store/jsonFile.js';
 import { tagsshPaths } from '../store/paths.js';
@@ -11,28 +10,46 @@ import { tagsshPaths } from '../store/paths.js';
 export const KNOWN_HOSTS_FILE = 'known_hosts.json';
 export const KNOWN_HOSTS_SCHEMA_VERSION = 1;
 
-const TrustedKeySchema = z.object({
-  keyType: z.string(),
-  fingerprint: z.string(),
+export interface TrustedKey {
+  keyType: string;
+  fingerprint: string;
   /** The key blob, base64; kept so a later match is exact, not just by fingerprint. */
-  publicKey: z.string(),
-});
-export type TrustedKey = z.infer<typeof TrustedKeySchema>;
+  publicKey: string;
+}
 
-const EntrySchema = z.object({
-  label: z.string(),
-  instanceId: z.string().nullable(),
-  region: z.string().nullable(),
-  keys: z.array(TrustedKeySchema).min(1),
+export interface KnownHostEntry {
+  label: string;
+  instanceId: string | null;
+  region: string | null;
+  keys: TrustedKey[];
   /** How trust was established: matched the console output, accept-new, or a confirmed fingerprint. */
-  source: z.enum(['console', 'accept-new', 'confirmed']),
-  addedAt: z.string(),
-  lastAddress: z.string().nullable(),
-});
-export type KnownHostEntry = z.infer<typeof EntrySchema>;
+  source: 'console' | 'accept-new' | 'confirmed';
+  addedAt: string;
+  lastAddress: string | null;
+}
 
-const FileSchema = z.record(z.string(), EntrySchema);
-type KnownHostsData = z.infer<typeof FileSchema>;
+type KnownHostsData = Record<string, KnownHostEntry>;
+
+// Checked by hand rather than with zod: this file is read on every `tagssh ssh`, whose start-up
+// time is benchmarked against OpenSSH, and loading the schema library alone costs ~100 ms.
+const isStr = (v: unknown): v is string => typeof v === 'string';
+const isStrOrNull = (v: unknown) => v === null || isStr(v);
+function isKey(v: unknown): v is TrustedKey {
+  const k = v as TrustedKey;
+  return !!k && typeof k === 'object' && isStr(k.keyType) && isStr(k.fingerprint) && isStr(k.publicKey);
+}
+function isEntry(v: unknown): v is KnownHostEntry {
+  const e = v as KnownHostEntry;
+  return (
+    !!e && typeof e === 'object' && isStr(e.label) && isStrOrNull(e.instanceId) && isStrOrNull(e.region) && isStrOrNull(e.lastAddress) && isStr(e.addedAt) &&
+    ['console', 'accept-new', 'confirmed'].includes(e.source) && Array.isArray(e.keys) && e.keys.length > 0 && e.keys.every(isKey)
+  );
+}
+function validate(raw: unknown): string | null {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return 'not an object';
+  for (const [id, e] of Object.entries(raw)) if (!isEntry(e)) return `entry ${id} is malformed`;
+  return null;
+}
 
 export function knownHostsPath(env: NodeJS.ProcessEnv = process.env): string {
   return join(tagsshPaths(env).config, KNOWN_HOSTS_FILE);
@@ -49,9 +66,9 @@ export class KnownHostsStore {
 
   private read(): KnownHostsData {
     return readJsonFile(this.path, KNOWN_HOSTS_SCHEMA_VERSION, () => ({}), (raw) => {
-      const r = FileSchema.safeParse(raw);
-      if (!r.success) throw new AppError('INVALID_INPUT', `${this.path} is damaged (${r.error.issues[0]?.message ?? 'invalid'}).`, 'Move the file aside; TagSSH will then ask to confirm each host key again.');
-      return r.data;
+      const problem = validate(raw);
+      if (problem) throw new AppError('INVALID_INPUT', `${this.path} is damaged (${problem}).`, 'Move the file aside; TagSSH will then ask to confirm each host key again.');
+      return raw as KnownHostsData;
     });
   }
 

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import type { Settings } from '../../common/model/settings.js';
 import { AppError } from '../../common/errors.js';
 import type { AwsScope } from '../aws/scope.js';
-import { expandHome, sshDir } from './auth.js';
+import { tagsshPaths } from '../store/paths.js';
+import { expandHome, sshDir } from './sshPaths.js';
 import { describeImage, loginUserFor } from './users.js';
 import type { ConnectTarget } from './types.js';
 
@@ -24,12 +25,15 @@ export interface TargetOptions extends AwsScope {
   start?: boolean;
   pick?: string;
   acceptNew?: boolean | string;
-  settings?: Settings;
+  settings?: SshSettings;
   onProgress?: (msg: string) => void;
   signal?: AbortSignal;
   /** Key for bastions that have none of their own (the target's --identity). */
   fallbackIdentity?: string;
 }
+
+/** The part of the settings that shapes a connection. */
+export type SshSettings = Pick<Settings, 'defaultUser' | 'identityFile' | 'port' | 'jumpHost'>;
 
 const MAX_HOPS = 8;
 
@@ -59,7 +63,13 @@ function portFromTag(v: string | undefined): number | undefined {
   return n;
 }
 
-async function loadSettings(): Promise<Settings> {
+/**
+ * The settings file, validated — but when there is none (the common case for the CLI), the
+ * defaults without loading the schema library: `tagssh ssh` must start about as fast as ssh.
+ */
+async function loadSettings(): Promise<SshSettings> {
+  // Same path as store/settings.ts's settingsPath(), which cannot be imported without zod.
+  if (!existsSync(join(tagsshPaths().config, 'settings.json'))) return { defaultUser: null, identityFile: null, port: 22, jumpHost: null };
   const { jsonSettingsStore } = await import('../store/settings.js');
   return jsonSettingsStore().get();
 }
@@ -70,7 +80,7 @@ export async function connectTargetFor(nameOrId: string, opts: TargetOptions): P
   return build(nameOrId, opts, settings, new Set(), 0);
 }
 
-async function build(nameOrId: string, opts: TargetOptions, settings: Settings, seen: Set<string>, depth: number): Promise<ConnectTarget> {
+async function build(nameOrId: string, opts: TargetOptions, settings: SshSettings, seen: Set<string>, depth: number): Promise<ConnectTarget> {
   if (depth > MAX_HOPS) throw new AppError('INVALID_INPUT', `The jump chain to ${nameOrId} is longer than ${MAX_HOPS} hops.`, 'Check the tagssh:jump tags for a loop.');
   const { resolveTarget, targetOf } = await import('../aws/resolve.js');
   const scope: AwsScope = {};
@@ -125,7 +135,7 @@ export function keyPairFile(keyName: string | null | undefined, dir = sshDir()):
   return [join(dir, `${keyName}.pem`), join(dir, keyName)].find((p) => existsSync(p));
 }
 
-async function bastion(spec: string, opts: TargetOptions, settings: Settings, seen: Set<string>, depth: number): Promise<ConnectTarget> {
+async function bastion(spec: string, opts: TargetOptions, settings: SshSettings, seen: Set<string>, depth: number): Promise<ConnectTarget> {
   const host = parseHostSpec(spec);
   if (host) {
     const t: ConnectTarget = { host: host.host, port: host.port ?? 22, user: host.user ?? settings.defaultUser ?? opts.user ?? 'ec2-user', label: spec };

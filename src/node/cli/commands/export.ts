@@ -1,4 +1,5 @@
 import { Option, type Command } from 'commander';
+import type { Instance } from '../../../common/model/instance.js';
 import { addAwsOptions, awsScopeFrom, type AwsFlags } from '../options.js';
 
 // `tagssh export teraterm|ssh-config`: files that keep working after an instance's IP changes.
@@ -26,11 +27,34 @@ interface SshConfigCliFlags extends AwsFlags {
   file?: string;
   dryRun?: boolean;
   start?: boolean;
+  private?: boolean;
 }
 
 async function loadInstances(flags: AwsFlags) {
   const { listInstances } = await import('../../aws/inventory.js');
   return listInstances(awsScopeFrom(flags), { useCache: 'refresh' });
+}
+
+/** Login users as `tagssh ssh` picks them (flag, tag, AMI family, settings, ec2-user), by instance id. */
+async function loginUsers(instances: readonly Instance[], flags: AwsFlags & { user?: string }): Promise<Map<string, string>> {
+  const { loginUserFor, describeImage } = await import('../../ssh/users.js');
+  const { existsSync } = await import('node:fs');
+  let settingsUser: string | null = null;
+  const { settingsPath, jsonSettingsStore } = await import('../../store/settings.js');
+  if (existsSync(settingsPath())) settingsUser = jsonSettingsStore().get().defaultUser;
+  const scope = awsScopeFrom(flags);
+  const pairs = await Promise.all(
+    instances.map(async (i) => {
+      const { user } = await loginUserFor({
+        instance: i,
+        ...(flags.user ? { flagUser: flags.user } : {}),
+        settingsUser,
+        lookupImage: (imageId) => describeImage(scope, i.region, imageId),
+      });
+      return [i.id, user] as const;
+    }),
+  );
+  return new Map(pairs);
 }
 
 export function register(program: Command): void {
@@ -56,11 +80,13 @@ export function register(program: Command): void {
     const { selectInstances, keyLooksEncrypted } = await import('../../export/select.js');
     const { writeExportFiles } = await import('../../export/files.js');
     const instances = selectInstances(await loadInstances(flags), names, !!flags.all);
+    const users = await loginUsers(instances, flags);
     const hosts = teraTermHostsFrom(instances, {
-      ...(flags.user ? { user: flags.user } : {}),
+      userOf: (i) => users.get(i.id),
       ...(flags.keyfile ? { keyFile: flags.keyfile } : {}),
       keyHasPassphrase: !!flags.askPassphrase || (flags.keyfile ? keyLooksEncrypted(flags.keyfile) === true : false),
       ...(flags.auth ? { auth: flags.auth } : {}),
+      ...(flags.private ? { private: true } : {}),
     });
     const opts = {
       mode: flags.static ? ('static' as const) : ('dynamic' as const),
@@ -84,11 +110,12 @@ export function register(program: Command): void {
     .option('--identity <file>', 'IdentityFile for every host')
     .option('--jump <host>', 'reach the instances on their private IPs through this jump host (an exported Name or [user@]host[:port])')
     .option('--start', 'connecting starts a stopped instance and waits for it (tagssh proxy --start)')
+    .option('--private', 'connect to the private IPs (over a VPN): tagssh proxy --private')
     .option('--file <path>', 'config file to update (default: ~/.ssh/config)')
     .option('--dry-run', 'print the new block and the alias mapping; change nothing');
   addAwsOptions(sc).action(async (names: string[], flags: SshConfigCliFlags) => {
     const { homedir } = await import('node:os');
-    const { join } = await import('node:path');
+    const { join, resolve } = await import('node:path');
     const { readFileSync } = await import('node:fs');
     const { sshConfigBlock, hostAliasesOutsideBlock } = await import('../../../common/export/sshConfig.js');
     const { sshConfigHostsFrom } = await import('../../../common/export/fromInstances.js');
@@ -102,14 +129,17 @@ export function register(program: Command): void {
       current = ''; // no config yet: nothing to avoid
     }
     const instances = selectInstances(await loadInstances(flags), names, !!flags.all);
+    const users = await loginUsers(instances, flags);
     const hosts = sshConfigHostsFrom(instances, {
-      ...(flags.user ? { user: flags.user } : {}),
-      ...(flags.identity ? { identityFile: flags.identity } : {}),
+      userOf: (i) => users.get(i.id),
+      // ssh reads a relative IdentityFile against its own working directory: pin it now.
+      ...(flags.identity ? { identityFile: /^[~%/]/.test(flags.identity) ? flags.identity : resolve(flags.identity) } : {}),
       ...(flags.jump ? { jump: flags.jump } : {}),
     });
     const { text, mapping } = sshConfigBlock(hosts, {
       ...(flags.profile ? { profile: flags.profile } : {}),
       ...(flags.start ? { startOnConnect: true } : {}),
+      ...(flags.private ? { private: true } : {}),
       reservedAliases: hostAliasesOutsideBlock(current),
       exportedAt: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
     });

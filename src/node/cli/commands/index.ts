@@ -6,6 +6,8 @@ import { register as registerWeb } from './web.js';
 import { register as registerExport } from './export.js';
 import { register as registerProxy } from './proxy.js';
 import { register as registerSsh } from './ssh.js';
+import { register as registerBench } from './bench.js';
+import { register as registerResults } from './results.js';
 
 // One module per command (or command group). Each exports register(program).
 const registrars: Array<(program: Command) => void> = [
@@ -16,6 +18,8 @@ const registrars: Array<(program: Command) => void> = [
   registerExport,
   registerProxy,
   registerSsh,
+  registerBench,
+  registerResults,
 ];
 
 export function registerCommands(program: Command): void {

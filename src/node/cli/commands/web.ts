@@ -18,7 +18,7 @@ export function register(program: Command): void {
     .action(async (opts: { port?: number; open: boolean }) => {
       const { createServer } = await import('../../server/index.js');
       const server = await createServer(opts.port !== undefined ? { port: opts.port } : {});
-      process.stdout.write(`TagSSH is running at:\n\n  ${server.openUrl}\n\nThe link contains a one-time access token; keep it private. Press Ctrl-C to stop.\n`);
+      process.stdout.write(`TagSSH is running at:\n\n  ${server.openUrl}\n\nThe link carries a random token made for this run only; keep it private. Press Ctrl-C to stop.\n`);
       if (opts.open) openBrowser(server.openUrl);
       await new Promise<void>((resolve) => {
         const stop = () => {

@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSshd, makeKey, cleanupSshd, type SshdHost, type KeyPair } from '../../../lab/sshd.js';
@@ -33,14 +33,6 @@ function leftovers(runId: string, scratchParent = '/tmp'): string[] {
 function processesMatching(re: RegExp): string[] {
   const out = execFileSync('ps', ['-eo', 'pid,args'], { encoding: 'utf8' });
   return out.split('\n').filter((l) => re.test(l) && !l.includes('ps -eo'));
-}
-
-async function waitFor(pred: () => boolean, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!pred()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 before(async () => {
@@ -89,7 +81,8 @@ describe('bench runner', () => {
       const peerOut: string[] = [];
       const [r] = await runBench({
         preset: 'iperf3',
-        params: { mode, duration: 1, port, address: 'public' },
+        // serverBind: loopback aliases share one interface, so the UDP replies must come from the alias.
+        params: { mode, duration: 1, port, address: 'public', serverBind: true },
         hosts: [bh(0)],
         peer: bh(1),
         connectOptions: connectOptions(),
@@ -224,6 +217,5 @@ describe('bench runner', () => {
   it('refuses raw devices and system trees in the directory parameter', async () => {
     await assert.rejects(runBench({ preset: 'fio', params: { dir: '/dev/nvme0n1' }, hosts: [bh(0)], connectOptions: connectOptions() }), /raw devices/);
     await assert.rejects(runBench({ preset: 'dd', params: { dir: 'relative/path' }, hosts: [bh(0)], connectOptions: connectOptions() }), /absolute/);
-    void readFileSync;
   });
 });

@@ -41,6 +41,21 @@ function tagssh(args: string[], input?: string): Promise<Run> {
   });
 }
 
+function onPty(steps: unknown[], args: string[]): Promise<Run> {
+  return new Promise<Run>((resolve, reject) => {
+    const p = spawn('python3', [join(root, 'test/lab/ptyDriver.py'), '30', '100', JSON.stringify(steps), '--', process.execPath, join(root, 'bin/tagssh.mjs'), ...args], {
+      env: { PATH: process.env.PATH, ...moto.env, HOME: home, TAGSSH_HOME: join(home, 'tagssh'), TERM: 'xterm-256color' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    p.stdout.on('data', (d) => (stdout += d));
+    p.stderr.on('data', (d) => (stderr += d));
+    p.on('error', reject);
+    p.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
 before(async () => {
   home = mkdtempSync(join(tmpdir(), 'tagssh-cli-ssh-'));
   key = makeKey(join(home, 'gen'), 'ed25519', { name: 'team-key' });
@@ -88,6 +103,24 @@ describe('tagssh ssh', () => {
     assert.match(r.stdout, /^42$/m);
   });
 
+  it('runs an interactive shell on a raw TTY and follows SIGWINCH resizes', async () => {
+    const steps = [
+      ['send', 'stty size; echo "T=$TERM"; echo MARK$((1+0))\r'],
+      ['wait', 'MARK1'],
+      ['resize', 43, 132],
+      ['sleep', 0.5],
+      ['send', 'stty size; echo MARK$((2+0))\r'],
+      ['wait', 'MARK2'],
+      ['send', 'exit 7\r'],
+    ];
+    const r = await onPty(steps, ['ssh', 'web']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^30 100\r?$/m);
+    assert.match(r.stdout, /^T=xterm-256color\r?$/m);
+    assert.match(r.stdout, /^43 132\r?$/m, 'the resize reached the remote PTY');
+    assert.match(r.stdout, /EXIT:7\n$/);
+  });
+
   it('reports a refused login with the methods tried', async () => {
     const r = await tagssh(['ssh', 'web', '--user', 'nobody-here', '--', 'true']);
     assert.equal(r.code, 23, r.stderr);
@@ -105,6 +138,18 @@ describe('tagssh ssh', () => {
     assert.equal((await tagssh(['ssh', 'web', '--', 'true'])).code, 20, 'the new key is not trusted silently');
     assert.equal((await tagssh(['ssh', 'web', '--accept-new', '--', 'true'])).code, 0);
     assert.equal((await tagssh(['forget-host-key', 'nothing-by-this-name'])).code, 3);
+  });
+
+  it('asks on the terminal before trusting a first-seen key', async () => {
+    assert.equal((await tagssh(['forget-host-key', 'web'])).code, 0);
+    const fp = host.hostKeys.find((k) => k.type === 'ed25519')!.fingerprint;
+    const declined = await onPty([['wait', 'Type yes'], ['send', 'no\r']], ['ssh', 'web', '--', 'true']);
+    assert.match(declined.stdout, new RegExp(`Trust web's ssh-ed25519 key ${fp.replace(/[+/]/g, '\\$&')}\\?`));
+    assert.match(declined.stdout, /EXIT:20\n$/);
+    const accepted = await onPty([['wait', 'Type yes'], ['send', 'yes\r']], ['ssh', 'web', '--', 'echo', 'in']);
+    assert.match(accepted.stdout, /^in\r?$/m);
+    assert.match(accepted.stdout, /EXIT:0\n$/);
+    assert.equal((await tagssh(['ssh', 'web', '--', 'true'])).code, 0, 'the confirmed key is now trusted');
   });
 
   it('names an instance that does not exist', async () => {

@@ -98,7 +98,7 @@ describe('tagssh export ssh-config + tagssh proxy with OpenSSH', () => {
   });
 
   it('ssh -G reads the expected host name, user, port and host key alias', () => {
-    const out = execFileSync('ssh', ['-G', '-F', cfg, alias], { env, encoding: 'utf8' });
+    const out = execFileSync('ssh', ['-G', '-F', cfg, alias], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
     const get = (k: string) => new RegExp(`^${k} (.*)$`, 'm').exec(out)?.[1];
     assert.equal(get('hostname'), instanceId);
     assert.equal(get('user'), host1.user);
@@ -106,7 +106,7 @@ describe('tagssh export ssh-config + tagssh proxy with OpenSSH', () => {
     assert.equal(get('hostkeyalias'), instanceId);
     assert.match(get('proxycommand') ?? '', /^tagssh proxy --name-b64 [A-Za-z0-9_-]+ --region us-east-1 --port %p$/);
     // The user's own hosts are unaffected.
-    const old = execFileSync('ssh', ['-G', '-F', cfg, 'old-box'], { env, encoding: 'utf8' });
+    const old = execFileSync('ssh', ['-G', '-F', cfg, 'old-box'], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
     assert.match(old, /^hostname 192\.0\.2\.1$/m);
     assert.match(old, /^user alice$/m);
   });

@@ -38,7 +38,7 @@ describe('tagssh export teraterm, macros run against moto', () => {
     // Stands in for the SSH port of the stopped instance once it is started (--start waits for it).
     listener = net.createServer((s) => s.destroy()).listen(sshPort, '127.0.0.4');
     const ec2 = moto.sdk();
-    await seedInstance(ec2, { name: TRICKY, eip: '127.0.0.2' });
+    await seedInstance(ec2, { name: TRICKY, eip: '127.0.0.2', tags: { 'tagssh:user': 'deploy' } });
     const sleepy = await seedInstance(ec2, { name: 'sleepy', eip: '127.0.0.4', stopped: true, tags: { 'tagssh:port': String(sshPort) } });
     sleepyId = sleepy.id;
     sleepyAlloc = sleepy.allocationId!;
@@ -135,10 +135,11 @@ describe('tagssh export teraterm, macros run against moto', () => {
 
   it('static export bakes the current address in', () => {
     const dir = join(work, 'static');
-    exportTtl(dir, TRICKY, '--static', '--user', 'ec2-user');
+    exportTtl(dir, TRICKY, '--static'); // no --user: picked like `tagssh ssh` does (here: the tagssh:user tag)
     const r = runTtl(readFileSync(join(dir, 'web-1-it-s-100-id.ttl'), 'utf8'), { exec: () => assert.fail('static runs nothing') });
     const c = parseTtssh(r.connect!);
     assert.equal(c.host, '127.0.0.2');
+    assert.equal(c.options.find((o) => o.name === 'user')!.value, 'deploy');
     assert.equal(c.options.find((o) => o.name === 'auth')!.value, 'pageant');
   });
 

@@ -1,6 +1,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSshd, makeKey, cleanupSshd, type SshdHost, type KeyPair } from '../../../lab/sshd.js';
@@ -8,7 +10,7 @@ import { startSshAgent, type SshAgent } from '../../../lab/sshAgent.js';
 import { connect, type ConnectOptions } from '../../../../src/node/ssh/connection.js';
 import { KnownHostsStore } from '../../../../src/node/ssh/knownHosts.js';
 import type { ConnectTarget } from '../../../../src/node/ssh/types.js';
-import { AppError } from '../../../../src/common/errors.js';
+import type { AppError } from '../../../../src/common/errors.js';
 
 // Auth methods, exec semantics and shells against a real OpenSSH sshd on a loopback alias.
 
@@ -172,6 +174,21 @@ describe('shell', () => {
 });
 
 describe('network errors', () => {
+  it('gives up on a peer that accepts TCP but never speaks SSH (TIMEOUT)', async () => {
+    const silent = net.createServer(() => {}).listen(0, '127.0.0.2');
+    await once(silent, 'listening');
+    try {
+      const port = (silent.address() as net.AddressInfo).port;
+      await assert.rejects(connect(target({ port, identityFile: keys.ed25519!.privatePath }), opts({ timeoutMs: 500 })), (e: AppError) => {
+        assert.equal(e.code, 'TIMEOUT');
+        assert.match(e.message, /did not complete the SSH handshake within 500 ms/);
+        return true;
+      });
+    } finally {
+      silent.close();
+    }
+  });
+
   it('names a refused port as CONNECT_FAILED', async () => {
     await assert.rejects(connect(target({ port: 1, identityFile: keys.ed25519!.privatePath }), opts()), (e: AppError) => {
       assert.equal(e.code, 'CONNECT_FAILED');

@@ -71,7 +71,7 @@ describe('iperf3 parser', () => {
   });
 
   it('an "error" key is a failure even though iperf3 exited 0 (captured: connection refused)', () => {
-    const r = parseIperf3(fx('iperf3/iperf3-3.12-error-refused.captured.json'), '', 0);
+    const r = parseIperf3(fx('iperf3/iperf3-3.12-error-refused.captured.json'), '');
     assert.equal(r.ok, false);
     assert.equal(r.error, 'iperf3: unable to connect to server: Connection refused');
     assert.deepEqual(r.metrics, []);
@@ -139,7 +139,7 @@ describe('fio parser', () => {
   });
 
   it('a bad directory: no JSON, stderr explains (captured here)', () => {
-    const r = parseFio(fx('fio/fio-3.33-bad-directory.captured.json'), fx('fio/fio-3.33-bad-directory.captured.stderr.txt'), 1);
+    const r = parseFio(fx('fio/fio-3.33-bad-directory.captured.json'), fx('fio/fio-3.33-bad-directory.captured.stderr.txt'));
     assert.equal(r.ok, false);
     assert.match(r.error ?? '', /failed parsing directory/);
   });

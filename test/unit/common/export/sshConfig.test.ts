@@ -36,8 +36,8 @@ describe('ssh config block', () => {
   });
 
   it('--start goes into the ProxyCommand when asked', () => {
-    const { text } = sshConfigBlock([hosts[2]!], { startOnConnect: true });
-    assert.match(text, /ProxyCommand tagssh proxy --name-b64 \S+ --region eu-west-1 --start --port %p/);
+    const { text } = sshConfigBlock([hosts[2]!], { startOnConnect: true, private: true });
+    assert.match(text, /ProxyCommand tagssh proxy --name-b64 \S+ --region eu-west-1 --private --start --port %p/);
   });
 
   it('refuses values ssh could misread', () => {

@@ -1,0 +1,65 @@
+import { z } from 'zod';
+import { call } from '../rpc.js';
+import { MetricSchema, BenchResultSchema, BenchHostInfoSchema } from './result.js';
+
+// The benchmark part of the app contract (spread into src/common/contract.ts): presets with their
+// parameters, the exact script before it runs, run/cancel, results. Progress arrives as
+// `bench.event`; comparison and export are computed in the UI from results (pure common code).
+
+const Preset = z.string().min(1).max(32);
+const Params = z.record(z.string(), z.union([z.string().max(4096), z.number(), z.boolean()]));
+const InstanceRef = z.object({ id: z.string().regex(/^i-[0-9a-f]{1,32}$/), region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d$/) });
+const ResultId = z.string().regex(/^[a-z0-9-]{6,64}$/);
+
+export const ParamInfoSchema = z.object({
+  name: z.string(),
+  type: z.enum(['string', 'integer', 'number', 'boolean', 'enum']),
+  default: z.unknown().optional(),
+  help: z.string(),
+  options: z.array(z.string()).optional(),
+  min: z.number().optional(),
+  max: z.number().optional(),
+});
+
+export const PresetInfoSchema = z.object({ id: z.string(), title: z.string(), description: z.string(), pair: z.boolean(), long: z.boolean(), params: z.array(ParamInfoSchema) });
+export type PresetInfo = z.infer<typeof PresetInfoSchema>;
+
+export const ConfirmationSchema = z.object({ kind: z.enum(['install', 'write', 'sudo', 'upload']), reason: z.string() });
+
+/** A result without its raw output (lists); `bench.result` returns the full one. */
+export const BenchResultSummarySchema = BenchResultSchema.omit({ raw: true });
+export type BenchResultSummary = z.infer<typeof BenchResultSummarySchema>;
+
+export const BenchEventSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('started'), runId: z.string(), batchId: z.string(), host: BenchHostInfoSchema, preset: z.string() }),
+  z.object({ type: z.literal('output'), runId: z.string(), stream: z.enum(['stdout', 'stderr', 'peer']), text: z.string() }),
+  z.object({ type: z.literal('phase'), runId: z.string(), phase: z.string() }),
+  z.object({ type: z.literal('progress'), runId: z.string(), fraction: z.number(), etaSeconds: z.number().optional() }),
+  z.object({ type: z.literal('finished'), runId: z.string(), result: BenchResultSummarySchema }),
+  z.object({ type: z.literal('batchDone'), runId: z.string(), error: z.object({ code: z.string(), message: z.string(), hint: z.string().optional() }).optional() }),
+]);
+export type BenchEventPayload = z.infer<typeof BenchEventSchema>;
+
+export const benchCalls = {
+  'bench.presets': call(z.object({}), z.object({ presets: z.array(PresetInfoSchema) })),
+  /** Validates parameters and returns the exact script(s) and what needs confirmation. */
+  'bench.preview': call(
+    z.object({ preset: Preset, params: Params.default({}) }),
+    z.object({ params: z.record(z.string(), z.unknown()), script: z.string(), peerScript: z.string().optional(), confirmations: z.array(ConfirmationSchema) }),
+  ),
+  /** Starts a batch; returns at once. `confirmed` must be true when the preview listed confirmations. */
+  'bench.run': call(
+    z.object({ preset: Preset, params: Params.default({}), instances: z.array(InstanceRef).min(1).max(64), peer: InstanceRef.optional(), confirmed: z.boolean().default(false), /** Trust first-seen host keys, like the CLI's --accept-new (a changed key is never accepted). */ acceptNew: z.boolean().default(false), concurrency: z.number().int().min(1).max(64).optional() }),
+    z.object({ batchId: z.string() }),
+  ),
+  'bench.cancel': call(z.object({ batchId: z.string().max(64) }), z.null()),
+  'bench.results': call(z.object({ preset: Preset.optional() }), z.object({ results: z.array(BenchResultSummarySchema) })),
+  'bench.result': call(z.object({ id: ResultId }), BenchResultSchema),
+  'bench.delete': call(z.object({ id: ResultId }), z.null()),
+};
+
+export const benchEvents = {
+  'bench.event': z.object({ batchId: z.string(), event: BenchEventSchema }),
+};
+
+export { MetricSchema };

@@ -1,0 +1,92 @@
+import { AppError, toAppError } from '../../common/errors.js';
+import { describeParams, getPreset, PRESET_IDS, validateParams } from '../../common/bench/index.js';
+import type { Handlers } from '../../common/contract.js';
+import type { HandlerSection } from '../service.js';
+import type { Instance } from '../../common/model/instance.js';
+import type { BenchHost, BenchEvent } from './runner.js';
+import type { ResultsStore } from './store.js';
+
+// The benchmark handlers of the app service (one set per UI connection): presets, preview (the
+// exact script and what needs confirmation), run with progress pushed as `bench.event`, cancel,
+// results. Runs go through the same runner and results store as the CLI.
+
+export interface BenchSectionOptions {
+  store?: () => ResultsStore;
+}
+
+export function benchSection(o: BenchSectionOptions = {}): HandlerSection {
+  return ({ deps, emit }) => {
+    const batches = new Map<string, AbortController>();
+    const storeOf = async () => o.store?.() ?? (await import('./store.js')).resultsStore();
+
+    async function hostFor(ref: { id: string; region: string }, acceptNew = false): Promise<BenchHost> {
+      const [{ connectTargetFor }, { listInstances }] = await Promise.all([import('../ssh/target.js'), import('../aws/inventory.js')]);
+      const settings = deps.settings.get();
+      const scope = { ...(settings.profile ? { profile: settings.profile } : {}), regions: [ref.region] };
+      const target = await connectTargetFor(ref.id, { ...scope, settings, ...(acceptNew ? { acceptNew: true } : {}) });
+      const inventory: Instance[] = await listInstances(scope, { useCache: 'prefer' });
+      const instance = inventory.find((i) => i.id === ref.id);
+      return instance ? { target, instance } : { target };
+    }
+
+    const handlers: Partial<Handlers> = {
+      'bench.presets'() {
+        return {
+          presets: PRESET_IDS.map((id) => {
+            const p = getPreset(id);
+            return { id, title: p.title, description: p.description, pair: !!p.pair, long: !!p.long, params: describeParams(p) };
+          }),
+        };
+      },
+      'bench.preview'({ preset: id, params }) {
+        const p = getPreset(id);
+        const valid = validateParams(p, params);
+        const ctx = { runId: 'preview-run', runDir: '/tmp/tagssh-preview-run', ...(p.pair ? { peerAddress: 'PEER_ADDRESS' } : {}) };
+        const out = { params: valid, script: p.script(valid as never, ctx), confirmations: p.confirmations(valid as never) };
+        return p.peerScript ? { ...out, peerScript: p.peerScript(valid as never, { runId: 'preview-run-srv', runDir: '/tmp/tagssh-preview-run-srv', peerAddress: 'PEER_ADDRESS' }) } : out;
+      },
+      async 'bench.run'(input) {
+        const p = getPreset(input.preset);
+        const params = validateParams(p, input.params);
+        if (p.confirmations(params as never).length && !input.confirmed) {
+          throw new AppError('INVALID_INPUT', `${p.title} installs, writes or uses sudo and was not confirmed.`, 'Review the script and confirm.');
+        }
+        if (p.pair && !input.peer) throw new AppError('INVALID_INPUT', `${p.title} needs a peer instance (it runs the server).`);
+        const { runBench, newRunId } = await import('./runner.js');
+        const [hosts, peer, store] = await Promise.all([Promise.all(input.instances.map((i) => hostFor(i, input.acceptNew))), input.peer ? hostFor(input.peer, input.acceptNew) : undefined, storeOf()]);
+        const batchId = newRunId();
+        const ac = new AbortController();
+        batches.set(batchId, ac);
+        const send = (event: BenchEvent) => {
+          if (event.type === 'finished') {
+            const { raw: _raw, ...summary } = event.result;
+            emit('bench.event', { batchId, event: { ...event, result: summary } });
+          } else emit('bench.event', { batchId, event });
+        };
+        runBench({ preset: p.id, params, hosts, ...(peer ? { peer } : {}), batchId, signal: ac.signal, store, onEvent: send, ...(input.concurrency ? { concurrency: input.concurrency } : {}) }).then(
+          () => emit('bench.event', { batchId, event: { type: 'batchDone', runId: batchId } }),
+          (e) => emit('bench.event', { batchId, event: { type: 'batchDone', runId: batchId, error: toAppError(e).toJSON() } }),
+        ).finally(() => batches.delete(batchId));
+        return { batchId };
+      },
+      'bench.cancel'({ batchId }) {
+        batches.get(batchId)?.abort();
+        return null;
+      },
+      async 'bench.results'({ preset }) {
+        const store = await storeOf();
+        return { results: store.list(preset ? { preset } : {}).map(({ raw: _raw, ...rest }) => rest) };
+      },
+      async 'bench.result'({ id }) {
+        return (await storeOf()).get(id);
+      },
+      async 'bench.delete'({ id }) {
+        const store = await storeOf();
+        store.get(id);
+        store.remove(id);
+        return null;
+      },
+    };
+    return handlers;
+  };
+}

@@ -1,0 +1,250 @@
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import { AppError, toAppError } from '../../common/errors.js';
+import { describeParams, getPreset, paramsFromStrings, PRESET_IDS, validateParams } from '../../common/bench/index.js';
+import { compareResults, historyByType } from '../../common/bench/compare.js';
+import { formatComparison, formatNumber, formatResultList, type ExportFormat } from '../../common/bench/format.js';
+import { hostTitle, type BenchResult } from '../../common/bench/result.js';
+import type { Instance } from '../../common/model/instance.js';
+import { awsScopeFrom } from './options.js';
+import { printJson, printable, progressLine, table } from './output.js';
+import type { BenchFlags } from './commands/bench.js';
+import type { ResultsFlags } from './commands/results.js';
+import type { BenchEvent, BenchHost } from '../bench/runner.js';
+
+// The terminal side of `tagssh bench` and `tagssh results`: resolve names to hosts, confirm what
+// a preset installs/writes/sudo-runs (--yes), stream progress on stderr, print results.
+
+async function hostsFor(names: string[], flags: BenchFlags): Promise<BenchHost[]> {
+  const { connectTargetFor } = await import('../ssh/target.js');
+  const { listInstances } = await import('../aws/inventory.js');
+  const scope = awsScopeFrom(flags);
+  const opts = {
+    ...scope,
+    ...(flags.user ? { user: flags.user } : {}),
+    ...(flags.port ? { port: flags.port } : {}),
+    ...(flags.identity ? { identity: flags.identity } : {}),
+    ...(flags.via ? { via: flags.via } : {}),
+    ...(flags.private ? { private: true } : {}),
+    ...(flags.start ? { start: true } : {}),
+    ...(flags.acceptNew !== undefined ? { acceptNew: flags.acceptNew } : {}),
+  };
+  const targets = await Promise.all(names.map((n) => connectTargetFor(n, opts)));
+  // Inventory facts (type, AZ, AMI, addresses) for the results; the cache is enough unless stale.
+  let inventory: Instance[] = await listInstances(scope, { useCache: 'prefer' });
+  if (targets.some((t) => t.instanceId && !inventory.some((i) => i.id === t.instanceId))) inventory = await listInstances(scope, { useCache: 'refresh' });
+  return targets.map((target) => {
+    const instance = inventory.find((i) => i.id === target.instanceId);
+    return instance ? { target, instance } : { target };
+  });
+}
+
+function printResult(r: BenchResult): void {
+  const head = `${printable(hostTitle(r.instance))}${r.peer ? ` → ${printable(hostTitle(r.peer))}` : ''}: ${r.status}  [${r.id}]`;
+  process.stdout.write(`${head}\n`);
+  if (r.error) process.stdout.write(`  ${r.error.message}${r.error.hint ? `\n  → ${r.error.hint}` : ''}\n`);
+  for (const n of r.notes) process.stdout.write(`  note: ${n}\n`);
+  const facts = Object.entries(r.facts).filter(([k]) => k !== 'lshw');
+  if (facts.length) process.stdout.write(table(['fact', 'value'], facts.map(([k, v]) => [k, printable(v)])).replace(/^(?=.)/gm, '  '));
+  if (r.metrics.length) process.stdout.write(table(['metric', 'value', 'unit'], r.metrics.map((m) => [m.label, formatNumber(m.value), m.unit])).replace(/^(?=.)/gm, '  '));
+}
+
+function eventPrinter(flags: { follow?: boolean; json?: boolean }, labels: Map<string, string>): (e: BenchEvent) => void {
+  const progress = progressLine(!flags.json || !!process.stderr.isTTY);
+  return (e) => {
+    if (e.type === 'started') labels.set(e.runId, e.host.label);
+    const who = labels.get(e.runId) ?? e.runId;
+    if (e.type === 'phase') progress(`[${who}] ${e.phase}`);
+    else if (e.type === 'output' && flags.follow) process.stderr.write(e.text.split('\n').filter((l) => !l.startsWith('@@tagssh:')).join('\n'));
+    else if (e.type === 'finished') progress(`[${who}] ${e.result.status}`);
+  };
+}
+
+export async function runBenchCommand(presetId: string | undefined, names: string[], flags: BenchFlags): Promise<number> {
+  try {
+    if (!presetId) throw new AppError('INVALID_INPUT', 'Which preset?', `Usage: tagssh bench PRESET NAME… (presets: ${PRESET_IDS.join(', ')}).`);
+    const preset = getPreset(presetId);
+    const params = validateParams(preset, paramsFromStrings(preset, flags.param ?? []));
+    if (flags.showScript) {
+      process.stdout.write(preset.script(params as never, { runId: 'preview-run', runDir: '/tmp/tagssh-preview-run', ...(preset.pair ? { peerAddress: 'PEER_ADDRESS' } : {}) }));
+      if (preset.peerScript) process.stdout.write(`\n# ---- on the peer ----\n${preset.peerScript(params as never, { runId: 'preview-run-srv', runDir: '/tmp/tagssh-preview-run-srv' })}`);
+      return 0;
+    }
+    if (names.length === 0) throw new AppError('INVALID_INPUT', `Which instances should run ${preset.id}?`, `Usage: tagssh bench ${preset.id} NAME…`);
+    const confirm = preset.confirmations(params as never);
+    if (confirm.length && !flags.yes) {
+      throw new AppError('INVALID_INPUT', `${preset.title} needs your confirmation: ${confirm.map((c) => c.reason).join(' ')}`, 'Review it (--show-script prints the exact script), then run again with --yes.');
+    }
+    if (preset.pair && !flags.peer) throw new AppError('INVALID_INPUT', `${preset.title} needs --peer NAME (the instance that runs the server).`);
+    const hosts = await hostsFor(names, flags);
+    const peer = flags.peer ? (await hostsFor([flags.peer], flags))[0] : undefined;
+    const { runBench } = await import('../bench/runner.js');
+    const { resultsStore } = await import('../bench/store.js');
+    const ac = new AbortController();
+    const onSigint = () => {
+      process.stderr.write('\nCancelling: stopping the remote processes and cleaning up…\n');
+      ac.abort();
+    };
+    process.once('SIGINT', onSigint);
+    const labels = new Map<string, string>();
+    let results: BenchResult[];
+    try {
+      results = await runBench({
+        preset: preset.id,
+        params,
+        hosts,
+        ...(peer ? { peer } : {}),
+        ...(flags.concurrency ? { concurrency: flags.concurrency } : {}),
+        ...(flags.timeout ? { timeoutMs: flags.timeout * 1000 } : {}),
+        signal: ac.signal,
+        store: resultsStore(),
+        onEvent: eventPrinter(flags, labels),
+      });
+    } finally {
+      process.off('SIGINT', onSigint);
+    }
+    if (flags.json) printJson(results);
+    else {
+      for (const r of results) printResult(r);
+      if (results.filter((r) => r.status === 'ok').length > 1) process.stdout.write('\n' + formatComparison(compareResults(results.filter((r) => r.status === 'ok')), 'md'));
+    }
+    const bad = results.find((r) => r.status !== 'ok');
+    if (!bad) return 0;
+    const { exitCodeFor } = await import('../../common/errors.js');
+    return bad.status === 'cancelled' ? 130 : exitCodeFor((bad.error?.code as never) ?? 'REMOTE_FAILED') ?? 31;
+  } catch (e) {
+    if (flags.json) printJson({ error: toAppError(e).toJSON() });
+    throw e;
+  }
+}
+
+function readInput(file: string): string {
+  try {
+    return file === '-' ? readFileSync(0, 'utf8') : readFileSync(file, 'utf8');
+  } catch {
+    throw new AppError('NOT_FOUND', `Cannot read ${file}.`, 'Give the path of a file with the tool output.');
+  }
+}
+
+export async function parseCommand(presetId: string, file: string, flags: { stderr?: string; save?: boolean; label?: string; json?: boolean }): Promise<number> {
+  const preset = getPreset(presetId);
+  const stdout = readInput(file);
+  const stderr = flags.stderr ? readInput(flags.stderr) : '';
+  const parsed = preset.parse(stdout, stderr, null);
+  const { newRunId } = await import('../bench/runner.js');
+  const now = new Date().toISOString();
+  const r: BenchResult = {
+    id: newRunId(),
+    preset: preset.id,
+    params: {},
+    status: parsed.ok ? 'ok' : 'failed',
+    instance: { label: flags.label ?? basename(file), host: 'imported' },
+    startedAt: now,
+    endedAt: now,
+    metrics: parsed.metrics,
+    facts: parsed.facts,
+    notes: [...parsed.notes, `Imported from ${file === '-' ? 'standard input' : basename(file)}.`],
+    ...(parsed.toolVersion ? { toolVersion: parsed.toolVersion } : {}),
+    ...(parsed.error ? { error: { code: 'REMOTE_FAILED', message: parsed.error } } : {}),
+    raw: { stdout, stderr },
+  };
+  if (flags.save) {
+    const { resultsStore } = await import('../bench/store.js');
+    resultsStore().save(r);
+  }
+  if (flags.json) {
+    const { raw: _raw, ...rest } = r;
+    printJson(flags.save ? r : { ...rest, id: undefined });
+  } else printResult(r);
+  return parsed.ok ? 0 : 31;
+}
+
+export async function attachCommand(id: string, flags: BenchFlags, cancel: boolean): Promise<number> {
+  const { resultsStore } = await import('../bench/store.js');
+  const store = resultsStore();
+  const result = store.get(id);
+  if (!result.remote) throw new AppError('INVALID_INPUT', `Result ${id} is ${result.status}; there is no run to ${cancel ? 'cancel' : 're-attach to'}.`);
+  const ref = (h: BenchResult['instance']) => h.instanceId ?? h.label;
+  const [host] = await hostsFor([ref(result.instance)], flags);
+  const peer = result.peer ? (await hostsFor([ref(result.peer)], flags))[0] : undefined;
+  const { attachRun, cancelDetached } = await import('../bench/runner.js');
+  const hosts = { host: host!, ...(peer ? { peer } : {}) };
+  const r = cancel ? await cancelDetached(result, hosts, { store }) : await attachRun(result, hosts, { store, onEvent: eventPrinter(flags, new Map()) });
+  if (flags.json) printJson(r);
+  else printResult(r);
+  return r.status === 'ok' || (cancel && r.status === 'cancelled') ? 0 : 31;
+}
+
+export function presetsCommand(presetId: string | undefined, flags: { json?: boolean }): void {
+  const ids = presetId ? [getPreset(presetId).id] : [...PRESET_IDS];
+  const data = ids.map((id) => {
+    const p = getPreset(id);
+    return { id, title: p.title, description: p.description, pair: !!p.pair, params: describeParams(p) };
+  });
+  if (flags.json) return printJson(presetId ? data[0] : data);
+  for (const d of data) {
+    process.stdout.write(`${d.id}${d.pair ? ' (pair: needs --peer)' : ''} — ${d.description}\n`);
+    if (presetId) process.stdout.write(table(['param', 'default', 'help'], d.params.map((p) => [p.name, p.options ? `${JSON.stringify(p.default)} (${p.options.join('|')})` : JSON.stringify(p.default ?? ''), p.help])).replace(/^(?=.)/gm, '  '));
+  }
+}
+
+export async function resultsCommand(flags: ResultsFlags): Promise<number> {
+  const { resultsStore } = await import('../bench/store.js');
+  const store = resultsStore();
+  const fmt = flags.format;
+  if (fmt !== undefined && !['md', 'csv', 'json'].includes(fmt)) throw new AppError('INVALID_INPUT', `Unknown --format "${fmt}".`, 'Use md, csv or json.');
+  if (flags.delete) {
+    store.get(flags.delete);
+    store.remove(flags.delete);
+    return 0;
+  }
+  if (flags.show) {
+    printJson(store.get(flags.show));
+    return 0;
+  }
+  if (flags.reparse) {
+    let n = 0;
+    for (const r of store.list(flags.preset ? { preset: flags.preset } : {})) {
+      if (r.status === 'running' || r.status === 'detached' || r.status === 'cancelled' || r.status === 'timeout') continue;
+      const parsed = getPreset(r.preset).parse(r.raw.stdout, r.raw.stderr, r.exitCode ?? null);
+      const next: BenchResult = { ...r, metrics: parsed.metrics, facts: parsed.facts, notes: parsed.notes, status: parsed.ok && (r.exitCode ?? 0) === 0 ? 'ok' : 'failed' };
+      if (parsed.toolVersion) next.toolVersion = parsed.toolVersion;
+      store.save(next);
+      n++;
+    }
+    process.stderr.write(`Re-parsed ${n} result(s).\n`);
+    return 0;
+  }
+  if (flags.compare?.length) {
+    const results = flags.compare.map((id) => store.get(id));
+    const c = compareResults(results, flags.baseline);
+    process.stdout.write(formatComparison(c, (fmt ?? 'md') as ExportFormat));
+    return 0;
+  }
+  const list = store.list(flags.preset ? { preset: flags.preset } : {});
+  if (flags.history) {
+    const h = historyByType(list, flags.history);
+    const data = Object.fromEntries(h);
+    if (fmt === 'json') printJson(data);
+    else {
+      const rows = [...h].flatMap(([type, pts]) => pts.map((p) => [type, p.startedAt, printable(p.label), p.instanceId ?? '', formatNumber(p.value)]));
+      process.stdout.write(table(['type', 'started', 'instance', 'id', flags.history], rows));
+    }
+    return 0;
+  }
+  if (fmt) {
+    process.stdout.write(formatResultList(list, fmt as ExportFormat));
+    return 0;
+  }
+  if (list.length === 0) {
+    process.stderr.write('No saved results yet (run `tagssh bench PRESET NAME`).\n');
+    return 0;
+  }
+  process.stdout.write(
+    table(
+      ['id', 'preset', 'status', 'instance', 'type', 'started', 'headline'],
+      list.map((r) => [r.id, r.preset, r.status, printable(r.instance.label), r.instance.type ?? '-', r.startedAt.replace('T', ' ').replace(/\..*/, ''), r.metrics[0] ? `${r.metrics[0].label} ${formatNumber(r.metrics[0].value)} ${r.metrics[0].unit}` : (r.error?.message ?? '')]),
+    ),
+  );
+  return 0;
+}

@@ -1,0 +1,112 @@
+import { Option, type Command } from 'commander';
+import { addAwsOptions, type AwsFlags } from '../options.js';
+import { parsePort } from './resolve.js';
+
+// `tagssh bench PRESET NAME…` (run a preset on instances), `bench parse` (raw output → metrics),
+// `bench attach` / `bench cancel` (a detached run), `bench presets` (parameters with defaults).
+// The runner and ssh2 load inside the actions only.
+
+export interface BenchFlags extends AwsFlags {
+  peer?: string;
+  param?: string[];
+  json?: boolean;
+  yes?: boolean;
+  concurrency?: number;
+  timeout?: number;
+  follow?: boolean;
+  showScript?: boolean;
+  user?: string;
+  identity?: string;
+  port?: number;
+  via?: string[];
+  private?: boolean;
+  acceptNew?: boolean | string;
+  start?: boolean;
+}
+
+const collect = (v: string, prev: string[] | undefined) => [...(prev ?? []), v];
+const positive = (max: number) => (v: string) => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1 || n > max) throw new Error(`expected a whole number 1-${max}`);
+  return n;
+};
+
+/** The connection options of `tagssh ssh` (same names and meaning). */
+function addConnectOptions<C extends Command>(cmd: C): C {
+  cmd
+    .option('-u, --user <user>', 'login user (default: tag tagssh:user, else from the AMI family, else settings)')
+    .option('-i, --identity <file>', 'private key file (default: ~/.ssh/<KeyName>.pem, settings, ~/.ssh/id_*)')
+    .option('-p, --port <port>', 'SSH port (default: tag tagssh:port, else settings, else 22)', (v) => parsePort(v))
+    .option('--via <bastion>', 'jump host: instance Name/id or [user@]host[:port]; repeat for several hops', collect)
+    .option('--private', 'connect to private IPs (implied with a jump host)')
+    .option('--accept-new [fingerprint]', 'trust first-seen host keys (a CHANGED key is never accepted)')
+    .option('--start', 'start stopped instances and wait for SSH');
+  return addAwsOptions(cmd);
+}
+
+export function register(program: Command): void {
+  const bench = program
+    .command('bench')
+    .description('benchmark instances: sysinfo, cpufreq, unixbench, iperf3, fio, dd, smallfiles, listing (`tagssh bench PRESET NAME…`)');
+
+  // The default subcommand, so that `tagssh bench fio web-1` runs it; its options do not clash
+  // with those of `bench parse`/`attach`.
+  const run = bench
+    .command('run', { isDefault: true })
+    .description('run a preset on instances: tagssh bench PRESET NAME… (or tagssh bench run PRESET NAME…)')
+    .argument('[preset]', 'preset name (see `tagssh bench presets`)')
+    .argument('[names...]', 'Name tag values or instance ids to run it on')
+    .option('--peer <name>', 'the second instance of a pair preset (iperf3 server)')
+    .option('--param <key=value>', 'preset parameter; repeat for several (see `tagssh bench presets PRESET`)', collect)
+    .option('-y, --yes', 'confirm what the preset installs, writes or runs with sudo')
+    .option('--show-script', 'print the exact script that would run, and exit')
+    .option('--concurrency <n>', 'hosts at a time (default 8)', positive(64))
+    .option('--timeout <seconds>', 'per-host timeout (default: estimated duration × 3 + 2 min)', positive(86400 * 2))
+    .option('-f, --follow', 'stream the remote output to stderr')
+    .option('--json', 'print the results (with raw output) as JSON');
+  addConnectOptions(run).action(async (preset: string | undefined, names: string[], flags: BenchFlags) => {
+    const { runBenchCommand } = await import('../benchCli.js');
+    process.exitCode = await runBenchCommand(preset, names, flags);
+  });
+
+  bench
+    .command('parse')
+    .description('parse a raw output file of a preset (e.g. a run made by hand) into metrics')
+    .argument('<preset>', 'preset name')
+    .argument('<file>', 'file with the tool output (stdout; "-" = standard input)')
+    .option('--stderr <file>', 'the run\'s stderr, when separate (dd prints its summary there)')
+    .option('--save', 'also save it as a result (for comparisons)')
+    .option('--label <name>', 'instance label for a saved result (default: the file name)')
+    .option('--json', 'print the parsed result as JSON')
+    .action(async (preset: string, file: string, flags: { stderr?: string; save?: boolean; label?: string; json?: boolean }) => {
+      const { parseCommand } = await import('../benchCli.js');
+      process.exitCode = await parseCommand(preset, file, flags);
+    });
+
+  const attach = bench
+    .command('attach')
+    .description('re-attach to a detached run (after a dropped connection) and collect its result')
+    .argument('<id>', 'result id')
+    .option('-f, --follow', 'stream the remote output to stderr')
+    .option('--json', 'print the result as JSON');
+  addConnectOptions(attach).action(async (id: string, flags: BenchFlags) => {
+    const { attachCommand } = await import('../benchCli.js');
+    process.exitCode = await attachCommand(id, flags, false);
+  });
+
+  const cancel = bench.command('cancel').description('stop a detached run and clean up after it').argument('<id>', 'result id').option('--json', 'print the result as JSON');
+  addConnectOptions(cancel).action(async (id: string, flags: BenchFlags) => {
+    const { attachCommand } = await import('../benchCli.js');
+    process.exitCode = await attachCommand(id, flags, true);
+  });
+
+  bench
+    .command('presets')
+    .description('list the presets, or the parameters of one (defaults and help)')
+    .argument('[preset]', 'preset name')
+    .addOption(new Option('--json', 'print as JSON'))
+    .action(async (preset: string | undefined, flags: { json?: boolean }) => {
+      const { presetsCommand } = await import('../benchCli.js');
+      presetsCommand(preset, flags);
+    });
+}

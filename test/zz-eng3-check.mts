@@ -1,0 +1,11 @@
+import { startMoto } from './lab/moto.ts';
+import { seedInstance } from './lab/seed.ts';
+import { spawnSync } from 'node:child_process';
+const moto = await startMoto();
+await seedInstance(moto.sdk(), { name: 'x' });
+const r = spawnSync(process.execPath, ['bin/tagssh.mjs', 'list', '--json'], { env: { ...process.env, ...moto.env, TAGSSH_HOME: '/tmp/eng3-th' }, encoding: 'utf8' });
+const i = JSON.parse(r.stdout)[0];
+console.log(i.platform, i.platformDetails, i.imageId);
+const d = spawnSync('aws', ['ec2', 'describe-images', '--image-ids', i.imageId, '--query', 'Images[0].[Name,Description,Platform]', '--output', 'text'], { env: { ...process.env, ...moto.env }, encoding: 'utf8' });
+console.log(d.stdout, d.stderr.slice(0, 200));
+await moto.stop();
