@@ -1,15 +1,17 @@
-import { mkdtempSync } from 'node:fs';
-import { join } from 'node:path';
-import { tmpdir } from 'node:os';
-import { startSshd, makeKey } from './test/lab/sshd.ts';
-import { KnownHostsStore } from './src/node/ssh/knownHosts.ts';
-import { runBench } from './src/node/bench/runner.ts';
-const dir = mkdtempSync(join(tmpdir(), 'dbg-'));
-const key = makeKey(dir, 'ed25519');
-const h = await startSshd({ address: '127.0.0.29', authorizedKeys: [key.publicKey] });
-const h2 = await startSshd({ address: '127.0.0.28', authorizedKeys: [key.publicKey] });
-const t0 = Date.now();
-const tg = (x: typeof h) => ({ target: { host: x.address, port: x.port, user: x.user, label: x.address, identityFile: key.privatePath, acceptNewHostKey: true } });
-const [r] = await runBench({ preset: 'iperf3', params: { duration: 1, port: 5611, address: 'public' }, hosts: [tg(h)], peer: tg(h2), timeoutMs: 30000, connectOptions: { knownHosts: new KnownHostsStore(join(dir, 'kh.json')), consoleOutput: null, agent: null, onProgress: (m) => console.log(Date.now() - t0, 'conn', m) }, onEvent: (e) => console.log(Date.now() - t0, e.type, e.type === 'output' ? JSON.stringify(e.text.slice(0, 80)) : e.type === 'phase' ? e.phase : '') });
-console.log(r!.status, r!.error, r!.metrics.length);
-await h.stop(); await h2.stop();
+import { launchBrowser, openApp } from './test/e2e/browser.ts';
+import { startAppLab } from './test/e2e/lab.ts';
+const lab = await startAppLab([{ name: 'bench-m5', address: '127.0.0.40' }, { name: 'bench-m5a', address: '127.0.0.41' }]);
+const browser = await launchBrowser();
+const { page, errors } = await openApp(browser, lab.server.openUrl, { width: 1400, height: 900 });
+try {
+  await page.getByRole('tab', { name: 'Benchmarks' }).click();
+  await page.waitForTimeout(1500);
+  await page.locator('section.bench').getByTestId('bench-preset').selectOption('sysinfo');
+  for (const n of ['bench-m5', 'bench-m5a']) await page.locator('section.bench').getByRole('checkbox', { name: n, exact: true }).check();
+  await page.locator('section.bench').getByTestId('bench-accept-new').check();
+  await page.waitForTimeout(500);
+  await page.locator('section.bench').getByTestId('bench-run').click();
+  await page.waitForTimeout(6000);
+  await page.screenshot({ path: '/tmp/dbg.png' });
+  console.log(await page.locator('.bench-error').innerText(), errors);
+} finally { await browser.close(); await lab.stop(); }

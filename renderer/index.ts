@@ -7,6 +7,7 @@ import { pickTransport } from './lib/transport.js';
 import { h } from './lib/dom.js';
 import { createInstancesView } from './features/instances/view.js';
 import { createSettingsView } from './features/settings/view.js';
+import { createBenchView } from './features/bench/view.js';
 import { openExportDialog } from './features/exports/exportDialog.js';
 import { SessionRouter } from './features/terminal/sessionRouter.js';
 import { TerminalTab, type ConnectRequest, type TabState } from './features/terminal/terminalTab.js';
@@ -132,7 +133,10 @@ async function main(): Promise<void> {
     terminals.add(term);
     tab.entry = addTab({ id, panel: term.el, terminal: term, onActivate: () => term.activate() }, req.label, { closable: true, before: settingsEntry.button });
     activate(id);
-    void term.connect();
+    // A start changes the instance's state and address: show it in the list too.
+    void term.connect().then(() => {
+      if (req.start) void instancesView.load(true);
+    });
   };
 
   const saveSettings = async (next: Settings) => {
@@ -150,7 +154,9 @@ async function main(): Promise<void> {
   });
   const settingsView = createSettingsView({ settings: () => settings, save: saveSettings });
 
-  addTab({ id: 'instances', panel: instancesView.el, onActivate: () => instancesView.focus() }, 'Instances', { closable: false });
+  addTab({ id: 'instances', panel: instancesView.el, onActivate: () => instancesView.activate() }, 'Instances', { closable: false });
+  const benchView = createBenchView({ api, instances: async () => (await api.call('instances.list', { refresh: false })).instances });
+  addTab({ id: 'bench', panel: benchView.el, onActivate: () => void benchView.refresh() }, 'Benchmarks', { closable: false });
   const settingsEntry = addTab({ id: 'settings', panel: settingsView.el, onActivate: () => settingsView.refresh() }, 'Settings', { closable: false });
   settingsEntry.button.classList.add('tab-settings');
 

@@ -4,6 +4,9 @@
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { reexecInLoopbackNamespace } from './netns.mjs';
+
+reexecInLoopbackNamespace();
 
 const root = new URL('..', import.meta.url).pathname;
 const args = process.argv.slice(2);

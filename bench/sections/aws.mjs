@@ -44,12 +44,15 @@ function roundTripScript(endpoint, body) {
 
 export async function run(ctx) {
   const listTotal = ctx.quick ? 300 : 5000;
-  const perRegion = Math.ceil(listTotal / LIST_REGIONS.length);
 
-  ctx.log(`seeding ${NAME} + 20 others in us-east-1, ${listTotal} instances in ${LIST_REGIONS.join(', ')} (moto is slow: ~1 min for 5,000)`);
+  ctx.log(`seeding ${NAME} + 20 others in us-east-1, ${listTotal} instances in ${LIST_REGIONS.join(', ')} (moto is slow: 1-3 min for 5,000)`);
   await seed(ctx, 'us-east-1', 1, NAME);
   await seed(ctx, 'us-east-1', 20, 'other');
-  for (const r of LIST_REGIONS) await seed(ctx, r, perRegion, `fleet-${r}`);
+  // 5,000 split as evenly as whole instances allow (1667 + 1667 + 1666).
+  for (const [i, r] of LIST_REGIONS.entries()) {
+    const share = Math.floor(listTotal / LIST_REGIONS.length) + (i < listTotal % LIST_REGIONS.length ? 1 : 0);
+    await seed(ctx, r, share, `fleet-${r}`);
+  }
   // The seeded name is "bench-web-0"; resolve that exact value.
   const name = `${NAME}-0`;
 
@@ -141,7 +144,7 @@ async function listRow(ctx, env, proxy, listTotal) {
     },
     listRuns,
   );
-  if (listed < listTotal) throw new Error(`tagssh list returned ${listed} instances, expected ${listTotal}`);
+  if (listed !== listTotal) throw new Error(`tagssh list returned ${listed} instances, expected ${listTotal}`);
   const listRatio = alist.median_ms / tlist.median_ms;
   return {
     name: `list ${listed} instances in ${LIST_REGIONS.length} regions`,

@@ -77,7 +77,7 @@ export async function run(ctx) {
     ctx.log('ssh by Name through the exported config (tagssh proxy)');
     const viaProxy = await ctx.median(async () => (await ctx.spawnTimed('ssh', ['-F', cfg, ...common, NAME, 'true'], env)).ms, n);
     ctx.log('aws ec2 describe-instances for the IP, then ssh to it');
-    const glue = `ip=$(aws ec2 describe-instances --region us-east-1 --filters Name=tag:Name,Values=${NAME} Name=instance-state-name,Values=running --query 'Reservations[0].Instances[0].PublicIpAddress' --output text) && ssh -F none ${common.join(' ')} -o HostKeyAlias=bench -i ${join(dir, 'client_key')} -p ${port} ${user}@$ip true`;
+    const glue = `ip=$(aws ec2 describe-instances --endpoint-url ${ctx.moto.endpoint} --region us-east-1 --filters Name=tag:Name,Values=${NAME} Name=instance-state-name,Values=running --query 'Reservations[0].Instances[0].PublicIpAddress' --output text) && ssh -F none ${common.join(' ')} -o HostKeyAlias=bench -i ${join(dir, 'client_key')} -p ${port} ${user}@$ip true`;
     const viaAws = await ctx.median(async () => (await ctx.spawnTimed('/bin/sh', ['-c', glue], env)).ms, n);
     return [
       {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { InstanceSchema, CandidateSchema } from './model/instance.js';
 import { SettingsSchema } from './model/settings.js';
+import { benchCalls, benchEvents } from './bench/contract.js';
 import { AppErrorDataSchema, call, type CallInput, type CallOutput, type CallParsed, type EventPayload, type HandlerMap } from './rpc.js';
 
 // THE contract between any UI and the one backend (src/node/service.ts). Every call has a zod
@@ -99,10 +100,12 @@ export const calls = {
   ...sessionCalls,
   ...settingsCalls,
   ...hostKeyCalls,
+  ...benchCalls,
 };
 export const events = {
   ...instanceEvents,
   ...sessionEvents,
+  ...benchEvents,
 };
 export const contract = { calls, events };
 
@@ -115,6 +118,8 @@ export type Parsed<M extends Method> = CallParsed<Calls, M>;
 export type Output<M extends Method> = CallOutput<Calls, M>;
 export type Payload<E extends EventName> = EventPayload<Events, E>;
 export type Handlers = HandlerMap<Calls>;
+/** Calls implemented by the benchmark handler section (src/node/bench/serviceSection.ts). */
+export type BenchMethod = keyof typeof benchCalls & string;
 export type Emit = <E extends EventName>(event: E, payload: Payload<E>) => void;
 
 export { CandidateSchema };

@@ -1,7 +1,8 @@
 import { StringDecoder } from 'node:string_decoder';
 import { randomUUID } from 'node:crypto';
 import { AppError, toAppError, type AppErrorData } from '../common/errors.js';
-import type { Emit, Handlers, InstanceList, Parsed } from '../common/contract.js';
+import type { BenchMethod, Emit, Handlers, InstanceList, Parsed } from '../common/contract.js';
+import { benchSection } from './bench/serviceSection.js';
 import type { Instance } from '../common/model/instance.js';
 import type { Settings } from '../common/model/settings.js';
 import type { SettingsStore } from './store/settings.js';
@@ -183,7 +184,7 @@ export function createAppService(deps: AppServiceDeps): AppService {
         return s;
       };
 
-      const base: Handlers = {
+      const base: Omit<Handlers, BenchMethod> = {
         async 'instances.list'(input) {
           const s = settings.get();
           const scope = scopeFrom(input, s);
@@ -267,8 +268,9 @@ export function createAppService(deps: AppServiceDeps): AppService {
         },
       };
 
-      const handlers: Handlers = { ...base };
-      for (const section of deps.sections ?? []) Object.assign(handlers, section({ deps, emit, clientId }));
+      // The bench.* calls come from the benchmark section (added by default below).
+      const handlers = { ...base } as Handlers;
+      for (const section of deps.sections ?? [benchSection()]) Object.assign(handlers, section({ deps, emit, clientId }));
 
       const client: AppClient = {
         id: clientId,

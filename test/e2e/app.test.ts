@@ -110,8 +110,8 @@ test('type-to-filter narrows the list by name, tag or IP and keyboard moves thro
   await filter.press('ArrowDown');
   assert.equal(await page.evaluate(() => document.activeElement?.classList.contains('row')), true);
   await page.keyboard.press('ArrowDown');
-  await page.keyboard.type('db');
-  assert.equal(await filter.inputValue(), 'db');
+  await page.keyboard.type('rebuilt');
+  assert.equal(await filter.inputValue(), 'rebuilt');
   await page.waitForFunction(() => document.querySelectorAll('tr.row').length === 1);
   await filter.fill('');
 });
@@ -214,6 +214,9 @@ test('a stopped instance is started and connected, with progress', async () => {
   await waitForTerminal('host-127.0.0.3', 60_000);
   await waitForFile(file);
   rmSync(file, { force: true });
+  // The list follows: db-1 is running now.
+  await page.getByRole('tab', { name: 'Instances' }).click();
+  await page.waitForFunction(() => Array.from(document.querySelectorAll('tr.row')).some((r) => r.querySelector('.n')?.textContent === 'db-1' && r.querySelector('.state')?.textContent?.includes('running')), undefined, { timeout: 30_000 });
 });
 
 test('a changed host key is refused in the UI', async () => {

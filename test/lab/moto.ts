@@ -1,6 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { EC2Client } from '@aws-sdk/client-ec2';
 import { freePort, waitForPort } from './ports.js';
+import './loopbackOnly.mjs';
+
+const LOOPBACK_GUARD = fileURLToPath(new URL('./loopbackOnly.mjs', import.meta.url));
 
 // A real EC2 API emulator (moto_server) on a free loopback port, one per test file.
 
@@ -35,6 +39,8 @@ export async function startMoto(): Promise<Moto> {
     AWS_REGION: 'us-east-1',
     AWS_DEFAULT_REGION: 'us-east-1',
     AWS_EC2_METADATA_DISABLED: 'true',
+    // Every Node process started with this env refuses non-loopback connections.
+    NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import "${LOOPBACK_GUARD}"`.trim(),
   };
   const clients: EC2Client[] = [];
   return {

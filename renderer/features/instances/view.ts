@@ -24,8 +24,11 @@ export interface InstancesDeps {
 export interface InstancesView {
   el: HTMLElement;
   load(refresh?: boolean): Promise<void>;
-  focus(): void;
+  /** The tab became visible: focus the list, refresh in the background when the list is stale. */
+  activate(): void;
 }
+
+const STALE_MS = 30_000;
 
 const COMMON_REGIONS = ['us-east-1', 'us-east-2', 'us-west-1', 'us-west-2', 'ca-central-1', 'eu-west-1', 'eu-west-2', 'eu-west-3', 'eu-central-1', 'eu-north-1', 'ap-northeast-1', 'ap-northeast-2', 'ap-southeast-1', 'ap-southeast-2', 'ap-south-1', 'sa-east-1'];
 
@@ -313,8 +316,9 @@ export function createInstancesView(deps: InstancesDeps): InstancesView {
   return {
     el,
     load,
-    focus() {
+    activate() {
       (rows().find((r) => r.tabIndex === 0) ?? filter).focus();
+      if (list && !loading && Date.now() - list.fetchedAt > STALE_MS) void load(true);
     },
   };
 }

@@ -167,7 +167,10 @@ export function replaceManagedBlock(existing: string, block: string): string {
   const eol = ownEol ?? (/\r\n/.test(existing) ? '\r\n' : '\n');
   const body = block.split(/\r?\n/).join(eol);
   if (span) return existing.slice(0, span.start) + body + existing.slice(span.end);
-  return existing === '' ? body + eol : body + eol + eol + existing;
+  if (existing === '') return body + eol;
+  // A byte order mark (Windows editors) stays first, or it would break the user's first line.
+  const bom = existing.startsWith('\ufeff') ? '\ufeff' : '';
+  return bom + body + eol + eol + existing.slice(bom.length);
 }
 
 /** Removes the managed block (and the blank line the first export added after it). */

@@ -1,5 +1,3 @@
-import { fstatSync } from 'node:fs';
-import net from 'node:net';
 import { constants } from 'node:os';
 import { AppError, isAppError } from '../../common/errors.js';
 import type { AwsScope } from '../aws/scope.js';
@@ -32,9 +30,10 @@ function canPrompt(): boolean {
 function promptLine(question: string, hidden: boolean): Promise<string> {
   return new Promise((resolve, reject) => {
     const stdin = process.stdin;
-    process.stderr.write(question);
+    // Echo off before the question appears, so nothing typed in answer is ever echoed.
     const wasRaw = stdin.isRaw;
     stdin.setRawMode(true);
+    process.stderr.write(`\r\x1b[2K${question}`); // over the progress line
     stdin.resume();
     let buf = '';
     const done = (fn: () => void) => {
@@ -113,31 +112,10 @@ export async function runSsh(name: string, command: string[], flags: SshFlags, s
   }
 }
 
-/**
- * Node writes process.stdout to a pipe synchronously on Linux: every 32 KiB SSH packet would
- * block the event loop until the reader caught up, so decryption and the pipe never overlap.
- * A non-blocking socket on fd 1 keeps the stream flowing, with backpressure through 'drain'.
- */
-function fastStdout(): { stream: NodeJS.WritableStream; flush(): Promise<void> } {
-  let st;
-  try {
-    st = fstatSync(1);
-  } catch {
-    st = undefined;
-  }
-  if (process.platform === 'win32' || !st || !(st.isFIFO() || st.isSocket())) return { stream: process.stdout, flush: () => drain(process.stdout) };
-  const sock = new net.Socket({ fd: 1, readable: false, writable: true });
-  return {
-    stream: sock,
-    flush: () => new Promise((resolve) => sock.end(() => resolve())),
-  };
-}
-
 async function runCommand(conn: SshConnection, cmd: string): Promise<number> {
   const stdinStream = process.stdin.isTTY ? undefined : process.stdin;
-  const out = fastStdout();
-  const r = await conn.exec(cmd, { stdout: out.stream, stderr: process.stderr, ...(stdinStream ? { stdinStream } : {}) });
-  await out.flush();
+  const r = await conn.exec(cmd, { stdout: process.stdout, stderr: process.stderr, ...(stdinStream ? { stdinStream } : {}) });
+  await drain(process.stdout);
   return exitStatus(r.code, r.signal);
 }
 

@@ -18,6 +18,7 @@ let moto: Moto;
 let host: SshdHost;
 let home: string;
 let key: KeyPair;
+let locked: KeyPair;
 
 interface Run {
   code: number | null;
@@ -59,10 +60,11 @@ function onPty(steps: unknown[], args: string[]): Promise<Run> {
 before(async () => {
   home = mkdtempSync(join(tmpdir(), 'tagssh-cli-ssh-'));
   key = makeKey(join(home, 'gen'), 'ed25519', { name: 'team-key' });
+  locked = makeKey(join(home, 'gen'), 'ecdsa', { name: 'locked', passphrase: 'open sesame' });
   mkdirSync(join(home, '.ssh'), { mode: 0o700 });
   copyFileSync(key.privatePath, join(home, '.ssh', 'team-key.pem'));
   chmodSync(join(home, '.ssh', 'team-key.pem'), 0o600);
-  [moto, host] = await Promise.all([startMoto(), startSshd({ address: '127.0.0.6', authorizedKeys: [key.publicKey] })]);
+  [moto, host] = await Promise.all([startMoto(), startSshd({ address: '127.0.0.6', authorizedKeys: [key.publicKey, locked.publicKey] })]);
   const ec2 = moto.sdk();
   await ec2.send(new ImportKeyPairCommand({ KeyName: 'team-key', PublicKeyMaterial: readFileSync(key.publicPath) }));
   await seedInstance(ec2, { name: 'web', eip: host.address, keyName: 'team-key', imageId: 'ami-1e749f67', tags: { 'tagssh:user': host.user, 'tagssh:port': String(host.port) } });
@@ -150,6 +152,15 @@ describe('tagssh ssh', () => {
     assert.match(accepted.stdout, /^in\r?$/m);
     assert.match(accepted.stdout, /EXIT:0\n$/);
     assert.equal((await tagssh(['ssh', 'web', '--', 'true'])).code, 0, 'the confirmed key is now trusted');
+  });
+
+  it('asks for a key passphrase on the terminal, without echo, and retries a wrong one', async () => {
+    const steps = [['wait', 'Passphrase for'], ['send', 'wrong\r'], ['wait', 'Wrong passphrase'], ['send', 'open sesame\r']];
+    const r = await onPty(steps, ['ssh', 'web', '--accept-new', '--identity', locked.privatePath, '--', 'echo', 'unlocked']);
+    assert.match(r.stdout, new RegExp(`Passphrase for ${locked.privatePath.replace(/[/.]/g, '\\$&')}: `));
+    assert.match(r.stdout, /^unlocked\r?$/m);
+    assert.doesNotMatch(r.stdout, /open sesame|wrong\r/, 'the passphrase is not echoed');
+    assert.match(r.stdout, /EXIT:0\n$/);
   });
 
   it('names an instance that does not exist', async () => {

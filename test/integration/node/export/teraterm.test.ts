@@ -57,7 +57,11 @@ describe('tagssh export teraterm, macros run against moto', () => {
     exec(line, files) {
       const { argv, redirectTo } = parseCmdExec(line, { TEMP });
       const [tool, ...args] = argv;
-      const r = tool === 'tagssh' ? spawnSync(process.execPath, [TAGSSH, ...args], { env, encoding: 'utf8', timeout: 60_000 }) : spawnSync(tool!, args, { env, encoding: 'utf8', timeout: 60_000 });
+      // --endpoint-url as well as AWS_ENDPOINT_URL_EC2: older aws CLIs (Debian's 2.9) ignore the variable.
+      const r =
+        tool === 'tagssh'
+          ? spawnSync(process.execPath, [TAGSSH, ...args], { env, encoding: 'utf8', timeout: 60_000 })
+          : spawnSync(tool!, tool === 'aws' ? [...args, '--endpoint-url', moto.endpoint] : args, { env, encoding: 'utf8', timeout: 60_000 });
       assert.ok(r.status !== null, `${tool} did not finish: ${r.error}`);
       files.set(redirectTo, r.stdout);
       return r.status;
@@ -98,7 +102,7 @@ describe('tagssh export teraterm, macros run against moto', () => {
     // the port it reports: never let that leave 127.0.0.0/8. The start itself is done here — with
     // the aws CLI, re-associating the loopback EIP — and the macro's start command then resolves.
     const aws = (...args: string[]) => {
-      const r = spawnSync('aws', ['ec2', ...args, '--region', 'us-east-1'], { env, encoding: 'utf8', timeout: 60_000 });
+      const r = spawnSync('aws', ['ec2', ...args, '--region', 'us-east-1', '--endpoint-url', moto.endpoint], { env, encoding: 'utf8', timeout: 60_000 });
       assert.equal(r.status, 0, r.stderr);
     };
     const exec: World['exec'] = (line, files) => {

@@ -95,6 +95,12 @@ describe('managed block replacement', () => {
     );
   });
 
+  it('keeps a byte order mark first', () => {
+    const out = replaceManagedBlock('\ufeffHost a\n', blockA);
+    assert.ok(out.startsWith('\ufeff# BEGIN tagssh'));
+    assert.ok(out.endsWith('# END tagssh\n\nHost a\n'));
+  });
+
   it('refuses a damaged block instead of guessing', () => {
     assert.throws(() => replaceManagedBlock('# BEGIN tagssh\nHost x\n', blockA), /without "# END tagssh"/);
     assert.throws(() => replaceManagedBlock('# END tagssh\n', blockA), /without "# BEGIN tagssh"/);

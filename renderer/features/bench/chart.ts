@@ -1,0 +1,25 @@
+import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, Tooltip } from 'chart.js';
+import type { Comparison } from '../../../src/common/bench/compare.js';
+
+// One bar chart per metric of a comparison (chart.js, tree-shaken to bars only).
+
+Chart.register(BarController, BarElement, CategoryScale, LinearScale, Tooltip, Legend);
+
+export function renderMetricChart(canvas: HTMLCanvasElement, c: Comparison, metricKey: string, previous?: Chart): Chart | undefined {
+  previous?.destroy();
+  const row = c.rows.find((r) => r.key === metricKey);
+  if (!row) return undefined;
+  const labels = c.columns.map((col) => [col.title, col.type].filter(Boolean).join(' · '));
+  const colors = c.columns.map((_, i) => (i === c.baseline ? '#8b98a7' : '#3d8bfd'));
+  return new Chart(canvas, {
+    type: 'bar',
+    data: { labels, datasets: [{ label: `${row.label} (${row.unit})`, data: row.cells.map((cell) => cell?.value ?? null), backgroundColor: colors }] },
+    options: {
+      animation: false,
+      responsive: true,
+      maintainAspectRatio: false,
+      plugins: { legend: { labels: { color: '#dbe2ea' } }, tooltip: { enabled: true } },
+      scales: { x: { ticks: { color: '#dbe2ea' }, grid: { color: '#2a3541' } }, y: { beginAtZero: true, ticks: { color: '#8b98a7' }, grid: { color: '#2a3541' }, title: { display: true, text: row.unit, color: '#8b98a7' } } },
+    },
+  });
+}

@@ -1,0 +1,150 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { EventEmitter } from 'node:events';
+import { createRequire } from 'node:module';
+import Module from 'node:module';
+import { mkdtempSync, rmSync, existsSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+
+// Loads the built main process (dist/main/index.cjs) against a stand-in `electron` module (no
+// Electron binary can be installed here) and checks what it asks Electron to do: sandbox, the
+// privileged app:// scheme, permission denial, the window options, and that IPC answers only
+// the app's own frame, through the validating dispatcher.
+
+const root = join(import.meta.dirname, '..', '..', '..');
+const require = createRequire(import.meta.url);
+const calls: Record<string, unknown[]> = {};
+const record = (name: string, ...args: unknown[]) => (calls[name] ??= []).push(args);
+const ipcMain = new EventEmitter();
+const windows: FakeWindow[] = [];
+let readyResolve!: () => void;
+let home: string;
+const saved = { ...process.env };
+
+class FakeContents extends EventEmitter {
+  sent: unknown[] = [];
+  mainFrame = { url: 'app://tagssh/index.html', parent: null };
+  isDestroyed = () => false;
+  send(channel: string, msg: unknown) {
+    this.sent.push({ channel, msg });
+  }
+  setWindowOpenHandler(fn: unknown) {
+    record('setWindowOpenHandler', fn);
+  }
+}
+class FakeWindow extends EventEmitter {
+  webContents = new FakeContents();
+  constructor(public options: Record<string, unknown>) {
+    super();
+    windows.push(this);
+  }
+  loadURL(url: string) {
+    record('loadURL', url);
+    return Promise.resolve();
+  }
+  show() {}
+  static getAllWindows = () => windows;
+}
+const permissionHandlers: Array<(...a: unknown[]) => void> = [];
+const fakeElectron = {
+  app: Object.assign(new EventEmitter(), {
+    enableSandbox: () => record('enableSandbox'),
+    requestSingleInstanceLock: () => true,
+    whenReady: () => new Promise<void>((r) => (readyResolve = r)),
+    quit: () => record('quit'),
+    getPath: () => home,
+    getVersion: () => '0.0.0-test',
+  }),
+  BrowserWindow: FakeWindow,
+  protocol: {
+    registerSchemesAsPrivileged: (s: unknown) => record('registerSchemesAsPrivileged', s),
+    handle: (scheme: string, fn: unknown) => record('protocol.handle', scheme, fn),
+  },
+  session: {
+    defaultSession: {
+      setPermissionRequestHandler: (fn: (...a: unknown[]) => void) => permissionHandlers.push(fn),
+      setPermissionCheckHandler: (fn: unknown) => record('setPermissionCheckHandler', fn),
+      setDevicePermissionHandler: (fn: unknown) => record('setDevicePermissionHandler', fn),
+      webRequest: { onBeforeRequest: (fn: unknown) => record('onBeforeRequest', fn) },
+    },
+  },
+  shell: { openExternal: (u: string) => record('openExternal', u) },
+  ipcMain,
+};
+
+before(() => {
+  if (!existsSync(join(root, 'dist/main/index.cjs'))) execFileSync(process.execPath, [join(root, 'scripts/build.mjs'), 'main']);
+  home = mkdtempSync(join(tmpdir(), 'tagssh-main-'));
+  process.env.TAGSSH_HOME = home;
+  const load = (Module as unknown as { _load: (req: string, ...rest: unknown[]) => unknown })._load;
+  (Module as unknown as { _load: (req: string, ...rest: unknown[]) => unknown })._load = function (req: string, ...rest: unknown[]) {
+    return req === 'electron' ? fakeElectron : load.call(this, req, ...rest);
+  };
+  require(join(root, 'dist/main/index.cjs'));
+});
+
+after(() => {
+  rmSync(home, { recursive: true, force: true });
+  process.env = saved;
+});
+
+test('before ready: sandbox for every renderer and app:// registered as a secure standard scheme', () => {
+  assert.equal(calls.enableSandbox?.length, 1);
+  const [[schemes]] = calls.registerSchemesAsPrivileged as [[Array<{ scheme: string; privileges: Record<string, boolean> }>]];
+  assert.equal(schemes[0]!.scheme, 'app');
+  assert.equal(schemes[0]!.privileges.secure, true);
+  assert.equal(schemes[0]!.privileges.standard, true);
+});
+
+test('on ready: permissions denied, UI from app://, window sandboxed and isolated', async () => {
+  readyResolve();
+  await new Promise((r) => setTimeout(r, 50));
+  assert.equal(permissionHandlers.length, 1);
+  let granted: boolean | undefined;
+  permissionHandlers[0]!({}, 'media', (g: boolean) => (granted = g), { requestingUrl: 'app://tagssh/index.html' });
+  assert.equal(granted, false);
+  assert.deepEqual((calls['protocol.handle'] as unknown[][])[0]![0], 'app');
+  assert.deepEqual(calls.loadURL, [['app://tagssh/index.html']]);
+  const prefs = windows[0]!.options.webPreferences as Record<string, unknown>;
+  assert.equal(prefs.sandbox, true);
+  assert.equal(prefs.contextIsolation, true);
+  assert.equal(prefs.nodeIntegration, false);
+  assert.match(String(prefs.preload), /preload\.cjs$/);
+  const [[block]] = calls.onBeforeRequest as [[(d: { url: string }, cb: (r: { cancel: boolean }) => void) => void]];
+  let cancel: boolean | undefined;
+  block({ url: 'https://example.com/' }, (r) => (cancel = r.cancel));
+  assert.equal(cancel, true);
+  block({ url: 'app://tagssh/app.js' }, (r) => (cancel = r.cancel));
+  assert.equal(cancel, false);
+});
+
+test('IPC: only the window’s own app:// main frame is answered, and messages are validated', async () => {
+  const win = windows[0]!;
+  const contents = win.webContents;
+  const ask = async (sender: unknown, senderFrame: unknown, msg: unknown) => {
+    const n = contents.sent.length;
+    ipcMain.emit('tagssh:rpc', { sender, senderFrame }, msg);
+    await new Promise((r) => setTimeout(r, 50));
+    return contents.sent.slice(n) as Array<{ channel: string; msg: Record<string, unknown> }>;
+  };
+  // Another frame (an iframe), another origin, another WebContents: ignored.
+  assert.deepEqual(await ask(contents, { url: 'app://tagssh/index.html', parent: contents.mainFrame }, { t: 'req', id: 1, method: 'settings.get', params: {} }), []);
+  assert.deepEqual(await ask(contents, { url: 'https://evil.example/', parent: null }, { t: 'req', id: 1, method: 'settings.get', params: {} }), []);
+  assert.deepEqual(await ask(new FakeContents(), contents.mainFrame, { t: 'req', id: 1, method: 'settings.get', params: {} }), []);
+  // The real frame: answered; malformed input gets a typed error.
+  const ok = await ask(contents, contents.mainFrame, { t: 'req', id: 2, method: 'settings.get', params: {} });
+  assert.equal(ok[0]!.channel, 'tagssh:rpc');
+  assert.equal(ok[0]!.msg.ok, true);
+  assert.equal((ok[0]!.msg.result as { port: number }).port, 22);
+  const bad = await ask(contents, contents.mainFrame, { t: 'req', id: 3, method: 'settings.set', params: { port: 'twenty-two' } });
+  assert.equal(bad[0]!.msg.ok, false);
+  assert.equal((bad[0]!.msg.error as { code: string }).code, 'INVALID_INPUT');
+  // Settings go through electron-store into the shared settings.json format.
+  const saved = await ask(contents, contents.mainFrame, { t: 'req', id: 4, method: 'settings.set', params: { defaultUser: 'ubuntu' } });
+  assert.equal(saved[0]!.msg.ok, true, JSON.stringify(saved[0]?.msg));
+  const file = JSON.parse(readFileSync(join(home, 'config', 'settings.json'), 'utf8')) as { schemaVersion: number; data: { defaultUser: string } };
+  assert.equal(file.schemaVersion, 1);
+  assert.equal(file.data.defaultUser, 'ubuntu');
+});
