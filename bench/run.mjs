@@ -31,7 +31,7 @@
 //     env:      process.env + moto.env + a fresh TAGSSH_HOME (use it for child processes),
 //     runs:     number of timed repetitions to use,
 //     quick:    boolean,
-//     ec2(region):                 an @aws-sdk/client-ec2 EC2Client on moto (for seeding),
+//     await ec2(region):           an @aws-sdk/client-ec2 EC2Client on moto (for seeding),
 //     median(fn, n = runs, { warmup = 1 }): runs `await fn()` warmup + n times, returns
 //                                  { median_ms, min_ms, samples }; fn may return a number of
 //                                  ms to use instead of its own wall time (e.g. spawnTimed().ms),

@@ -3,7 +3,7 @@
 // loads only what it needs), the renderer (browser ESM), and the Electron main + preload (CJS).
 // Usage: node scripts/build.mjs [cli|renderer|main ...]   (no argument: everything)
 import { build } from 'esbuild';
-import { cpSync, existsSync, mkdirSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -18,11 +18,14 @@ const nodeExternal = ['ssh2', 'cpu-features', 'electron', 'electron-store', 'pla
 const jobs = [];
 
 if (want('cli')) {
-  rmSync(at('dist/cli'), { recursive: true, force: true });
-  jobs.push(
+  // Built into a staging dir and swapped in at the end, so a `tagssh` already running (another
+  // test, a parallel build) never finds dist/cli half-deleted.
+  const stage = at(`dist/cli.build-${process.pid}`);
+  rmSync(stage, { recursive: true, force: true });
+  const cliJobs = [
     build({
       entryPoints: { tagssh: at('src/node/cli/main.ts') },
-      outdir: at('dist/cli'),
+      outdir: stage,
       bundle: true,
       splitting: true,
       format: 'esm',
@@ -43,7 +46,7 @@ if (want('cli')) {
     // credential chain, needed only for profiles/SSO, stays in node_modules and loads on demand.
     build({
       entryPoints: { 'tagssh-resolve': at('src/node/cli/resolveMain.ts') },
-      outdir: at('dist/cli'),
+      outdir: stage,
       bundle: true,
       format: 'esm',
       platform: 'node',
@@ -57,7 +60,30 @@ if (want('cli')) {
       logLevel: 'warning',
       banner: { js: "import { createRequire as __tagsshCreateRequire } from 'node:module'; const require = __tagsshCreateRequire(import.meta.url);" },
     }),
+  ];
+  jobs.push(
+    Promise.all(cliJobs).then(() => swapIn(stage, at('dist/cli'))),
   );
+}
+
+/** Replaces dir `dest` by `stage` with two renames (retrying if a parallel build swapped first). */
+function swapIn(stage, dest) {
+  for (let i = 0; ; i++) {
+    const old = `${dest}.old-${process.pid}-${i}`;
+    try {
+      renameSync(dest, old);
+    } catch (e) {
+      if (e.code !== 'ENOENT') throw e;
+    }
+    try {
+      renameSync(stage, dest);
+      return;
+    } catch (e) {
+      if (!['ENOTEMPTY', 'EEXIST'].includes(e.code) || i >= 5) throw e;
+    } finally {
+      rmSync(old, { recursive: true, force: true });
+    }
+  }
 }
 
 if (want('renderer') && existsSync(at('renderer/index.ts'))) {

@@ -109,7 +109,7 @@ export async function run(ctx) {
     await page.keyboard.type(`yes | head -c ${bytes}; echo`);
     const t0 = performance.now();
     await page.keyboard.press('Enter');
-    await page.waitForFunction((n) => window.tagsshDebug.terminals().at(-1).painted >= n, painted0 + expected, { timeout: 120_000, polling: 20 });
+    await page.waitForFunction((n) => window.tagsshDebug.terminals().at(-1).painted >= n, painted0 + expected, { timeout: 180_000, polling: 100 });
     const pipelineMs = performance.now() - t0;
     await page.keyboard.type('clear');
     await page.keyboard.press('Enter');

@@ -63,7 +63,7 @@ export function createEngine(): Engine {
       if (req.acceptNewHostKey) opts.acceptNew = req.acceptNewHostKey;
       const target = await connectTargetFor(req.ref, opts);
       req.onProgress(`Connecting to ${target.user}@${target.host}:${target.port}…`);
-      const id = await sessions.open(target, { cols: req.cols, rows: req.rows, onProgress: req.onProgress });
+      const id = await sessions.open(target, { cols: req.cols, rows: req.rows, onProgress: req.onProgress, askPassphrase: req.askPassphrase });
       const info = sessions.list().find((s) => s.id === id);
       return { sessionId: id, label: info?.label ?? target.label, instanceId: info?.instanceId ?? target.instanceId ?? null, host: info?.host ?? target.host };
     },

@@ -39,6 +39,8 @@ export interface OpenRequest extends EngineScope {
   private?: boolean;
   settings: Settings;
   onProgress: (message: string) => void;
+  /** Asks the UI for a key's passphrase (rejects when the user cancels or goes away). */
+  askPassphrase: (keyPath: string, attempt: number) => Promise<string>;
 }
 
 /** The slice of the SSH SessionManager (src/node/ssh/sessionManager.ts) the service uses. */
@@ -164,6 +166,21 @@ export function createAppService(deps: AppServiceDeps): AppService {
         emit('session.closed', error ? { sessionId: id, reason, error } : { sessionId: id, reason });
       };
       const lastError = new Map<string, AppErrorData>();
+      // Passphrase prompts waiting for this UI; a passphrase is handed to the key loader once.
+      const prompts = new Map<string, { resolve: (p: string) => void; reject: (e: AppError) => void }>();
+      const PROMPT_TIMEOUT_MS = 5 * 60_000;
+      const askPassphrase = (openId: string) => (keyPath: string, attempt: number) =>
+        new Promise<string>((resolve, reject) => {
+          const promptId = randomUUID();
+          const timer = setTimeout(() => settle(() => reject(new AppError('CANCELLED', 'Nobody answered the passphrase prompt.', 'Connect again.'))), PROMPT_TIMEOUT_MS);
+          const settle = (fn: () => void) => {
+            clearTimeout(timer);
+            prompts.delete(promptId);
+            fn();
+          };
+          prompts.set(promptId, { resolve: (p) => settle(() => resolve(p)), reject: (e) => settle(() => reject(e)) });
+          emit('session.passphrase', { openId, promptId, keyPath, attempt });
+        });
       const onExit = (id: string, code: number | null) => ended(id, code === null ? 'The remote shell ended.' : `The remote shell exited with code ${code}.`);
       const onError = (id: string, err: AppErrorData) => {
         if (owned.has(id)) lastError.set(id, err);
@@ -215,6 +232,7 @@ export function createAppService(deps: AppServiceDeps): AppService {
             start: input.start,
             settings: s,
             onProgress: (message) => emit('session.progress', { openId: input.openId, message }),
+            askPassphrase: askPassphrase(input.openId),
           };
           if (input.pick) req.pick = input.pick;
           if (input.acceptNewHostKey) req.acceptNewHostKey = input.acceptNewHostKey;
@@ -253,6 +271,13 @@ export function createAppService(deps: AppServiceDeps): AppService {
           if (bytes) engine.sessions.ack?.(sessionId, bytes);
           return null;
         },
+        'session.passphrase'({ promptId, passphrase }) {
+          const p = prompts.get(promptId);
+          if (!p) throw new AppError('CANCELLED', 'That passphrase prompt is no longer open.', 'Connect again.');
+          if (passphrase === null) p.reject(new AppError('CANCELLED', 'Passphrase not given.'));
+          else p.resolve(passphrase);
+          return null;
+        },
         'session.close'({ sessionId }) {
           if (owned.has(sessionId)) engine.sessions.close(sessionId);
           return null;
@@ -281,6 +306,7 @@ export function createAppService(deps: AppServiceDeps): AppService {
           engine.sessions.off('exit', onExit);
           engine.sessions.off('error', onError);
           engine.sessions.off('closed', onClosed);
+          for (const p of [...prompts.values()]) p.reject(new AppError('CANCELLED', 'The window closed.'));
           for (const id of owned.keys()) {
             try {
               engine.sessions.close(id);

@@ -55,7 +55,7 @@ test('run sysinfo from the UI on two instances: script shown first, live progres
   assert.match(await view().getByTestId('bench-script').innerText(), /trap '.*tagssh_cleanup/);
   await view().getByTestId('bench-run').click();
   await view().locator('.bench-run-row').first().waitFor();
-  await page.waitForFunction(() => document.querySelectorAll('.bench-run-row[data-status=done]').length === 2, undefined, { timeout: 30_000 });
+  await page.waitForFunction(() => document.querySelectorAll('.bench-run-row[data-status=ok]').length === 2, undefined, { timeout: 30_000 });
   await view().locator('[data-testid=bench-results] tbody tr').nth(1).waitFor();
   const rows = await view().locator('[data-testid=bench-results] tbody tr').allInnerTexts();
   assert.equal(rows.filter((r) => /sysinfo/.test(r) && /\bok\b/.test(r)).length, 2, rows.join('\n'));
@@ -68,11 +68,13 @@ test('a preset that writes asks for confirmation; comparison table and chart', a
   await view().getByTestId('bench-run').click();
   const dialog = page.getByRole('dialog', { name: 'Run Small files?' });
   await dialog.waitFor();
-  assert.match(await dialog.innerText(), /write: Creates 200 empty files under \/tmp\/tagssh-… \(removed afterwards\)\./);
+  assert.match(await dialog.innerText(), /write: Creates 200 empty files under \/tmp\/tagssh-scratch-… \(removed afterwards\)\./);
   await dialog.getByRole('button', { name: 'Run it' }).click();
-  await page.waitForFunction(() => document.querySelectorAll('.bench-run-row[data-status=done]').length === 2, undefined, { timeout: 30_000 });
+  await page.waitForFunction(() => document.querySelectorAll('.bench-run-row:not([data-status=running])').length === 2, undefined, { timeout: 30_000 });
   await shot('benchmarks-progress');
-  await page.waitForFunction(() => [...document.querySelectorAll('[data-testid=bench-results] tbody tr')].filter((r) => r.textContent?.includes('smallfiles')).length === 2);
+  await page.waitForFunction(() => Array.from(document.querySelectorAll('[data-testid=bench-results] tbody tr')).filter((r) => r.textContent?.includes('smallfiles')).length === 2);
+  const rows = await view().locator('[data-testid=bench-results] tbody tr', { hasText: 'smallfiles' }).allInnerTexts();
+  assert.equal(rows.filter((r) => /\bok\b/.test(r)).length, 2, rows.join('\n'));
   await view().getByTestId('bench-compare').click();
   const table = view().getByTestId('bench-compare-table');
   await table.waitFor();

@@ -20,6 +20,8 @@ export interface AppLab {
   server: WebServer;
   home: string;
   clientKey: KeyPair;
+  /** A second authorized key, encrypted with `lockedKey.passphrase`. */
+  lockedKey: KeyPair;
   hosts: Record<string, SshdHost>;
   ids: Record<string, Seeded>;
   stop(): Promise<void>;
@@ -68,11 +70,12 @@ export async function startAppLab(specs: LabHostSpec[]): Promise<AppLab> {
     delete process.env.AWS_PROFILE;
     delete process.env.SSH_AUTH_SOCK; // the key from the settings, not whatever agent the runner has
     const clientKey = makeKey(join(home, 'keys'), 'ed25519', { name: 'id_e2e' });
+    const lockedKey = makeKey(join(home, 'keys'), 'ed25519', { name: 'id_locked', passphrase: 'correct horse' });
     // One port for every host: the settings' default port reaches them all.
     const port = await freePort('127.0.0.2');
     const user = process.env.USER ?? 'root';
     for (const spec of specs) {
-      if (spec.address) hosts[spec.name] = await startSshd({ address: spec.address, port, authorizedKeys: [clientKey.publicKey] });
+      if (spec.address) hosts[spec.name] = await startSshd({ address: spec.address, port, authorizedKeys: [clientKey.publicKey, lockedKey.publicKey] });
       ids[spec.name] = await seedInstance(moto.sdk(), {
         name: spec.name,
         ...(spec.address ? { eip: spec.address } : {}),
@@ -83,7 +86,7 @@ export async function startAppLab(specs: LabHostSpec[]): Promise<AppLab> {
     }
     jsonSettingsStore(settingsPath()).set({ ...defaultSettings(), defaultUser: user, identityFile: clientKey.privatePath, port });
     server = await createServer({ port: 0 });
-    return { moto, server, home, clientKey, hosts, ids, stop };
+    return { moto, server, home, clientKey, lockedKey, hosts, ids, stop };
   } catch (e) {
     await stop();
     throw e;

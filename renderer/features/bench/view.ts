@@ -31,7 +31,9 @@ interface RunState {
   phase: string;
   fraction: number;
   eta?: number;
+  /** The result's status once finished (ok, failed, cancelled, …). */
   status?: string;
+  message?: string;
   row: HTMLElement;
 }
 
@@ -178,7 +180,7 @@ export function createBenchView(deps: BenchDeps): BenchView {
     clear(progress);
     for (const [, r] of runs) {
       const bar = h('progress', { max: '1', value: String(r.status ? 1 : r.fraction) });
-      r.row = h('div', { class: 'bench-run-row', 'data-status': r.status ?? 'running' }, h('span', { class: 'bench-run-label', text: r.label }), bar, h('span', { class: 'bench-run-phase', text: r.status ?? `${r.phase}${r.eta !== undefined ? ` · ~${r.eta}s left` : ''}` }));
+      r.row = h('div', { class: 'bench-run-row', 'data-status': r.status ?? 'running' }, h('span', { class: 'bench-run-label', text: r.label }), bar, h('span', { class: 'bench-run-phase', text: r.message ?? `${r.phase}${r.eta !== undefined ? ` · ~${r.eta}s left` : ''}` }));
       progress.append(r.row);
     }
   }
@@ -198,7 +200,8 @@ export function createBenchView(deps: BenchDeps): BenchView {
       r.fraction = event.fraction;
       if (event.etaSeconds !== undefined) r.eta = event.etaSeconds;
     } else if (event.type === 'finished' && r) {
-      r.status = event.result.status === 'ok' ? 'done' : `${event.result.status}: ${event.result.error?.message ?? ''}`;
+      r.status = event.result.status;
+      r.message = event.result.status === 'ok' ? 'done' : `${event.result.status}: ${event.result.error?.message ?? ''}`;
       selectedResults.add(event.result.id);
     } else if (event.type === 'batchDone') {
       currentBatch = null;
@@ -234,14 +237,17 @@ export function createBenchView(deps: BenchDeps): BenchView {
     log.textContent = '';
     formError.textContent = '';
     runBtn.disabled = true;
+    // Chosen here: the batch's first events can arrive before the call returns.
+    currentBatch = `ui-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
+    cancelBtn.disabled = false;
     try {
-      const { batchId } = await deps.api.call('bench.run', { preset: p.id, params: paramValues(), instances: hosts, ...(p.pair ? { peer: refOf(peerSel.value) } : {}), confirmed, acceptNew: acceptNew.checked });
-      currentBatch = batchId;
-      cancelBtn.disabled = false;
+      await deps.api.call('bench.run', { preset: p.id, params: paramValues(), instances: hosts, ...(p.pair ? { peer: refOf(peerSel.value) } : {}), confirmed, acceptNew: acceptNew.checked, batchId: currentBatch });
     } catch (e) {
       const err = toAppError(e);
       formError.textContent = `${err.message}${err.hint ? ` ${err.hint}` : ''}`;
       runBtn.disabled = false;
+      cancelBtn.disabled = true;
+      currentBatch = null;
     }
     renderProgress();
   });

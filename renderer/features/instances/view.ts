@@ -220,8 +220,10 @@ export function createInstancesView(deps: InstancesDeps): InstancesView {
         : i.state === 'stopped'
           ? h('button', { class: 'btn subtle', type: 'button', text: 'Start', disabled: !!state, onClick: (e: Event) => (e.stopPropagation(), void startStop(i, 'start')) })
           : null;
+    // The user's own tags first; TagSSH's per-instance overrides (tagssh:*) after them.
     const tagText = Object.entries(i.tags)
       .filter(([k]) => k !== 'Name')
+      .sort(([a], [b]) => Number(a.startsWith('tagssh:')) - Number(b.startsWith('tagssh:')))
       .map(([k, v]) => `${k}=${v}`)
       .join('  ');
     const tr = h(

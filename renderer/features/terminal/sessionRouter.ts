@@ -9,12 +9,17 @@ export interface SessionSink {
   closed(reason: string, error?: AppErrorData): void;
 }
 
+export interface OpenHandlers {
+  progress(message: string): void;
+  passphrase(promptId: string, keyPath: string, attempt: number): void;
+}
+
 const EARLY_LIMIT = 1 << 20;
 
 export class SessionRouter {
   private sinks = new Map<string, SessionSink>();
   private early = new Map<string, { chunks: string[]; closed?: { reason: string; error?: AppErrorData } }>();
-  private progress = new Map<string, (message: string) => void>();
+  private opening = new Map<string, OpenHandlers>();
 
   constructor(api: Api) {
     api.on('session.data', ({ sessionId, data }) => {
@@ -34,7 +39,8 @@ export class SessionRouter {
       e.closed = error ? { reason, error } : { reason };
       this.early.set(sessionId, e);
     });
-    api.on('session.progress', ({ openId, message }) => this.progress.get(openId)?.(message));
+    api.on('session.progress', ({ openId, message }) => this.opening.get(openId)?.progress(message));
+    api.on('session.passphrase', (p) => this.opening.get(p.openId)?.passphrase(p.promptId, p.keyPath, p.attempt));
   }
 
   register(sessionId: string, sink: SessionSink): void {
@@ -50,8 +56,9 @@ export class SessionRouter {
     this.early.delete(sessionId);
   }
 
-  onProgress(openId: string, cb: ((message: string) => void) | null): void {
-    if (cb) this.progress.set(openId, cb);
-    else this.progress.delete(openId);
+  /** Receives progress and passphrase prompts for an open in flight; null unsubscribes. */
+  onOpen(openId: string, handlers: OpenHandlers | null): void {
+    if (handlers) this.opening.set(openId, handlers);
+    else this.opening.delete(openId);
   }
 }

@@ -126,7 +126,10 @@ export class TerminalTab {
     const openId = `open-${++openSeq}`;
     this.setState('connecting');
     this.showStatus('info', this.request.start ? `Starting ${this.request.label}…` : `Connecting to ${this.request.label}…`);
-    this.deps.router.onProgress(openId, (message) => this.showStatus('info', message));
+    this.deps.router.onOpen(openId, {
+      progress: (message) => this.showStatus('info', message),
+      passphrase: (promptId, keyPath, attempt) => this.askPassphrase(promptId, keyPath, attempt),
+    });
     try {
       const info = await this.deps.api.call('session.open', {
         ref: this.request.ref,
@@ -166,7 +169,7 @@ export class TerminalTab {
     } catch (e) {
       this.onOpenError(e instanceof AppError ? e : new AppError('INTERNAL', String(e)));
     } finally {
-      this.deps.router.onProgress(openId, null);
+      this.deps.router.onOpen(openId, null);
     }
   }
 
@@ -216,6 +219,26 @@ export class TerminalTab {
       default:
         this.showStatus('error', messageOf(err), [this.button('Retry', 'primary', () => void this.connect())]);
     }
+  }
+
+  /** The key is encrypted: ask here, hand the answer to the backend once, keep nothing. */
+  private askPassphrase(promptId: string, keyPath: string, attempt: number): void {
+    const input = h('input', { type: 'password', 'aria-label': 'Key passphrase', autocomplete: 'off', class: 'passphrase' });
+    const answer = (passphrase: string | null) => {
+      input.value = '';
+      this.showStatus('info', passphrase === null ? 'Cancelling…' : `Unlocking ${keyPath}…`);
+      void this.deps.api.call('session.passphrase', { promptId, passphrase }).catch(() => {});
+    };
+    input.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter') answer(input.value);
+      if (e.key === 'Escape') answer(null);
+    });
+    this.showStatus(
+      'warn',
+      h('div', { 'data-testid': 'passphrase-prompt' }, h('strong', { text: attempt > 1 ? 'Wrong passphrase; try again.' : 'This key is protected by a passphrase.' }), h('p', {}, 'Key: ', h('code', { text: keyPath })), input),
+      [this.button('Unlock', 'primary', () => answer(input.value)), this.button('Cancel', '', () => answer(null))],
+    );
+    input.focus();
   }
 
   private promptHostKey(d: Record<string, unknown>): void {

@@ -49,7 +49,7 @@ export const benchCalls = {
   ),
   /** Starts a batch; returns at once. `confirmed` must be true when the preview listed confirmations. */
   'bench.run': call(
-    z.object({ preset: Preset, params: Params.default({}), instances: z.array(InstanceRef).min(1).max(64), peer: InstanceRef.optional(), confirmed: z.boolean().default(false), /** Trust first-seen host keys, like the CLI's --accept-new (a changed key is never accepted). */ acceptNew: z.boolean().default(false), concurrency: z.number().int().min(1).max(64).optional() }),
+    z.object({ preset: Preset, params: Params.default({}), instances: z.array(InstanceRef).min(1).max(64), peer: InstanceRef.optional(), confirmed: z.boolean().default(false), /** Trust first-seen host keys, like the CLI's --accept-new (a changed key is never accepted). */ acceptNew: z.boolean().default(false), /** Caller-chosen id that the `bench.event`s of this batch carry (events may arrive before the reply). */ batchId: z.string().regex(/^[a-z0-9-]{6,64}$/).optional(), concurrency: z.number().int().min(1).max(64).optional() }),
     z.object({ batchId: z.string() }),
   ),
   'bench.cancel': call(z.object({ batchId: z.string().max(64) }), z.null()),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Metric, ParsedOutput, PresetDef } from './types.js';
-import { dirParam, dirScratchCleanup, marks, section, spaceCheck, stripMarks, wrapScript } from './script.js';
+import { dirParam, dirScratch, dirScratchCleanup, marks, section, spaceCheck, stripMarks, wrapScript } from './script.js';
 import { shQuote } from '../shell.js';
 
 // dd: sequential write with conv=fdatasync, then read back (page cache dropped when root,
@@ -109,13 +109,13 @@ export const dd: PresetDef<typeof params> = {
   title: 'dd',
   description: 'Sequential write (conv=fdatasync) and read back with dd; page cache dropped when root.',
   params,
-  confirmations: (p) => [{ kind: 'write', reason: `Writes ${((BS_BYTES[p.bs] * p.count) / 1048576).toFixed(0)} MiB to ${p.dir}/tagssh-…/ddtest (removed afterwards).` }],
+  confirmations: (p) => [{ kind: 'write', reason: `Writes ${((BS_BYTES[p.bs] * p.count) / 1048576).toFixed(0)} MiB to ${p.dir}/tagssh-scratch-…/ddtest (removed afterwards).` }],
   script: (p, ctx) =>
     wrapScript(body(p), {
       runDir: ctx.runDir,
       title: 'dd',
       vars: `DIR=${shQuote(p.dir)}`,
-      scratch: `"$DIR"/${shQuote(`tagssh-${ctx.runId}`)}`,
+      scratch: dirScratch(ctx.runId),
       precheck: spaceCheck('"$DIR"', (BS_BYTES[p.bs] * p.count) / 1024 + 1024),
     }),
   cleanup: (p, ctx) => dirScratchCleanup(p.dir, ctx.runId),

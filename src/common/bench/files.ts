@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Metric, ParsedOutput, PresetDef } from './types.js';
-import { dirParam, dirScratchCleanup, fields, marks, wrapScript } from './script.js';
+import { dirParam, dirScratch, dirScratchCleanup, fields, marks, wrapScript } from './script.js';
 import { shQuote } from '../shell.js';
 
 // Metadata-heavy file-system tests, the numbers that tell EFS from s3fs, goofys or mount-s3:
@@ -68,13 +68,13 @@ export const smallfiles: PresetDef<typeof smallParams> = {
   title: 'Small files',
   description: '`touch` N files in a fresh directory and remove them: create/delete ops/s and ms/op.',
   params: smallParams,
-  confirmations: (p) => [{ kind: 'write', reason: `Creates ${p.count} empty files under ${p.dir}/tagssh-… (removed afterwards).` }],
+  confirmations: (p) => [{ kind: 'write', reason: `Creates ${p.count} empty files under ${p.dir}/tagssh-scratch-… (removed afterwards).` }],
   script: (p, ctx) =>
     wrapScript(smallBody(p), {
       runDir: ctx.runDir,
       title: 'small files',
       vars: `DIR=${shQuote(p.dir)}`,
-      scratch: `"$DIR"/${shQuote(`tagssh-${ctx.runId}`)}`,
+      scratch: dirScratch(ctx.runId),
       precheck: `[ -d "$DIR" ] || { echo "directory $DIR does not exist" >&2; exit 2; }`,
     }),
   cleanup: (p, ctx) => dirScratchCleanup(p.dir, ctx.runId),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Metric, ParsedOutput, PresetDef } from './types.js';
-import { dirParam, dirScratchCleanup, marks, sizeParam, sizeToBytes, spaceCheck, stripMarks, wrapScript } from './script.js';
+import { dirParam, dirScratch, dirScratchCleanup, marks, sizeParam, sizeToBytes, spaceCheck, stripMarks, wrapScript } from './script.js';
 import { shQuote } from '../shell.js';
 
 // fio with JSON output in a directory the user picks. Test files live in DIR/tagssh-<run> and are
@@ -148,14 +148,14 @@ export const fio: PresetDef<typeof params> = {
   description: 'Random/sequential read/write with fio (JSON): IOPS, bandwidth, completion latency p50/p99/p99.9.',
   params,
   confirmations: (p) => [
-    { kind: 'write', reason: `Writes ${p.numjobs} × ${p.size} of test files under ${p.dir}/tagssh-… (removed afterwards).` },
+    { kind: 'write', reason: `Writes ${p.numjobs} × ${p.size} of test files under ${p.dir}/tagssh-scratch-… (removed afterwards).` },
   ],
   script: (p, ctx) =>
     wrapScript(body(p), {
       runDir: ctx.runDir,
       title: `fio ${p.template}`,
       vars: `DIR=${shQuote(p.dir)}`,
-      scratch: `"$DIR"/${shQuote(`tagssh-${ctx.runId}`)}`,
+      scratch: dirScratch(ctx.runId),
       precheck: spaceCheck('"$DIR"', ((sizeToBytes(p.size) * p.numjobs) / 1024) * 1.05 + 1024),
     }),
   cleanup: (p, ctx) => dirScratchCleanup(p.dir, ctx.runId),

@@ -133,7 +133,14 @@ printf '${MARK}space avail_kb=%s need_kb=%s\\n' "$avail_kb" ${need}
 if [ -n "$avail_kb" ] && [ "$avail_kb" -lt ${need} ]; then echo "not enough free space in ${'$'}{DIR}: $avail_kb KiB free, ${need} KiB needed" >&2; exit 28; fi`;
 }
 
+// Scratch dirs under a user-chosen DIR are named tagssh-scratch-<run>, never tagssh-<run>: with
+// DIR=/tmp that would be the run directory itself (and cleaning it would delete the exit file).
+/** Shell expression for the scratch dir under $DIR. */
+export function dirScratch(runId: string): string {
+  return `"$DIR"/${shQuote(`tagssh-scratch-${runId}`)}`;
+}
+
 /** Cleanup after a cancel for presets whose scratch dir lives under the user's DIR. */
 export function dirScratchCleanup(dir: string, runId: string): string {
-  return `rm -rf -- ${shQuote(`${dir.replace(/\/+$/, '')}/tagssh-${runId}`)}`;
+  return `rm -rf -- ${shQuote(`${dir.replace(/\/+$/, '')}/tagssh-scratch-${runId}`)}`;
 }

@@ -65,6 +65,7 @@ export function createEc2Client(opts: Ec2ClientOptions): Ec2Client {
   const endpoint = endpointFor(opts.region, opts.endpoint);
   const maxAttempts = Math.max(1, opts.maxAttempts ?? 3);
   const timeoutMs = opts.timeoutMs ?? (Number(process.env.TAGSSH_AWS_TIMEOUT_MS) || 60_000);
+
   async function sign(body: string): Promise<Record<string, string>> {
     return signRequest({
       method: 'POST',

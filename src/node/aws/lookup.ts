@@ -53,7 +53,6 @@ export interface Found {
   regions: string[];
 }
 
-/** Live instances whose Name tag equals `ref` exactly, or whose id is `ref`. */
 export interface FindOptions {
   /**
    * false: skip DescribeAddresses and tell Elastic IPs by the association's ipOwnerId, which is
@@ -63,6 +62,7 @@ export interface FindOptions {
   eips?: boolean;
 }
 
+/** Live instances whose Name tag equals `ref` exactly, or whose id is `ref`. */
 export async function findInstances(ref: string, scope: AwsScope, opts: FindOptions = {}): Promise<Found> {
   const eips = opts.eips ?? true;
   if (ref === '') throw new AppError('INVALID_INPUT', 'The instance name is empty.', 'Pass a Name tag value or an instance id (i-…); `tagssh list` shows them.');

@@ -54,7 +54,8 @@ export function benchSection(o: BenchSectionOptions = {}): HandlerSection {
         if (p.pair && !input.peer) throw new AppError('INVALID_INPUT', `${p.title} needs a peer instance (it runs the server).`);
         const { runBench, newRunId } = await import('./runner.js');
         const [hosts, peer, store] = await Promise.all([Promise.all(input.instances.map((i) => hostFor(i, input.acceptNew))), input.peer ? hostFor(input.peer, input.acceptNew) : undefined, storeOf()]);
-        const batchId = newRunId();
+        const batchId = input.batchId ?? newRunId();
+        if (batches.has(batchId)) throw new AppError('INVALID_INPUT', `Batch ${batchId} is already running.`);
         const ac = new AbortController();
         batches.set(batchId, ac);
         const send = (event: BenchEvent) => {

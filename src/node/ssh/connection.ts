@@ -92,6 +92,9 @@ export interface SshConnection {
 }
 
 // GCM first: AES-NI makes it the fastest on x86 with the native binding; chacha20 where AES is slow.
+// Flow control is ssh2's: a 2 MiB channel window and 32 KiB packets — the very defaults of OpenSSH
+// (CHAN_SES_WINDOW_DEFAULT, CHAN_SES_PACKET_DEFAULT), so a stream needs as few window adjustments
+// and packets as `ssh` does; on loopback it measured at OpenSSH's throughput with these values.
 const CIPHERS = ['aes128-gcm@openssh.com', 'chacha20-poly1305@openssh.com', 'aes256-gcm@openssh.com', 'aes128-ctr', 'aes256-ctr'];
 const HOST_KEY_ALGORITHMS = ['ssh-ed25519', 'ecdsa-sha2-nistp256', 'ecdsa-sha2-nistp384', 'ecdsa-sha2-nistp521', 'rsa-sha2-512', 'rsa-sha2-256', 'ssh-rsa'];
 const DEFAULT_TIMEOUT_MS = 20_000;

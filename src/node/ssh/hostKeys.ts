@@ -11,6 +11,8 @@ import { hostIdOf, type KnownHostsStore } from './knownHosts.js';
 //   4. accept-new (OpenSSH semantics) → trust it, unless the console lists OTHER keys;
 //   5. otherwise HOST_KEY_UNKNOWN, carrying the fingerprint for the caller to show and confirm.
 
+const CONSOLE_TIMEOUT_MS = 8000;
+
 export interface HostKeySubject {
   host: string;
   port: number;
@@ -89,7 +91,12 @@ export async function decideHostKey(subject: HostKeySubject, keyBlob: Buffer, po
   let consoleMatch: boolean | null = null;
   if (subject.instanceId && subject.region && policy.consoleOutput) {
     try {
-      const text = await policy.consoleOutput(subject.instanceId, subject.region);
+      // Bounded: a slow EC2 API must not hold the handshake (the user can still confirm by hand).
+      let timer: NodeJS.Timeout | undefined;
+      const text = await Promise.race([
+        policy.consoleOutput(subject.instanceId, subject.region),
+        new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), CONSOLE_TIMEOUT_MS))),
+      ]).finally(() => clearTimeout(timer));
       consoleMatch = text === null ? null : matchConsole(parseConsoleHostKeys(text), keyBlob);
     } catch {
       // No permission for GetConsoleOutput, or EC2 unreachable: fall back to asking the user.

@@ -4,7 +4,7 @@ import net from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AssociateAddressCommand, TerminateInstancesCommand } from '@aws-sdk/client-ec2';
+import { AllocateAddressCommand, AssociateAddressCommand, TerminateInstancesCommand } from '@aws-sdk/client-ec2';
 import { startMoto, type Moto } from '../../../lab/moto.js';
 import { seedInstance, type Seeded } from '../../../lab/seed.js';
 import { startEc2Proxy, type Ec2Proxy } from '../../../lab/ec2Proxy.js';
@@ -176,6 +176,21 @@ test('an address cached by `list` is never returned once EC2 reports the instanc
     void listInstances({}, { useCache: 'prefer', onUpdate: (list) => resolve(list.find((i) => i.id === seeded.stale!.id)?.state === 'stopped') });
   });
   assert.equal(await fresh, true);
+});
+
+test('a stopped instance that still reports its Elastic IP (as AWS does) is STOPPED, not that address', async () => {
+  // moto drops the EIP from a stopped instance's description, unlike AWS; associating the EIP
+  // after the stop makes moto report it the way AWS would.
+  const us = moto.sdk('us-east-1');
+  const s = await seedInstance(us, { name: 'parked', stopped: true });
+  const alloc = await us.send(new AllocateAddressCommand({ Domain: 'vpc', Address: '127.0.0.6' }));
+  await us.send(new AssociateAddressCommand({ AllocationId: alloc.AllocationId, InstanceId: s.id }));
+  const listed = (await listInstances({}, { useCache: 'off' })).find((i) => i.id === s.id)!;
+  assert.equal(listed.state, 'stopped');
+  assert.equal(listed.publicIp, '127.0.0.6');
+  assert.equal(listed.isElasticIp, true);
+  await assert.rejects(resolveTarget('parked', {}), expectCode('STOPPED'));
+  await assert.rejects(resolveTarget(s.id, { private: true }), expectCode('STOPPED'));
 });
 
 test('--start starts a stopped instance, waits for running + address + open port, returns the new address', async () => {

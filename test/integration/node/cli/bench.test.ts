@@ -116,7 +116,7 @@ describe('tagssh bench (CLI, instances resolved through moto)', () => {
   it('asks for confirmation before writing, and shows the exact script', async () => {
     const r = await tagssh(['bench', 'dd', 'bench-0', '--param', 'count=4']);
     assert.equal(r.code, 2);
-    assert.match(r.stderr, /^tagssh: dd needs your confirmation: Writes 4 MiB to \/tmp\/tagssh-…\/ddtest \(removed afterwards\)\.\n {2}→ Review it \(--show-script prints the exact script\), then run again with --yes\.\n$/);
+    assert.match(r.stderr, /^tagssh: dd needs your confirmation: Writes 4 MiB to \/tmp\/tagssh-scratch-…\/ddtest \(removed afterwards\)\.\n {2}→ Review it \(--show-script prints the exact script\), then run again with --yes\.\n$/);
     const s = await tagssh(['bench', 'dd', '--show-script', '--param', 'count=4', '--param', "dir=/tmp/it's"]);
     assert.match(s.stdout, /^DIR='\/tmp\/it'\\''s'$/m);
     assert.match(s.stdout, /'dd' 'if=\/dev\/zero' 'of=ddtest' 'bs=1M' 'count=4' 'conv=fdatasync'/);

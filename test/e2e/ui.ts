@@ -1,0 +1,99 @@
+import { before, after } from 'node:test';
+import { existsSync, mkdirSync, copyFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { launchBrowser, openApp, terminalText } from './browser.js';
+import { startAppLab, type AppLab, type LabHostSpec } from './lab.js';
+
+// Shared by the end-to-end files: one lab + one Chromium page per file (started in before(),
+// stopped in after()), and the little verbs the tests are written in.
+
+const ARTIFACTS = join(process.cwd(), 'test-artifacts');
+const SCREENSHOTS = join(process.cwd(), 'docs', 'screenshots');
+
+export interface AppUi {
+  lab: AppLab;
+  browser: Browser;
+  page: Page;
+  errors: string[];
+}
+
+/** Registers before/after hooks for this test file; the returned object is filled in before(). */
+export function useAppUi(specs: LabHostSpec[]): AppUi {
+  const ui = {} as AppUi;
+  before(async () => {
+    ui.lab = await startAppLab(specs);
+    ui.browser = await launchBrowser();
+    const opened = await openApp(ui.browser, ui.lab.server.openUrl);
+    ui.page = opened.page;
+    ui.errors = opened.errors;
+    mkdirSync(ARTIFACTS, { recursive: true });
+    mkdirSync(SCREENSHOTS, { recursive: true });
+  });
+  after(async () => {
+    await ui.browser?.close();
+    await ui.lab?.stop();
+  });
+  return ui;
+}
+
+export function verbs(ui: AppUi) {
+  const page = () => ui.page;
+  const activePanel = () => page().locator('[role=tabpanel]:not([hidden])');
+  return {
+    activePanel,
+    row: (name: string) => page().locator('tr.row', { has: page().locator('.n', { hasText: new RegExp(`^${name}$`) }) }),
+
+    /** Saves a screenshot as a test artifact and as the README's copy. */
+    async shot(name: string) {
+      const path = join(ARTIFACTS, `${name}.png`);
+      await page().screenshot({ path });
+      copyFileSync(path, join(SCREENSHOTS, `${name}.png`));
+    },
+
+    /** Waits until the active terminal shows `text` (polling xterm's DOM rows). */
+    async waitForTerminal(text: string | RegExp, timeout = 20_000): Promise<string> {
+      const deadline = Date.now() + timeout;
+      let last = '';
+      while (Date.now() < deadline) {
+        last = await terminalText(page()).catch(() => '');
+        if (typeof text === 'string' ? last.includes(text) : text.test(last)) return last;
+        await page().waitForTimeout(100);
+      }
+      throw new Error(`terminal never showed ${String(text)}; it shows:\n${last}`);
+    },
+
+    async typeInTerminal(line: string) {
+      await activePanel().locator('.xterm').click();
+      await page().keyboard.type(line);
+      await page().keyboard.press('Enter');
+    },
+
+    async trustFirstContact(timeout = 20_000) {
+      const prompt = activePanel().getByTestId('hostkey-prompt');
+      try {
+        await prompt.waitFor({ timeout });
+      } catch (e) {
+        throw new Error(`no host-key prompt; the tab says: ${await activePanel().locator('.term-status').innerText().catch(() => '?')}`, { cause: e });
+      }
+      await activePanel().getByRole('button', { name: 'Trust this key and connect' }).click();
+    },
+
+    async waitForFile(path: string, timeout = 10_000) {
+      const deadline = Date.now() + timeout;
+      while (!existsSync(path)) {
+        if (Date.now() > deadline) throw new Error(`${path} never appeared`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    },
+
+    /** Kills the sshd processes serving a host's sessions (by pid; the listener stays up). */
+    killSessions(host: string): number {
+      const daemon = ui.lab.hosts[host]!.pid!;
+      const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(daemon)], { encoding: 'utf8' }).split(/\s+/).filter(Boolean).map(Number);
+      for (const pid of children) process.kill(pid, 'SIGKILL');
+      return children.length;
+    },
+  };
+}
