@@ -211,6 +211,16 @@ async function main() {
 
   log('starting moto_server');
   const moto = await startMoto();
+  // Ctrl-C or a kill must not leave moto_server (or temp dirs) behind.
+  for (const sig of ['SIGINT', 'SIGTERM']) {
+    process.once(sig, () => {
+      log(`${sig}: stopping moto_server`);
+      moto.stop().finally(() => {
+        for (const d of temps) rmSync(d, { recursive: true, force: true });
+        process.exit(130);
+      });
+    });
+  }
   const sdkClients = [];
   const home = mkdtempSync(join(tmpdir(), 'tagssh-bench-home-'));
   temps.push(home);

@@ -1,7 +1,7 @@
 import { ipcMain, type BrowserWindow, type IpcMainEvent } from 'electron';
 import { contract, type Emit } from '../src/common/contract.js';
-import { createDispatcher, type Envelope } from '../src/common/rpc.js';
-import type { AppService } from '../src/node/service.js';
+import { createDispatcher, type Dispatcher, type Envelope } from '../src/common/rpc.js';
+import type { AppClient, AppService } from '../src/node/service.js';
 import { RPC_CHANNEL } from './channel.js';
 import { isTrustedSender } from './window.js';
 
@@ -15,14 +15,25 @@ export function attachIpc(win: BrowserWindow, service: AppService): () => void {
     if (!contents.isDestroyed()) contents.send(RPC_CHANNEL, msg);
   };
   const emit: Emit = (event, payload) => send({ t: 'evt', event, payload });
-  const client = service.connect(emit);
-  const dispatcher = createDispatcher(contract, client.handlers, send);
+
+  // One backend client per page load: a reload starts a fresh UI, so the old one's sessions end.
+  let client: AppClient = service.connect(emit);
+  let dispatcher: Dispatcher = createDispatcher(contract, client.handlers, send);
+  const renew = () => {
+    client.dispose();
+    client = service.connect(emit);
+    dispatcher = createDispatcher(contract, client.handlers, send);
+  };
 
   const onMessage = (event: IpcMainEvent, msg: unknown) => {
     if (event.sender !== contents || !isTrustedSender(event.senderFrame, contents.mainFrame)) return;
     void dispatcher.handle(msg);
   };
   ipcMain.on(RPC_CHANNEL, onMessage);
+
+  contents.on('did-start-navigation', (details) => {
+    if (details.isMainFrame && !details.isSameDocument) renew();
+  });
 
   let detached = false;
   const detach = () => {
@@ -31,12 +42,6 @@ export function attachIpc(win: BrowserWindow, service: AppService): () => void {
     ipcMain.removeListener(RPC_CHANNEL, onMessage);
     client.dispose();
   };
-  // A reload starts a fresh UI: its old sessions must not linger.
-  contents.on('did-start-navigation', (_e, _url, isInPlace, isMainFrame) => {
-    if (isMainFrame && !isInPlace) {
-      detach();
-    }
-  });
   win.on('closed', detach);
   return detach;
 }

@@ -76,7 +76,7 @@ export async function run(ctx) {
     await closeActive();
 
     ctx.log('app: connect → prompt');
-    const runs = Math.min(ctx.runs, ctx.quick ? 3 : 7);
+    const runs = Math.min(ctx.runs, ctx.quick ? 3 : 5);
     const tag = await ctx.median(async () => {
       await page.getByRole('tab', { name: 'Instances' }).click();
       const t0 = performance.now();

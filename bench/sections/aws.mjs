@@ -1,7 +1,9 @@
 // AWS: `tagssh resolve` and `tagssh list` against the aws CLI (v1), on the same moto data.
 //
-// resolve, cold cache: every run gets a fresh TAGSSH_HOME (no region or compile cache).
-// resolve, warm cache: the same TAGSSH_HOME again and again, as on a user's machine.
+// resolve, cold cache: every run gets a fresh, empty TAGSSH_HOME.
+// resolve, warm cache: the same TAGSSH_HOME again and again, as on a user's machine. (resolve
+//   always asks EC2 and never reads the inventory cache, so only `--region all` gains from a warm
+//   one: its region list; Node 20 has no compile cache for ES modules.)
 // baseline: `node -e` that sends the very same DescribeInstances request once (start-up + 1 RTT).
 // list: 5,000 instances in 3 regions (`tagssh list --json --cache off`) against
 //       `aws ec2 describe-instances` for one of those regions.
@@ -48,11 +50,10 @@ export async function run(ctx) {
   ctx.log(`seeding ${NAME} + 20 others in us-east-1, ${listTotal} instances in ${LIST_REGIONS.join(', ')} (moto is slow: 1-3 min for 5,000)`);
   await seed(ctx, 'us-east-1', 1, NAME);
   await seed(ctx, 'us-east-1', 20, 'other');
-  // 5,000 split as evenly as whole instances allow (1667 + 1667 + 1666).
-  for (const [i, r] of LIST_REGIONS.entries()) {
-    const share = Math.floor(listTotal / LIST_REGIONS.length) + (i < listTotal % LIST_REGIONS.length ? 1 : 0);
-    await seed(ctx, r, share, `fleet-${r}`);
-  }
+  // 5,000 split as evenly as whole instances allow (1667 + 1667 + 1666), regions in parallel.
+  await Promise.all(
+    LIST_REGIONS.map((r, i) => seed(ctx, r, Math.floor(listTotal / LIST_REGIONS.length) + (i < listTotal % LIST_REGIONS.length ? 1 : 0), `fleet-${r}`)),
+  );
   // The seeded name is "bench-web-0"; resolve that exact value.
   const name = `${NAME}-0`;
 
@@ -127,8 +128,11 @@ async function listRow(ctx, env, proxy, listTotal) {
   // Record moto's answers once, untimed and without client timeouts: rendering thousands of
   // instances takes moto minutes on a loaded machine.
   ctx.log(`recording moto's answers for ${listTotal} instances (untimed; slow)`);
+  // `--page-size 1000` makes the aws CLI page like tagssh (MaxResults=1000): the same request
+  // body, so both replay the same recorded answer and moto renders each region only once.
+  const awsListArgs = ['ec2', 'describe-instances', '--region', LIST_REGIONS[0], '--page-size', '1000', '--output', 'json'];
   await ctx.spawnTimed(node, listArgs, { ...env, TAGSSH_AWS_TIMEOUT_MS: '900000' });
-  await ctx.spawnTimed('aws', ['ec2', 'describe-instances', '--region', LIST_REGIONS[0], '--output', 'json', '--cli-read-timeout', '0'], env);
+  await ctx.spawnTimed('aws', [...awsListArgs, '--cli-read-timeout', '0'], env);
   const { tlist, alist } = await ctx.medians(
     {
       tlist: async () => {
@@ -137,7 +141,7 @@ async function listRow(ctx, env, proxy, listTotal) {
         return r.ms;
       },
       alist: async () => {
-        const r = await ctx.spawnTimed('aws', ['ec2', 'describe-instances', '--region', LIST_REGIONS[0], '--output', 'json'], env);
+        const r = await ctx.spawnTimed('aws', awsListArgs, env);
         awsListed = JSON.parse(r.stdout).Reservations.reduce((n, res) => n + res.Instances.length, 0);
         return r.ms;
       },

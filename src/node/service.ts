@@ -121,6 +121,7 @@ export function createAppService(deps: AppServiceDeps): AppService {
     connect(emit) {
       const clientId = randomUUID();
       const owned = new Map<string, OwnedSession>();
+      let disposed = false;
 
       const flush = (id: string, s: OwnedSession) => {
         s.scheduled = false;
@@ -240,6 +241,11 @@ export function createAppService(deps: AppServiceDeps): AppService {
           opening++;
           try {
             const info = await engine.openSession(req);
+            if (disposed) {
+              // The UI went away while we were connecting: nobody will ever close this session.
+              engine.sessions.close(info.sessionId);
+              throw new AppError('SESSION_CLOSED', 'The window closed while connecting.');
+            }
             owned.set(info.sessionId, newOwnedSession());
             for (const chunk of early.get(info.sessionId) ?? []) onData(info.sessionId, chunk);
             return info;
@@ -302,6 +308,7 @@ export function createAppService(deps: AppServiceDeps): AppService {
         handlers,
         dispose() {
           if (!clients.delete(client)) return;
+          disposed = true;
           engine.sessions.off('data', onData);
           engine.sessions.off('exit', onExit);
           engine.sessions.off('error', onError);

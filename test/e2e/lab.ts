@@ -30,8 +30,9 @@ export interface AppLab {
 export interface LabHostSpec {
   /** Name tag */
   name: string;
-  /** loopback alias of its sshd; omitted = no sshd (an unreachable instance) */
+  /** Elastic IP on a loopback alias, served by an sshd unless `noSshd`; omitted = a random public IP. */
   address?: string;
+  noSshd?: boolean;
   stopped?: boolean;
   count?: number;
   tags?: Record<string, string>;
@@ -75,7 +76,7 @@ export async function startAppLab(specs: LabHostSpec[]): Promise<AppLab> {
     const port = await freePort('127.0.0.2');
     const user = process.env.USER ?? 'root';
     for (const spec of specs) {
-      if (spec.address) hosts[spec.name] = await startSshd({ address: spec.address, port, authorizedKeys: [clientKey.publicKey, lockedKey.publicKey] });
+      if (spec.address && !spec.noSshd) hosts[spec.name] = await startSshd({ address: spec.address, port, authorizedKeys: [clientKey.publicKey, lockedKey.publicKey] });
       ids[spec.name] = await seedInstance(moto.sdk(), {
         name: spec.name,
         ...(spec.address ? { eip: spec.address } : {}),

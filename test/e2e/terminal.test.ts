@@ -6,7 +6,7 @@ import { useAppUi, verbs } from './ui.js';
 
 // Terminals in Chromium against the real backend: moto for EC2, OpenSSH sshd hosts on loopback
 // aliases behind Elastic IPs. First contact, commands, resize, drops, start-and-connect, a
-// changed host key, an encrypted key, and the settings page.
+// changed host key, an encrypted key, and the settings ui.page.
 
 const ui = useAppUi([
   { name: 'web-1', address: '127.0.0.2', tags: { env: 'prod', team: 'web' } },
@@ -15,10 +15,9 @@ const ui = useAppUi([
   { name: 'batch worker', tags: { env: 'staging' } },
 ]);
 const { row, activePanel, shot, waitForTerminal, typeInTerminal, trustFirstContact, waitForFile, killSessions } = verbs(ui);
-const page = new Proxy({}, { get: (_t, k) => Reflect.get(ui.page, k, ui.page) }) as typeof ui.page;
 
 test('Connect opens a terminal tab whose shell runs commands on the host (first-contact prompt first)', async () => {
-  await page.getByRole('tab', { name: 'Instances' }).click();
+  await ui.page.getByRole('tab', { name: 'Instances' }).click();
   await row('web-1').getByRole('button', { name: 'Connect', exact: true }).click();
   const prompt = activePanel().getByTestId('hostkey-prompt');
   await prompt.waitFor({ timeout: 20_000 });
@@ -45,15 +44,15 @@ test('resizing the window reaches the remote PTY (stty size)', async () => {
     return { rows: Number(m[1]), cols: Number(m[2]) };
   };
   const before = await size();
-  const local = (await page.evaluate(() => window.tagsshDebug!.terminals()))[0]!;
+  const local = (await ui.page.evaluate(() => window.tagsshDebug!.terminals()))[0]!;
   assert.deepEqual(before, { rows: local.rows, cols: local.cols });
-  await page.setViewportSize({ width: 900, height: 560 });
-  await page.waitForFunction((c) => window.tagsshDebug!.terminals()[0]!.cols < c, before.cols);
+  await ui.page.setViewportSize({ width: 900, height: 560 });
+  await ui.page.waitForFunction((c) => window.tagsshDebug!.terminals()[0]!.cols < c, before.cols);
   const after = await size();
-  const local2 = (await page.evaluate(() => window.tagsshDebug!.terminals()))[0]!;
+  const local2 = (await ui.page.evaluate(() => window.tagsshDebug!.terminals()))[0]!;
   assert.deepEqual(after, { rows: local2.rows, cols: local2.cols });
   assert.ok(after.cols < before.cols && after.rows < before.rows, `${JSON.stringify(before)} -> ${JSON.stringify(after)}`);
-  await page.setViewportSize({ width: 1280, height: 760 });
+  await ui.page.setViewportSize({ width: 1280, height: 760 });
 });
 
 test('a dropped session says so in the tab and Reconnect opens a new shell', async () => {
@@ -61,15 +60,15 @@ test('a dropped session says so in the tab and Reconnect opens a new shell', asy
   const reconnect = activePanel().getByRole('button', { name: 'Reconnect' });
   await reconnect.waitFor({ timeout: 30_000 });
   assert.match(await activePanel().locator('.term-status').innerText(), /Disconnected/);
-  assert.equal(await page.getByRole('tab', { name: /web-1/ }).getAttribute('data-state'), 'closed');
+  assert.equal(await ui.page.getByRole('tab', { name: /web-1/ }).getAttribute('data-state'), 'closed');
   await reconnect.click();
-  await page.waitForFunction(() => window.tagsshDebug!.terminals()[0]!.state === 'open', undefined, { timeout: 20_000 });
+  await ui.page.waitForFunction(() => window.tagsshDebug!.terminals()[0]!.state === 'open', undefined, { timeout: 20_000 });
   await typeInTerminal('echo reconnected-$((40+2))');
   await waitForTerminal('reconnected-42');
 });
 
 test('a stopped instance is started and connected, with progress', async () => {
-  await page.getByRole('tab', { name: 'Instances' }).click();
+  await ui.page.getByRole('tab', { name: 'Instances' }).click();
   await row('db-1').getByRole('button', { name: 'Start and connect' }).click();
   await trustFirstContact(60_000);
   await waitForTerminal(/[#$]\s*$/m);
@@ -79,12 +78,12 @@ test('a stopped instance is started and connected, with progress', async () => {
   await waitForFile(file);
   rmSync(file, { force: true });
   // The list follows: db-1 is running now.
-  await page.getByRole('tab', { name: 'Instances' }).click();
-  await page.waitForFunction(() => Array.from(document.querySelectorAll('tr.row')).some((r) => r.querySelector('.n')?.textContent === 'db-1' && r.querySelector('.state')?.textContent?.includes('running')), undefined, { timeout: 30_000 });
+  await ui.page.getByRole('tab', { name: 'Instances' }).click();
+  await ui.page.waitForFunction(() => Array.from(document.querySelectorAll('tr.row')).some((r) => r.querySelector('.n')?.textContent === 'db-1' && r.querySelector('.state')?.textContent?.includes('running')), undefined, { timeout: 30_000 });
 });
 
 test('a changed host key is refused in the UI', async () => {
-  await page.getByRole('tab', { name: 'Instances' }).click();
+  await ui.page.getByRole('tab', { name: 'Instances' }).click();
   await row('rebuilt-1').getByRole('button', { name: 'Connect', exact: true }).click();
   await trustFirstContact();
   await waitForTerminal(/[#$]\s*$/m);
@@ -103,12 +102,12 @@ test('a changed host key is refused in the UI', async () => {
 
 test('an encrypted key asks for its passphrase in the tab (wrong, then right) and connects', async () => {
   // Close every terminal: sessions to a host share one connection, and this needs a fresh login.
-  for (let n = await page.locator('.tab-close').count(); n > 0; n--) await page.locator('.tab-close').first().click();
-  await page.getByRole('tab', { name: 'Settings' }).click();
-  await page.getByLabel('Default private key file').fill(ui.lab.lockedKey.privatePath);
-  await page.getByRole('button', { name: 'Save settings' }).click();
-  await page.getByText('Saved.', { exact: true }).waitFor();
-  await page.getByRole('tab', { name: 'Instances' }).click();
+  for (let n = await ui.page.locator('.tab-close').count(); n > 0; n--) await ui.page.locator('.tab-close').first().click();
+  await ui.page.getByRole('tab', { name: 'Settings' }).click();
+  await ui.page.getByLabel('Default private key file').fill(ui.lab.lockedKey.privatePath);
+  await ui.page.getByRole('button', { name: 'Save settings' }).click();
+  await ui.page.getByText('Saved.', { exact: true }).waitFor();
+  await ui.page.getByRole('tab', { name: 'Instances' }).click();
   await row('web-1').getByRole('button', { name: 'Connect', exact: true }).click();
   const prompt = activePanel().getByTestId('passphrase-prompt');
   await prompt.waitFor({ timeout: 20_000 });
@@ -121,29 +120,29 @@ test('an encrypted key asks for its passphrase in the tab (wrong, then right) an
   await waitForTerminal(/[#$]\s*$/m);
   await typeInTerminal('echo unlocked-$((3*3))');
   await waitForTerminal('unlocked-9');
-  await page.getByRole('tab', { name: 'Settings' }).click();
-  await page.getByLabel('Default private key file').fill(ui.lab.clientKey.privatePath);
-  await page.getByRole('button', { name: 'Save settings' }).click();
-  await page.getByText('Saved.', { exact: true }).waitFor();
+  await ui.page.getByRole('tab', { name: 'Settings' }).click();
+  await ui.page.getByLabel('Default private key file').fill(ui.lab.clientKey.privatePath);
+  await ui.page.getByRole('button', { name: 'Save settings' }).click();
+  await ui.page.getByText('Saved.', { exact: true }).waitFor();
 });
 
 test('settings are shown, saved and validated', async () => {
-  await page.getByRole('tab', { name: 'Settings' }).click();
-  const port = page.getByLabel('SSH port');
+  await ui.page.getByRole('tab', { name: 'Settings' }).click();
+  const port = ui.page.getByLabel('SSH port');
   assert.equal(await port.inputValue(), String(ui.lab.hosts['web-1']!.port));
-  await page.getByLabel('Jump host').fill('');
-  await page.getByLabel('Font size').fill('14');
-  await page.getByRole('button', { name: 'Save settings' }).click();
-  await page.getByText('Saved.', { exact: true }).waitFor();
-  await page.getByLabel('SSH port').fill('99999');
-  await page.getByRole('button', { name: 'Save settings' }).click();
-  await page.locator('.form-message.error').waitFor();
-  await page.getByLabel('SSH port').fill(String(ui.lab.hosts['web-1']!.port));
-  await page.getByRole('button', { name: 'Save settings' }).click();
-  await page.getByText('Saved.', { exact: true }).waitFor();
+  await ui.page.getByLabel('Jump host').fill('');
+  await ui.page.getByLabel('Font size').fill('14');
+  await ui.page.getByRole('button', { name: 'Save settings' }).click();
+  await ui.page.getByText('Saved.', { exact: true }).waitFor();
+  await ui.page.getByLabel('SSH port').fill('99999');
+  await ui.page.getByRole('button', { name: 'Save settings' }).click();
+  await ui.page.locator('.form-message.error').waitFor();
+  await ui.page.getByLabel('SSH port').fill(String(ui.lab.hosts['web-1']!.port));
+  await ui.page.getByRole('button', { name: 'Save settings' }).click();
+  await ui.page.getByText('Saved.', { exact: true }).waitFor();
   await shot('settings');
   // The README's picture: the list, with the terminal tabs above it.
-  await page.getByRole('tab', { name: 'Instances' }).click();
+  await ui.page.getByRole('tab', { name: 'Instances' }).click();
   await row('web-1').focus();
   await shot('app');
   assert.deepEqual(ui.errors.filter((e) => !/Failed to load resource/.test(e)), []);

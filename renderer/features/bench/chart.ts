@@ -1,5 +1,6 @@
 import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, Tooltip } from 'chart.js';
 import type { Comparison } from '../../../src/common/bench/compare.js';
+import { displayScale } from '../../../src/common/bench/format.js';
 
 // One bar chart per metric of a comparison (chart.js, tree-shaken to bars only).
 
@@ -11,15 +12,16 @@ export function renderMetricChart(canvas: HTMLCanvasElement, c: Comparison, metr
   if (!row) return undefined;
   const labels = c.columns.map((col) => [col.title, col.type].filter(Boolean).join(' · '));
   const colors = c.columns.map((_, i) => (i === c.baseline ? '#8b98a7' : '#3d8bfd'));
+  const scale = displayScale(row.unit, row.cells.map((cell) => cell?.value ?? 0));
   return new Chart(canvas, {
     type: 'bar',
-    data: { labels, datasets: [{ label: `${row.label} (${row.unit})`, data: row.cells.map((cell) => cell?.value ?? null), backgroundColor: colors }] },
+    data: { labels, datasets: [{ label: `${row.label} (${scale.unit})`, data: row.cells.map((cell) => (cell ? cell.value / scale.factor : null)), backgroundColor: colors }] },
     options: {
       animation: false,
       responsive: true,
       maintainAspectRatio: false,
       plugins: { legend: { labels: { color: '#dbe2ea' } }, tooltip: { enabled: true } },
-      scales: { x: { ticks: { color: '#dbe2ea' }, grid: { color: '#2a3541' } }, y: { beginAtZero: true, ticks: { color: '#8b98a7' }, grid: { color: '#2a3541' }, title: { display: true, text: row.unit, color: '#8b98a7' } } },
+      scales: { x: { ticks: { color: '#dbe2ea' }, grid: { color: '#2a3541' } }, y: { beginAtZero: true, ticks: { color: '#8b98a7' }, grid: { color: '#2a3541' }, title: { display: true, text: scale.unit, color: '#8b98a7' } } },
     },
   });
 }

@@ -2,7 +2,7 @@ import type { Chart } from 'chart.js';
 import type { Instance } from '../../../src/common/model/instance.js';
 import type { BenchEventPayload, BenchResultSummary, PresetInfo } from '../../../src/common/bench/contract.js';
 import { compareResults, type Comparison } from '../../../src/common/bench/compare.js';
-import { formatComparison, formatNumber, formatRelative, type ExportFormat } from '../../../src/common/bench/format.js';
+import { displayScale, formatComparison, formatNumber, formatRelative, formatWithUnit, type ExportFormat } from '../../../src/common/bench/format.js';
 import { toAppError } from '../../../src/common/errors.js';
 import type { Api } from '../../lib/api.js';
 import { h, clear } from '../../lib/dom.js';
@@ -263,6 +263,10 @@ export function createBenchView(deps: BenchDeps): BenchView {
       const box = h('input', { type: 'checkbox', checked: selectedResults.has(r.id), 'aria-label': `Select ${r.instance.label} ${r.preset}` });
       box.addEventListener('change', () => (box.checked ? selectedResults.add(r.id) : selectedResults.delete(r.id)));
       const m = r.metrics[0];
+      const reattach =
+        r.status === 'detached' || r.status === 'running'
+          ? h('button', { class: 'btn subtle', type: 'button', text: 'Re-attach', title: 'Follow this run again (it kept going on the instance)', onClick: () => void reattachRun(r) })
+          : null;
       resultsBody.append(
         h(
           'tr',
@@ -271,11 +275,28 @@ export function createBenchView(deps: BenchDeps): BenchView {
           h('td', { text: r.preset }),
           h('td', { text: r.instance.label }),
           h('td', { text: r.instance.type ?? '–' }),
-          h('td', { class: `bench-status-${r.status}`, text: r.status }),
+          h('td', { class: `bench-status-${r.status}` }, r.status, reattach ? ' ' : null, reattach),
           h('td', { text: r.startedAt.replace('T', ' ').replace(/\..*/, '') }),
-          h('td', { text: m ? `${m.label}: ${formatNumber(m.value)} ${m.unit}` : (r.error?.message ?? '') }),
+          h('td', { text: m ? `${m.label}: ${formatWithUnit(m.value, m.unit)}` : (r.error?.message ?? '') }),
         ),
       );
+    }
+  }
+
+  async function reattachRun(r: BenchResultSummary): Promise<void> {
+    runs.clear();
+    log.textContent = '';
+    formError.textContent = '';
+    currentBatch = `ui-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
+    runBtn.disabled = true;
+    cancelBtn.disabled = false;
+    try {
+      await deps.api.call('bench.attach', { id: r.id, batchId: currentBatch });
+    } catch (e) {
+      formError.textContent = toAppError(e).message;
+      currentBatch = null;
+      runBtn.disabled = false;
+      cancelBtn.disabled = true;
     }
   }
 
@@ -311,20 +332,21 @@ export function createBenchView(deps: BenchDeps): BenchView {
       h(
         'tbody',
         {},
-        ...c.rows.map((row) =>
-          h(
+        ...c.rows.map((row) => {
+          const scale = displayScale(row.unit, row.cells.map((cell) => cell?.value ?? 0));
+          return h(
             'tr',
             {},
             h('td', { text: row.label }),
-            h('td', { text: row.unit }),
+            h('td', { text: scale.unit }),
             ...row.cells.map((cell) => {
               if (!cell) return h('td', { text: '–' });
               const rel = cell.relative;
               const good = rel === undefined || !row.better ? '' : (rel >= 0) === (row.better === 'higher') ? 'better' : 'worse';
-              return h('td', { class: `num ${good}` }, formatNumber(cell.value), rel !== undefined ? h('span', { class: 'rel', text: ` ${formatRelative(rel)}` }) : null);
+              return h('td', { class: `num ${good}` }, formatNumber(cell.value / scale.factor), rel !== undefined ? h('span', { class: 'rel', text: ` ${formatRelative(rel)}` }) : null);
             }),
-          ),
-        ),
+          );
+        }),
       ),
     );
     clear(compareBox);

@@ -351,10 +351,7 @@ export class TerminalTab {
       return false;
     }
     if (e.code === 'KeyV') {
-      void navigator.clipboard
-        ?.readText()
-        .then((t) => this.term.paste(t))
-        .catch(() => {});
+      // Let the browser's own paste reach xterm's textarea: no clipboard-read permission needed.
       return false;
     }
     if (e.code === 'KeyF') {

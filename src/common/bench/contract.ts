@@ -53,6 +53,8 @@ export const benchCalls = {
     z.object({ batchId: z.string() }),
   ),
   'bench.cancel': call(z.object({ batchId: z.string().max(64) }), z.null()),
+  /** Re-attaches to a detached run (after a dropped connection); progress as `bench.event` of `batchId`. */
+  'bench.attach': call(z.object({ id: ResultId, batchId: z.string().regex(/^[a-z0-9-]{6,64}$/) }), z.null()),
   'bench.results': call(z.object({ preset: Preset.optional() }), z.object({ results: z.array(BenchResultSummarySchema) })),
   'bench.result': call(z.object({ id: ResultId }), BenchResultSchema),
   'bench.delete': call(z.object({ id: ResultId }), z.null()),

@@ -15,6 +15,25 @@ export function formatNumber(v: number): string {
   return String(Number(v.toPrecision(4)));
 }
 
+const SCALES: Record<string, [number, string][]> = {
+  'bit/s': [[1e12, 'Tbit/s'], [1e9, 'Gbit/s'], [1e6, 'Mbit/s'], [1e3, 'kbit/s']],
+  B: [[1024 ** 4, 'TiB'], [1024 ** 3, 'GiB'], [1024 ** 2, 'MiB'], [1024, 'KiB']],
+  'packets/s': [[1e6, 'Mpackets/s'], [1e3, 'kpackets/s']],
+};
+
+/** A readable unit for a row of values (bit/s → Gbit/s, B → MiB …): divide the values by factor. */
+export function displayScale(unit: string, values: number[]): { factor: number; unit: string } {
+  const max = Math.max(0, ...values.map((v) => Math.abs(v)).filter(Number.isFinite));
+  for (const [factor, name] of SCALES[unit] ?? []) if (max >= factor) return { factor, unit: name };
+  return { factor: 1, unit };
+}
+
+/** "23.42 Gbit/s" for people; exports keep the raw value and unit. */
+export function formatWithUnit(value: number, unit: string): string {
+  const s = displayScale(unit, [value]);
+  return `${formatNumber(value / s.factor)} ${s.unit}`;
+}
+
 export function formatRelative(r: number | undefined): string {
   if (r === undefined) return '';
   const pct = r * 100;
@@ -54,8 +73,9 @@ export function comparisonToMarkdown(c: Comparison): string {
   const head = ['Metric', 'Unit', ...c.columns.map((col, i) => `${mdCell(columnTitle(col))}${i === c.baseline ? ' (baseline)' : ''}`)];
   const lines = [`| ${head.join(' | ')} |`, `|${head.map((_, i) => (i < 2 ? ' --- ' : ' ---: ')).join('|')}|`];
   for (const r of c.rows) {
-    const cells = r.cells.map((cell) => (cell ? `${formatNumber(cell.value)}${cell.relative !== undefined ? ` (${formatRelative(cell.relative)})` : ''}` : '–'));
-    lines.push(`| ${mdCell(r.label)} | ${mdCell(r.unit)} | ${cells.join(' | ')} |`);
+    const scale = displayScale(r.unit, r.cells.map((cell) => cell?.value ?? 0));
+    const cells = r.cells.map((cell) => (cell ? `${formatNumber(cell.value / scale.factor)}${cell.relative !== undefined ? ` (${formatRelative(cell.relative)})` : ''}` : '–'));
+    lines.push(`| ${mdCell(r.label)} | ${mdCell(scale.unit)} | ${cells.join(' | ')} |`);
   }
   return lines.join('\n') + '\n';
 }
@@ -78,7 +98,7 @@ export function formatResultList(results: BenchResult[], f: ExportFormat): strin
     instanceId: r.instance.instanceId ?? '',
     type: r.instance.type ?? '',
     startedAt: r.startedAt,
-    headline: r.metrics[0] ? `${r.metrics[0].label}: ${formatNumber(r.metrics[0].value)} ${r.metrics[0].unit}` : (r.error?.message ?? ''),
+    headline: r.metrics[0] ? `${r.metrics[0].label}: ${formatWithUnit(r.metrics[0].value, r.metrics[0].unit)}` : (r.error?.message ?? ''),
   }));
   if (f === 'json') return JSON.stringify(results.map(({ raw: _raw, ...rest }) => rest), null, 2) + '\n';
   const header = ['id', 'preset', 'status', 'instance', 'instance id', 'type', 'started', 'headline'];

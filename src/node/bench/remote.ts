@@ -53,12 +53,9 @@ export async function followRun(
   runDir: string,
   on: { stdout(c: Buffer): void; stderr(c: Buffer): void },
   signal?: AbortSignal,
-  /** Remove the run directory once the run has ended and its output is sent (saves a round trip). */
-  removeAfter = false,
 ): Promise<FollowResult> {
   const d = shQuote(runDir);
-  const end = removeAfter ? `rc=${NO_EXIT_FILE}; [ -f exit ] && rc=$(cat exit); cd / && rm -rf -- ${d}; exit "$rc"` : `[ -f exit ] && exit "$(cat exit)"; exit ${NO_EXIT_FILE}`;
-  const cmd = `cd ${d} 2>/dev/null || exit 198; pid=$(cat pid); tail -c +1 -s 0.2 -f --pid="$pid" err >&2 & t=$!; tail -c +1 -s 0.2 -f --pid="$pid" out; wait "$t"; ${end}`;
+  const cmd = `cd ${d} 2>/dev/null || exit 198; pid=$(cat pid); tail -c +1 -s 0.2 -f --pid="$pid" err >&2 & t=$!; tail -c +1 -s 0.2 -f --pid="$pid" out; wait "$t"; [ -f exit ] && exit "$(cat exit)"; exit ${NO_EXIT_FILE}`;
   const r = await conn.exec(cmd, { onStdout: on.stdout, onStderr: on.stderr, ...(signal ? { signal } : {}) });
   if (r.code === 198) throw new AppError('NOT_FOUND', `The run directory ${runDir} is gone on ${conn.target.label}.`, 'The run was cleaned up or the instance rebooted; run the benchmark again.');
   return { exitCode: r.code === NO_EXIT_FILE ? null : r.code };

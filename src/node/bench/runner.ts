@@ -284,12 +284,14 @@ async function runOne(ctx: Ctx, host: BenchHost, peer: BenchHost | undefined, ba
           },
         },
         abort.signal,
-        true,
       ));
     } finally {
       r.raw.stdout = Buffer.concat(out).toString('utf8');
       r.raw.stderr = Buffer.concat(err).toString('utf8');
     }
+    // Removed only now that the output is here: a follower orphaned by a dropped connection must
+    // never delete a run nobody has collected.
+    await removeRun(conn, runDir);
     for (const s of stopPeer.splice(0)) await s();
     delete r.remote;
     applyParsed(r, preset.parse(r.raw.stdout, r.raw.stderr, exitCode), exitCode);

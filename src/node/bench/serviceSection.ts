@@ -70,6 +70,31 @@ export function benchSection(o: BenchSectionOptions = {}): HandlerSection {
         ).finally(() => batches.delete(batchId));
         return { batchId };
       },
+      async 'bench.attach'({ id, batchId }) {
+        const store = await storeOf();
+        const result = store.get(id);
+        const ref = (h: typeof result.instance) => {
+          if (!h.instanceId || !h.region) throw new AppError('INVALID_INPUT', `Result ${id} was not run on an EC2 instance; it cannot be re-attached from here.`);
+          return { id: h.instanceId, region: h.region };
+        };
+        const [host, peer] = await Promise.all([hostFor(ref(result.instance)), result.peer ? hostFor(ref(result.peer)) : undefined]);
+        const { attachRun } = await import('./runner.js');
+        const ac = new AbortController();
+        batches.set(batchId, ac);
+        const send = (event: BenchEvent) => {
+          if (event.type === 'finished') {
+            const { raw: _raw, ...summary } = event.result;
+            emit('bench.event', { batchId, event: { ...event, result: summary } });
+          } else emit('bench.event', { batchId, event });
+        };
+        attachRun(result, { host, ...(peer ? { peer } : {}) }, { store, signal: ac.signal, onEvent: send })
+          .then(
+            () => emit('bench.event', { batchId, event: { type: 'batchDone', runId: batchId } }),
+            (e) => emit('bench.event', { batchId, event: { type: 'batchDone', runId: batchId, error: toAppError(e).toJSON() } }),
+          )
+          .finally(() => batches.delete(batchId));
+        return null;
+      },
       'bench.cancel'({ batchId }) {
         batches.get(batchId)?.abort();
         return null;

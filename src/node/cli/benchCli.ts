@@ -3,7 +3,7 @@ import { basename } from 'node:path';
 import { AppError, toAppError } from '../../common/errors.js';
 import { describeParams, getPreset, paramsFromStrings, PRESET_IDS, validateParams } from '../../common/bench/index.js';
 import { compareResults, historyByType } from '../../common/bench/compare.js';
-import { formatComparison, formatNumber, formatResultList, type ExportFormat } from '../../common/bench/format.js';
+import { displayScale, formatComparison, formatNumber, formatResultList, formatWithUnit, type ExportFormat } from '../../common/bench/format.js';
 import { hostTitle, type BenchResult } from '../../common/bench/result.js';
 import type { Instance } from '../../common/model/instance.js';
 import { awsScopeFrom } from './options.js';
@@ -46,7 +46,11 @@ function printResult(r: BenchResult): void {
   for (const n of r.notes) process.stdout.write(`  note: ${n}\n`);
   const facts = Object.entries(r.facts).filter(([k]) => k !== 'lshw');
   if (facts.length) process.stdout.write(table(['fact', 'value'], facts.map(([k, v]) => [k, printable(v)])).replace(/^(?=.)/gm, '  '));
-  if (r.metrics.length) process.stdout.write(table(['metric', 'value', 'unit'], r.metrics.map((m) => [m.label, formatNumber(m.value), m.unit])).replace(/^(?=.)/gm, '  '));
+  const shown = r.metrics.map((m) => {
+    const s = displayScale(m.unit, [m.value]);
+    return [m.label, formatNumber(m.value / s.factor), s.unit];
+  });
+  if (shown.length) process.stdout.write(table(['metric', 'value', 'unit'], shown).replace(/^(?=.)/gm, '  '));
 }
 
 function eventPrinter(flags: { follow?: boolean; json?: boolean }, labels: Map<string, string>): (e: BenchEvent) => void {
@@ -243,7 +247,7 @@ export async function resultsCommand(flags: ResultsFlags): Promise<number> {
   process.stdout.write(
     table(
       ['id', 'preset', 'status', 'instance', 'type', 'started', 'headline'],
-      list.map((r) => [r.id, r.preset, r.status, printable(r.instance.label), r.instance.type ?? '-', r.startedAt.replace('T', ' ').replace(/\..*/, ''), r.metrics[0] ? `${r.metrics[0].label} ${formatNumber(r.metrics[0].value)} ${r.metrics[0].unit}` : (r.error?.message ?? '')]),
+      list.map((r) => [r.id, r.preset, r.status, printable(r.instance.label), r.instance.type ?? '-', r.startedAt.replace('T', ' ').replace(/\..*/, ''), r.metrics[0] ? `${r.metrics[0].label} ${formatWithUnit(r.metrics[0].value, r.metrics[0].unit)}` : (r.error?.message ?? '')]),
     ),
   );
   return 0;

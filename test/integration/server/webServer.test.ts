@@ -117,3 +117,22 @@ test('an oversized frame closes only that socket; others and new ones still work
   assert.equal((saved.result as { defaultUser: string }).defaultUser, 'ubuntu');
   c.ws.close();
 });
+
+test('instances.list answers from the cache first, then pushes the fresh list as instances.updated', async () => {
+  const { ws, next } = await connect(`?token=${server.token}`);
+  ws.send(JSON.stringify({ t: 'req', id: 1, method: 'instances.list', params: { refresh: true } }));
+  const fresh = await next();
+  assert.equal((fresh.result as { fromCache: boolean }).fromCache, false);
+  ws.send(JSON.stringify({ t: 'req', id: 2, method: 'instances.list', params: {} }));
+  const cached = await next();
+  assert.equal(cached.id, 2);
+  assert.equal((cached.result as { fromCache: boolean }).fromCache, true);
+  const updated = await next();
+  assert.equal(updated.t, 'evt');
+  assert.equal(updated.event, 'instances.updated');
+  const payload = updated.payload as { fromCache: boolean; instances: Array<{ name: string }>; fetchedAt: number };
+  assert.equal(payload.fromCache, false);
+  assert.deepEqual(payload.instances.map((i) => i.name), ['web-1']);
+  assert.ok(payload.fetchedAt >= (cached.result as { fetchedAt: number }).fetchedAt);
+  ws.close();
+});

@@ -147,4 +147,8 @@ test('IPC: only the window’s own app:// main frame is answered, and messages a
   const file = JSON.parse(readFileSync(join(home, 'config', 'settings.json'), 'utf8')) as { schemaVersion: number; data: { defaultUser: string } };
   assert.equal(file.schemaVersion, 1);
   assert.equal(file.data.defaultUser, 'ubuntu');
+  // A reload gets a fresh backend client, still answering the same frame.
+  contents.emit('did-start-navigation', { isMainFrame: true, isSameDocument: false });
+  const again = await ask(contents, contents.mainFrame, { t: 'req', id: 5, method: 'settings.get', params: {} });
+  assert.equal((again[0]!.msg.result as { defaultUser: string }).defaultUser, 'ubuntu');
 });

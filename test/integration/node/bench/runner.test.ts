@@ -72,6 +72,22 @@ describe('bench runner', () => {
     }
   });
 
+  it('a timeout stops the run the same way and says so', async () => {
+    let runId = '';
+    const [r] = await runBench({
+      preset: 'smallfiles',
+      params: { dir: '/var/tmp', count: 100000 },
+      hosts: [lab.host(1)],
+      timeoutMs: 2500,
+      connectOptions: lab.connectOptions(),
+      onEvent: (e) => e.type === 'started' && (runId = e.runId),
+    });
+    assert.equal(r!.status, 'timeout');
+    assert.equal(r!.error?.code, 'TIMEOUT');
+    assert.match(r!.error?.message ?? '', /did not finish in 3 s; it was stopped and cleaned up/);
+    assert.deepEqual(leftovers(runId, '/var/tmp'), []);
+  });
+
   it('a dropped connection leaves the run going; re-attach collects the full result', async () => {
     const conns: SshConnection[] = [];
     const connectSpy: Connector = async (t, o) => {

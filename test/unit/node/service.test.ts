@@ -1,0 +1,88 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { EventEmitter } from 'node:events';
+import { createAppService, type Engine, type SessionPort } from '../../../src/node/service.js';
+import { defaultSettings, type Settings } from '../../../src/common/model/settings.js';
+import type { EventName } from '../../../src/common/contract.js';
+
+// The service's own logic around sessions, with an in-memory engine standing in for SSH: output
+// that arrives before session.open returns, UTF-8 split across chunks, acks turned into bytes for
+// the session manager's flow control, and cleanup when the UI goes away.
+
+class FakeSessions extends EventEmitter {
+  acks: Array<[string, number]> = [];
+  closed: string[] = [];
+  writes: string[] = [];
+  write(_id: string, data: string | Buffer) {
+    this.writes.push(String(data));
+  }
+  resize() {}
+  close(id: string) {
+    this.closed.push(id);
+  }
+  ack(id: string, bytes: number) {
+    this.acks.push([id, bytes]);
+  }
+}
+
+function setup() {
+  const sessions = new FakeSessions();
+  let n = 0;
+  const engine: Engine = {
+    listInstances: async () => ({ instances: [], fetchedAt: 0, fromCache: false }),
+    startInstance: async () => assert.fail('not used'),
+    stopInstance: async () => assert.fail('not used'),
+    listProfiles: async () => ({ profiles: [], defaultRegion: null }),
+    forgetHostKey: async () => false,
+    sessions: sessions as unknown as SessionPort,
+    async openSession(req) {
+      const id = `s${++n}`;
+      req.onProgress('connecting');
+      // ssh2 may deliver the first bytes in the same tick the shell opens.
+      sessions.emit('data', id, Buffer.from('hello '));
+      return { sessionId: id, label: req.ref, instanceId: null, host: '127.0.0.2:22' };
+    },
+  };
+  let settings: Settings = defaultSettings();
+  const service = createAppService({ engine, settings: { get: () => settings, set: (s) => (settings = s) }, sections: [] });
+  const events: Array<[EventName, unknown]> = [];
+  const client = service.connect((event, payload) => events.push([event, payload]));
+  return { sessions, client, events };
+}
+
+const tick = () => new Promise((r) => setImmediate(r));
+
+test('early output, split UTF-8 and acks in bytes', async () => {
+  const { sessions, client, events } = setup();
+  const info = await client.handlers['session.open']({ ref: 'web-1', openId: 'o1', cols: 80, rows: 24, start: false });
+  const euro = Buffer.from('€'); // 3 bytes, 1 char
+  sessions.emit('data', info.sessionId, euro.subarray(0, 2));
+  sessions.emit('data', info.sessionId, Buffer.concat([euro.subarray(2), Buffer.from('!')]));
+  await tick();
+  const data = events.filter(([e]) => e === 'session.data').map(([, p]) => (p as { data: string }).data);
+  assert.equal(data.join(''), 'hello €!');
+  assert.ok(events.some(([e, p]) => e === 'session.progress' && (p as { message: string }).message === 'connecting'));
+  // The UI acks what it painted, in characters; the manager hears bytes.
+  client.handlers['session.ack']({ sessionId: info.sessionId, chars: data.join('').length });
+  assert.deepEqual(sessions.acks, [[info.sessionId, 6 + 3 + 1]]);
+});
+
+test('writes reach the session; unknown sessions are refused; dispose closes what the UI opened', async () => {
+  const { sessions, client } = setup();
+  const info = await client.handlers['session.open']({ ref: 'web-1', openId: 'o1', cols: 80, rows: 24, start: false });
+  client.handlers['session.write']({ sessionId: info.sessionId, data: 'ls\n' });
+  assert.deepEqual(sessions.writes, ['ls\n']);
+  assert.throws(() => client.handlers['session.write']({ sessionId: 'other', data: 'x' }), /not open/);
+  client.dispose();
+  assert.deepEqual(sessions.closed, [info.sessionId]);
+});
+
+test('a closed session reports why, with the error the manager saw', async () => {
+  const { sessions, client, events } = setup();
+  const info = await client.handlers['session.open']({ ref: 'web-1', openId: 'o1', cols: 80, rows: 24, start: false });
+  sessions.emit('error', info.sessionId, { code: 'SESSION_CLOSED', message: 'web-1 stopped answering.' });
+  sessions.emit('closed', info.sessionId, 'connection lost');
+  const closed = events.find(([e]) => e === 'session.closed')![1] as { reason: string; error?: { code: string } };
+  assert.equal(closed.reason, 'web-1 stopped answering.');
+  assert.equal(closed.error?.code, 'SESSION_CLOSED');
+});
