@@ -60,6 +60,8 @@ export interface PresetDef<S extends z.ZodObject = z.ZodObject> {
   /** Extra shell run after a cancel/kill (the script's own trap handles normal exits). */
   cleanup?(p: z.infer<S>, ctx: ScriptContext): string;
   parse(stdout: string, stderr: string, exitCode?: number | null): ParsedOutput;
+  /** Fraction done (0..1) from the output so far, when the tool shows it (UnixBench's test lines). */
+  progress?(p: z.infer<S>, stdout: string): number | undefined;
 }
 
 export function emptyParsed(): ParsedOutput {

@@ -134,6 +134,17 @@ export function parseUnixbenchPasses(text: string): { version?: string; passes: 
   return { ...(version ? { version } : {}), passes };
 }
 
+/** The standard index set: 12 tests per pass. ./Run prints "N x Test name  1 2 3 …" as each starts. */
+const INDEX_TESTS = 12;
+
+export function unixbenchProgress(copies: string, tests: string, stdout: string): number | undefined {
+  const passes = copies.split(',').length;
+  const perPass = tests.trim() ? tests.trim().split(/\s+/).length : INDEX_TESTS;
+  const started = stdout.match(/^\d+ x \S.*$/gm)?.length ?? 0;
+  if (!started) return undefined;
+  return Math.min(0.99, (started - 0.5) / (passes * perPass));
+}
+
 const slug = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, '');
 
 export function parseUnixbench(stdout: string, stderr = ''): ParsedOutput {
@@ -178,5 +189,6 @@ export const unixbench: PresetDef<typeof params> = {
     ...(p.source === 'upload' ? [{ kind: 'upload' as const, reason: `Uploads ${p.localTarball || '(no file chosen)'} to the instance.` }] : []),
   ],
   script: (p, ctx) => wrapScript(body(p), { runDir: ctx.runDir, title: 'UnixBench' }),
+  progress: (p, stdout) => unixbenchProgress(p.copies, p.tests, stdout),
   parse: (stdout, stderr) => parseUnixbench(stdout, stderr),
 };

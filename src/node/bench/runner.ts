@@ -233,9 +233,14 @@ async function runOne(ctx: Ctx, host: BenchHost, peer: BenchHost | undefined, ba
   }, timeoutMs);
   const started = Date.now();
   const estimate = estimateSeconds(preset.id, params);
+  let streamed = '';
   const ticker = setInterval(() => {
     const el = (Date.now() - started) / 1000;
-    emit({ type: 'progress', runId, fraction: Math.min(0.99, el / estimate), etaSeconds: Math.max(0, Math.round(estimate - el)) });
+    // The tool's own progress when the preset can read it (UnixBench), else time vs the estimate.
+    const fromTool = preset.progress?.(params as never, streamed);
+    const fraction = fromTool ?? Math.min(0.99, el / estimate);
+    const eta = fromTool ? (el / fromTool) * (1 - fromTool) : estimate - el;
+    emit({ type: 'progress', runId, fraction, etaSeconds: Math.max(0, Math.round(eta)) });
   }, 1000);
   try {
     if (opts.signal?.aborted) throw new AppError('CANCELLED', 'Cancelled before starting.');
@@ -275,6 +280,7 @@ async function runOne(ctx: Ctx, host: BenchHost, peer: BenchHost | undefined, ba
           stdout: (c) => {
             out.push(c);
             const text = c.toString('utf8');
+            if (preset.progress) streamed += text;
             watch(text);
             emit({ type: 'output', runId, stream: 'stdout', text });
           },

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { parseIperf3 } from '../../../../src/common/bench/iperf3.js';
 import { parseFio } from '../../../../src/common/bench/fio.js';
 import { parseDd, parseDdSummaries } from '../../../../src/common/bench/dd.js';
-import { parseUnixbench, parseUnixbenchPasses } from '../../../../src/common/bench/unixbench.js';
+import { parseUnixbench, parseUnixbenchPasses, unixbenchProgress } from '../../../../src/common/bench/unixbench.js';
 import { parseCpufreq } from '../../../../src/common/bench/cpufreq.js';
 import { parseListing, parseSmallFiles } from '../../../../src/common/bench/files.js';
 import type { Metric } from '../../../../src/common/bench/types.js';
@@ -235,6 +235,13 @@ describe('UnixBench parser', () => {
     assert.ok(!r.metrics.some((m) => m.key === 'multi.score'), 'no zero score for the failed pass');
     assert.equal(r.facts.multi_status, 'failed');
     assert.match(r.error ?? '', /2 copies pass printed its header but no index score/);
+  });
+
+  it('progress from the test lines ./Run prints as each test starts (real stdout)', () => {
+    const out = fx('unixbench/unixbench-6.0.0-2cpu-stdout.captured.txt');
+    assert.equal(unixbenchProgress('1,auto', '', out.slice(0, out.indexOf('1 x Execl'))), 1.5 / 24, 'two tests started of 2 passes x 12');
+    assert.equal(unixbenchProgress('1,auto', '', out), 23.5 / 24, 'the last test is running');
+    assert.equal(unixbenchProgress('1', '', 'make all\n'), undefined);
   });
 
   it('no report at all (a build failure): the last stderr line', () => {
