@@ -8,7 +8,7 @@ import { UNIXBENCH_TARBALL_NAME } from '../../common/bench/unixbench.js';
 import { MARK } from '../../common/bench/script.js';
 import { connect as engineConnect, type ConnectOptions, type SshConnection } from '../ssh/connection.js';
 import type { ConnectTarget } from '../ssh/types.js';
-import { followRun, removeRun, runDirFor, startRun, stopRun, uploadToRun } from './remote.js';
+import { followRun, removeRun, runDirFor, startAndFollow, startRun, stopRun, uploadToRun } from './remote.js';
 import type { ResultsStore } from './store.js';
 
 // Runs one preset on many hosts with bounded concurrency. Each run is detached on its host (see
@@ -249,12 +249,14 @@ async function runOne(ctx: Ctx, host: BenchHost, peer: BenchHost | undefined, ba
     if (peer && preset.peerScript) {
       peerConn = await ctx.connect(peer.target, connOpts);
       const pc = peerConn;
-      const peerFollow = (await startPeer(ctx, pc, runId, peerRunDir!, r, peerAddress(peer, params.address))).done;
+      let peerFollow: Promise<void> = Promise.resolve();
+      // Registered before the server starts: whatever happens from here on, it is stopped.
       stopPeer.push(async () => {
         // The one-shot server normally exits after the test; give it a moment, then stop it anyway.
         await Promise.race([peerFollow, new Promise((res) => setTimeout(res, 2000))]);
         await stopRun(pc, peerRunDir!, preset.cleanup?.(params as never, { runId, runDir: peerRunDir! }) ?? '');
       });
+      peerFollow = (await startPeer(ctx, pc, runId, peerRunDir!, r, peerAddress(peer, params.address))).done;
     }
     save();
     let existing = false;
@@ -267,15 +269,15 @@ async function runOne(ctx: Ctx, host: BenchHost, peer: BenchHost | undefined, ba
       await uploadToRun(conn, runDir, UNIXBENCH_TARBALL_NAME, data);
       existing = true;
     }
-    await startRun(conn, runDir, script, existing);
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     const watch = phaseWatcher((phase) => emit({ type: 'phase', runId, phase }));
     let exitCode: number | null;
     try {
-      ({ exitCode } = await followRun(
+      ({ exitCode } = await startAndFollow(
         conn,
         runDir,
+        script,
         {
           stdout: (c) => {
             out.push(c);
@@ -290,6 +292,7 @@ async function runOne(ctx: Ctx, host: BenchHost, peer: BenchHost | undefined, ba
           },
         },
         abort.signal,
+        existing,
       ));
     } finally {
       r.raw.stdout = Buffer.concat(out).toString('utf8');
