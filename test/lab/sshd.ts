@@ -9,6 +9,14 @@ import { freePort, waitForPort } from './ports.js';
 
 export const SSHD_BIN = process.env.SSHD_BIN ?? '/usr/sbin/sshd';
 
+/**
+ * Extra environment for every lab login. The login shell is this machine's own bash, whose
+ * ~/.bashrc may run `pyenv init`, which rehashes shims under a global lock on every login:
+ * concurrent logins queue on it and a login killed mid-rehash leaves the lock behind, stalling
+ * every later login for 60 s. With a zero timeout, a held lock is skipped instead of awaited.
+ */
+export const LAB_SESSION_ENV = 'PYENV_REHASH_TIMEOUT=0';
+
 export type KeyType = 'ed25519' | 'rsa' | 'ecdsa';
 
 export interface KeyPair {
@@ -99,7 +107,7 @@ export async function startSshd(opts: SshdOptions = {}): Promise<SshdHost> {
       'MaxSessions 50',
       'ClientAliveInterval 0',
       'Subsystem sftp internal-sftp',
-      `SetEnv TAGSSH_TEST_HOST=${address}`,
+      `SetEnv TAGSSH_TEST_HOST=${address} ${LAB_SESSION_ENV}`,
       ...(opts.extraConfig ?? []),
     ];
     writeFileSync(join(dir, 'sshd_config'), cfg.join('\n') + '\n');

@@ -1,11 +1,16 @@
 // Terminal output arrives in many messages; painting each one separately would freeze the page
-// under a flood. The batcher joins everything that arrived since the last animation frame into
-// one xterm write and keeps at most one write in flight; whatever arrived meanwhile goes to xterm
-// as one write the moment the previous one is parsed (xterm slices its own work per frame, so
-// the page stays responsive). Acks of what xterm has processed let the backend pause the SSH
-// channel while the page is behind (backpressure).
+// under a flood, and waiting for the next animation frame would leave xterm idle between
+// messages. The batcher keeps exactly one write in flight: output that arrives while xterm is
+// idle is written at once (in a microtask, so messages of the same task join), and everything
+// that arrives while a write is being parsed goes to xterm as one write the moment that write's
+// callback fires. xterm paints on its own frames and slices its parsing between writes, so a
+// write is capped in size (whole messages only) to keep the page responsive. Acks of what xterm has processed let the
+// backend pause the SSH channel while the page is behind (backpressure).
 
 export type Scheduler = (cb: () => void) => unknown;
+
+/** Largest single write (characters): about one backend batch; xterm yields between writes. */
+export const MAX_WRITE = 256 * 1024;
 
 export class OutputBatcher {
   private queue: string[] = [];
@@ -16,7 +21,7 @@ export class OutputBatcher {
   constructor(
     private readonly write: (data: string, done: () => void) => void,
     private readonly ack: (chars: number) => void,
-    private readonly schedule: Scheduler = (cb) => requestAnimationFrame(cb),
+    private readonly schedule: Scheduler = (cb) => queueMicrotask(cb),
   ) {}
 
   push(data: string): void {
@@ -41,11 +46,22 @@ export class OutputBatcher {
     this.schedule(() => this.flush());
   }
 
+  /**
+   * Takes whole queued messages up to MAX_WRITE characters (at least one). Messages are never
+   * split: the backend counts acks in whole batches (src/node/service.ts).
+   */
+  private take(): string {
+    let n = this.queue[0]!.length;
+    let count = 1;
+    while (count < this.queue.length && n + this.queue[count]!.length <= MAX_WRITE) n += this.queue[count++]!.length;
+    const parts = this.queue.splice(0, count);
+    return parts.length === 1 ? parts[0]! : parts.join('');
+  }
+
   private flush(): void {
     this.scheduled = false;
-    if (this.disposed || this.queue.length === 0) return;
-    const data = this.queue.length === 1 ? this.queue[0]! : this.queue.join('');
-    this.queue = [];
+    if (this.disposed || this.writing || this.queue.length === 0) return;
+    const data = this.take();
     this.writing = true;
     this.write(data, () => {
       this.writing = false;
