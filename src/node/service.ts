@@ -81,10 +81,14 @@ export interface AppService {
 }
 
 // Output is coalesced per session and flushed on the next macrotask (a few ms under load), so a
-// flood becomes a few large messages instead of thousands of tiny ones. The UI acknowledges
+// flood becomes a few large messages instead of thousands of tiny ones. While the UI still has
+// MAX_IN_FLIGHT batches it has not painted, output keeps collecting (up to MAX_BATCH) and goes
+// out with the next ack: a UI that is behind gets fewer, larger messages (less per-message work
+// on its busy thread), an idle one gets every keystroke's echo at once. The UI acknowledges
 // painted characters; each batch remembers how many SSH bytes it carried, so acks reach the
 // session manager in its unit (bytes) and it can pause the channel while the UI is behind.
 const MAX_BATCH = 256 * 1024;
+const MAX_IN_FLIGHT = 4;
 
 interface OwnedSession {
   decoder: StringDecoder;
@@ -94,10 +98,12 @@ interface OwnedSession {
   scheduled: boolean;
   /** Sent but unpainted batches, oldest first: [chars, bytes]. */
   inFlight: Array<[number, number]>;
+  /** Acked characters not yet covering the oldest batch (the UI may paint a batch in slices). */
+  ackedChars: number;
 }
 
 export function newOwnedSession(): OwnedSession {
-  return { decoder: new StringDecoder('utf8'), pending: [], pendingLen: 0, pendingBytes: 0, scheduled: false, inFlight: [] };
+  return { decoder: new StringDecoder('utf8'), pending: [], pendingLen: 0, pendingBytes: 0, scheduled: false, inFlight: [], ackedChars: 0 };
 }
 
 export function scopeFrom(input: { profile?: string | undefined; regions?: string[] | undefined }, settings: Settings, region?: string): EngineScope {
@@ -149,7 +155,7 @@ export function createAppService(deps: AppServiceDeps): AppService {
         s.pending.push(text);
         s.pendingLen += text.length;
         if (s.pendingLen >= MAX_BATCH) flush(id, s);
-        else if (!s.scheduled) {
+        else if (!s.scheduled && s.inFlight.length < MAX_IN_FLIGHT) {
           s.scheduled = true;
           setImmediate(() => flush(id, s));
         }
@@ -266,15 +272,18 @@ export function createAppService(deps: AppServiceDeps): AppService {
         'session.ack'({ sessionId, chars }) {
           const s = owned.get(sessionId);
           if (!s) return null; // acks may trail a closed session
-          // The renderer paints whole batches, so an ack covers whole entries of inFlight.
-          let left = chars;
+          // The renderer may paint a batch in slices: a batch is done once acks cover it whole.
+          let left = s.ackedChars + chars;
           let bytes = 0;
           while (s.inFlight.length && left >= s.inFlight[0]![0]) {
             const [c, b] = s.inFlight.shift()!;
             left -= c;
             bytes += b;
           }
+          s.ackedChars = s.inFlight.length ? left : 0; // more than was sent is nothing to carry
           if (bytes) engine.sessions.ack?.(sessionId, bytes);
+          // Output held back while the UI was behind goes out now (see MAX_IN_FLIGHT).
+          if (s.pendingLen && !s.scheduled && s.inFlight.length < MAX_IN_FLIGHT) flush(sessionId, s);
           return null;
         },
         'session.passphrase'({ promptId, passphrase }) {

@@ -4,13 +4,17 @@
 // idle is written at once (in a microtask, so messages of the same task join), and everything
 // that arrives while a write is being parsed goes to xterm as one write the moment that write's
 // callback fires. xterm paints on its own frames and slices its parsing between writes, so a
-// write is capped in size (whole messages only) to keep the page responsive. Acks of what xterm has processed let the
+// write is capped in size (MAX_WRITE). Acks of what xterm has processed let the
 // backend pause the SSH channel while the page is behind (backpressure).
 
 export type Scheduler = (cb: () => void) => unknown;
 
-/** Largest single write (characters): about one backend batch; xterm yields between writes. */
-export const MAX_WRITE = 256 * 1024;
+/**
+ * Largest single write (characters). xterm parses a write in one go and yields to the page only
+ * between writes, and Chromium reads a WebSocket's next message in small pieces on this same
+ * thread: small writes let the transport refill while xterm works, so xterm is never left idle.
+ */
+export const MAX_WRITE = 32 * 1024;
 
 export class OutputBatcher {
   private queue: string[] = [];
@@ -46,12 +50,17 @@ export class OutputBatcher {
     this.schedule(() => this.flush());
   }
 
-  /**
-   * Takes whole queued messages up to MAX_WRITE characters (at least one). Messages are never
-   * split: the backend counts acks in whole batches (src/node/service.ts).
-   */
+  /** Takes up to MAX_WRITE queued characters: small messages joined, a big one sliced. */
   private take(): string {
-    let n = this.queue[0]!.length;
+    const first = this.queue[0]!;
+    if (first.length > MAX_WRITE) {
+      // Never cut between the halves of a surrogate pair.
+      const code = first.charCodeAt(MAX_WRITE - 1);
+      const cut = code >= 0xd800 && code <= 0xdbff ? MAX_WRITE - 1 : MAX_WRITE;
+      this.queue[0] = first.slice(cut);
+      return first.slice(0, cut);
+    }
+    let n = first.length;
     let count = 1;
     while (count < this.queue.length && n + this.queue[count]!.length <= MAX_WRITE) n += this.queue[count++]!.length;
     const parts = this.queue.splice(0, count);

@@ -16,16 +16,16 @@ export function runDirFor(runId: string): string {
   return `/tmp/tagssh-${runId}`;
 }
 
-async function must(conn: SshConnection, cmd: string, what: string, stdin?: string | Buffer): Promise<string> {
-  const r = await conn.exec(cmd, stdin !== undefined ? { stdin } : {});
+async function must(conn: SshConnection, cmd: string, what: string, stdin?: string | Buffer, signal?: AbortSignal): Promise<string> {
+  const r = await conn.exec(cmd, { ...(stdin !== undefined ? { stdin } : {}), ...(signal ? { signal } : {}) });
   if (r.code !== 0) throw new AppError('REMOTE_FAILED', `Could not ${what}: ${(r.stderr.trim().split('\n').pop() ?? '') || `exit ${r.code ?? r.signal}`}.`, 'Check that /tmp is writable on the instance.');
   return r.stdout;
 }
 
 /** Uploads a file into the run directory (creating the directory). */
-export async function uploadToRun(conn: SshConnection, runDir: string, name: string, data: Buffer): Promise<void> {
+export async function uploadToRun(conn: SshConnection, runDir: string, name: string, data: Buffer, signal?: AbortSignal): Promise<void> {
   const d = shQuote(runDir);
-  await must(conn, `umask 077 && { [ -d ${d} ] || mkdir ${d}; } && cat > ${d}/${shQuote(name)}`, `upload ${name}`, data);
+  await must(conn, `umask 077 && { [ -d ${d} ] || mkdir ${d}; } && cat > ${d}/${shQuote(name)}`, `upload ${name}`, data, signal);
 }
 
 /** Exit status of startAndFollow when the run directory or script could not be set up. */
@@ -56,11 +56,11 @@ export async function startAndFollow(
 }
 
 /** Writes the script and starts it detached; returns the pid (= process group id). */
-export async function startRun(conn: SshConnection, runDir: string, script: string, existingDir = false): Promise<number> {
+export async function startRun(conn: SshConnection, runDir: string, script: string, existingDir = false, signal?: AbortSignal): Promise<number> {
   const d = shQuote(runDir);
   const mk = existingDir ? `{ [ -d ${d} ] || mkdir ${d}; }` : `mkdir ${d}`;
   const cmd = `umask 077 && ${mk} && cd ${d} && cat > run.sh && if command -v setsid >/dev/null 2>&1; then setsid sh ./run.sh > out 2> err < /dev/null & else nohup sh ./run.sh > out 2> err < /dev/null & fi; echo $! > ${d}/pid && cat ${d}/pid`;
-  const out = await must(conn, cmd, 'start the benchmark script', script);
+  const out = await must(conn, cmd, 'start the benchmark script', script, signal);
   const pid = Number(out.trim());
   if (!Number.isInteger(pid) || pid <= 1) throw new AppError('REMOTE_FAILED', `The benchmark script did not start (pid "${out.trim()}").`);
   return pid;

@@ -141,9 +141,9 @@ async function withConn<T>(ctx: Ctx, target: ConnectTarget, fn: (c: SshConnectio
 }
 
 /** Starts the peer side (iperf3 server) and resolves once it prints its ready line. */
-async function startPeer(ctx: Ctx, conn: SshConnection, runId: string, runDir: string, r: BenchResult, address: string): Promise<{ done: Promise<void> }> {
+async function startPeer(ctx: Ctx, conn: SshConnection, runId: string, runDir: string, r: BenchResult, address: string, signal: AbortSignal): Promise<{ done: Promise<void> }> {
   const script = ctx.preset.peerScript!(ctx.params as never, { runId, runDir, peerAddress: address });
-  await startRun(conn, runDir, script);
+  await startRun(conn, runDir, script, false, signal);
   let out = '';
   let err = '';
   let readyResolve!: () => void;
@@ -156,7 +156,7 @@ async function startPeer(ctx: Ctx, conn: SshConnection, runId: string, runDir: s
       if (ctx.preset.peerReady?.test(out)) readyResolve();
     },
     stderr: (c) => (err += c.toString('utf8')),
-  }).then(
+  }, signal).then(
     () => {
       r.raw.peerStdout = out;
       r.raw.peerStderr = err;
@@ -256,7 +256,7 @@ async function runOne(ctx: Ctx, host: BenchHost, peer: BenchHost | undefined, ba
         await Promise.race([peerFollow, new Promise((res) => setTimeout(res, 2000))]);
         await stopRun(pc, peerRunDir!, preset.cleanup?.(params as never, { runId, runDir: peerRunDir! }) ?? '');
       });
-      peerFollow = (await startPeer(ctx, pc, runId, peerRunDir!, r, peerAddress(peer, params.address))).done;
+      peerFollow = (await startPeer(ctx, pc, runId, peerRunDir!, r, peerAddress(peer, params.address), abort.signal)).done;
     }
     save();
     let existing = false;
@@ -266,7 +266,7 @@ async function runOne(ctx: Ctx, host: BenchHost, peer: BenchHost | undefined, ba
       const data = await readFile(path).catch(() => {
         throw new AppError('NOT_FOUND', `Cannot read ${path}.`, 'Give the path of a byte-unixbench .tar.gz.');
       });
-      await uploadToRun(conn, runDir, UNIXBENCH_TARBALL_NAME, data);
+      await uploadToRun(conn, runDir, UNIXBENCH_TARBALL_NAME, data, abort.signal);
       existing = true;
     }
     const out: Buffer[] = [];
