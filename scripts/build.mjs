@@ -91,7 +91,7 @@ if (want('renderer') && existsSync(at('renderer/index.ts'))) {
   mkdirSync(at('dist/renderer'), { recursive: true });
   jobs.push(
     build({
-      entryPoints: { app: at('renderer/index.ts') },
+      entryPoints: { app: at('renderer/index.ts'), wsWorker: at('renderer/lib/wsWorker.ts') },
       outdir: at('dist/renderer'),
       bundle: true,
       format: 'esm',

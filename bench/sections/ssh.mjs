@@ -91,7 +91,7 @@ export async function run(ctx) {
 
     const mib = ctx.quick ? 64 : 512;
     ctx.log(`stream ${mib} MiB`);
-    const streamRuns = ctx.quick ? 1 : 3;
+    const streamRuns = ctx.quick ? 1 : 5;
     const remote = [`head -c ${mib}M /dev/zero`];
     let peakKiB = 0;
     const oursStream = [];

@@ -1,4 +1,5 @@
 import type { Envelope, Transport } from '../../src/common/rpc.js';
+import type { WorkerIn, WorkerOut } from './wsWorker.js';
 
 // Picks how to reach the backend: the Electron preload bridge when present, otherwise the
 // browser-mode WebSocket on the page's own origin with the one-time token from the URL.
@@ -46,7 +47,54 @@ function takeToken(): string {
 }
 
 function wsTransport(token: string): TransportHandle {
-  const ws = new WebSocket(`ws://${location.host}/rpc?token=${encodeURIComponent(token)}`);
+  const url = `ws://${location.host}/rpc?token=${encodeURIComponent(token)}`;
+  const closedReason = (reason: string) =>
+    token ? `The TagSSH backend closed the connection${reason ? ` (${reason})` : ''}.` : 'No access token: open the URL that `tagssh web` printed.';
+  return typeof Worker === 'function' ? workerSocket(url, closedReason) : pageSocket(url, closedReason);
+}
+
+/**
+ * The socket lives in a worker (see wsWorker.ts for why: terminal throughput); messages arrive
+ * here decoded but unvalidated, exactly like from a socket on this thread.
+ */
+function workerSocket(url: string, closedReason: (reason: string) => string): TransportHandle {
+  const worker = new Worker(new URL('./wsWorker.js', document.baseURI), { type: 'module', name: 'tagssh-ws' });
+  const listeners = new Set<(msg: unknown) => void>();
+  const closers: Array<(reason: string) => void> = [];
+  let closed = false;
+  const close = (reason: string) => {
+    if (closed) return;
+    closed = true;
+    worker.terminate();
+    for (const c of closers) c(reason);
+  };
+  worker.addEventListener('message', (e: MessageEvent<WorkerOut>) => {
+    const m = e.data;
+    if ('msg' in m) for (const l of listeners) l(m.msg);
+    else close(closedReason(m.closed));
+  });
+  worker.addEventListener('error', () => close('The connection to the TagSSH backend could not start (wsWorker.js failed to load).'));
+  const post = (m: WorkerIn) => worker.postMessage(m);
+  post({ open: url });
+  return {
+    kind: 'ws',
+    transport: {
+      send(msg: Envelope) {
+        if (closed) throw new Error('backend connection is closed');
+        post({ text: JSON.stringify(msg) });
+      },
+      onMessage(cb) {
+        listeners.add(cb);
+        return () => listeners.delete(cb);
+      },
+    },
+    onClose: (cb) => closers.push(cb),
+  };
+}
+
+/** The same socket on the page's thread, where workers are unavailable. */
+function pageSocket(url: string, closedReason: (reason: string) => string): TransportHandle {
+  const ws = new WebSocket(url);
   const queue: string[] = [];
   const listeners = new Set<(msg: unknown) => void>();
   const closers: Array<(reason: string) => void> = [];
@@ -64,8 +112,7 @@ function wsTransport(token: string): TransportHandle {
     for (const l of listeners) l(msg);
   });
   ws.addEventListener('close', (e) => {
-    const reason = token ? `The TagSSH backend closed the connection${e.reason ? ` (${e.reason})` : ''}.` : 'No access token: open the URL that `tagssh web` printed.';
-    for (const c of closers) c(reason);
+    for (const c of closers) c(closedReason(e.reason));
   });
   return {
     kind: 'ws',

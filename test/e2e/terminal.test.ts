@@ -35,6 +35,19 @@ test('Connect opens a terminal tab whose shell runs commands on the host (first-
   await shot('terminal');
 });
 
+test('a flood past the flow-control window arrives whole and in order, over the socket in a worker', async () => {
+  assert.ok(ui.page.workers().some((w) => w.url().endsWith('/wsWorker.js')), 'the browser-mode WebSocket runs in a worker');
+  const before = (await ui.page.evaluate(() => window.tagsshDebug!.terminals()))[0]!.painted;
+  // 6.9 MB: more than the 4 MiB the backend lets the UI fall behind, so only acks of painted
+  // output (whole batches or slices of them) can resume the paused channel.
+  await typeInTerminal('seq 1 1000000; echo flood-$((6*7))');
+  const screen = await waitForTerminal(/^flood-42$/m, 50_000);
+  assert.match(screen, /^999999\s+1000000\s+flood-42$/m);
+  const painted = (await ui.page.evaluate(() => window.tagsshDebug!.terminals()))[0]!.painted - before;
+  const seqChars = 6_888_896 + 1_000_000; // seq's bytes, plus the PTY's \r on every line
+  assert.ok(painted >= seqChars, `painted ${painted} characters, seq alone sends ${seqChars}`);
+});
+
 test('resizing the window reaches the remote PTY (stty size)', async () => {
   const size = async () => {
     const marker = `sz${randomBytes(3).toString('hex')}`;

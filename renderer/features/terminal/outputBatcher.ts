@@ -10,11 +10,11 @@
 export type Scheduler = (cb: () => void) => unknown;
 
 /**
- * Largest single write (characters). xterm parses a write in one go and yields to the page only
- * between writes, and Chromium reads a WebSocket's next message in small pieces on this same
- * thread: small writes let the transport refill while xterm works, so xterm is never left idle.
+ * Largest single write (characters). xterm parses a write in one go and yields to the page (and
+ * paints) only between writes: big writes mean few paints and high throughput, capped so that
+ * one write still parses in a fraction of a second.
  */
-export const MAX_WRITE = 32 * 1024;
+export const MAX_WRITE = 256 * 1024;
 
 export class OutputBatcher {
   private queue: string[] = [];

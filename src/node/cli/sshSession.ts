@@ -112,6 +112,8 @@ export async function runSsh(name: string, command: string[], flags: SshFlags, s
   }
 }
 
+// Output goes through process.stdout as is. (A non-blocking second handle on fd 1 measured only a
+// few % faster and would leave O_NONBLOCK on a pipe the rest of a shell pipeline shares.)
 async function runCommand(conn: SshConnection, cmd: string): Promise<number> {
   const stdinStream = process.stdin.isTTY ? undefined : process.stdin;
   const r = await conn.exec(cmd, { stdout: process.stdout, stderr: process.stderr, ...(stdinStream ? { stdinStream } : {}) });

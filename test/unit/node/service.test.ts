@@ -86,3 +86,33 @@ test('a closed session reports why, with the error the manager saw', async () =>
   assert.equal(closed.reason, 'web-1 stopped answering.');
   assert.equal(closed.error?.code, 'SESSION_CLOSED');
 });
+
+test('output waits while the UI is behind and goes out with its acks; acks of slices add up to whole batches', async () => {
+  const { sessions, client, events } = setup();
+  const info = await client.handlers['session.open']({ ref: 'web-1', openId: 'o1', cols: 80, rows: 24, start: false });
+  const sent = () => events.filter(([e]) => e === 'session.data').map(([, p]) => (p as { data: string }).data);
+  await tick(); // 'hello ' goes out: the UI is idle
+  // A UI that paints nothing: after a few unpainted batches, further output is held back.
+  for (let i = 0; i < 20; i++) {
+    sessions.emit('data', info.sessionId, Buffer.from(`line ${i}\n`));
+    await tick();
+  }
+  const before = sent();
+  assert.ok(before.length < 20, `every chunk was sent at once (${before.length} messages) although the UI painted nothing`);
+  assert.ok(!before.join('').includes('line 19'), 'the newest output is held back');
+  // The UI paints the first batch in two slices: only the whole batch releases its bytes.
+  const first = before[0]!;
+  client.handlers['session.ack']({ sessionId: info.sessionId, chars: 2 });
+  assert.equal(sessions.acks.length, 0, 'a slice of a batch releases nothing yet');
+  client.handlers['session.ack']({ sessionId: info.sessionId, chars: first.length - 2 });
+  assert.deepEqual(sessions.acks, [[info.sessionId, Buffer.byteLength(first)]]);
+  // The held output follows that ack, in one message.
+  const after = sent();
+  assert.equal(after.length, before.length + 1);
+  // Painting everything acks every byte, and nothing is lost or reordered.
+  client.handlers['session.ack']({ sessionId: info.sessionId, chars: after.join('').length - first.length });
+  await tick();
+  const all = sent().join('');
+  assert.equal(all, 'hello ' + Array.from({ length: 20 }, (_, i) => `line ${i}\n`).join(''));
+  assert.equal(sessions.acks.reduce((n, [, b]) => n + b, 0), Buffer.byteLength(all));
+});
