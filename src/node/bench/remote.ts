@@ -48,8 +48,7 @@ export async function startAndFollow(
 ): Promise<FollowResult> {
   const d = shQuote(runDir);
   const mk = existingDir ? `{ [ -d ${d} ] || mkdir ${d}; }` : `mkdir ${d}`;
-  const start = `if command -v setsid >/dev/null 2>&1; then setsid sh ./run.sh > out 2> err < /dev/null & else nohup sh ./run.sh > out 2> err < /dev/null & fi; echo $! > ${d}/pid`;
-  const cmd = `{ umask 077 && ${mk} && cd ${d} && cat > run.sh; } || exit ${SETUP_FAILED}; ${start}; ${followTail(d)}`;
+  const cmd = `{ umask 077 && ${mk} && cd ${d} && cat > run.sh; } || exit ${SETUP_FAILED}; ${launch(d)}; ${followTail(d)}`;
   const r = await conn.exec(cmd, { stdin: script, onStdout: on.stdout, onStderr: on.stderr, ...(signal ? { signal } : {}) });
   if (r.code === SETUP_FAILED) throw new AppError('REMOTE_FAILED', `Could not set up the run directory ${runDir} on ${conn.target.label}.`, 'Check that /tmp is writable on the instance.');
   return { exitCode: r.code === NO_EXIT_FILE ? null : r.code };
@@ -59,11 +58,20 @@ export async function startAndFollow(
 export async function startRun(conn: SshConnection, runDir: string, script: string, existingDir = false, signal?: AbortSignal): Promise<number> {
   const d = shQuote(runDir);
   const mk = existingDir ? `{ [ -d ${d} ] || mkdir ${d}; }` : `mkdir ${d}`;
-  const cmd = `umask 077 && ${mk} && cd ${d} && cat > run.sh && if command -v setsid >/dev/null 2>&1; then setsid sh ./run.sh > out 2> err < /dev/null & else nohup sh ./run.sh > out 2> err < /dev/null & fi; echo $! > ${d}/pid && cat ${d}/pid`;
+  const cmd = `umask 077 && ${mk} && cd ${d} && cat > run.sh && ${launch(d)} && cat ${d}/pid`;
   const out = await must(conn, cmd, 'start the benchmark script', script, signal);
   const pid = Number(out.trim());
   if (!Number.isInteger(pid) || pid <= 1) throw new AppError('REMOTE_FAILED', `The benchmark script did not start (pid "${out.trim()}").`);
   return pid;
+}
+
+/**
+ * Starts ./run.sh (in the current dir, the run dir `d`) detached in its own session. `out` and
+ * `err` are created first: the background shell opens them only after it forks, and a follower
+ * that starts at once must not find them missing.
+ */
+function launch(d: string): string {
+  return `: > out && : > err && if command -v setsid >/dev/null 2>&1; then setsid sh ./run.sh > out 2> err < /dev/null & else nohup sh ./run.sh > out 2> err < /dev/null & fi; echo $! > ${d}/pid`;
 }
 
 export interface FollowResult {
