@@ -7,6 +7,7 @@ import { displayScale, formatComparison, formatNumber, formatResultList, formatW
 import { hostTitle, type BenchResult } from '../../common/bench/result.js';
 import type { Instance } from '../../common/model/instance.js';
 import { awsScopeFrom } from './options.js';
+import { targetOptionsFrom } from './connectOptions.js';
 import { printJson, printable, progressLine, table } from './output.js';
 import type { BenchFlags } from './commands/bench.js';
 import type { ResultsFlags } from './commands/results.js';
@@ -19,16 +20,7 @@ async function hostsFor(names: string[], flags: BenchFlags): Promise<BenchHost[]
   const { connectTargetFor } = await import('../ssh/target.js');
   const { listInstances } = await import('../aws/inventory.js');
   const scope = awsScopeFrom(flags);
-  const opts = {
-    ...scope,
-    ...(flags.user ? { user: flags.user } : {}),
-    ...(flags.port ? { port: flags.port } : {}),
-    ...(flags.identity ? { identity: flags.identity } : {}),
-    ...(flags.via ? { via: flags.via } : {}),
-    ...(flags.private ? { private: true } : {}),
-    ...(flags.start ? { start: true } : {}),
-    ...(flags.acceptNew !== undefined ? { acceptNew: flags.acceptNew } : {}),
-  };
+  const opts = targetOptionsFrom(flags);
   const targets = await Promise.all(names.map((n) => connectTargetFor(n, opts)));
   // Inventory facts (type, AZ, AMI, addresses) for the results; the cache is enough unless stale.
   let inventory: Instance[] = await listInstances(scope, { useCache: 'prefer' });

@@ -5,6 +5,7 @@ import type { SshConnection } from '../ssh/connection.js';
 import { KnownHostsStore } from '../ssh/knownHosts.js';
 import { connectTargetFor } from '../ssh/target.js';
 import type { ConnectTarget } from '../ssh/types.js';
+import { targetOptionsFrom } from './connectOptions.js';
 import { progressLine } from './output.js';
 import type { SshFlags } from './commands/ssh.js';
 
@@ -88,18 +89,7 @@ async function connectInteractively(target: ConnectTarget, keepaliveMs: number |
 export async function runSsh(name: string, command: string[], flags: SshFlags, scope: AwsScope): Promise<number> {
   const progress = progressLine(!!process.stderr.isTTY);
   // ssh2 and its native crypto load while EC2 answers the name lookup, not after it.
-  const targetP = connectTargetFor(name, {
-    ...scope,
-    ...(flags.user ? { user: flags.user } : {}),
-    ...(flags.identity ? { identity: flags.identity } : {}),
-    ...(flags.port ? { port: flags.port } : {}),
-    ...(flags.via?.length ? { via: flags.via } : {}),
-    ...(flags.private ? { private: true } : {}),
-    ...(flags.start ? { start: true } : {}),
-    ...(flags.pick ? { pick: flags.pick } : {}),
-    ...(flags.acceptNew !== undefined ? { acceptNew: flags.acceptNew } : {}),
-    onProgress: progress,
-  });
+  const targetP = connectTargetFor(name, { ...targetOptionsFrom(flags), ...scope, onProgress: progress });
   await Promise.all([targetP, import('../ssh/connection.js')]).catch(() => undefined);
   const target = await targetP;
   const conn = await connectInteractively(target, flags.keepalive ? flags.keepalive * 1000 : undefined, progress);

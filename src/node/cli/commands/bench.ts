@@ -1,12 +1,11 @@
 import { Option, type Command } from 'commander';
-import { addAwsOptions, type AwsFlags } from '../options.js';
-import { parsePort } from './resolve.js';
+import { addConnectOptions, collect, type ConnectFlags } from '../connectOptions.js';
 
 // `tagssh bench PRESET NAME…` (run a preset on instances), `bench parse` (raw output → metrics),
 // `bench attach` / `bench cancel` (a detached run), `bench presets` (parameters with defaults).
 // The runner and ssh2 load inside the actions only.
 
-export interface BenchFlags extends AwsFlags {
+export interface BenchFlags extends ConnectFlags {
   peer?: string;
   param?: string[];
   json?: boolean;
@@ -15,34 +14,13 @@ export interface BenchFlags extends AwsFlags {
   timeout?: number;
   follow?: boolean;
   showScript?: boolean;
-  user?: string;
-  identity?: string;
-  port?: number;
-  via?: string[];
-  private?: boolean;
-  acceptNew?: boolean | string;
-  start?: boolean;
 }
 
-const collect = (v: string, prev: string[] | undefined) => [...(prev ?? []), v];
 const positive = (max: number) => (v: string) => {
   const n = Number(v);
   if (!Number.isInteger(n) || n < 1 || n > max) throw new Error(`expected a whole number 1-${max}`);
   return n;
 };
-
-/** The connection options of `tagssh ssh` (same names and meaning). */
-function addConnectOptions<C extends Command>(cmd: C): C {
-  cmd
-    .option('-u, --user <user>', 'login user (default: tag tagssh:user, else from the AMI family, else settings)')
-    .option('-i, --identity <file>', 'private key file (default: ~/.ssh/<KeyName>.pem, settings, ~/.ssh/id_*)')
-    .option('-p, --port <port>', 'SSH port (default: tag tagssh:port, else settings, else 22)', (v) => parsePort(v))
-    .option('--via <bastion>', 'jump host: instance Name/id or [user@]host[:port]; repeat for several hops', collect)
-    .option('--private', 'connect to private IPs (implied with a jump host)')
-    .option('--accept-new [fingerprint]', 'trust first-seen host keys (a CHANGED key is never accepted)')
-    .option('--start', 'start stopped instances and wait for SSH');
-  return addAwsOptions(cmd);
-}
 
 export function register(program: Command): void {
   const bench = program

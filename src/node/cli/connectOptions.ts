@@ -1,0 +1,52 @@
+import { InvalidArgumentError, type Command } from 'commander';
+import type { TargetOptions } from '../ssh/target.js';
+import { addAwsOptions, awsScopeFrom, type AwsFlags } from './options.js';
+import { parsePort } from './commands/resolve.js';
+
+// The connection options shared by every command that opens SSH sessions (`ssh`, `bench`):
+// same names, same meaning, same validation.
+
+export interface ConnectFlags extends AwsFlags {
+  user?: string;
+  identity?: string;
+  port?: number;
+  via?: string[];
+  private?: boolean;
+  acceptNew?: boolean | string;
+  start?: boolean;
+}
+
+export const collect = (v: string, prev: string[] | undefined): string[] => [...(prev ?? []), v];
+
+export function parseFingerprintFlag(v: string): string {
+  if (/^(SHA256:[A-Za-z0-9+/]{20,}=*|(MD5:)?[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){15})$/.test(v)) return v;
+  throw new InvalidArgumentError('expected a host-key fingerprint such as SHA256:…; put `--` before a remote command');
+}
+
+/** Adds --user, --identity, --port, --via, --private, --accept-new, --start and the AWS options. */
+export function addConnectOptions<C extends Command>(cmd: C): C {
+  cmd
+    .option('-u, --user <user>', 'login user (default: tag tagssh:user, else from the AMI family, else settings, else ec2-user)')
+    .option('-i, --identity <file>', 'private key file (default: ~/.ssh/<KeyName>.pem or ~/.ssh/<KeyName>, then settings, then ~/.ssh/id_*)')
+    .option('-p, --port <port>', 'SSH port (default: tag tagssh:port, else settings, else 22)', (v) => parsePort(v))
+    .option('--via <bastion>', 'jump host: instance Name/id or [user@]host[:port]; repeat or comma-separate for several hops', collect)
+    .option('--private', 'connect to the private IP (implied when a jump host is used)')
+    .option('--accept-new [fingerprint]', 'trust a first-seen host key (or only this exact fingerprint); a CHANGED key is never accepted', parseFingerprintFlag)
+    .option('--start', 'if the instance is stopped, start it and wait until SSH answers');
+  return addAwsOptions(cmd);
+}
+
+/** The connectTargetFor() options these flags ask for (absent flags left out). */
+export function targetOptionsFrom(flags: ConnectFlags & { pick?: string }): TargetOptions {
+  return {
+    ...awsScopeFrom(flags),
+    ...(flags.user ? { user: flags.user } : {}),
+    ...(flags.identity ? { identity: flags.identity } : {}),
+    ...(flags.port ? { port: flags.port } : {}),
+    ...(flags.via?.length ? { via: flags.via } : {}),
+    ...(flags.private ? { private: true } : {}),
+    ...(flags.start ? { start: true } : {}),
+    ...(flags.pick ? { pick: flags.pick } : {}),
+    ...(flags.acceptNew !== undefined ? { acceptNew: flags.acceptNew } : {}),
+  };
+}
