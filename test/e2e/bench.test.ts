@@ -1,17 +1,14 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { readdirSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, openApp } from './browser.js';
+import { launchBrowser, openApp, saveScreenshot } from './browser.js';
 import { startAppLab, type AppLab } from './lab.js';
 
 // The Benchmarks view in Chromium against the real backend (moto + two sshd hosts): run a preset
 // from the UI, watch progress, confirm a preset that writes, compare results in the table and
 // the chart.
 
-const ARTIFACTS = join(process.cwd(), 'test-artifacts');
-const SCREENSHOTS = join(process.cwd(), 'docs', 'screenshots');
 
 let lab: AppLab;
 let browser: Browser;
@@ -25,8 +22,6 @@ before(async () => {
   ]);
   browser = await launchBrowser();
   ({ page, errors } = await openApp(browser, lab.server.openUrl, { width: 1400, height: 900 }));
-  mkdirSync(ARTIFACTS, { recursive: true });
-  mkdirSync(SCREENSHOTS, { recursive: true });
 });
 
 after(async () => {
@@ -34,11 +29,7 @@ after(async () => {
   await lab?.stop();
 });
 
-async function shot(name: string) {
-  const path = join(ARTIFACTS, `${name}.png`);
-  await page.screenshot({ path });
-  copyFileSync(path, join(SCREENSHOTS, `${name}.png`));
-}
+const shot = (name: string) => saveScreenshot(page, name);
 
 const view = () => page.locator('section.bench');
 

@@ -1,3 +1,5 @@
+import { copyFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 
 declare global {
@@ -34,4 +36,23 @@ export async function openApp(browser: Browser, url: string, viewport = { width:
 /** The visible text of the active terminal (xterm's DOM renderer rows). */
 export async function terminalText(page: Page): Promise<string> {
   return page.locator('[role=tabpanel]:not([hidden]) .xterm-rows').innerText();
+}
+
+const ARTIFACTS = join(process.cwd(), 'test-artifacts');
+const SCREENSHOTS = join(process.cwd(), 'docs', 'screenshots');
+
+/**
+ * Saves a screenshot of the page under test-artifacts/ (look at them). With
+ * TAGSSH_UPDATE_SCREENSHOTS=1 it also refreshes the README's copy in docs/screenshots/, so an
+ * ordinary test run never rewrites tracked files.
+ */
+export async function saveScreenshot(page: Page, name: string): Promise<string> {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  const path = join(ARTIFACTS, `${name}.png`);
+  await page.screenshot({ path });
+  if (process.env.TAGSSH_UPDATE_SCREENSHOTS === '1') {
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    copyFileSync(path, join(SCREENSHOTS, `${name}.png`));
+  }
+  return path;
 }

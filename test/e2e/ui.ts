@@ -1,16 +1,13 @@
 import { before, after } from 'node:test';
-import { existsSync, mkdirSync, copyFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, openApp, terminalText } from './browser.js';
+import { launchBrowser, openApp, saveScreenshot, terminalText } from './browser.js';
 import { startAppLab, type AppLab, type LabHostSpec } from './lab.js';
 
 // Shared by the end-to-end files: one lab + one Chromium page per file (started in before(),
 // stopped in after()), and the little verbs the tests are written in.
 
-const ARTIFACTS = join(process.cwd(), 'test-artifacts');
-const SCREENSHOTS = join(process.cwd(), 'docs', 'screenshots');
 
 export interface AppUi {
   lab: AppLab;
@@ -28,8 +25,6 @@ export function useAppUi(specs: LabHostSpec[]): AppUi {
     const opened = await openApp(ui.browser, ui.lab.server.openUrl);
     ui.page = opened.page;
     ui.errors = opened.errors;
-    mkdirSync(ARTIFACTS, { recursive: true });
-    mkdirSync(SCREENSHOTS, { recursive: true });
   });
   after(async () => {
     await ui.browser?.close();
@@ -45,11 +40,9 @@ export function verbs(ui: AppUi) {
     activePanel,
     row: (name: string) => page().locator('tr.row', { has: page().locator('.n', { hasText: new RegExp(`^${name}$`) }) }),
 
-    /** Saves a screenshot as a test artifact and as the README's copy. */
+    /** Saves a screenshot as a test artifact (and the README's copy when asked to). */
     async shot(name: string) {
-      const path = join(ARTIFACTS, `${name}.png`);
-      await page().screenshot({ path });
-      copyFileSync(path, join(SCREENSHOTS, `${name}.png`));
+      await saveScreenshot(page(), name);
     },
 
     /** Waits until the active terminal shows `text` (polling xterm's DOM rows). */

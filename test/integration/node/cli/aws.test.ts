@@ -1,41 +1,24 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startMoto, type Moto } from '../../../lab/moto.js';
 import { seedInstance, type Seeded } from '../../../lab/seed.js';
 import { ERROR_CODES } from '../../../../src/common/errors.js';
+import { runTagssh, type Run } from '../../../lab/run.js';
 
 // `tagssh list / resolve / start / stop` as a user or a script runs them: stdout, stderr and
 // exit codes of the real CLI (bin/tagssh.mjs) against moto.
 
-const root = join(import.meta.dirname, '../../../..');
 let moto: Moto;
 let home: string;
 const s: Record<string, Seeded> = {};
 const AWKWARD = 'db "primary" $(whoami) 日本 🎉\nline two';
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 function tagssh(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, [join(root, 'bin/tagssh.mjs'), ...args], {
-      env: { PATH: process.env.PATH ?? '', HOME: home, ...moto.env, TAGSSH_HOME: join(home, 'tagssh'), TAGSSH_POLL_MS: '100', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (d) => (stdout += d));
-    p.stderr.on('data', (d) => (stderr += d));
-    p.on('error', reject);
-    p.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return runTagssh(args, { PATH: process.env.PATH ?? '', HOME: home, ...moto.env, TAGSSH_HOME: join(home, 'tagssh'), TAGSSH_POLL_MS: '100', ...env });
 }
 
 /** Errors are one line plus a "→ hint" line, never a stack trace. */

@@ -1,6 +1,5 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -10,13 +9,13 @@ import { join } from 'node:path';
 import { startMoto, type Moto } from '../../../lab/moto.js';
 import { freePort } from '../../../lab/ports.js';
 import { ERROR_CODES } from '../../../../src/common/errors.js';
+import { runTagssh, type Run } from '../../../lab/run.js';
 
 // Every way AWS access can fail, as the user sees it: one line, an actionable hint, a distinct
 // exit code, no stack trace. The environment is built from scratch (env -i style) so the real
 // ~/.aws and credentials never leak in; SSO endpoints point at a closed local port so nothing
 // leaves 127.0.0.1 even if the SDK tried to refresh a token.
 
-const root = join(import.meta.dirname, '../../../..');
 let moto: Moto;
 let dir: string;
 let closedPort: number;
@@ -24,16 +23,9 @@ let fakeEc2: http.Server;
 let fakeEndpoint: string;
 const requests: string[] = [];
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 function run(args: string[], env: Record<string, string>): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, [join(root, 'bin/tagssh.mjs'), ...args], {
-      env: {
+  return runTagssh(args, {
         PATH: process.env.PATH ?? '',
         HOME: join(dir, 'empty-home'),
         TAGSSH_HOME: join(dir, 'tagssh'),
@@ -42,16 +34,7 @@ function run(args: string[], env: Record<string, string>): Promise<Run> {
         AWS_ENDPOINT_URL_SSO_OIDC: `http://127.0.0.1:${closedPort}`,
         AWS_ENDPOINT_URL_STS: `http://127.0.0.1:${closedPort}`,
         ...env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (d) => (stdout += d));
-    p.stderr.on('data', (d) => (stderr += d));
-    p.on('error', reject);
-    p.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+      });
 }
 
 function assertError(r: Run, code: keyof typeof ERROR_CODES, message: RegExp, hint: RegExp) {

@@ -1,6 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +8,7 @@ import { ImportKeyPairCommand } from '@aws-sdk/client-ec2';
 import { startMoto, type Moto } from '../../../lab/moto.js';
 import { seedInstance } from '../../../lab/seed.js';
 import { startSshd, makeKey, cleanupSshd, type SshdHost, type KeyPair } from '../../../lab/sshd.js';
+import { runTagssh, type Run } from '../../../lab/run.js';
 
 // `tagssh bench` / `tagssh results` end to end: Name tags in moto whose Elastic IPs are loopback
 // aliases with real sshd hosts behind them; results land in TAGSSH_HOME and compare from there.
@@ -19,25 +20,9 @@ let hosts: SshdHost[] = [];
 let home: string;
 let key: KeyPair;
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 function tagssh(args: string[]): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, [join(root, 'bin/tagssh.mjs'), ...args], {
-      env: { PATH: process.env.PATH, ...moto.env, HOME: home, TAGSSH_HOME: join(home, 'tagssh') },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (d) => (stdout += d));
-    p.stderr.on('data', (d) => (stderr += d));
-    p.on('error', reject);
-    p.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return runTagssh(args, { PATH: process.env.PATH, ...moto.env, HOME: home, TAGSSH_HOME: join(home, 'tagssh') });
 }
 
 const json = (r: Run) => {

@@ -8,6 +8,7 @@ import { ImportKeyPairCommand } from '@aws-sdk/client-ec2';
 import { startMoto, type Moto } from '../../../lab/moto.js';
 import { seedInstance } from '../../../lab/seed.js';
 import { startSshd, makeKey, cleanupSshd, type SshdHost, type KeyPair } from '../../../lab/sshd.js';
+import { runTagssh, type Run } from '../../../lab/run.js';
 
 // `tagssh ssh` end to end: a Name tag in moto whose Elastic IP is a loopback alias with a real
 // sshd behind it. The key comes from ~/.ssh/<KeyName>.pem (HOME is a temp dir), the user and
@@ -20,26 +21,9 @@ let home: string;
 let key: KeyPair;
 let locked: KeyPair;
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 function tagssh(args: string[], input?: string): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, [join(root, 'bin/tagssh.mjs'), ...args], {
-      env: { PATH: process.env.PATH, ...moto.env, HOME: home, TAGSSH_HOME: join(home, 'tagssh') },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (d) => (stdout += d));
-    p.stderr.on('data', (d) => (stderr += d));
-    p.on('error', reject);
-    p.on('close', (code) => resolve({ code, stdout, stderr }));
-    p.stdin.end(input ?? '');
-  });
+  return runTagssh(args, { PATH: process.env.PATH, ...moto.env, HOME: home, TAGSSH_HOME: join(home, 'tagssh') }, input);
 }
 
 function onPty(steps: unknown[], args: string[]): Promise<Run> {
