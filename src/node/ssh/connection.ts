@@ -263,6 +263,9 @@ class Connection extends EventEmitter implements SshConnection {
     private readonly clients: Client[],
   ) {
     super();
+    // Every open channel (a shell per app tab, an exec per benchmark step) listens for 'close'
+    // until it ends; a pooled connection can carry more than the default warning limit of 10.
+    this.setMaxListeners(0);
     // Any hop failing ends the whole chain: the inner connections ride on it.
     for (const [i, c] of clients.entries()) {
       c.on('error', (err: Error) => {

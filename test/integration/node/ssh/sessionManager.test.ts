@@ -73,6 +73,27 @@ describe('SessionManager', () => {
     assert.ok(!events.some((e) => e.startsWith('error:')));
   });
 
+  it('carries a dozen sessions on one pooled connection without a listener-leak warning', async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(`${w.name}: ${w.message}`);
+    process.on('warning', onWarning);
+    const sm = new SessionManager({ connectOptions: { knownHosts: store, consoleOutput: null, agent: null } });
+    const { waitFor, waitEvent } = collect(sm);
+    try {
+      const ids: string[] = [];
+      for (let i = 0; i < 12; i++) ids.push(await sm.open(target(), { cols: 80, rows: 24 }));
+      const last = ids[ids.length - 1]!;
+      sm.write(last, 'echo "n=$((6*7))"\n');
+      await waitFor(last, /n=42/);
+      for (const id of ids) sm.close(id);
+      for (const id of ids) await waitEvent(`closed:${id}:closed`);
+      await new Promise((r) => setImmediate(r)); // warnings are emitted on the next tick
+      assert.deepEqual(warnings.filter((w) => /MaxListeners/.test(w)), []);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
   it('pauses output past the high-water mark until the front end acks', async () => {
     const sm = new SessionManager({ connectOptions: { knownHosts: store, consoleOutput: null, agent: null }, flowControl: { highWater: 64 * 1024, lowWater: 16 * 1024 } });
     let bytes = 0;
