@@ -56,6 +56,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { reexecInLoopbackNamespace } from '../scripts/netns.mjs';
+
+reexecInLoopbackNamespace(); // never a packet beyond loopback, whatever a section does
+
 const root = fileURLToPath(new URL('..', import.meta.url));
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true'; // the seeding SDK's Node 20 notice
 const args = process.argv.slice(2);
