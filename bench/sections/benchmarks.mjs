@@ -86,10 +86,27 @@ export async function run(ctx) {
     ctx.log('sysinfo on 1 host and on 16 hosts');
     await tagssh(['sysinfo', ...names, '--accept-new', '--param', 'lshw=false', '--concurrency', '16']); // first contact: trust the host keys
     const runs = ctx.quick ? 1 : 3;
+    // The lab's own ceiling: the very same script over OpenSSH, one `ssh` per host, all at once.
+    const script = (await tagssh(['sysinfo', '--show-script', '--param', 'lshw=false'])).stdout;
+    const opensshRun = (h) =>
+      ctx.spawnTimed(
+        'ssh',
+        ['-i', key.privatePath, '-p', String(h.port), '-o', 'BatchMode=yes', '-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null', '-o', 'LogLevel=ERROR', `${h.user}@${h.address}`,
+          'd=$(mktemp -d) && sed "s#/tmp/tagssh-preview-run#$d#g" | sh >/dev/null; rc=$?; rm -rf "$d"; exit $rc'],
+        env,
+        { input: script },
+      );
+    const fanout = hosts.slice(PAIR.length);
     const t = await ctx.medians(
       {
         one: async () => (await tagssh(['sysinfo', names[0], '--param', 'lshw=false'])).ms,
         sixteen: async () => (await tagssh(['sysinfo', ...names, '--param', 'lshw=false', '--concurrency', '16'])).ms,
+        opensshOne: async () => (await opensshRun(fanout[0])).ms,
+        opensshSixteen: async () => {
+          const t0 = performance.now();
+          await Promise.all(fanout.map(opensshRun));
+          return performance.now() - t0;
+        },
       },
       runs,
       { warmup: 0 },
@@ -103,6 +120,15 @@ export async function run(ctx) {
       target: '<= 1.3x',
       pass: ratio <= 1.3,
       note: 'all 16 "hosts" are sshd processes on this machine, sharing its CPUs with the client',
+    });
+    const osshRatio = t.opensshSixteen.median_ms / t.opensshOne.median_ms;
+    rows.push({
+      name: 'same sysinfo script over OpenSSH: 16 hosts at once / 1 host (the lab ceiling)',
+      tagssh: { value: t.sixteen.median_ms / t.one.median_ms, unit: 'x' },
+      incumbent: { value: osshRatio, unit: 'x', label: `ssh: ${Math.round(t.opensshSixteen.median_ms)} / ${Math.round(t.opensshOne.median_ms)} ms` },
+      ratio: (t.sixteen.median_ms / t.one.median_ms) / osshRatio,
+      target: 'informational: TagSSH fan-out ratio / OpenSSH fan-out ratio (1.0 = no overhead of its own)',
+      note: 'the remote script competes for the same 2 cores whoever starts it; this row shows how much of the 16-host ratio the lab itself imposes',
     });
   } finally {
     for (const h of hosts) {
