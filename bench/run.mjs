@@ -46,8 +46,9 @@
 //     log(msg):                    progress on stderr,
 //   }
 //
-// Sections must clean up what they start, keep their run under ~2 minutes, and never send
-// traffic anywhere but 127.0.0.0/8. They run one after another, never concurrently.
+// Each section starts with an empty moto (reset before it runs). Sections must clean up what they
+// start, keep their run under ~2 minutes, and never send traffic anywhere but 127.0.0.0/8. They
+// run one after another, never concurrently.
 // ─────────────────────────────────────────────────────────────────────────────────────────────
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -261,6 +262,9 @@ async function main() {
       log(`section ${section}${mod.title ? `: ${mod.title}` : ''}`);
       const t0 = performance.now();
       try {
+        // Every section starts from an empty EC2, so instances (and names) never leak between them.
+        const reset = await fetch(`${moto.endpoint}/moto-api/reset`, { method: 'POST' });
+        if (!reset.ok) throw new Error(`moto reset failed: HTTP ${reset.status}`);
         const rows = await mod.run(ctx);
         for (const row of rows) all.push({ section, row });
       } catch (e) {
