@@ -52,7 +52,6 @@
 // ─────────────────────────────────────────────────────────────────────────────────────────────
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -76,56 +75,15 @@ const wanted = args.filter((a, i) => !a.startsWith('--') && args[i - 1] !== '--r
 const log = (msg) => process.stderr.write(`[bench] ${msg}\n`);
 const temps = [];
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitForPort(port, timeoutMs) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const ok = await new Promise((resolve) => {
-      const s = net.connect({ host: '127.0.0.1', port });
-      s.once('connect', () => (s.destroy(), resolve(true)));
-      s.once('error', () => resolve(false));
-    });
-    if (ok) return;
-    if (Date.now() > deadline) throw new Error(`moto_server did not listen on ${port}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
+/** The test lab's moto_server (test/lab/moto.ts), one for the whole run. */
 async function startMoto() {
-  const port = await freePort();
-  const proc = spawn('moto_server', ['-H', '127.0.0.1', '-p', String(port)], { stdio: ['ignore', 'ignore', 'ignore'] });
-  await waitForPort(port, 30_000);
-  const endpoint = `http://127.0.0.1:${port}`;
-  const env = {
-    AWS_ENDPOINT_URL_EC2: endpoint,
-    AWS_ACCESS_KEY_ID: 'testing',
-    AWS_SECRET_ACCESS_KEY: 'testing',
-    AWS_REGION: 'us-east-1',
-    AWS_DEFAULT_REGION: 'us-east-1',
-    AWS_EC2_METADATA_DISABLED: 'true',
-  };
-  return {
-    endpoint,
-    env,
-    async stop() {
-      if (proc.exitCode !== null) return;
-      const exited = new Promise((r) => proc.once('exit', r));
-      proc.kill('SIGTERM');
-      const t = setTimeout(() => proc.kill('SIGKILL'), 3000);
-      await exited;
-      clearTimeout(t);
-    },
-  };
+  const { tsImport } = await import('tsx/esm/api');
+  const lab = await tsImport('../test/lab/moto.ts', import.meta.url);
+  const moto = await lab.startMoto();
+  // Timed processes must not pay for the tests' connect guard (an --import in NODE_OPTIONS);
+  // the loopback-only namespace guards the bench instead.
+  const { NODE_OPTIONS: _guard, ...env } = moto.env;
+  return { endpoint: moto.endpoint, env, stop: () => moto.stop() };
 }
 
 function spawnTimed(cmd, argv, env, opts = {}) {
