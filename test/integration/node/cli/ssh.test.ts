@@ -1,6 +1,5 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, copyFileSync, chmodSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,7 +7,7 @@ import { ImportKeyPairCommand } from '@aws-sdk/client-ec2';
 import { startMoto, type Moto } from '../../../lab/moto.js';
 import { seedInstance } from '../../../lab/seed.js';
 import { startSshd, makeKey, cleanupSshd, type SshdHost, type KeyPair } from '../../../lab/sshd.js';
-import { runTagssh, type Run } from '../../../lab/run.js';
+import { runProcess, runTagssh, TAGSSH_BIN, type Run } from '../../../lab/run.js';
 
 // `tagssh ssh` end to end: a Name tag in moto whose Elastic IP is a loopback alias with a real
 // sshd behind it. The key comes from ~/.ssh/<KeyName>.pem (HOME is a temp dir), the user and
@@ -27,17 +26,8 @@ function tagssh(args: string[], input?: string): Promise<Run> {
 }
 
 function onPty(steps: unknown[], args: string[]): Promise<Run> {
-  return new Promise<Run>((resolve, reject) => {
-    const p = spawn('python3', [join(root, 'test/lab/ptyDriver.py'), '30', '100', JSON.stringify(steps), '--', process.execPath, join(root, 'bin/tagssh.mjs'), ...args], {
-      env: { PATH: process.env.PATH, ...moto.env, HOME: home, TAGSSH_HOME: join(home, 'tagssh'), TERM: 'xterm-256color' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (d) => (stdout += d));
-    p.stderr.on('data', (d) => (stderr += d));
-    p.on('error', reject);
-    p.on('close', (code) => resolve({ code, stdout, stderr }));
+  return runProcess('python3', [join(root, 'test/lab/ptyDriver.py'), '30', '100', JSON.stringify(steps), '--', process.execPath, TAGSSH_BIN, ...args], {
+    env: { PATH: process.env.PATH, ...moto.env, HOME: home, TAGSSH_HOME: join(home, 'tagssh'), TERM: 'xterm-256color' },
   });
 }
 
