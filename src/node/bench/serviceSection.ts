@@ -29,6 +29,27 @@ export function benchSection(o: BenchSectionOptions = {}): HandlerSection {
       return instance ? { target, instance } : { target };
     }
 
+    /**
+     * Runs a batch (or a re-attach) in the background under `batchId`: its events go to the UI
+     * without the raw output (that stays in the store), and a final batchDone says how it ended.
+     */
+    function inBackground(batchId: string, work: (signal: AbortSignal, onEvent: (e: BenchEvent) => void) => Promise<unknown>): void {
+      const ac = new AbortController();
+      batches.set(batchId, ac);
+      const onEvent = (event: BenchEvent) => {
+        if (event.type === 'finished') {
+          const { raw: _raw, ...summary } = event.result;
+          emit('bench.event', { batchId, event: { ...event, result: summary } });
+        } else emit('bench.event', { batchId, event });
+      };
+      work(ac.signal, onEvent)
+        .then(
+          () => emit('bench.event', { batchId, event: { type: 'batchDone', runId: batchId } }),
+          (e) => emit('bench.event', { batchId, event: { type: 'batchDone', runId: batchId, error: toAppError(e).toJSON() } }),
+        )
+        .finally(() => batches.delete(batchId));
+    }
+
     const handlers: Partial<Handlers> = {
       'bench.presets'() {
         return {
@@ -56,18 +77,9 @@ export function benchSection(o: BenchSectionOptions = {}): HandlerSection {
         const [hosts, peer, store] = await Promise.all([Promise.all(input.instances.map((i) => hostFor(i, input.acceptNew))), input.peer ? hostFor(input.peer, input.acceptNew) : undefined, storeOf()]);
         const batchId = input.batchId ?? newRunId();
         if (batches.has(batchId)) throw new AppError('INVALID_INPUT', `Batch ${batchId} is already running.`);
-        const ac = new AbortController();
-        batches.set(batchId, ac);
-        const send = (event: BenchEvent) => {
-          if (event.type === 'finished') {
-            const { raw: _raw, ...summary } = event.result;
-            emit('bench.event', { batchId, event: { ...event, result: summary } });
-          } else emit('bench.event', { batchId, event });
-        };
-        runBench({ preset: p.id, params, hosts, ...(peer ? { peer } : {}), batchId, signal: ac.signal, store, onEvent: send, ...(input.concurrency ? { concurrency: input.concurrency } : {}) }).then(
-          () => emit('bench.event', { batchId, event: { type: 'batchDone', runId: batchId } }),
-          (e) => emit('bench.event', { batchId, event: { type: 'batchDone', runId: batchId, error: toAppError(e).toJSON() } }),
-        ).finally(() => batches.delete(batchId));
+        inBackground(batchId, (signal, onEvent) =>
+          runBench({ preset: p.id, params, hosts, ...(peer ? { peer } : {}), batchId, signal, store, onEvent, ...(input.concurrency ? { concurrency: input.concurrency } : {}) }),
+        );
         return { batchId };
       },
       async 'bench.attach'({ id, batchId }) {
@@ -79,20 +91,7 @@ export function benchSection(o: BenchSectionOptions = {}): HandlerSection {
         };
         const [host, peer] = await Promise.all([hostFor(ref(result.instance)), result.peer ? hostFor(ref(result.peer)) : undefined]);
         const { attachRun } = await import('./runner.js');
-        const ac = new AbortController();
-        batches.set(batchId, ac);
-        const send = (event: BenchEvent) => {
-          if (event.type === 'finished') {
-            const { raw: _raw, ...summary } = event.result;
-            emit('bench.event', { batchId, event: { ...event, result: summary } });
-          } else emit('bench.event', { batchId, event });
-        };
-        attachRun(result, { host, ...(peer ? { peer } : {}) }, { store, signal: ac.signal, onEvent: send })
-          .then(
-            () => emit('bench.event', { batchId, event: { type: 'batchDone', runId: batchId } }),
-            (e) => emit('bench.event', { batchId, event: { type: 'batchDone', runId: batchId, error: toAppError(e).toJSON() } }),
-          )
-          .finally(() => batches.delete(batchId));
+        inBackground(batchId, (signal, onEvent) => attachRun(result, { host, ...(peer ? { peer } : {}) }, { store, signal, onEvent }));
         return null;
       },
       'bench.cancel'({ batchId }) {
