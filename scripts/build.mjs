@@ -22,44 +22,26 @@ if (want('cli')) {
   // test, a parallel build) never finds dist/cli half-deleted.
   const stage = at(`dist/cli.build-${process.pid}`);
   rmSync(stage, { recursive: true, force: true });
+  const cliBase = {
+    outdir: stage,
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    outExtension: { '.js': '.mjs' },
+    minifySyntax: true,
+    minifyWhitespace: true,
+    legalComments: 'none',
+    sourcemap: 'linked',
+    logLevel: 'warning',
+    // Bundled CommonJS dependencies call require(); give ESM chunks a real one.
+    banner: { js: "import { createRequire as __tagsshCreateRequire } from 'node:module'; const require = __tagsshCreateRequire(import.meta.url);" },
+  };
   const cliJobs = [
-    build({
-      entryPoints: { tagssh: at('src/node/cli/main.ts') },
-      outdir: stage,
-      bundle: true,
-      splitting: true,
-      format: 'esm',
-      platform: 'node',
-      target: 'node20',
-      outExtension: { '.js': '.mjs' },
-      chunkNames: 'chunks/[name]-[hash]',
-      external: nodeExternal,
-      minifySyntax: true,
-      minifyWhitespace: true,
-      legalComments: 'none',
-      sourcemap: 'linked',
-      logLevel: 'warning',
-      // Bundled CommonJS dependencies call require(); give ESM chunks a real one.
-      banner: { js: "import { createRequire as __tagsshCreateRequire } from 'node:module'; const require = __tagsshCreateRequire(import.meta.url);" },
-    }),
+    build({ ...cliBase, entryPoints: { tagssh: at('src/node/cli/main.ts') }, splitting: true, chunkNames: 'chunks/[name]-[hash]', external: nodeExternal }),
     // `tagssh resolve` fast path: one self-contained module (no chunks to load); the AWS SDK's
     // credential chain, needed only for profiles/SSO, stays in node_modules and loads on demand.
-    build({
-      entryPoints: { 'tagssh-resolve': at('src/node/cli/resolveMain.ts') },
-      outdir: stage,
-      bundle: true,
-      format: 'esm',
-      platform: 'node',
-      target: 'node20',
-      outExtension: { '.js': '.mjs' },
-      external: [...nodeExternal, '@aws-sdk/*', '@smithy/*'],
-      minifySyntax: true,
-      minifyWhitespace: true,
-      legalComments: 'none',
-      sourcemap: 'linked',
-      logLevel: 'warning',
-      banner: { js: "import { createRequire as __tagsshCreateRequire } from 'node:module'; const require = __tagsshCreateRequire(import.meta.url);" },
-    }),
+    build({ ...cliBase, entryPoints: { 'tagssh-resolve': at('src/node/cli/resolveMain.ts') }, external: [...nodeExternal, '@aws-sdk/*', '@smithy/*'] }),
   ];
   jobs.push(
     Promise.all(cliJobs).then(() => swapIn(stage, at('dist/cli'))),
