@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LAB_SESSION_ENV, makeKey, SSHD_BIN, type KeyPair } from './sshd.js';
+import { labSessionEnv, makeKey, SSHD_BIN, type KeyPair } from './sshd.js';
 import { waitForFile } from './wait.js';
 
 // A private network namespace for hosts the test client must NOT reach directly — a target
@@ -82,7 +82,7 @@ export async function startNetns(): Promise<Netns> {
         'AllowTcpForwarding yes',
         'PrintMotd no',
         'LogLevel VERBOSE',
-        `SetEnv TAGSSH_TEST_HOST=${o.address} ${LAB_SESSION_ENV}`,
+        `SetEnv TAGSSH_TEST_HOST=${o.address} ${labSessionEnv(dir)}`,
         ...(o.extraConfig ?? []),
       ];
       writeFileSync(join(dir, `sshd${id}.conf`), cfg.join('\n') + '\n');

@@ -10,12 +10,16 @@ import { freePort, waitForPort } from './ports.js';
 export const SSHD_BIN = process.env.SSHD_BIN ?? '/usr/sbin/sshd';
 
 /**
- * Extra environment for every lab login. The login shell is this machine's own bash, whose
- * ~/.bashrc may run `pyenv init`, which rehashes shims under a global lock on every login:
- * concurrent logins queue on it and a login killed mid-rehash leaves the lock behind, stalling
- * every later login for 60 s. With a zero timeout, a held lock is skipped instead of awaited.
+ * Extra environment for every lab login: a HOME of the lab's own. The login shell is this
+ * machine's bash, and the machine's own ~/.bashrc may do anything (here: `pyenv init`, which
+ * rehashes shims under a global lock on every login, so concurrent logins stall or print lock
+ * errors into the session's stderr). With an empty HOME, sessions see what a fresh host shows.
  */
-export const LAB_SESSION_ENV = 'PYENV_REHASH_TIMEOUT=0';
+export function labSessionEnv(dir: string): string {
+  const home = join(dir, 'home');
+  mkdirSync(home, { recursive: true, mode: 0o700 });
+  return `HOME=${home}`;
+}
 
 export type KeyType = 'ed25519' | 'rsa' | 'ecdsa';
 
@@ -107,7 +111,7 @@ export async function startSshd(opts: SshdOptions = {}): Promise<SshdHost> {
       'MaxSessions 50',
       'ClientAliveInterval 0',
       'Subsystem sftp internal-sftp',
-      `SetEnv TAGSSH_TEST_HOST=${address} ${LAB_SESSION_ENV}`,
+      `SetEnv TAGSSH_TEST_HOST=${address} ${labSessionEnv(dir)}`,
       ...(opts.extraConfig ?? []),
     ];
     writeFileSync(join(dir, 'sshd_config'), cfg.join('\n') + '\n');
