@@ -77,6 +77,7 @@ export function createSettingsView(deps: SettingsViewDeps): SettingsView {
       port: Number(f.port.input.value || 22),
       jumpHost: orNull(f.jumpHost.input.value),
       terminal: { fontFamily: f.fontFamily.input.value.trim(), fontSize: Number(f.fontSize.input.value || 13), theme: theme.value as Settings['terminal']['theme'] },
+      language: deps.settings().language,
     };
     message.className = 'form-message';
     message.textContent = 'Saving…';

@@ -30,6 +30,8 @@ export const SettingsSchema = z.object({
   /** Jump host as [user@]host[:port] or an instance Name; null = direct. */
   jumpHost: optionalText,
   terminal: TerminalSettingsSchema.prefault({}),
+  /** The app's language: 'auto' follows the OS locale. The CLI stays English. */
+  language: z.enum(['auto', 'en', 'ja']).default('auto'),
 });
 export type Settings = z.infer<typeof SettingsSchema>;
 

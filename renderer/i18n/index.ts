@@ -1,0 +1,57 @@
+// The app's words in English and Japanese. Each feature keeps its own catalogue next to its code
+// (`defineMessages({ en: {...}, ja: {...} })`); the type makes both languages carry the same keys,
+// so a missing translation is a compile error, not a blank label. The contract carries error codes
+// and data; only the renderer turns them into words.
+
+export const LOCALES = ['en', 'ja'] as const;
+export type Locale = (typeof LOCALES)[number];
+export type LocalePreference = Locale | 'auto';
+export type MessageParams = Record<string, string | number>;
+
+let current: Locale = 'en';
+const listeners = new Set<(locale: Locale) => void>();
+
+/** The locale for a Settings preference: 'auto' follows the OS/browser languages, first match wins. */
+export function pickLocale(preference: LocalePreference, languages: readonly string[]): Locale {
+  if (preference !== 'auto') return preference;
+  for (const tag of languages) {
+    const base = tag.toLowerCase().split('-')[0];
+    if ((LOCALES as readonly string[]).includes(base ?? '')) return base as Locale;
+  }
+  return 'en';
+}
+
+export function getLocale(): Locale {
+  return current;
+}
+
+/** Switches every catalogue at once and tells the views that asked to be told. */
+export function setLocale(locale: Locale): void {
+  if (locale === current) return;
+  current = locale;
+  if (typeof document !== 'undefined') document.documentElement.lang = locale;
+  for (const cb of listeners) cb(locale);
+}
+
+export function onLocaleChange(cb: (locale: Locale) => void): () => void {
+  listeners.add(cb);
+  return () => listeners.delete(cb);
+}
+
+/** `{name}` placeholders are replaced by params; values are plain text (the DOM builder never parses markup). */
+export function format(template: string, params?: MessageParams): string {
+  if (!params) return template;
+  return template.replace(/\{(\w+)\}/g, (whole, key: string) => (Object.hasOwn(params, key) ? String(params[key]) : whole));
+}
+
+export type Translate<K extends string> = (key: K, params?: MessageParams) => string;
+
+/** A feature's catalogue: returns its `t()`, which reads the current locale on every call. */
+export function defineMessages<K extends string>(catalogue: { en: Record<K, string>; ja: Record<K, string> }): Translate<K> {
+  return (key, params) => format(catalogue[current][key] ?? catalogue.en[key], params);
+}
+
+/** Dates and numbers in the current locale (Intl), so a Japanese UI shows 2026/11/30 etc. */
+export function formatDateTime(epochMs: number, opts: Intl.DateTimeFormatOptions = { dateStyle: 'short', timeStyle: 'short' }): string {
+  return new Intl.DateTimeFormat(current === 'ja' ? 'ja-JP' : 'en-GB', opts).format(epochMs);
+}
