@@ -5,6 +5,7 @@ import { addAwsOptions, awsScopeFrom, type AwsFlags } from '../options.js';
 
 interface ListFlags extends AwsFlags {
   json?: boolean;
+  filter?: string;
   cache?: 'prefer' | 'refresh' | 'off';
 }
 
@@ -14,6 +15,7 @@ export function register(program: Command): void {
     .alias('ls')
     .description('list EC2 instances with Name, id, state, type, zone and addresses')
     .option('--json', 'print the instances as a JSON array')
+    .option('--filter <words>', 'only instances matching every word: key=value for a tag (as the app shows them), or part of a name, id, IP, type or zone')
     .option('--cache <mode>', 'prefer (cached list if any), refresh (ask EC2, update cache), off', 'refresh');
   addAwsOptions(cmd).action(async (flags: ListFlags) => {
     const { withJsonErrors, printJson, printable, table } = await import('../output.js');
@@ -22,23 +24,29 @@ export function register(program: Command): void {
       const mode = flags.cache ?? 'refresh';
       if (!['prefer', 'refresh', 'off'].includes(mode)) throw new AppError('INVALID_INPUT', `Unknown --cache mode "${mode}".`, 'Use --cache prefer, refresh or off.');
       const { listInstances } = await import('../../aws/inventory.js');
-      const instances = await listInstances(awsScopeFrom(flags), { useCache: mode });
+      const { filterInstances } = await import('../../../common/model/filter.js');
+      const scope = awsScopeFrom(flags);
+      const all = await listInstances(scope, { useCache: mode });
+      const instances = flags.filter ? filterInstances(all, flags.filter) : all;
       if (flags.json) return printJson(instances);
       if (instances.length === 0) {
-        process.stderr.write('No instances in this profile/region (try --region all).\n');
+        process.stderr.write(all.length ? `No instance matches --filter ${JSON.stringify(flags.filter)} (${all.length} listed before filtering).\n` : 'No instances in this profile/region (try --region all).\n');
         return;
       }
-      const multiRegion = new Set(instances.map((i) => i.region)).size > 1;
+      // Several regions (or "all"): a REGION column, so rows from different regions are told apart.
+      const multiRegion = new Set(instances.map((i) => i.region)).size > 1 || (scope.regions ?? []).includes('all') || (scope.regions?.length ?? 0) > 1;
       const rows = instances.map((i) => [
         i.name === null ? '-' : printable(i.name),
         i.id,
         i.state,
         i.type,
-        (multiRegion ? i.az ?? i.region : i.az) ?? '-',
+        ...(multiRegion ? [i.region] : []),
+        i.az ?? '-',
         i.publicIp ? `${i.publicIp}${i.isElasticIp ? ' (eip)' : ''}` : '-',
         i.privateIp ?? '-',
       ]);
-      process.stdout.write(table(['NAME', 'INSTANCE', 'STATE', 'TYPE', 'ZONE', 'PUBLIC IP', 'PRIVATE IP'], rows));
+      const header = ['NAME', 'INSTANCE', 'STATE', 'TYPE', ...(multiRegion ? ['REGION'] : []), 'ZONE', 'PUBLIC IP', 'PRIVATE IP'];
+      process.stdout.write(table(header, rows));
     });
   });
 }
