@@ -36,7 +36,9 @@ export const instanceCalls = {
   'instances.start': call(InstanceRefSchema, InstanceSchema),
   'instances.stop': call(InstanceRefSchema, InstanceSchema),
   /** Profile names from ~/.aws/{config,credentials} plus Settings; never any credential. */
-  'aws.profiles': call(z.object({}), z.object({ profiles: z.array(z.string()), defaultRegion: z.string().nullable() })),
+  'aws.profiles': call(z.object({}), z.object({ profiles: z.array(z.string()), defaultRegion: z.string().nullable(), defaultProfile: z.string().optional() })),
+  /** Regions enabled for the account (DescribeRegions, cached for a day; refresh asks again). */
+  'aws.regions': call(z.object({ profile: Name.optional(), refresh: z.boolean().default(false) }), z.object({ regions: z.array(RegionNameSchema) })),
 };
 export const instanceEvents = {
   'instances.updated': InstanceListSchema.extend({ scopeKey: z.string() }),

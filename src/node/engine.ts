@@ -3,7 +3,7 @@ import type { Engine, EngineScope } from './service.js';
 import { inventoryCachePath, listInstances, readCached } from './aws/inventory.js';
 import { regionsOf } from './aws/regions.js';
 import { startInstance, stopInstance } from './aws/lifecycle.js';
-import { defaultRegion, listProfiles } from './aws/scope.js';
+import { defaultRegion, listProfiles, profileOf } from './aws/scope.js';
 import { KnownHostsStore } from './ssh/knownHosts.js';
 import { SessionManager } from './ssh/sessionManager.js';
 import { connectTargetFor, type TargetOptions } from './ssh/target.js';
@@ -48,8 +48,9 @@ export function createEngine(): Engine {
     async listProfiles() {
       const profiles = (await listProfiles().catch(() => [])).map((p) => p.name);
       const region = await defaultRegion({}).catch(() => null);
-      return { profiles, defaultRegion: region };
+      return { profiles, defaultRegion: region, defaultProfile: profileOf({}) };
     },
+    listRegions: (scope, fresh) => regionsOf({ ...scope, regions: ['all'] }, { fresh }),
     async forgetHostKey(instanceId) {
       return new KnownHostsStore().forget({ instanceId }).length > 0;
     },

@@ -22,7 +22,9 @@ export interface Engine {
   listInstances(scope: EngineScope, opts: { refresh: boolean; onUpdate: (list: InstanceList) => void }): Promise<InstanceList>;
   startInstance(id: string, scope: EngineScope & { region: string }): Promise<Instance>;
   stopInstance(id: string, scope: EngineScope & { region: string }): Promise<Instance>;
-  listProfiles(): Promise<{ profiles: string[]; defaultRegion: string | null }>;
+  listProfiles(): Promise<{ profiles: string[]; defaultRegion: string | null; defaultProfile?: string }>;
+  /** Regions enabled for the account; `fresh` skips the day-long cache. */
+  listRegions?(scope: EngineScope, fresh: boolean): Promise<string[]>;
   forgetHostKey(instanceId: string): Promise<boolean>;
   sessions: SessionPort;
   /** Resolves the ref and opens a shell; returns the session id and a label for the tab. */
@@ -228,6 +230,11 @@ export function createAppService(deps: AppServiceDeps): AppService {
           const found = await engine.listProfiles();
           const extra = settings.get().profiles;
           return { ...found, profiles: [...new Set([...found.profiles, ...extra])].sort() };
+        },
+        async 'aws.regions'(input) {
+          if (!engine.listRegions) throw new AppError('INTERNAL', 'This backend cannot list regions.');
+          const scope = scopeFrom(input.profile ? { profile: input.profile } : {}, settings.get());
+          return { regions: await engine.listRegions({ ...(scope.profile ? { profile: scope.profile } : {}) }, input.refresh) };
         },
         async 'session.open'(input: Parsed<'session.open'>) {
           const s = settings.get();
