@@ -21,7 +21,7 @@ export const PresetIdSchema = z.enum(PRESET_IDS);
 export const PRESETS: Record<PresetId, PresetDef> = { sysinfo, cpufreq, unixbench, iperf3, fio, dd, smallfiles, listing } as unknown as Record<PresetId, PresetDef>;
 
 export function getPreset(id: string): PresetDef {
-  const p = (PRESETS as Record<string, PresetDef | undefined>)[id];
+  const p = Object.hasOwn(PRESETS, id) ? (PRESETS as Record<string, PresetDef | undefined>)[id] : undefined;
   if (!p) throw new AppError('INVALID_INPUT', `Unknown benchmark preset "${id}".`, `Use one of: ${PRESET_IDS.join(', ')}.`);
   return p;
 }

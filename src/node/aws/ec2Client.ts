@@ -48,11 +48,18 @@ const NETWORK_RETRYABLE = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAI
 export function endpointFor(region: string, override?: string): URL {
   const raw = override ?? process.env.AWS_ENDPOINT_URL_EC2 ?? process.env.AWS_ENDPOINT_URL;
   if (raw) {
+    let url: URL;
     try {
-      return new URL(raw);
+      url = new URL(raw);
     } catch {
       throw new AppError('INVALID_INPUT', `The EC2 endpoint "${raw}" is not a valid URL.`, 'Fix AWS_ENDPOINT_URL_EC2 (e.g. http://127.0.0.1:5000) or unset it.');
     }
+    // Signed requests carry the access key id and any session token in headers: over plain
+    // http they may only go to this machine.
+    if (url.protocol === 'http:' && !/^(localhost|127(\.\d{1,3}){3}|\[::1\])$/.test(url.hostname)) {
+      throw new AppError('INVALID_INPUT', `The EC2 endpoint "${raw}" is plain http:// on another host: your AWS credentials and session token would cross the network unencrypted.`, 'Use an https:// endpoint, or an http:// one on 127.0.0.1 or localhost.');
+    }
+    return url;
   }
   if (!/^[a-z]{2}(-[a-z]+)+-\d+$/.test(region)) {
     throw new AppError('BAD_REGION', `"${region}" is not an AWS region name.`, 'Use a region code such as us-east-1 or eu-west-2 (see `aws ec2 describe-regions`).');
@@ -202,6 +209,9 @@ function finalError(e: unknown, endpoint: URL, region: string): AppError {
   return new AppError('AWS_API', `EC2 request failed: ${msg}`, 'Try again; run with --debug for details.');
 }
 
+/** A DescribeInstances page (≤ 1,000 instances) is a few MB; anything this big is not EC2. */
+export const MAX_RESPONSE_BYTES = 64 * 2 ** 20;
+
 // node:https drags in TLS (~10 ms of start-up); load it only for https endpoints.
 let httpsModule: Promise<typeof http> | undefined;
 
@@ -220,7 +230,14 @@ async function post(url: URL, headers: Record<string, string>, body: string, tim
       },
       (res) => {
         const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
+        let size = 0;
+        res.on('data', (c: Buffer) => {
+          size += c.length;
+          if (size > MAX_RESPONSE_BYTES) {
+            req.destroy();
+            reject(new AppError('AWS_API', `EC2 at ${url.origin} sent a response larger than ${MAX_RESPONSE_BYTES / 2 ** 20} MB; TagSSH stopped reading it.`, 'Check that the endpoint is really EC2 (AWS_ENDPOINT_URL_EC2), or query one region at a time.'));
+          } else chunks.push(c);
+        });
         res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
         res.on('error', (e) => reject(netError(e)));
       },

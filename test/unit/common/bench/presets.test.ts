@@ -123,3 +123,11 @@ describe('comparison and export', () => {
     assert.deepEqual(h.get('m5.large')!.map((p) => p.value), [100, 90]);
   });
 });
+
+describe('getPreset on hostile ids', () => {
+  it('refuses names of Object.prototype members as unknown presets', () => {
+    for (const id of ['__proto__', 'constructor', 'toString', 'hasOwnProperty']) {
+      assert.throws(() => getPreset(id), (e: { code?: string }) => e.code === 'INVALID_INPUT');
+    }
+  });
+});

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { XMLParser } from 'fast-xml-parser';
-import { decodeEntities, parseXml } from '../../../../src/node/aws/xml.js';
+import { decodeEntities, parseXml, MAX_XML_CHARS } from '../../../../src/node/aws/xml.js';
 
 // xml.ts replaces fast-xml-parser on the CLI's hot path; it must read EC2 responses identically.
 const reference = new XMLParser({
@@ -59,6 +59,11 @@ function withoutWhitespaceText(v: unknown): unknown {
   return v;
 }
 
+/** Nodes have no prototype (a hostile `<__proto__>` is just a key); compare them as plain data. */
+function plain(v: unknown): unknown {
+  return JSON.parse(JSON.stringify(v)) as unknown;
+}
+
 /** fast-xml-parser's view, minus the XML declaration it reports as a '?xml' key. */
 function expected(xml: string): unknown {
   const { '?xml': _decl, ...doc } = reference.parse(xml) as Record<string, unknown>;
@@ -66,11 +71,11 @@ function expected(xml: string): unknown {
 }
 
 test('parses a moto-style response exactly like fast-xml-parser', () => {
-  assert.deepEqual(parseXml(MOTO), expected(MOTO));
+  assert.deepEqual(plain(parseXml(MOTO)), expected(MOTO));
 });
 
 test('parses a pretty-printed AWS response like fast-xml-parser (ignoring inter-element whitespace)', () => {
-  assert.deepEqual(parseXml(AWS_PRETTY), expected(AWS_PRETTY));
+  assert.deepEqual(plain(parseXml(AWS_PRETTY)), expected(AWS_PRETTY));
 });
 
 test('keeps tag values verbatim: quotes, $(), newlines, entities, padding, leading zeros, empty', () => {
@@ -84,7 +89,7 @@ test('keeps tag values verbatim: quotes, $(), newlines, entities, padding, leadi
 });
 
 test('a single <item> is still an array; self-closing elements are empty strings', () => {
-  assert.deepEqual(parseXml('<R><set><item><a>1</a></item></set><empty/></R>'), { R: { set: { item: [{ a: '1' }] }, empty: '' } });
+  assert.deepEqual(plain(parseXml('<R><set><item><a>1</a></item></set><empty/></R>')), { R: { set: { item: [{ a: '1' }] }, empty: '' } });
 });
 
 test('rejects truncated or mismatched documents', () => {
@@ -107,8 +112,45 @@ test('any tag value survives escaping and parsing (property)', () => {
       const xml = `<R><tagSet><item><key>Name</key><value>${escapeXml(value)}</value></item></tagSet></R>`;
       const mine = parseXml(xml);
       assert.equal(at(mine, 'R', 'tagSet', 'item', 0, 'value'), value);
-      assert.deepEqual(mine, expected(xml));
+      assert.deepEqual(plain(mine), expected(xml));
     }),
     { numRuns: 300 },
   );
+});
+
+// A hostile or broken endpoint: each of these once froze, crashed or corrupted the parser.
+
+test('an unclosed tag, comment or CDATA section of 240 KB is refused as not closed (one forward pass)', () => {
+  const big = 240 * 1024;
+  assert.throws(() => parseXml(`<R>${'<a '.repeat(big / 3)}`), /a tag is not closed/);
+  assert.throws(() => parseXml(`<R>${'<!--'.repeat(big / 4)}`), /a comment is not closed/);
+  assert.throws(() => parseXml(`<R><![CDATA[${'x'.repeat(big)}`), /a CDATA section is not closed/);
+  assert.throws(() => parseXml(`<R>${'<a>'.repeat(big / 3)}`), /nest deeper than 256 levels/);
+});
+
+test('out-of-range character references decode to U+FFFD instead of throwing', () => {
+  assert.equal(decodeEntities('a&#99999999;b'), 'a\uFFFDb');
+  assert.equal(decodeEntities('&#x110000;&#xD800;&#0;&#65;'), '\uFFFD\uFFFD\uFFFDA');
+  assert.equal(at(parseXml('<R><v>&#9999999999;</v></R>'), 'R', 'v'), '\uFFFD');
+});
+
+test('<__proto__> and <constructor> are ordinary keys: no node gains a prototype from the document', () => {
+  const doc = parseXml('<R><__proto__><polluted>yes</polluted></__proto__><constructor>c</constructor></R>');
+  const r = at(doc, 'R') as Record<string, unknown>;
+  assert.equal(Object.getPrototypeOf(r), null);
+  assert.ok(Object.hasOwn(r, '__proto__'));
+  assert.deepEqual(plain(r['__proto__']), { polluted: 'yes' });
+  assert.equal(r['constructor'], 'c');
+  assert.equal((r as { polluted?: unknown }).polluted, undefined);
+  assert.equal(({} as { polluted?: unknown }).polluted, undefined);
+});
+
+test('CDATA is taken verbatim, never entity-decoded', () => {
+  assert.equal(at(parseXml('<R><v>&amp;<![CDATA[&amp;<b>]]>&lt;</v></R>'), 'R', 'v'), '&&amp;<b><');
+});
+
+test('documents over the size cap are refused before any work', () => {
+  assert.ok(MAX_XML_CHARS >= 16 * 1024 * 1024);
+  assert.throws(() => parseXml('<R>0123456789</R>', { maxChars: 10, maxDepth: 256 }), /larger than 10 characters/);
+  assert.deepEqual(plain(parseXml('<R>0123</R>', { maxChars: 11, maxDepth: 256 })), { R: '0123' });
 });
