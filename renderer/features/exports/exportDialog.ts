@@ -1,79 +1,206 @@
 import type { Instance } from '../../../src/common/model/instance.js';
 import type { Settings } from '../../../src/common/model/settings.js';
 import { AppError } from '../../../src/common/errors.js';
-import { sshConfigBlock, sshConfigHostsFrom, teraTermFileNames, teraTermHostsFrom, teraTermMacro, teraTermMenuMacro, type ExportFile } from '../../../src/common/export/index.js';
+import { sshConfigBlock, sshConfigHostsFrom, teraTermFileNames, teraTermHostsFrom, teraTermMacro, teraTermMenuMacro, type ExportFile, type TtlAuth } from '../../../src/common/export/index.js';
 import { h, clear } from '../../lib/dom.js';
+import { onLocaleChange } from '../../i18n/index.js';
+import { t } from './messages.js';
 
 // Export the listed instances as an OpenSSH config block or Tera Term macros. The generators are
 // the engine's pure ones (src/common/export), the same the CLI writes to disk; here they produce
 // a preview to copy or download. Nothing secret goes in: key *paths* only, never keys.
 
-type Format = 'ssh-config' | 'teraterm';
+export type ExportFormat = 'ssh-config' | 'teraterm';
 
-export function generateExport(format: Format, instances: readonly Instance[], settings: Settings, exportedAt = new Date().toISOString()): ExportFile[] {
-  if (instances.length === 0) throw new AppError('EXPORT_INVALID', 'No instances to export.', 'Clear the filter or pick another region.');
+export interface ExportChoices {
+  format: ExportFormat;
+  /** OpenSSH: IdentityFile for every host (default: the Settings' key file). */
+  sshKeyFile?: string | null;
+  /** Tera Term: how TTSSH authenticates; 'publickey' needs `keyFile` (an absolute Windows path). */
+  auth?: Extract<TtlAuth, 'publickey' | 'pageant' | 'password'>;
+  keyFile?: string | null;
+  keyHasPassphrase?: boolean;
+  mode?: 'dynamic' | 'static';
+  helper?: 'tagssh' | 'aws-cli';
+}
+
+const WINDOWS_PATH = /^(?:[A-Za-z]:[\\/]|\\\\[^\\/]+[\\/])/;
+
+/** The files an export writes; throws EXPORT_INVALID in the app's words for what the dialog can fix. */
+export function generateExport(choices: ExportChoices, instances: readonly Instance[], settings: Settings, exportedAt = new Date().toISOString()): ExportFile[] {
+  if (instances.length === 0) throw new AppError('EXPORT_INVALID', t('noneSelected'), t('noneSelectedHint'));
   const user = settings.defaultUser ?? undefined;
-  if (format === 'ssh-config') {
-    const hosts = sshConfigHostsFrom(instances, { ...(user ? { user } : {}), ...(settings.identityFile ? { identityFile: settings.identityFile } : {}), ...(settings.jumpHost ? { jump: settings.jumpHost } : {}) });
+  if (choices.format === 'ssh-config') {
+    const identityFile = choices.sshKeyFile === undefined ? settings.identityFile : choices.sshKeyFile;
+    const hosts = sshConfigHostsFrom(instances, { ...(user ? { user } : {}), ...(identityFile ? { identityFile } : {}), ...(settings.jumpHost ? { jump: settings.jumpHost } : {}) });
     const block = sshConfigBlock(hosts, { profile: settings.profile, exportedAt });
     return [{ fileName: 'tagssh_config', content: `${block.text}\n` }];
   }
-  const hosts = teraTermHostsFrom(instances, user ? { user } : {});
-  const opts = { profile: settings.profile, exportedAt };
+  const auth = choices.auth ?? (choices.keyFile ? 'publickey' : 'pageant');
+  const keyFile = choices.keyFile?.trim() || null;
+  if (auth === 'publickey') {
+    if (!keyFile) throw new AppError('EXPORT_INVALID', t('keyFileMissing'), t('keyFileMissingHint'));
+    if (!WINDOWS_PATH.test(keyFile)) throw new AppError('EXPORT_INVALID', t('keyFileNotWindows', { path: keyFile }), t('keyFileNotWindowsHint'));
+  }
+  const hosts = teraTermHostsFrom(instances, { ...(user ? { user } : {}), auth, ...(auth === 'publickey' && keyFile ? { keyFile, keyHasPassphrase: !!choices.keyHasPassphrase } : {}) });
+  const opts = { profile: settings.profile, exportedAt, mode: choices.mode ?? 'dynamic', helper: choices.helper ?? 'tagssh' };
   const names = teraTermFileNames(hosts);
   return [teraTermMenuMacro(hosts, opts), ...hosts.map((host, i) => teraTermMacro(host, opts, names[i]))];
 }
 
 export function openExportDialog(instances: readonly Instance[], settings: Settings): void {
-  const format = h('select', { 'aria-label': 'Export format' }, h('option', { value: 'ssh-config', text: 'OpenSSH config (Host blocks via `tagssh proxy`)' }), h('option', { value: 'teraterm', text: 'Tera Term macros (.ttl)' }));
+  const selected = new Set(instances.map((i) => i.id));
+  const title = h('h2', {});
+  const format = h('select', {}, h('option', { value: 'ssh-config' }), h('option', { value: 'teraterm' }));
+  const sshKey = h('input', { type: 'text', spellcheck: 'false', autocomplete: 'off', value: settings.identityFile ?? '' });
+  const auth = h('select', {}, h('option', { value: 'pageant' }), h('option', { value: 'publickey' }), h('option', { value: 'password' }));
+  const keyFile = h('input', { type: 'text', spellcheck: 'false', autocomplete: 'off' });
+  const passphrase = h('input', { type: 'checkbox' });
+  const mode = h('select', {}, h('option', { value: 'dynamic' }), h('option', { value: 'static' }));
+  const helper = h('select', {}, h('option', { value: 'tagssh' }), h('option', { value: 'aws-cli' }));
+  const labels = new Map<HTMLElement, Parameters<typeof t>[0]>();
+  const labelled = (control: HTMLElement, key: Parameters<typeof t>[0], id: string) => {
+    control.id = id;
+    const label = h('label', { for: id });
+    labels.set(label, key);
+    return h('div', { class: 'field' }, label, control);
+  };
+  const sshOptions = h('div', { class: 'export-options' }, labelled(sshKey, 'sshKeyLabel', 'export-ssh-key'));
+  const passphraseLabel = h('label', { class: 'check' }, passphrase, h('span', {}));
+  const ttOptions = h('div', { class: 'export-options' }, labelled(auth, 'authLabel', 'export-auth'), labelled(keyFile, 'keyFileLabel', 'export-keyfile'), passphraseLabel, labelled(mode, 'modeLabel', 'export-mode'), labelled(helper, 'helperLabel', 'export-helper'));
+
+  const checks = instances.map((i) => {
+    const box = h('input', { type: 'checkbox', checked: true, value: i.id });
+    box.addEventListener('change', () => {
+      if (box.checked) selected.add(i.id);
+      else selected.delete(i.id);
+      render();
+    });
+    const nameText = h('span', { class: 'n' });
+    const row = h('label', { class: 'export-instance' }, box, nameText, h('span', { class: 'muted', text: ` ${i.id} · ${i.region}` }));
+    return { i, box, nameText, row };
+  });
+  const count = h('span', { class: 'muted', 'data-testid': 'export-count' });
+  const selectAll = h('button', { class: 'btn', type: 'button', onClick: () => setAll(true) });
+  const selectNone = h('button', { class: 'btn', type: 'button', onClick: () => setAll(false) });
+  const instancesLegend = h('legend', {});
+  const picker = h('fieldset', { class: 'export-instances' }, instancesLegend, h('div', { class: 'export-select' }, selectAll, selectNone, count), h('div', { class: 'export-list', 'data-testid': 'export-instances' }, ...checks.map((c) => c.row)));
+
   const preview = h('div', { class: 'export-preview', 'data-testid': 'export-preview' });
   const message = h('p', { class: 'form-message', role: 'status' });
+  const copyBtn = h('button', { class: 'btn', type: 'button', onClick: () => copy() });
+  const downloadBtn = h('button', { class: 'btn', type: 'button', onClick: () => download() });
+  const closeBtn = h('button', { class: 'btn primary', type: 'button', onClick: () => dlg.close() });
   let files: ExportFile[] = [];
-  const render = () => {
+
+  const choices = (): ExportChoices => ({
+    format: format.value as ExportFormat,
+    sshKeyFile: sshKey.value.trim() || null,
+    auth: auth.value as ExportChoices['auth'],
+    keyFile: keyFile.value,
+    keyHasPassphrase: passphrase.checked,
+    mode: mode.value as 'dynamic' | 'static',
+    helper: helper.value as 'tagssh' | 'aws-cli',
+  });
+
+  function setAll(on: boolean) {
+    for (const c of checks) {
+      c.box.checked = on;
+      if (on) selected.add(c.i.id);
+      else selected.delete(c.i.id);
+    }
+    render();
+  }
+
+  function render() {
+    const tt = format.value === 'teraterm';
+    sshOptions.hidden = tt;
+    ttOptions.hidden = !tt;
+    passphrase.disabled = auth.value !== 'publickey';
+    count.textContent = t('selected', { n: selected.size, total: instances.length });
     clear(preview);
+    message.className = 'form-message';
     message.textContent = '';
     try {
-      files = generateExport(format.value as Format, instances, settings);
+      files = generateExport(choices(), instances.filter((i) => selected.has(i.id)), settings);
       for (const f of files) preview.append(h('div', { class: 'export-file' }, h('div', { class: 'export-name', text: f.fileName }), h('pre', { text: f.content })));
     } catch (e) {
       files = [];
       const err = e instanceof AppError ? e : new AppError('INTERNAL', String(e));
       message.className = 'form-message error';
-      message.textContent = err.hint ? `${err.message} ${err.hint}` : err.message;
+      // The dialog's own checks speak the app's words; a generator's refusal is quoted as it is.
+      message.textContent = err.code === 'EXPORT_INVALID' && err.hint && !err.hint.includes('--') ? `${err.message} ${err.hint}` : t('cannotExport', { message: err.message });
     }
-  };
-  const download = () => {
+    copyBtn.disabled = downloadBtn.disabled = files.length === 0;
+  }
+
+  function applyWords() {
+    title.textContent = instances.length === 1 ? t('titleOne') : t('title', { n: instances.length });
+    dlg.setAttribute('aria-label', title.textContent);
+    format.setAttribute('aria-label', t('formatLabel'));
+    format.options[0]!.text = t('formatSsh');
+    format.options[1]!.text = t('formatTeraTerm');
+    for (const [label, key] of labels) label.textContent = t(key);
+    sshKey.placeholder = t('sshKeyPh');
+    keyFile.placeholder = t('keyFilePh');
+    auth.options[0]!.text = t('authPageant');
+    auth.options[1]!.text = t('authPublickey');
+    auth.options[2]!.text = t('authPassword');
+    passphraseLabel.querySelector('span')!.textContent = t('keyPassphrase');
+    mode.options[0]!.text = t('modeDynamic');
+    mode.options[1]!.text = t('modeStatic');
+    helper.options[0]!.text = t('helperTagssh');
+    helper.options[1]!.text = t('helperAws');
+    instancesLegend.textContent = t('instancesLegend');
+    selectAll.textContent = t('selectAll');
+    selectNone.textContent = t('selectNone');
+    for (const c of checks) c.nameText.textContent = c.i.name ?? t('noName');
+    preview.setAttribute('aria-label', t('previewLabel'));
+    copyBtn.textContent = t('copy');
+    downloadBtn.textContent = t('download');
+    closeBtn.textContent = t('close');
+    render();
+  }
+
+  function download() {
     for (const f of files) {
       const url = URL.createObjectURL(new Blob([f.content], { type: 'text/plain;charset=utf-8' }));
       const a = h('a', { href: url, download: f.fileName });
       a.click();
       setTimeout(() => URL.revokeObjectURL(url), 10_000);
     }
-  };
-  const copy = () => {
+    message.textContent = files.length === 1 ? t('downloadedOne') : t('downloaded', { n: files.length });
+  }
+
+  function copy() {
     void navigator.clipboard
       ?.writeText(files.map((f) => f.content).join('\n'))
-      .then(() => (message.textContent = 'Copied.'))
-      .catch(() => (message.textContent = 'The clipboard is not available here; use Download.'));
-  };
+      .then(() => (message.textContent = t('copied')))
+      .catch(() => (message.textContent = t('noClipboard')));
+  }
+
   const dlg = h(
     'dialog',
-    { class: 'dialog wide', 'aria-label': 'Export' },
-    h('h2', { text: `Export ${instances.length} instance${instances.length === 1 ? '' : 's'}` }),
-    h('div', { class: 'export-controls' }, format),
+    { class: 'dialog wide export-dialog' },
+    title,
+    h('div', { class: 'export-grid' }, picker, h('div', { class: 'export-controls' }, format, sshOptions, ttOptions)),
     preview,
     message,
-    h(
-      'div',
-      { class: 'dialog-actions' },
-      h('button', { class: 'btn', type: 'button', text: 'Copy', onClick: copy }),
-      h('button', { class: 'btn', type: 'button', text: 'Download', onClick: download }),
-      h('button', { class: 'btn primary', type: 'button', text: 'Close', onClick: () => dlg.close() }),
-    ),
+    h('div', { class: 'dialog-actions' }, copyBtn, downloadBtn, closeBtn),
   );
-  format.addEventListener('change', render);
-  dlg.addEventListener('close', () => dlg.remove());
+  for (const control of [format, auth, mode, helper, passphrase]) control.addEventListener('change', render);
+  sshKey.addEventListener('input', render);
+  // A key file typed in means key authentication; Pageant stays the default without one.
+  keyFile.addEventListener('input', () => {
+    if (keyFile.value.trim() && auth.value === 'pageant') auth.value = 'publickey';
+    render();
+  });
+  const unsubscribe = onLocaleChange(applyWords);
+  dlg.addEventListener('close', () => {
+    unsubscribe();
+    dlg.remove();
+  });
   document.body.append(dlg);
-  render();
+  applyWords();
   dlg.showModal();
 }

@@ -1,19 +1,16 @@
 import type { Instance } from '../../../src/common/model/instance.js';
+import { matchesFilter, parseFilter } from '../../../src/common/model/filter.js';
 
-// Pure list logic (filter, sort, group) kept apart from the DOM so it stays simple to test.
+// Pure list logic (filter, sort, group, the flat rows a virtualised list draws) kept apart from
+// the DOM so it stays simple to test. Filtering is the one definition in src/common/model/filter.ts
+// that `tagssh list --filter` uses too.
 
 export type SortKey = 'name' | 'state' | 'region';
 export type GroupKey = 'none' | 'region' | 'state';
 
-/** Case-insensitive; every word must match a name, id, IP, type, AZ, key or tag key/value. */
+/** Every word must match: `key=value` a tag, any other word a name, id, IP, type, zone, key pair, state or tag. */
 export function matches(i: Instance, query: string): boolean {
-  const words = query.toLowerCase().split(/\s+/).filter(Boolean);
-  if (words.length === 0) return true;
-  const hay = [i.name, i.id, i.publicIp, i.privateIp, i.type, i.az, i.region, i.keyName, i.state, ...Object.entries(i.tags).flat()]
-    .filter((x): x is string => !!x)
-    .join('\n')
-    .toLowerCase();
-  return words.every((w) => hay.includes(w));
+  return matchesFilter(i, parseFilter(query));
 }
 
 const STATE_ORDER: Record<string, number> = { running: 0, pending: 1, stopping: 2, stopped: 3, 'shutting-down': 4, terminated: 5 };
@@ -31,15 +28,40 @@ export interface Group {
 }
 
 export function arrange(list: Instance[], query: string, sort: SortKey, group: GroupKey): Group[] {
-  const rows = list.filter((i) => matches(i, query)).sort((a, b) => compare(a, b, sort));
+  const words = parseFilter(query);
+  const rows = list.filter((i) => matchesFilter(i, words)).sort((a, b) => compare(a, b, sort));
   if (group === 'none') return [{ title: null, items: rows }];
   const groups = new Map<string, Instance[]>();
   for (const r of rows) {
     const k = group === 'region' ? r.region : r.state;
-    groups.set(k, [...(groups.get(k) ?? []), r]);
+    let g = groups.get(k);
+    if (!g) groups.set(k, (g = []));
+    g.push(r);
   }
   const keys = [...groups.keys()].sort((a, b) => (group === 'state' ? (STATE_ORDER[a] ?? 9) - (STATE_ORDER[b] ?? 9) : a.localeCompare(b)));
   return keys.map((k) => ({ title: k, items: groups.get(k)! }));
+}
+
+/** One line of the virtualised list: a group heading or an instance. */
+export type Line = { kind: 'group'; title: string; count: number } | { kind: 'row'; instance: Instance; index: number };
+
+/** Groups flattened into the lines the list draws; `index` counts instances only (keyboard order). */
+export function linesOf(groups: Group[]): Line[] {
+  const lines: Line[] = [];
+  let index = 0;
+  for (const g of groups) {
+    if (g.title !== null && g.items.length) lines.push({ kind: 'group', title: g.title, count: g.items.length });
+    for (const instance of g.items) lines.push({ kind: 'row', instance, index: index++ });
+  }
+  return lines;
+}
+
+/** The slice of lines to draw for a scroll position: what is visible plus `overscan` lines each side. */
+export function windowOf(total: number, scrollTop: number, viewport: number, lineHeight: number, overscan = 8): { start: number; end: number } {
+  const first = Math.floor(Math.max(0, scrollTop) / lineHeight);
+  const visible = Math.ceil(Math.max(viewport, lineHeight) / lineHeight) + 1;
+  const start = Math.max(0, first - overscan);
+  return { start, end: Math.min(total, first + visible + overscan) };
 }
 
 /** The address a connect would use, and whether it is an Elastic IP. */

@@ -1,15 +1,19 @@
 import type { Instance } from '../../../src/common/model/instance.js';
 import type { Settings } from '../../../src/common/model/settings.js';
 import type { InstanceList } from '../../../src/common/contract.js';
-import { AppError } from '../../../src/common/errors.js';
+import { AppError, type ErrorCode } from '../../../src/common/errors.js';
 import type { Api } from '../../lib/api.js';
 import { h, clear } from '../../lib/dom.js';
 import { ago } from '../../lib/time.js';
 import { confirmDialog } from '../../lib/dialog.js';
-import { addressOf, arrange, type GroupKey, type SortKey } from './model.js';
+import { onLocaleChange } from '../../i18n/index.js';
+import type { SettingsField } from '../settings/view.js';
+import { addressOf, arrange, linesOf, windowOf, type GroupKey, type Line, type SortKey } from './model.js';
+import { t } from './messages.js';
 
 // The instance list: cache-first (the backend answers from cache and pushes a fresh list),
 // type-to-filter, sort/group, keyboard navigation, start/stop with confirmation, Connect per row.
+// Only the rows in view are in the DOM (fixed-height lines), so 5,000 instances filter as fast as 50.
 
 export interface InstancesDeps {
   api: Api;
@@ -19,18 +23,29 @@ export interface InstancesDeps {
   connectByName(name: string): void;
   /** Opens the export dialog for the instances the list shows right now. */
   exportInstances(instances: Instance[]): void;
+  /** Opens the Settings tab at a field (offered next to errors about the profile or region). */
+  openSettings?(field?: SettingsField): void;
 }
 
 export interface InstancesView {
   el: HTMLElement;
   load(refresh?: boolean): Promise<void>;
-  /** The tab became visible: focus the list, refresh in the background when the list is stale. */
+  /** The tab became visible: focus the list, reread the pickers, refresh in the background when the list is stale. */
   activate(): void;
 }
 
 const STALE_MS = 30_000;
+/** Height of every line (row or group heading); styles.css keeps rows at exactly this. */
+export const LINE_HEIGHT = 48;
 
-const COMMON_REGIONS = ['us-east-1', 'us-east-2', 'us-west-1', 'us-west-2', 'ca-central-1', 'eu-west-1', 'eu-west-2', 'eu-west-3', 'eu-central-1', 'eu-north-1', 'ap-northeast-1', 'ap-northeast-2', 'ap-southeast-1', 'ap-southeast-2', 'ap-south-1', 'sa-east-1'];
+type Words = Parameters<typeof t>[0];
+const ERROR_WORDS: Partial<Record<ErrorCode, { message: Words; hint: Words; field?: SettingsField }>> = {
+  NO_CREDENTIALS: { message: 'errNoCredentials', hint: 'errNoCredentialsHint', field: 'profile' },
+  CREDENTIALS_EXPIRED: { message: 'errExpired', hint: 'errExpiredHint', field: 'profile' },
+  ACCESS_DENIED: { message: 'errAccessDenied', hint: 'errAccessDeniedHint', field: 'profile' },
+  BAD_REGION: { message: 'errBadRegion', hint: 'errBadRegionHint', field: 'regions' },
+  NETWORK: { message: 'errNetwork', hint: 'errNetworkHint' },
+};
 
 export function createInstancesView(deps: InstancesDeps): InstancesView {
   let list: InstanceList | null = null;
@@ -40,38 +55,80 @@ export function createInstancesView(deps: InstancesDeps): InstancesView {
   let loading = false;
   let error: AppError | null = null;
   let focusedId: string | null = null;
-  const busy = new Map<string, string>(); // instance id → "Starting…" / "Stopping…"
+  const busy = new Map<string, 'busyStarting' | 'busyStopping'>();
   let loadSeq = 0;
+  // What the pickers offer, kept so a language switch can redraw them without asking again.
+  let profiles: { names: string[]; defaultProfile: string | null; defaultRegion: string | null } = { names: [], defaultProfile: null, defaultRegion: null };
+  let regions: string[] = [];
 
-  const filter = h('input', { class: 'filter', type: 'search', placeholder: 'Filter by name, id, IP or tag…', 'aria-label': 'Filter instances', spellcheck: 'false' });
-  const sortSel = select('Sort by', [['name', 'Name'], ['state', 'State'], ['region', 'Region']], sort);
-  const groupSel = select('Group by', [['none', 'No grouping'], ['region', 'By region'], ['state', 'By state']], group);
-  const profileSel = h('select', { 'aria-label': 'AWS profile', class: 'picker' });
-  const regionSel = h('select', { 'aria-label': 'Region', class: 'picker' });
-  const refreshBtn = h('button', { class: 'btn', type: 'button', title: 'Refresh from EC2', text: 'Refresh' });
-  const exportBtn = h('button', { class: 'btn', type: 'button', title: 'OpenSSH config or Tera Term macros for the listed instances', text: 'Export…' });
+  // The arranged list and its drawn window.
+  let lines: Line[] = [];
+  let rowLine: number[] = []; // instance index → line index
+  let shownCount = 0;
+  let drawn = { start: -1, end: -1 };
+  const rowCache = new Map<string, HTMLTableRowElement>();
+
+  const filter = h('input', { class: 'filter', type: 'search', spellcheck: 'false' });
+  const sortSel = h('select', { class: 'picker' });
+  const groupSel = h('select', { class: 'picker' });
+  const profileSel = h('select', { class: 'picker' });
+  const regionSel = h('select', { class: 'picker' });
+  const refreshBtn = h('button', { class: 'btn', type: 'button' });
+  const exportBtn = h('button', { class: 'btn', type: 'button' });
   const updated = h('span', { class: 'updated', 'data-testid': 'updated' });
-  const quick = h('input', { class: 'quick', type: 'text', placeholder: 'Connect to Name tag…', 'aria-label': 'Connect by name', spellcheck: 'false' });
-  const body = h('div', { class: 'list-body' });
+  const quick = h('input', { class: 'quick', type: 'text', spellcheck: 'false' });
   const status = h('div', { class: 'list-status', role: 'status' });
+  const headRow = h('tr', {});
+  const rowsBody = h('tbody', {});
+  const topPad = h('tr', { class: 'pad', 'aria-hidden': 'true' });
+  const bottomPad = h('tr', { class: 'pad', 'aria-hidden': 'true' });
+  const table = h(
+    'table',
+    { class: 'grid' },
+    h('colgroup', {}, ...['c-name', 'c-state', 'c-type', 'c-zone', 'c-addr', 'c-key', 'c-actions'].map((c) => h('col', { class: c }))),
+    h('thead', {}, headRow),
+    rowsBody,
+  );
+  const empty = h('p', { class: 'empty', hidden: true });
+  const body = h('div', { class: 'list-body', 'data-testid': 'instance-list' }, table, empty);
 
   const el = h(
     'section',
-    { class: 'instances', 'aria-label': 'Instances' },
+    { class: 'instances' },
     h('div', { class: 'toolbar' }, filter, sortSel, groupSel, h('span', { class: 'spacer' }), profileSel, regionSel, refreshBtn, exportBtn),
     h('div', { class: 'subbar' }, status, updated, h('span', { class: 'spacer' }), quick),
     body,
   );
 
+  function applyWords() {
+    el.setAttribute('aria-label', t('viewLabel'));
+    filter.placeholder = t('filterPlaceholder');
+    filter.setAttribute('aria-label', t('filterLabel'));
+    fillSelect(sortSel, t('sortLabel'), [['name', t('sortName')], ['state', t('sortState')], ['region', t('sortRegion')]], sort);
+    fillSelect(groupSel, t('groupLabel'), [['none', t('groupNone')], ['region', t('groupRegion')], ['state', t('groupState')]], group);
+    profileSel.setAttribute('aria-label', t('profileLabel'));
+    regionSel.setAttribute('aria-label', t('regionLabel'));
+    refreshBtn.textContent = t('refresh');
+    refreshBtn.title = t('refreshTitle');
+    exportBtn.textContent = t('export');
+    exportBtn.title = t('exportTitle');
+    quick.placeholder = t('quickPlaceholder');
+    quick.setAttribute('aria-label', t('quickLabel'));
+    headRow.replaceChildren(...(['colName', 'colState', 'colType', 'colZone', 'colAddress', 'colKey'] as const).map((k) => h('th', { scope: 'col', text: t(k) })), h('th', { scope: 'col' }, h('span', { class: 'visually-hidden', text: t('colActions') })));
+    fillPickers();
+  }
+
   filter.addEventListener('input', () => {
     query = filter.value;
+    body.scrollTop = 0;
     render();
   });
   filter.addEventListener('keydown', (e) => {
     if (e.key === 'ArrowDown' || (e.key === 'Enter' && query)) {
       e.preventDefault();
-      rows()[0]?.focus();
-      if (e.key === 'Enter') rows()[0]?.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true }));
+      focusRow(0);
+      const first = lines.find((l) => l.kind === 'row');
+      if (e.key === 'Enter' && first?.kind === 'row') connectRow(first.instance);
     }
   });
   sortSel.addEventListener('change', () => {
@@ -82,7 +139,10 @@ export function createInstancesView(deps: InstancesDeps): InstancesView {
     group = groupSel.value as GroupKey;
     render();
   });
-  refreshBtn.addEventListener('click', () => void load(true));
+  refreshBtn.addEventListener('click', () => {
+    void loadPickers(true);
+    void load(true);
+  });
   exportBtn.addEventListener('click', () => deps.exportInstances(list ? arrange(list.instances, query, sort, group).flatMap((g) => g.items) : []));
   quick.addEventListener('keydown', (e) => {
     if (e.key === 'Enter' && quick.value.trim()) {
@@ -90,12 +150,15 @@ export function createInstancesView(deps: InstancesDeps): InstancesView {
       quick.value = '';
     }
   });
+  // New profiles in ~/.aws/config show up when the picker is opened, without a reload.
+  profileSel.addEventListener('focus', () => void loadPickers(false));
   profileSel.addEventListener('change', () => void changeScope({ profile: profileSel.value || null }));
   regionSel.addEventListener('change', () => {
     const v = regionSel.value;
     if (v === 'custom') return;
     void changeScope({ regions: v === 'default' ? [] : [v] });
   });
+  body.addEventListener('scroll', () => scheduleDraw());
 
   deps.api.on('instances.updated', (fresh) => {
     list = fresh;
@@ -103,42 +166,68 @@ export function createInstancesView(deps: InstancesDeps): InstancesView {
     render();
   });
   setInterval(renderUpdated, 1000);
+  onLocaleChange(() => {
+    applyWords();
+    render();
+  });
 
   async function changeScope(patch: Partial<Settings>) {
     await deps.saveSettings({ ...deps.settings(), ...patch });
     list = null;
+    render();
     await load(false);
   }
 
-  async function loadProfiles() {
+  /** Rereads the profile names (cheap: local files) and the enabled regions (cached a day unless `fresh`). */
+  async function loadPickers(fresh: boolean) {
     try {
-      const { profiles, defaultRegion } = await deps.api.call('aws.profiles', {});
-      const s = deps.settings();
-      clear(profileSel);
-      profileSel.append(h('option', { value: '', text: 'Default profile' }));
-      for (const p of profiles) profileSel.append(h('option', { value: p, text: p }));
-      if (s.profile && !profiles.includes(s.profile)) profileSel.append(h('option', { value: s.profile, text: s.profile }));
-      profileSel.value = s.profile ?? '';
-      clear(regionSel);
-      regionSel.append(h('option', { value: 'default', text: defaultRegion ? `Default (${defaultRegion})` : 'Default region' }), h('option', { value: 'all', text: 'All regions' }));
-      for (const r of COMMON_REGIONS) regionSel.append(h('option', { value: r, text: r }));
-      const rs = s.regions;
-      if (rs.length === 0) regionSel.value = 'default';
-      else if (rs.length === 1 && (rs[0] === 'all' || COMMON_REGIONS.includes(rs[0]!))) regionSel.value = rs[0]!;
-      else {
-        regionSel.append(h('option', { value: 'custom', text: rs.join(', ') }));
-        regionSel.value = 'custom';
-      }
+      const p = await deps.api.call('aws.profiles', {});
+      profiles = { names: p.profiles, defaultProfile: p.defaultProfile ?? null, defaultRegion: p.defaultRegion };
     } catch {
-      // Pickers stay empty; the list itself reports credential problems.
+      // The picker keeps what it had; the list itself reports credential problems.
     }
+    fillPickers();
+    try {
+      regions = (await deps.api.call('aws.regions', { refresh: fresh })).regions;
+    } catch {
+      // Without credentials there are no regions to ask about; the list reports why.
+    }
+    fillPickers();
+  }
+
+  function fillPickers() {
+    const s = deps.settings();
+    const focused = document.activeElement;
+    // The default chain's profile is one entry, named, never listed a second time.
+    const others = profiles.names.filter((p) => p !== profiles.defaultProfile);
+    const profileOptions: Array<[string, string]> = [['', profiles.defaultProfile ? t('profileDefault', { name: profiles.defaultProfile }) : t('profileDefaultPlain')], ...others.map((p): [string, string] => [p, p])];
+    const chosen = s.profile && s.profile !== profiles.defaultProfile ? s.profile : '';
+    if (chosen && !others.includes(chosen)) profileOptions.push([chosen, chosen]);
+    replaceOptions(profileSel, profileOptions, chosen);
+    const regionOptions: Array<[string, string]> = [
+      ['default', profiles.defaultRegion ? t('regionDefault', { name: profiles.defaultRegion }) : t('regionDefaultPlain')],
+      ['all', t('regionAll')],
+      ...regions.map((r): [string, string] => [r, r]),
+    ];
+    const rs = s.regions;
+    let value = 'default';
+    if (rs.length === 1 && (rs[0] === 'all' || regions.includes(rs[0]!))) value = rs[0]!;
+    else if (rs.length === 1) {
+      regionOptions.push([rs[0]!, rs[0]!]);
+      value = rs[0]!;
+    } else if (rs.length > 1) {
+      regionOptions.push(['custom', rs.join(', ')]);
+      value = 'custom';
+    }
+    replaceOptions(regionSel, regionOptions, value);
+    if (focused instanceof HTMLElement && document.activeElement !== focused) focused.focus();
   }
 
   async function load(refresh = false) {
     const seq = ++loadSeq;
     loading = true;
     renderStatus();
-    if (!refresh) void loadProfiles();
+    if (!refresh) void loadPickers(false);
     try {
       const res = await deps.api.call('instances.list', { refresh });
       if (seq !== loadSeq) return;
@@ -154,71 +243,145 @@ export function createInstancesView(deps: InstancesDeps): InstancesView {
   }
 
   function renderUpdated() {
-    updated.textContent = list ? `updated ${ago(list.fetchedAt)}${list.fromCache ? ' (cached, refreshing…)' : ''}` : '';
+    updated.textContent = list ? t(list.fromCache ? 'updatedCached' : 'updated', { ago: ago(list.fetchedAt) }) : '';
   }
 
   function renderStatus() {
     clear(status);
     status.classList.toggle('error', !!error);
-    if (loading && !list) status.append('Loading instances…');
-    else if (error) status.append(h('strong', { text: error.message }), error.hint ? h('span', { class: 'hint', text: ` ${error.hint}` }) : '');
+    if (error) {
+      const words = ERROR_WORDS[error.code];
+      status.append(h('strong', { text: words ? t(words.message) : t('errOther'), title: error.message }), ' ', h('span', { class: 'hint', text: words ? t(words.hint) : error.message }));
+      if (words?.field && deps.openSettings) {
+        const field = words.field;
+        status.append(' ', h('button', { class: 'btn subtle', type: 'button', text: t('openSettings'), onClick: () => deps.openSettings?.(field) }));
+      }
+    } else if (loading && !list) status.append(t('loading'));
     else if (list) {
-      const shown = arrange(list.instances, query, sort, group).reduce((n, g) => n + g.items.length, 0);
-      status.append(query ? `${shown} of ${list.instances.length} instances` : `${list.instances.length} instances`);
-      if (loading) status.append(' · refreshing…');
+      const n = list.instances.length;
+      status.append(query ? t('countFiltered', { shown: shownCount, n }) : n === 1 ? t('countOne') : t('count', { n }));
+      if (loading) status.append(t('refreshing'));
     }
     renderUpdated();
   }
 
-  function rows(): HTMLElement[] {
-    return [...body.querySelectorAll<HTMLElement>('tr.row')];
-  }
-
+  /** Rearranges the list (filter, sort, group) and redraws the rows in view. */
   function render() {
-    renderStatus();
     const hadFocus = body.contains(document.activeElement);
-    clear(body);
-    if (!list) return;
-    const groups = arrange(list.instances, query, sort, group);
-    const table = h(
-      'table',
-      { class: 'grid' },
-      h('thead', {}, h('tr', {}, ...['Name', 'State', 'Type', 'Zone', 'Address', 'Key', ''].map((t) => h('th', { scope: 'col', text: t })))),
-    );
-    for (const g of groups) {
-      const tbody = h('tbody', {});
-      if (g.title) tbody.append(h('tr', { class: 'group' }, h('th', { colspan: '7', scope: 'rowgroup', text: `${g.title} · ${g.items.length}` })));
-      for (const i of g.items) tbody.append(row(i));
-      table.append(tbody);
-    }
-    if (groups.every((g) => g.items.length === 0)) {
-      body.append(h('p', { class: 'empty', text: list.instances.length ? 'No instance matches the filter.' : 'No instances in this profile and region.' }));
-    } else body.append(table);
-    const target = rows().find((r) => r.dataset.id === focusedId);
-    if (hadFocus) (target ?? rows()[0])?.focus();
-    else for (const r of rows()) r.tabIndex = r === (target ?? rows()[0]) ? 0 : -1;
+    lines = list ? linesOf(arrange(list.instances, query, sort, group)) : [];
+    rowLine = [];
+    lines.forEach((l, at) => l.kind === 'row' && rowLine.push(at));
+    shownCount = rowLine.length;
+    rowCache.clear();
+    renderStatus();
+    empty.hidden = !list || shownCount > 0;
+    table.hidden = !list || shownCount === 0;
+    if (list) empty.textContent = list.instances.length ? t('noMatch') : t('noInstances');
+    const focusAt = focusedId ? instanceIndexOf(focusedId) : -1;
+    if (hadFocus && shownCount) focusRow(focusAt >= 0 ? focusAt : 0);
+    else draw(true);
   }
 
-  function row(i: Instance): HTMLTableRowElement {
+  function instanceIndexOf(id: string): number {
+    return rowLine.findIndex((at) => {
+      const l = lines[at];
+      return l?.kind === 'row' && l.instance.id === id;
+    });
+  }
+
+  let drawQueued = false;
+  function scheduleDraw() {
+    if (drawQueued) return;
+    drawQueued = true;
+    requestAnimationFrame(() => {
+      drawQueued = false;
+      draw(false);
+    });
+  }
+
+  /** Puts the lines in view (plus a margin) into the table, padded above and below to the full height. */
+  function draw(force: boolean) {
+    const headHeight = table.tHead?.offsetHeight ?? 0;
+    // A hidden tab has no height yet: draw a screenful so the first paint is complete.
+    const viewport = body.clientHeight || 1000;
+    const win = windowOf(lines.length, body.scrollTop - headHeight, viewport, LINE_HEIGHT);
+    if (!force && win.start === drawn.start && win.end === drawn.end) return;
+    drawn = win;
+    topPad.style.height = `${win.start * LINE_HEIGHT}px`;
+    bottomPad.style.height = `${(lines.length - win.end) * LINE_HEIGHT}px`;
+    const out: HTMLTableRowElement[] = [topPad];
+    for (let at = win.start; at < win.end; at++) {
+      const l = lines[at]!;
+      if (l.kind === 'group') out.push(h('tr', { class: 'group' }, h('th', { colspan: '7', scope: 'rowgroup', text: t('groupTitle', { title: groupLabel(l.title), n: l.count }) })));
+      else {
+        let tr = rowCache.get(l.instance.id);
+        if (!tr) rowCache.set(l.instance.id, (tr = row(l.instance, l.index)));
+        out.push(tr);
+      }
+    }
+    out.push(bottomPad);
+    // Keep the focused row's element in place: replacing it would drop keyboard focus.
+    rowsBody.replaceChildren(...out);
+    const drawnRows = rows();
+    const tabStop = drawnRows.find((r) => r.dataset.id === focusedId) ?? drawnRows[0];
+    for (const r of drawnRows) r.tabIndex = r === tabStop ? 0 : -1;
+  }
+
+  function groupLabel(title: string): string {
+    return group === 'state' ? t(`state.${title}` as Words) : title;
+  }
+
+  function rows(): HTMLElement[] {
+    return [...rowsBody.querySelectorAll<HTMLElement>('tr.row')];
+  }
+
+  /** Scrolls instance number `n` (in list order) into view, draws it and focuses it. */
+  function focusRow(n: number) {
+    if (!shownCount) return;
+    const index = Math.max(0, Math.min(shownCount - 1, n));
+    const at = rowLine[index]!;
+    const headHeight = table.tHead?.offsetHeight ?? 0;
+    const top = headHeight + at * LINE_HEIGHT;
+    if (top - headHeight < body.scrollTop) body.scrollTop = top - headHeight;
+    else if (top + LINE_HEIGHT > body.scrollTop + body.clientHeight) body.scrollTop = top + LINE_HEIGHT - body.clientHeight;
+    const l = lines[at];
+    if (l?.kind === 'row') focusedId = l.instance.id;
+    draw(true);
+    rows()
+      .find((r) => r.dataset.id === focusedId)
+      ?.focus({ preventScroll: true });
+  }
+
+  function connectRow(i: Instance) {
+    if (i.state === 'running') deps.connect(i, { start: false });
+    else if (i.state === 'stopped') void startAndConnect(i);
+  }
+
+  async function startAndConnect(i: Instance) {
+    const ok = await confirmDialog({ title: t('startTitle'), body: t('startConnectBody', { label: labelOf(i), region: i.region }), confirm: t('startAndConnect'), cancel: t('cancel') });
+    if (ok) deps.connect(i, { start: true });
+  }
+
+  function row(i: Instance, index: number): HTMLTableRowElement {
     const addr = addressOf(i);
     const state = busy.get(i.id);
     const canConnect = i.state === 'running' || i.state === 'stopped';
     const connectBtn = h('button', {
       class: 'btn primary connect',
       type: 'button',
-      text: i.state === 'stopped' ? 'Start and connect' : 'Connect',
+      text: i.state === 'stopped' ? t('startAndConnect') : t('connect'),
       disabled: !canConnect || !!state,
-      title: i.state === 'stopped' ? 'Start the instance, wait for SSH, then connect' : `ssh to ${addr.text}`,
+      title: i.state === 'stopped' ? t('startAndConnectTitle') : t('connectTitle', { address: addr.text }),
       onClick: (e: Event) => {
         e.stopPropagation();
-        deps.connect(i, { start: i.state === 'stopped' });
+        connectRow(i);
       },
     });
     const lifecycle =
       i.state === 'running'
-        ? h('button', { class: 'btn subtle', type: 'button', text: 'Stop', disabled: !!state, onClick: (e: Event) => (e.stopPropagation(), void startStop(i, 'stop')) })
+        ? h('button', { class: 'btn subtle', type: 'button', text: t('stop'), disabled: !!state, onClick: (e: Event) => (e.stopPropagation(), void startStop(i, 'stop')) })
         : i.state === 'stopped'
-          ? h('button', { class: 'btn subtle', type: 'button', text: 'Start', disabled: !!state, onClick: (e: Event) => (e.stopPropagation(), void startStop(i, 'start')) })
+          ? h('button', { class: 'btn subtle', type: 'button', text: t('start'), disabled: !!state, onClick: (e: Event) => (e.stopPropagation(), void startStop(i, 'start')) })
           : null;
     // The user's own tags first; TagSSH's per-instance overrides (tagssh:*) after them.
     const tagText = Object.entries(i.tags)
@@ -226,14 +389,15 @@ export function createInstancesView(deps: InstancesDeps): InstancesView {
       .sort(([a], [b]) => Number(a.startsWith('tagssh:')) - Number(b.startsWith('tagssh:')))
       .map(([k, v]) => `${k}=${v}`)
       .join('  ');
+    const stateText = state ? t(state) : t(`state.${i.state}` as Words);
     const tr = h(
       'tr',
-      { class: 'row', tabindex: '-1', 'data-id': i.id, 'aria-label': `${i.name ?? i.id} ${i.state}` },
-      h('td', { class: 'name' }, h('div', { class: 'n', text: i.name ?? '(no name)' }), h('div', { class: 'sub', text: `${i.id}${tagText ? ` · ${tagText}` : ''}`, title: tagText })),
-      h('td', {}, h('span', { class: `state s-${i.state}` }, h('span', { class: 'dot' }), state ?? i.state)),
+      { class: 'row', tabindex: '-1', 'data-id': i.id, 'data-index': String(index), 'aria-label': `${i.name ?? i.id} ${stateText}` },
+      h('td', { class: 'name' }, h('div', { class: 'n', text: i.name ?? t('noName') }), h('div', { class: 'sub', text: `${i.id}${tagText ? ` · ${tagText}` : ''}`, title: tagText })),
+      h('td', {}, h('span', { class: `state s-${i.state}`, 'data-state': i.state }, h('span', { class: 'dot' }), stateText)),
       h('td', { text: i.type }),
       h('td', { text: i.az ?? i.region }),
-      h('td', { class: 'addr' }, addr.text, addr.eip ? h('span', { class: 'badge', title: 'Elastic IP: survives stop/start', text: 'EIP' }) : null, addr.kind === 'private' ? h('span', { class: 'badge muted', text: 'private' }) : null),
+      h('td', { class: 'addr' }, addr.text, addr.eip ? h('span', { class: 'badge', title: t('eipTitle'), text: t('eip') }) : null, addr.kind === 'private' ? h('span', { class: 'badge muted', text: t('private') }) : null),
       h('td', { text: i.keyName ?? '—' }),
       h('td', { class: 'actions' }, lifecycle, connectBtn),
     );
@@ -241,18 +405,17 @@ export function createInstancesView(deps: InstancesDeps): InstancesView {
       focusedId = i.id;
       for (const r of rows()) r.tabIndex = r === tr ? 0 : -1;
     });
-    tr.addEventListener('dblclick', () => canConnect && deps.connect(i, { start: i.state === 'stopped' }));
-    tr.addEventListener('keydown', (e) => onRowKey(e, tr, i, canConnect));
+    tr.addEventListener('dblclick', () => canConnect && connectRow(i));
+    tr.addEventListener('keydown', (e) => onRowKey(e, tr, i, index));
     return tr;
   }
 
-  function onRowKey(e: KeyboardEvent, tr: HTMLElement, i: Instance, canConnect: boolean) {
+  function onRowKey(e: KeyboardEvent, tr: HTMLElement, i: Instance, at: number) {
     if (e.target !== tr) return;
-    const all = rows();
-    const at = all.indexOf(tr);
+    const page = Math.max(1, Math.floor(body.clientHeight / LINE_HEIGHT) - 1);
     const go = (n: number) => {
       e.preventDefault();
-      all[Math.max(0, Math.min(all.length - 1, n))]?.focus();
+      focusRow(n);
     };
     if (e.key === 'ArrowDown') go(at + 1);
     else if (e.key === 'ArrowUp') {
@@ -261,12 +424,13 @@ export function createInstancesView(deps: InstancesDeps): InstancesView {
         e.preventDefault();
         filter.focus();
       }
-    }
+    } else if (e.key === 'PageDown') go(at + page);
+    else if (e.key === 'PageUp') go(at - page);
     else if (e.key === 'Home') go(0);
-    else if (e.key === 'End') go(all.length - 1);
+    else if (e.key === 'End') go(shownCount - 1);
     else if (e.key === 'Enter') {
       e.preventDefault();
-      if (canConnect) deps.connect(i, { start: i.state === 'stopped' });
+      connectRow(i);
     } else if (e.key.length === 1 && !e.ctrlKey && !e.metaKey && !e.altKey) {
       // Type-to-filter from anywhere in the list.
       e.preventDefault();
@@ -276,16 +440,20 @@ export function createInstancesView(deps: InstancesDeps): InstancesView {
     }
   }
 
+  function labelOf(i: Instance): string {
+    return i.name ? `${i.name} (${i.id})` : i.id;
+  }
+
   async function startStop(i: Instance, action: 'start' | 'stop') {
-    const label = i.name ? `${i.name} (${i.id})` : i.id;
     const ok = await confirmDialog({
-      title: action === 'stop' ? 'Stop instance?' : 'Start instance?',
-      body: action === 'stop' ? `Stop ${label} in ${i.region}? Open sessions to it will drop; its public IP changes unless it has an Elastic IP.` : `Start ${label} in ${i.region}?`,
-      confirm: action === 'stop' ? 'Stop' : 'Start',
+      title: action === 'stop' ? t('stopTitle') : t('startTitle'),
+      body: t(action === 'stop' ? 'stopBody' : 'startBody', { label: labelOf(i), region: i.region }),
+      confirm: action === 'stop' ? t('stop') : t('start'),
+      cancel: t('cancel'),
       danger: action === 'stop',
     });
     if (!ok) return;
-    busy.set(i.id, action === 'stop' ? 'stopping…' : 'starting…');
+    busy.set(i.id, action === 'stop' ? 'busyStopping' : 'busyStarting');
     render();
     try {
       const updatedInstance = await deps.api.call(action === 'stop' ? 'instances.stop' : 'instances.start', { id: i.id, region: i.region });
@@ -315,18 +483,27 @@ export function createInstancesView(deps: InstancesDeps): InstancesView {
     }
   }
 
+  applyWords();
   return {
     el,
     load,
     activate() {
       (rows().find((r) => r.tabIndex === 0) ?? filter).focus();
+      void loadPickers(false);
       if (list && !loading && Date.now() - list.fetchedAt > STALE_MS) void load(true);
+      else draw(true);
     },
   };
 }
 
-function select(label: string, options: Array<[string, string]>, value: string): HTMLSelectElement {
-  const s = h('select', { 'aria-label': label, class: 'picker' }, ...options.map(([v, t]) => h('option', { value: v, text: t })));
+function fillSelect(s: HTMLSelectElement, label: string, options: Array<[string, string]>, value: string) {
+  s.setAttribute('aria-label', label);
+  replaceOptions(s, options, value);
+}
+
+/** Replaces a select's options only when they changed (an open picker is not disturbed otherwise). */
+function replaceOptions(s: HTMLSelectElement, options: Array<[string, string]>, value: string) {
+  const same = s.options.length === options.length && options.every(([v, text], n) => s.options[n]!.value === v && s.options[n]!.text === text);
+  if (!same) s.replaceChildren(...options.map(([v, text]) => h('option', { value: v, text })));
   s.value = value;
-  return s;
 }
