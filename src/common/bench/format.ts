@@ -3,8 +3,18 @@ import type { BenchResult } from './result.js';
 
 // Comparison and result exports as strings (no fs): CSV (RFC 4180, with spreadsheet formula
 // injection neutralised in text cells), Markdown (pipes and newlines escaped) and JSON.
+// CSV starts with a UTF-8 byte order mark: Excel on a Japanese Windows reads a CSV without one as
+// Shift_JIS and garbles every non-ASCII name; with it, Excel, LibreOffice and Numbers all read
+// UTF-8. Scripts that want bare UTF-8 ask for it (`tagssh results --format csv --no-bom`).
 
 export type ExportFormat = 'csv' | 'md' | 'json';
+
+export const UTF8_BOM = '\uFEFF';
+
+export interface ExportOptions {
+  /** CSV only: start with a UTF-8 byte order mark (default true). */
+  bom?: boolean;
+}
 
 /** Formats a number for people: up to 4 significant decimals, no exponent for normal ranges. */
 export function formatNumber(v: number): string {
@@ -48,8 +58,8 @@ export function csvField(v: string | number): string {
   return /[",\r\n]/.test(s) || s !== s.trim() ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
-function csv(rows: (string | number)[][]): string {
-  return rows.map((r) => r.map(csvField).join(',')).join('\r\n') + '\r\n';
+function csv(rows: (string | number)[][], o: ExportOptions = {}): string {
+  return (o.bom === false ? '' : UTF8_BOM) + rows.map((r) => r.map(csvField).join(',')).join('\r\n') + '\r\n';
 }
 
 /** Markdown table cell: pipes, backslashes and newlines escaped so a name cannot break the table. */
@@ -61,12 +71,12 @@ function columnTitle(c: Comparison['columns'][number]): string {
   return [c.title, c.type].filter(Boolean).join(' · ');
 }
 
-export function comparisonToCsv(c: Comparison): string {
+export function comparisonToCsv(c: Comparison, o: ExportOptions = {}): string {
   const header = ['metric', 'unit'];
   for (const col of c.columns) header.push(columnTitle(col), `${columnTitle(col)} vs baseline`);
   const rows: (string | number)[][] = [header, ['instance id', '', ...c.columns.flatMap((col) => [col.instanceId ?? '', ''])], ['result id', '', ...c.columns.flatMap((col) => [col.resultId, ''])]];
   for (const r of c.rows) rows.push([r.label, r.unit, ...r.cells.flatMap((cell) => (cell ? [cell.value, cell.relative === undefined ? '' : Number((cell.relative * 100).toFixed(2))] : ['', '']))]);
-  return csv(rows);
+  return csv(rows, o);
 }
 
 export function comparisonToMarkdown(c: Comparison): string {
@@ -84,12 +94,12 @@ export function comparisonToJson(c: Comparison): string {
   return JSON.stringify(c, null, 2) + '\n';
 }
 
-export function formatComparison(c: Comparison, f: ExportFormat): string {
-  return f === 'csv' ? comparisonToCsv(c) : f === 'md' ? comparisonToMarkdown(c) : comparisonToJson(c);
+export function formatComparison(c: Comparison, f: ExportFormat, o: ExportOptions = {}): string {
+  return f === 'csv' ? comparisonToCsv(c, o) : f === 'md' ? comparisonToMarkdown(c) : comparisonToJson(c);
 }
 
 /** A results list (one row per run) without raw output. */
-export function formatResultList(results: BenchResult[], f: ExportFormat): string {
+export function formatResultList(results: BenchResult[], f: ExportFormat, o: ExportOptions = {}): string {
   const rows = results.map((r) => ({
     id: r.id,
     preset: r.preset,
@@ -103,6 +113,6 @@ export function formatResultList(results: BenchResult[], f: ExportFormat): strin
   if (f === 'json') return JSON.stringify(results.map(({ raw: _raw, ...rest }) => rest), null, 2) + '\n';
   const header = ['id', 'preset', 'status', 'instance', 'instance id', 'type', 'started', 'headline'];
   const data = rows.map((r) => [r.id, r.preset, r.status, r.instance, r.instanceId, r.type, r.startedAt, r.headline]);
-  if (f === 'csv') return csv([header, ...data]);
+  if (f === 'csv') return csv([header, ...data], o);
   return [`| ${header.join(' | ')} |`, `|${header.map(() => ' --- ').join('|')}|`, ...data.map((d) => `| ${d.map(mdCell).join(' | ')} |`)].join('\n') + '\n';
 }

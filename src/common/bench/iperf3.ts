@@ -3,6 +3,7 @@ import type { Metric, ParsedOutput, PresetDef } from './types.js';
 import { MARK, marks, stripMarks, wrapScript } from './script.js';
 import { shQuote } from '../shell.js';
 import { AppError } from '../errors.js';
+import { PeerAddressModeSchema } from './peerAddress.js';
 
 // iperf3 between two instances: a one-shot server (`iperf3 -s -1`) on the peer B, whose pid is
 // recorded and which the runner always stops, and the client on A with -J. TCP: bits/s sent and
@@ -21,15 +22,21 @@ const params = z.object({
     .describe('UDP target bitrate (-b); 0 = unlimited.')
     .refine((b) => /^\d+(\.\d+)?[kKmMgG]?$/.test(b), 'a bitrate like 0, 100M or 1G'),
   length: z.coerce.number().int().min(16).max(65507).default(64).describe('UDP datagram size in bytes (-l).'),
-  address: z.enum(['private', 'public']).default('private').describe("Reach the peer at its private IP (same VPC) or its public IP."),
+  address: PeerAddressModeSchema.default('auto').describe('How the client reaches the peer: auto = private IP when both are in the same VPC, else public IP; or always private / public.'),
   serverBind: z.boolean().default(false).describe('Bind the server to the address the client uses (-B): for a peer with several addresses on one interface. Not for a public IP behind NAT.'),
 });
 type Params = z.infer<typeof params>;
 
+/**
+ * Stands in for the peer's address in a script shown before a run (the address is chosen when
+ * the run starts, from the two instances' VPCs). A valid host name, so the preview is the script.
+ */
+export const PREVIEW_PEER_ADDRESS = 'PEER-ADDRESS';
+
 const ADDRESS_RE = /^(?:[0-9]{1,3}(?:\.[0-9]{1,3}){3}|[0-9a-fA-F:]{2,39}|[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?)$/;
 
 export function iperf3ClientArgs(p: Params, address: string): string[] {
-  if (!ADDRESS_RE.test(address)) throw new AppError('INVALID_INPUT', `"${address}" is not an IP address or host name.`, 'Check the peer instance address.');
+  if (!ADDRESS_RE.test(address)) throw new AppError('INVALID_INPUT', `The peer's address "${address}" is not an IP address or host name.`);
   const a = ['iperf3', '-c', address, '-p', String(p.port), '-J', '-t', String(p.duration), '-P', String(p.parallel)];
   if (p.reverse) a.push('-R');
   if (p.mode === 'udp') a.push('-u', '-b', p.bandwidth, '-l', String(p.length));
@@ -152,7 +159,7 @@ export const iperf3: PresetDef<typeof params> = {
   pair: true,
   confirmations: () => [],
   script: (p, ctx) => {
-    if (!ctx.peerAddress) throw new AppError('INVALID_INPUT', 'iperf3 needs a peer instance.', 'Pass --peer NAME (the instance that runs the iperf3 server).');
+    if (!ctx.peerAddress) throw new AppError('INVALID_INPUT', 'iperf3 needs a peer instance (it runs the iperf3 server).');
     return wrapScript(clientBody(p, ctx.peerAddress), { runDir: ctx.runDir, title: `iperf3 ${p.mode} client` });
   },
   peerScript: (p, ctx) =>

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PeerAddressChoiceSchema } from './peerAddress.js';
 
 // A saved benchmark result: who (instance identity and facts from the inventory), what (preset,
 // parameters, tool version), when, the parsed metrics with units, and the raw output so a parser
@@ -35,6 +36,8 @@ export const BenchResultSchema = z.object({
   status: BenchStatusSchema,
   instance: BenchHostInfoSchema,
   peer: BenchHostInfoSchema.optional(),
+  /** Pair presets: the address the client reached the peer at, and why that one. */
+  peerAddress: PeerAddressChoiceSchema.optional(),
   toolVersion: z.string().optional(),
   startedAt: z.string(),
   endedAt: z.string().optional(),

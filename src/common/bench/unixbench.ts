@@ -10,14 +10,32 @@ import { shQuote } from '../shell.js';
 // index table and the System Benchmarks Index Score; a pass with a header and no score (the
 // 5.1.3 >16-CPU case) is a failed pass, not a zero.
 
+// A URL never starts with "-": git, curl and wget would take it for an option (`-u@x:y` is
+// git's --upload-pack). The scripts also put `--` before every URL they pass on.
 const url = (help: string, def: string) =>
   z
     .string()
     .default(def)
     .describe(help)
-    .refine((u) => /^(https?|git|ssh):\/\/[^\s'"`$\\]+$/.test(u) || /^[\w.-]+@[\w.-]+:[^\s'"`$\\]+$/.test(u), 'an http(s)/git URL');
+    .refine((u) => !u.startsWith('-'), 'must not start with "-"')
+    .refine((u) => /^(https?|git|ssh):\/\/[^\s'"`$\\]+$/.test(u) || /^\w[\w.-]*@[\w.-]+:[^\s'"`$\\]+$/.test(u), 'an http(s)/git URL');
 
 export const UNIXBENCH_TARBALL_NAME = 'unixbench-upload.tar.gz';
+
+/**
+ * Largest tarball TagSSH uploads (byte-unixbench's source is well under 1 MiB). The app sends the
+ * bytes over its message channel, so this also keeps an upload inside one message.
+ */
+export const UNIXBENCH_MAX_TARBALL_BYTES = 1024 * 1024;
+
+/** The tarball checks shared by the CLI (a path) and the app (bytes the person picked). */
+export function tarballProblem(size: number, head: Uint8Array): string | undefined {
+  if (size === 0) return 'is empty';
+  if (size > UNIXBENCH_MAX_TARBALL_BYTES) return `is ${Math.ceil(size / 1024)} KiB; the limit is ${UNIXBENCH_MAX_TARBALL_BYTES / 1024} KiB`;
+  // gzip's magic number: a .tar.gz is one; a private key, a device or a text file is not.
+  if (head[0] !== 0x1f || head[1] !== 0x8b) return 'is not a gzip-compressed tarball (.tar.gz)';
+  return undefined;
+}
 
 const params = z.object({
   source: z.enum(['git', 'tarball', 'upload']).default('git').describe('Where the source comes from: git clone, a tarball URL, or a local tarball uploaded by TagSSH.'),
@@ -28,7 +46,13 @@ const params = z.object({
     .describe('Tag or branch to check out (source=git).')
     .refine((r) => /^[\w][\w./-]{0,99}$/.test(r), 'a tag or branch name'),
   tarballUrl: url('Tarball URL (source=tarball).', 'https://github.com/kdlucas/byte-unixbench/archive/refs/tags/v6.0.0.tar.gz'),
-  localTarball: z.string().max(4096).default('').describe('Local .tar.gz to upload (source=upload); path on this computer.'),
+  localTarball: z
+    .string()
+    .max(4096)
+    .default('')
+    .describe('Local .tar.gz to upload (source=upload): a regular file of at most 1 MiB on this computer.')
+    // eslint-disable-next-line no-control-regex
+    .refine((f) => !/[\x00-\x1f\x7f]/.test(f), 'must not contain control characters'),
   install: z.boolean().default(true).describe('Install gcc, make and perl with the distro package manager when missing (sudo).'),
   iterations: z.coerce.number().int().min(1).max(10).default(1).describe('Iterations per test (./Run -i).'),
   copies: z
@@ -63,8 +87,8 @@ fi`
     : '';
   const fetch = {
     git: `command -v git >/dev/null 2>&1 || { echo "git is not installed (or use source=tarball)" >&2; exit 127; }
-git clone -q --depth 1 --branch ${shQuote(p.gitRef)} ${shQuote(p.gitUrl)} src || { echo "git clone failed" >&2; exit 1; }`,
-    tarball: `mkdir src && { if command -v curl >/dev/null 2>&1; then curl -fsSL -o ub.tar.gz ${shQuote(p.tarballUrl)}; else wget -q -O ub.tar.gz ${shQuote(p.tarballUrl)}; fi; } || { echo "download failed" >&2; exit 1; }
+git clone -q --depth 1 --branch ${shQuote(p.gitRef)} -- ${shQuote(p.gitUrl)} src || { echo "git clone failed" >&2; exit 1; }`,
+    tarball: `mkdir src && { if command -v curl >/dev/null 2>&1; then curl -fsSL -o ub.tar.gz -- ${shQuote(p.tarballUrl)}; else wget -q -O ub.tar.gz -- ${shQuote(p.tarballUrl)}; fi; } || { echo "download failed" >&2; exit 1; }
 tar -xzf ub.tar.gz -C src --strip-components=1 || exit 1`,
     upload: `[ -f "$RUN_DIR/${UNIXBENCH_TARBALL_NAME}" ] || { echo "the uploaded tarball is missing" >&2; exit 1; }
 mkdir src && tar -xzf "$RUN_DIR/${UNIXBENCH_TARBALL_NAME}" -C src --strip-components=1 || exit 1`,

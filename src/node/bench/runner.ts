@@ -1,15 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { AppError, isAppError, toAppError } from '../../common/errors.js';
 import type { Instance } from '../../common/model/instance.js';
 import { getPreset, validateParams, type ParsedOutput, type PresetDef } from '../../common/bench/index.js';
 import type { BenchHostInfo, BenchResult } from '../../common/bench/result.js';
 import { UNIXBENCH_TARBALL_NAME } from '../../common/bench/unixbench.js';
 import { MARK } from '../../common/bench/script.js';
+import { choosePeerAddress, describePeerAddress, PeerAddressError, type PeerAddressChoice, type PeerAddressMode } from '../../common/bench/peerAddress.js';
 import { connect as engineConnect, type ConnectOptions, type SshConnection } from '../ssh/connection.js';
 import type { ConnectTarget } from '../ssh/types.js';
 import { followRun, removeRun, runDirFor, startAndFollow, startRun, stopRun, uploadToRun } from './remote.js';
 import type { ResultsStore } from './store.js';
+import { readLocalTarball, type Tarball } from './localTarball.js';
 
 // Runs one preset on many hosts with bounded concurrency. Each run is detached on its host (see
 // remote.ts) and followed live; cancel or timeout kills the remote process group and cleans up;
@@ -27,6 +28,8 @@ export type BenchEvent =
   | { type: 'started'; runId: string; batchId: string; host: BenchHostInfo; preset: string }
   | { type: 'output'; runId: string; stream: 'stdout' | 'stderr' | 'peer'; text: string }
   | { type: 'phase'; runId: string; phase: string }
+  /** Pair presets: the address the client reaches the peer at, and why that one. */
+  | { type: 'peer'; runId: string; peer: string; choice: PeerAddressChoice }
   | { type: 'progress'; runId: string; fraction: number; etaSeconds?: number }
   | { type: 'finished'; runId: string; result: BenchResult };
 
@@ -50,6 +53,8 @@ export interface RunRequest extends RunOptions {
   params?: Record<string, unknown>;
   hosts: BenchHost[];
   peer?: BenchHost;
+  /** UnixBench source=upload: the tarball (the app sends the bytes the person picked); else read from params.localTarball. */
+  tarball?: Tarball;
 }
 
 export function newRunId(): string {
@@ -67,10 +72,28 @@ export function hostInfo(h: BenchHost): BenchHostInfo {
   return info;
 }
 
-function peerAddress(peer: BenchHost, kind: unknown): string {
-  const i = peer.instance;
-  if (kind === 'public') return i?.publicIp ?? peer.target.host;
-  return i?.privateIp ?? peer.target.host;
+/** The peer's address for this pair (see peerAddress.ts), as an AppError when there is none. */
+export function peerAddressFor(host: BenchHost, peer: BenchHost, mode: unknown): PeerAddressChoice {
+  try {
+    return choosePeerAddress((mode ?? 'auto') as PeerAddressMode, host.instance, peer.instance, peer.target.host);
+  } catch (e) {
+    if (e instanceof PeerAddressError) throw new AppError('INVALID_INPUT', `${peer.target.label} has no ${e.wanted} address in the inventory.`, 'Use its public address: --param address=public.');
+    throw e;
+  }
+}
+
+/**
+ * A pair run that failed says which address the client tried and what to try next (the
+ * other kind of address, and the port the security group must allow).
+ */
+function explainPeerFailure(r: BenchResult, choice: PeerAddressChoice, port: unknown): void {
+  if (r.status !== 'failed' || !r.error) return;
+  const tried = `the client on ${r.instance.label} tried ${r.peer?.label ?? 'the peer'} at its ${describePeerAddress(choice)}`;
+  r.error.message = `${r.error.message.replace(/\.$/, '')} — ${tried}.`;
+  r.error.hint =
+    choice.kind === 'private'
+      ? `Try its public address: --param address=public (the peer's security group must allow TCP port ${String(port)} from the client).`
+      : `Check that the peer's security group allows TCP port ${String(port)} from the client's public address; in one VPC, try --param address=private.`;
 }
 
 /** Rough duration of a run, for the progress bar, ETA and default timeout. */
@@ -119,7 +142,7 @@ function applyParsed(r: BenchResult, parsed: ParsedOutput, exitCode: number | nu
   } else {
     r.status = 'failed';
     const why = parsed.error ?? (r.raw.stderr.trim().split('\n').filter(Boolean).pop() || `exit status ${exitCode ?? 'unknown (killed)'}`);
-    r.error = { code: 'REMOTE_FAILED', message: why, hint: 'See the raw output of the run (tagssh results --show ID).' };
+    r.error = { code: 'REMOTE_FAILED', message: why, hint: `See the raw output of the run: tagssh results --show ${r.id}` };
   }
 }
 
@@ -129,6 +152,7 @@ interface Ctx {
   opts: RunOptions;
   emit: (e: BenchEvent) => void;
   connect: Connector;
+  tarball?: Tarball;
 }
 
 async function withConn<T>(ctx: Ctx, target: ConnectTarget, fn: (c: SshConnection) => Promise<T>): Promise<T> {
@@ -208,8 +232,14 @@ async function runOne(ctx: Ctx, host: BenchHost, peer: BenchHost | undefined, ba
   emit({ type: 'started', runId, batchId, host: r.instance, preset: preset.id });
 
   let script: string;
+  let choice: PeerAddressChoice | undefined;
   try {
-    script = preset.script(params as never, { runId, runDir, ...(peer ? { peerAddress: peerAddress(peer, params.address) } : {}) });
+    if (peer) {
+      choice = peerAddressFor(host, peer, params.address);
+      r.peerAddress = choice;
+      emit({ type: 'peer', runId, peer: peer.target.label, choice });
+    }
+    script = preset.script(params as never, { runId, runDir, ...(choice ? { peerAddress: choice.address } : {}) });
   } catch (e) {
     r.status = 'failed';
     r.error = toAppError(e).toJSON();
@@ -256,17 +286,12 @@ async function runOne(ctx: Ctx, host: BenchHost, peer: BenchHost | undefined, ba
         await Promise.race([peerFollow, new Promise((res) => setTimeout(res, 2000))]);
         await stopRun(pc, peerRunDir!, preset.cleanup?.(params as never, { runId, runDir: peerRunDir! }) ?? '');
       });
-      peerFollow = (await startPeer(ctx, pc, runId, peerRunDir!, r, peerAddress(peer, params.address), abort.signal)).done;
+      peerFollow = (await startPeer(ctx, pc, runId, peerRunDir!, r, choice!.address, abort.signal)).done;
     }
     save();
     let existing = false;
-    if (preset.id === 'unixbench' && params.source === 'upload') {
-      const path = String(params.localTarball ?? '');
-      if (!path) throw new AppError('INVALID_INPUT', 'source=upload needs localTarball (a .tar.gz on this computer).', 'Pass --param localTarball=PATH.');
-      const data = await readFile(path).catch(() => {
-        throw new AppError('NOT_FOUND', `Cannot read ${path}.`, 'Give the path of a byte-unixbench .tar.gz.');
-      });
-      await uploadToRun(conn, runDir, UNIXBENCH_TARBALL_NAME, data, abort.signal);
+    if (ctx.tarball) {
+      await uploadToRun(conn, runDir, UNIXBENCH_TARBALL_NAME, ctx.tarball.data, abort.signal);
       existing = true;
     }
     const out: Buffer[] = [];
@@ -304,6 +329,7 @@ async function runOne(ctx: Ctx, host: BenchHost, peer: BenchHost | undefined, ba
     for (const s of stopPeer.splice(0)) await s();
     delete r.remote;
     applyParsed(r, preset.parse(r.raw.stdout, r.raw.stderr, exitCode), exitCode);
+    if (choice) explainPeerFailure(r, choice, params.port);
   } catch (e) {
     if (why && conn && !conn.closed) {
       // Cancel/timeout: kill the remote process group and clean up before reporting.
@@ -350,7 +376,9 @@ export async function runBench(req: RunRequest): Promise<BenchResult[]> {
   if (preset.pair && !req.peer) throw new AppError('INVALID_INPUT', `${preset.title} needs a peer instance.`, 'Pass --peer NAME (it runs the server).');
   if (!preset.pair && req.peer) throw new AppError('INVALID_INPUT', `${preset.title} does not take a peer.`);
   if (req.hosts.length === 0) throw new AppError('INVALID_INPUT', 'No hosts to benchmark.');
-  const ctx: Ctx = { preset, params, opts: req, emit: (e) => req.onEvent?.(e), connect: req.connect ?? engineConnect };
+  // Read and checked once per batch, before any host is touched.
+  const tarball = preset.id === 'unixbench' && params.source === 'upload' ? (req.tarball ?? (await readLocalTarball(String(params.localTarball ?? '')))) : undefined;
+  const ctx: Ctx = { preset, params, opts: req, emit: (e) => req.onEvent?.(e), connect: req.connect ?? engineConnect, ...(tarball ? { tarball } : {}) };
   const batchId = req.batchId ?? newRunId();
   const limit = Math.max(1, Math.min(req.concurrency ?? 8, 64));
   const results: BenchResult[] = new Array(req.hosts.length);

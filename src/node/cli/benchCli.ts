@@ -5,6 +5,9 @@ import { describeParams, getPreset, paramsFromStrings, PRESET_IDS, validateParam
 import { compareResults, historyByType } from '../../common/bench/compare.js';
 import { displayScale, formatComparison, formatNumber, formatResultList, formatWithUnit, type ExportFormat } from '../../common/bench/format.js';
 import { hostTitle, type BenchResult } from '../../common/bench/result.js';
+import { PREVIEW_PEER_ADDRESS } from '../../common/bench/iperf3.js';
+import { describePeerAddress } from '../../common/bench/peerAddress.js';
+import { escapeControls } from '../../common/safeText.js';
 import type { Instance } from '../../common/model/instance.js';
 import { awsScopeFrom } from './options.js';
 import { targetOptionsFrom } from './connectOptions.js';
@@ -51,6 +54,11 @@ function eventPrinter(flags: { follow?: boolean; json?: boolean }, labels: Map<s
     if (e.type === 'started') labels.set(e.runId, e.host.label);
     const who = labels.get(e.runId) ?? e.runId;
     if (e.type === 'phase') progress(`[${who}] ${e.phase}`);
+    else if (e.type === 'peer') {
+      // Its own line, kept on screen: a failure later refers to this choice.
+      progress.done();
+      process.stderr.write(`[${escapeControls(who)}] reaching the peer ${escapeControls(e.peer)} at its ${escapeControls(describePeerAddress(e.choice))}\n`);
+    }
     else if (e.type === 'output' && flags.follow) process.stderr.write(e.text.split('\n').filter((l) => !l.startsWith('@@tagssh:')).join('\n'));
     else if (e.type === 'finished') progress(`[${who}] ${e.result.status}`);
   };
@@ -62,11 +70,15 @@ export async function runBenchCommand(presetId: string | undefined, names: strin
     const preset = getPreset(presetId);
     const params = validateParams(preset, paramsFromStrings(preset, flags.param ?? []));
     if (flags.showScript) {
-      process.stdout.write(preset.script(params as never, { runId: 'preview-run', runDir: '/tmp/tagssh-preview-run', ...(preset.pair ? { peerAddress: 'PEER_ADDRESS' } : {}) }));
-      if (preset.peerScript) process.stdout.write(`\n# ---- on the peer ----\n${preset.peerScript(params as never, { runId: 'preview-run-srv', runDir: '/tmp/tagssh-preview-run-srv' })}`);
+      const peerAddress = preset.pair ? { peerAddress: PREVIEW_PEER_ADDRESS } : {};
+      process.stdout.write(preset.script(params as never, { runId: 'preview-run', runDir: '/tmp/tagssh-preview-run', ...peerAddress }));
+      if (preset.peerScript) process.stdout.write(`\n# ---- on the peer ----\n${preset.peerScript(params as never, { runId: 'preview-run-srv', runDir: '/tmp/tagssh-preview-run-srv', ...peerAddress })}`);
+      if (preset.pair) process.stderr.write(`${PREVIEW_PEER_ADDRESS} stands for the peer's address, chosen when the run starts (address=${String(params.address)}).\n`);
       return 0;
     }
     if (names.length === 0) throw new AppError('INVALID_INPUT', `Which instances should run ${preset.id}?`, `Usage: tagssh bench ${preset.id} NAME…`);
+    // The file is checked before anything is confirmed or connected (regular .tar.gz, bounded).
+    const tarball = preset.id === 'unixbench' && params.source === 'upload' ? await (await import('../bench/localTarball.js')).readLocalTarball(String(params.localTarball ?? '')) : undefined;
     const confirm = preset.confirmations(params as never);
     if (confirm.length && !flags.yes) {
       throw new AppError('INVALID_INPUT', `${preset.title} needs your confirmation: ${confirm.map((c) => c.reason).join(' ')}`, 'Review it (--show-script prints the exact script), then run again with --yes.');
@@ -90,6 +102,7 @@ export async function runBenchCommand(presetId: string | undefined, names: strin
         params,
         hosts,
         ...(peer ? { peer } : {}),
+        ...(tarball ? { tarball } : {}),
         ...(flags.concurrency ? { concurrency: flags.concurrency } : {}),
         ...(flags.timeout ? { timeoutMs: flags.timeout * 1000 } : {}),
         signal: ac.signal,
@@ -189,6 +202,7 @@ export async function resultsCommand(flags: ResultsFlags): Promise<number> {
   const store = resultsStore();
   const fmt = flags.format;
   if (fmt !== undefined && !['md', 'csv', 'json'].includes(fmt)) throw new AppError('INVALID_INPUT', `Unknown --format "${fmt}".`, 'Use md, csv or json.');
+  if (flags.bom === false && fmt !== 'csv') throw new AppError('INVALID_INPUT', '--no-bom applies to CSV only.', 'Use it with --format csv.');
   if (flags.delete) {
     store.get(flags.delete);
     store.remove(flags.delete);
@@ -214,7 +228,7 @@ export async function resultsCommand(flags: ResultsFlags): Promise<number> {
   if (flags.compare?.length) {
     const results = flags.compare.map((id) => store.get(id));
     const c = compareResults(results, flags.baseline);
-    process.stdout.write(formatComparison(c, (fmt ?? 'md') as ExportFormat));
+    process.stdout.write(formatComparison(c, (fmt ?? 'md') as ExportFormat, { bom: flags.bom !== false }));
     return 0;
   }
   const list = store.list(flags.preset ? { preset: flags.preset } : {});
@@ -229,7 +243,7 @@ export async function resultsCommand(flags: ResultsFlags): Promise<number> {
     return 0;
   }
   if (fmt) {
-    process.stdout.write(formatResultList(list, fmt as ExportFormat));
+    process.stdout.write(formatResultList(list, fmt as ExportFormat, { bom: flags.bom !== false }));
     return 0;
   }
   if (list.length === 0) {

@@ -5,6 +5,7 @@ import { describeParams, getPreset, paramsFromStrings, PRESET_IDS, validateParam
 import { compareResults, historyByType } from '../../../../src/common/bench/compare.js';
 import { comparisonToCsv, comparisonToMarkdown, csvField, formatResultList } from '../../../../src/common/bench/format.js';
 import type { BenchResult } from '../../../../src/common/bench/result.js';
+import { tarballProblem, UNIXBENCH_MAX_TARBALL_BYTES } from '../../../../src/common/bench/unixbench.js';
 
 // Preset definitions: every script is valid sh for its defaults and for hostile parameters,
 // parameters validate with one-line errors, and comparison/export shapes are right.
@@ -69,6 +70,32 @@ describe('presets', () => {
     assert.deepEqual(getPreset('fio').confirmations(validateParams(getPreset('fio'), {}) as never).map((c) => c.kind), ['write']);
   });
 
+  it('UnixBench: a URL starting with "-" is refused; every URL reaches git/curl/wget after --', () => {
+    const p = getPreset('unixbench');
+    assert.throws(() => validateParams(p, { gitUrl: '-u@x:y' }), /gitUrl: must not start with "-"/);
+    assert.throws(() => validateParams(p, { gitUrl: '--upload-pack=touch /tmp/pwned' }), /gitUrl: must not start with "-"/);
+    assert.throws(() => validateParams(p, { source: 'tarball', tarballUrl: '-o/etc/passwd' }), /tarballUrl: must not start with "-"/);
+    assert.throws(() => validateParams(p, { gitRef: '--orphan' }), /gitRef: a tag or branch name/);
+    assert.throws(() => validateParams(p, { localTarball: 'a\nb' }), /localTarball: must not contain control characters/);
+    const git = p.script(validateParams(p, { gitUrl: 'git@github.com:kdlucas/byte-unixbench.git' }) as never, ctx);
+    assert.match(git, /^git clone -q --depth 1 --branch 'v6\.0\.0' -- 'git@github\.com:kdlucas\/byte-unixbench\.git' src /m);
+    const tar = p.script(validateParams(p, { source: 'tarball' }) as never, ctx);
+    assert.match(tar, /curl -fsSL -o ub\.tar\.gz -- 'https:/);
+    assert.match(tar, /wget -q -O ub\.tar\.gz -- 'https:/);
+    shSyntaxOk(git);
+    shSyntaxOk(tar);
+  });
+
+  it('UnixBench upload: tarball bytes must be gzip, non-empty and at most 1 MiB', () => {
+    const gz = new Uint8Array([0x1f, 0x8b]);
+    assert.equal(tarballProblem(1000, gz), undefined);
+    assert.equal(tarballProblem(0, gz), 'is empty');
+    assert.equal(tarballProblem(UNIXBENCH_MAX_TARBALL_BYTES + 1, gz), 'is 1025 KiB; the limit is 1024 KiB');
+    assert.equal(tarballProblem(400, new TextEncoder().encode('-----BEGIN OPENSSH PRIVATE KEY-----')), 'is not a gzip-compressed tarball (.tar.gz)');
+    const upload = getPreset('unixbench').confirmations(validateParams(getPreset('unixbench'), { source: 'upload', localTarball: 'ub.tar.gz' }) as never);
+    assert.deepEqual(upload.find((c) => c.kind === 'upload'), { kind: 'upload', reason: 'Uploads ub.tar.gz to the instance.' });
+  });
+
   it('cpufreq restore needs the original governor', () => {
     const p = getPreset('cpufreq');
     assert.throws(() => p.script(validateParams(p, { action: 'restore' }) as never, ctx), /governor to put back/);
@@ -110,11 +137,13 @@ describe('comparison and export', () => {
     assert.match(md, /\| m5 box · m5\.large \(baseline\) \| =cmd\\\|evil · m5a\.large \|/);
     assert.match(md, /^\| tcp \| bit\/s \| 100 \| 80 \(-20\.0%\) \|$/m);
     const csv = comparisonToCsv(compareResults([a, b]));
-    assert.ok(csv.startsWith("metric,unit,m5 box · m5.large,m5 box · m5.large vs baseline,'=cmd|evil · m5a.large,'=cmd|evil · m5a.large vs baseline\r\n"));
+    assert.ok(csv.startsWith("\uFEFFmetric,unit,m5 box · m5.large,m5 box · m5.large vs baseline,'=cmd|evil · m5a.large,'=cmd|evil · m5a.large vs baseline\r\n"));
     assert.match(csv, /^tcp,bit\/s,100,,80,-20\r$/m);
     assert.equal(csvField('a,"b"'), '"a,""b"""');
     assert.equal(csvField(-3), '-3');
-    assert.match(formatResultList([a], 'csv'), /^id,preset,status/);
+    assert.match(formatResultList([a], 'csv'), /^\uFEFFid,preset,status/);
+    assert.match(formatResultList([a], 'csv', { bom: false }), /^id,preset,status/);
+    assert.ok(!comparisonToMarkdown(compareResults([a, b])).startsWith('\uFEFF'), 'only CSV gets a BOM');
   });
 
   it('history per instance type, oldest first', () => {
