@@ -1,11 +1,12 @@
 import { AppError } from '../../common/errors.js';
 import { matchConsole, parseConsoleHostKeys, type ConsoleOutputSource } from './consoleFingerprints.js';
 import { hostKeyAlgorithmsFor, keyTypeOf, normaliseFingerprint, sha256Fingerprint } from './fingerprint.js';
-import { hostIdOf, type KnownHostsStore } from './knownHosts.js';
+import { hostIdOf, type KnownHostEntry, type KnownHostsStore } from './knownHosts.js';
 
 // The host-key decision for one hop. Order of trust:
 //   1. a key already trusted for this instance id → accept; any other key → HOST_KEY_CHANGED
-//      (the address may now belong to another machine; only `forget-host-key` clears it);
+//      (the address may now belong to another machine; only `forget-host-key` clears it) — also
+//      when another process trusted a different key while this handshake was under way;
 //   2. first contact: the key is listed in the instance's console output → trust it;
 //   3. the user confirmed this exact fingerprint → trust it;
 //   4. accept-new (OpenSSH semantics) → trust it, unless the console lists OTHER keys;
@@ -62,6 +63,17 @@ function forgetRef(subject: HostKeySubject): string {
   return /^[A-Za-z0-9._@:/-]+$/.test(ref) ? ref : `'${ref.replace(/'/g, `'\\''`)}'`;
 }
 
+function changedError(subject: HostKeySubject, who: string, entry: KnownHostEntry, keyType: string, fingerprint: string): AppError {
+  const old = entry.keys.find((k) => k.keyType === keyType) ?? entry.keys[0]!;
+  const details: HostKeyChangedDetails = { instanceId: subject.instanceId ?? null, label: subject.label, oldFingerprint: old.fingerprint, newFingerprint: fingerprint };
+  return new AppError(
+    'HOST_KEY_CHANGED',
+    `The host key of ${who} at ${subject.host}:${subject.port} has CHANGED: trusted ${old.fingerprint}, now presented ${fingerprint} — possibly another machine now owns this address, or an attack; refusing to connect.`,
+    `If the instance was really rebuilt, run \`tagssh forget-host-key ${forgetRef(subject)}\` and connect again to verify the new key.`,
+    details,
+  );
+}
+
 export async function decideHostKey(subject: HostKeySubject, keyBlob: Buffer, policy: HostKeyPolicy): Promise<HostKeyDecision> {
   const hostId = hostIdOf(subject);
   const keyType = keyTypeOf(keyBlob);
@@ -75,17 +87,7 @@ export async function decideHostKey(subject: HostKeySubject, keyBlob: Buffer, po
       policy.store.touch(hostId, `${subject.host}:${subject.port}`);
       return { ok: true };
     }
-    const old = entry.keys.find((k) => k.keyType === keyType) ?? entry.keys[0]!;
-    const details: HostKeyChangedDetails = { instanceId: subject.instanceId ?? null, label: subject.label, oldFingerprint: old.fingerprint, newFingerprint: fingerprint };
-    return {
-      ok: false,
-      error: new AppError(
-        'HOST_KEY_CHANGED',
-        `The host key of ${who} at ${subject.host}:${subject.port} has CHANGED: trusted ${old.fingerprint}, now presented ${fingerprint} — possibly another machine now owns this address, or an attack; refusing to connect.`,
-        `If the instance was really rebuilt, run \`tagssh forget-host-key ${forgetRef(subject)}\` and connect again to verify the new key.`,
-        details,
-      ),
-    };
+    return { ok: false, error: changedError(subject, who, entry, keyType, fingerprint) };
   }
 
   let consoleMatch: boolean | null = null;
@@ -108,7 +110,9 @@ export async function decideHostKey(subject: HostKeySubject, keyBlob: Buffer, po
   const confirmedThis = typeof accept === 'string' && normaliseFingerprint(accept) === fingerprint;
   const source = consoleMatch === true ? 'console' : confirmedThis ? 'confirmed' : accept === true && consoleMatch === null ? 'accept-new' : null;
   if (source) {
-    policy.store.trust(hostId, {
+    // Compare-and-set: another process (a second tab, the CLI beside the app) may have trusted
+    // a different key for this machine while this handshake was under way. Then this is a change.
+    const stored = policy.store.trust(hostId, {
       label: subject.label,
       instanceId: subject.instanceId ?? null,
       region: subject.region ?? null,
@@ -117,7 +121,7 @@ export async function decideHostKey(subject: HostKeySubject, keyBlob: Buffer, po
       addedAt: new Date().toISOString(),
       lastAddress: `${subject.host}:${subject.port}`,
     });
-    return { ok: true };
+    return stored.ok ? { ok: true } : { ok: false, error: changedError(subject, who, stored.current, keyType, fingerprint) };
   }
 
   const details: HostKeyUnknownDetails = { instanceId: subject.instanceId ?? null, label: subject.label, fingerprint, keyType, consoleMatch };

@@ -1,14 +1,35 @@
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { dirname, join } from 'node:path';
 import { AppError } from '../../common/errors.js';
-import { readJsonFile, writeJsonFile } from '../store/jsonFile.js';
+import { readJsonFile } from '../store/jsonFile.js';
+import { withFileLock } from '../store/fileLock.js';
 import { tagsshPaths } from '../store/paths.js';
+import { keyTypeOf, sha256Fingerprint } from './fingerprint.js';
 
-// Trusted host keys, keyed by WHO the machine is (region/instance id), not where it answers:
-// EC2 addresses change on every stop/start and get reused by other machines. Targets without an
-// instance id (a raw host, a jump host given as user@host:port) are keyed by host:port.
+// Trusted host keys, keyed by WHO the machine is (its instance id), not where it answers: EC2
+// addresses change on every stop/start and get reused by other machines. Targets without an
+// instance id (a raw host, a jump host given as user@host:port) are keyed by host and port.
+//
+// The file is OpenSSH's known_hosts format, so the ssh config TagSSH exports points OpenSSH at it
+// (UserKnownHostsFile + HostKeyAlias i-…): a key verified by TagSSH is the key OpenSSH checks.
+//   i-0abc… ssh-ed25519 AAAA… tagssh source=console region=eu-west-1 added=… last=… label=web-1
+//   [10.0.0.5]:2222 ssh-ed25519 AAAA… tagssh source=accept-new …
+// What OpenSSH ignores (the comment) carries TagSSH's record; values are percent-encoded so a
+// Name tag can never break a line. Lines TagSSH did not write are kept as they are.
+//
+// Every change is a read-modify-write under a lock shared by every TagSSH process (CLI, app,
+// tabs), and `trust` is compare-and-set: it adds a key only while no other key is trusted.
 
-export const KNOWN_HOSTS_FILE = 'known_hosts.json';
-export const KNOWN_HOSTS_SCHEMA_VERSION = 1;
+export const KNOWN_HOSTS_FILE = 'known_hosts';
+/** The JSON store of earlier versions, migrated on first use. */
+export const LEGACY_KNOWN_HOSTS_FILE = 'known_hosts.json';
+
+const HEADER = [
+  "# TagSSH's trusted host keys, in OpenSSH known_hosts format. Exported ssh configs point",
+  '# UserKnownHostsFile here; instances are keyed by instance id (HostKeyAlias). Forget a key with',
+  '# `tagssh forget-host-key NAME`; edits by hand are kept, but keep one entry per line.',
+];
 
 export interface TrustedKey {
   keyType: string;
@@ -17,94 +38,244 @@ export interface TrustedKey {
   publicKey: string;
 }
 
+export type TrustSource = 'console' | 'accept-new' | 'confirmed';
+
 export interface KnownHostEntry {
   label: string;
   instanceId: string | null;
   region: string | null;
   keys: TrustedKey[];
   /** How trust was established: matched the console output, accept-new, or a confirmed fingerprint. */
-  source: 'console' | 'accept-new' | 'confirmed';
+  source: TrustSource;
   addedAt: string;
   lastAddress: string | null;
 }
 
-type KnownHostsData = Record<string, KnownHostEntry>;
+export type TrustResult = { ok: true } | { ok: false; current: KnownHostEntry };
 
-// Checked by hand rather than with zod: this file is read on every `tagssh ssh`, whose start-up
-// time is benchmarked against OpenSSH, and loading the schema library alone costs ~100 ms.
-const isStr = (v: unknown): v is string => typeof v === 'string';
-const isStrOrNull = (v: unknown) => v === null || isStr(v);
-function isKey(v: unknown): v is TrustedKey {
-  const k = v as TrustedKey;
-  return !!k && typeof k === 'object' && isStr(k.keyType) && isStr(k.fingerprint) && isStr(k.publicKey);
+interface KeyLine {
+  hostId: string;
+  key: TrustedKey;
+  meta: Omit<KnownHostEntry, 'keys' | 'instanceId'>;
 }
-function isEntry(v: unknown): v is KnownHostEntry {
-  const e = v as KnownHostEntry;
-  return (
-    !!e && typeof e === 'object' && isStr(e.label) && isStrOrNull(e.instanceId) && isStrOrNull(e.region) && isStrOrNull(e.lastAddress) && isStr(e.addedAt) &&
-    ['console', 'accept-new', 'confirmed'].includes(e.source) && Array.isArray(e.keys) && e.keys.length > 0 && e.keys.every(isKey)
-  );
-}
-function validate(raw: unknown): string | null {
-  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return 'not an object';
-  for (const [id, e] of Object.entries(raw)) if (!isEntry(e)) return `entry ${id} is malformed`;
-  return null;
-}
+type Line = { raw: string } | KeyLine;
+
+const INSTANCE_ID = /^i-[0-9a-f]{8,32}$/;
 
 export function knownHostsPath(env: NodeJS.ProcessEnv = process.env): string {
   return join(tagsshPaths(env).config, KNOWN_HOSTS_FILE);
 }
 
-/** The store key for a target: "region/i-…" for instances, "host:port" otherwise. */
-export function hostIdOf(t: { instanceId?: string; region?: string; host: string; port: number }): string {
-  if (t.instanceId) return `${t.region ?? ''}/${t.instanceId}`;
+/** The store key for a target: the instance id for instances, "host:port" otherwise. */
+export function hostIdOf(t: { instanceId?: string | undefined; host: string; port: number }): string {
+  if (t.instanceId) return t.instanceId;
   return `${t.host}:${t.port}`;
 }
 
-export class KnownHostsStore {
-  constructor(readonly path: string = knownHostsPath()) {}
+/** The known_hosts host field for a store key (OpenSSH writes port 22 bare, others as [host]:port). */
+export function knownHostsName(hostId: string): string {
+  if (INSTANCE_ID.test(hostId)) return hostId;
+  const i = hostId.lastIndexOf(':');
+  const host = hostId.slice(0, i);
+  const port = hostId.slice(i + 1);
+  return port === '22' ? host : `[${host}]:${port}`;
+}
 
-  private read(): KnownHostsData {
-    return readJsonFile(this.path, KNOWN_HOSTS_SCHEMA_VERSION, () => ({}), (raw) => {
-      const problem = validate(raw);
-      if (problem) throw new AppError('INVALID_INPUT', `${this.path} is damaged (${problem}).`, 'Move the file aside; TagSSH will then ask to confirm each host key again.');
-      return raw as KnownHostsData;
+function hostIdFromName(name: string): string | null {
+  if (INSTANCE_ID.test(name)) return name;
+  const m = /^\[([^\]]+)\]:(\d{1,5})$/.exec(name);
+  if (m) return `${m[1]}:${m[2]}`;
+  // Hashed names (|1|…), lists and patterns are OpenSSH's own business: keep them, never match them.
+  if (/[|,*?!\s[\]]/.test(name) || name === '') return null;
+  return `${name}:22`;
+}
+
+const enc = (s: string) => encodeURIComponent(s);
+function dec(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
+function parseLine(raw: string): Line {
+  const t = raw.trim();
+  if (t === '' || t.startsWith('#') || t.startsWith('@')) return { raw };
+  const [name, keyType, b64, ...rest] = t.split(/[ \t]+/);
+  const hostId = name ? hostIdFromName(name) : null;
+  if (!hostId || !keyType || !b64 || !/^[A-Za-z0-9+/]+={0,3}$/.test(b64)) return { raw };
+  const blob = Buffer.from(b64, 'base64');
+  if (keyTypeOf(blob) !== keyType) return { raw };
+  const fields = new Map<string, string>();
+  if (rest[0] === 'tagssh') for (const f of rest.slice(1)) {
+    const eq = f.indexOf('=');
+    if (eq > 0) fields.set(f.slice(0, eq), dec(f.slice(eq + 1)));
+  }
+  const source = fields.get('source');
+  return {
+    hostId,
+    key: { keyType, fingerprint: sha256Fingerprint(blob), publicKey: b64 },
+    meta: {
+      // A line someone added by hand is trusted as if confirmed: it is the same store OpenSSH reads.
+      label: fields.get('label') ?? name!,
+      region: fields.get('region') ?? null,
+      source: source === 'console' || source === 'accept-new' || source === 'confirmed' ? source : 'confirmed',
+      addedAt: fields.get('added') ?? '',
+      lastAddress: fields.get('last') ?? null,
+    },
+  };
+}
+
+function formatLine(l: KeyLine): string {
+  const m = l.meta;
+  const fields = [`source=${m.source}`, ...(m.region ? [`region=${enc(m.region)}`] : []), `added=${enc(m.addedAt)}`, ...(m.lastAddress ? [`last=${enc(m.lastAddress)}`] : []), `label=${enc(m.label)}`];
+  return `${knownHostsName(l.hostId)} ${l.key.keyType} ${l.key.publicKey} tagssh ${fields.join(' ')}`;
+}
+
+function entriesOf(lines: readonly Line[]): Map<string, KnownHostEntry> {
+  const out = new Map<string, KnownHostEntry>();
+  for (const l of lines) {
+    if ('raw' in l) continue;
+    const e = out.get(l.hostId);
+    if (e) {
+      if (!e.keys.some((k) => k.publicKey === l.key.publicKey)) e.keys.push(l.key);
+    } else {
+      out.set(l.hostId, { ...l.meta, instanceId: INSTANCE_ID.test(l.hostId) ? l.hostId : null, keys: [l.key] });
+    }
+  }
+  return out;
+}
+
+function linesOf(hostId: string, e: KnownHostEntry): KeyLine[] {
+  const { keys, instanceId: _id, ...meta } = e;
+  return keys.map((key) => ({ hostId, key, meta }));
+}
+
+/** A legacy store key ("region/i-…" or "host:port") as today's. */
+function legacyHostId(id: string): string {
+  const m = /^[^/]*\/(i-[0-9a-f]+)$/.exec(id);
+  return m ? m[1]! : id;
+}
+
+export class KnownHostsStore {
+  readonly legacyPath: string;
+
+  constructor(readonly path: string = knownHostsPath(), legacyPath?: string) {
+    this.legacyPath = legacyPath ?? join(dirname(path), LEGACY_KNOWN_HOSTS_FILE);
+  }
+
+  private readLines(): Line[] {
+    let text: string;
+    try {
+      text = readFileSync(this.path, 'utf8');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+      if (this.legacyPath !== this.path && existsSync(this.legacyPath)) return this.migrate();
+      return [];
+    }
+    const lines = text.split(/\r?\n/);
+    if (lines[lines.length - 1] === '') lines.pop();
+    return lines.map(parseLine);
+  }
+
+  private writeLines(lines: readonly Line[]): void {
+    const body = lines.map((l) => ('raw' in l ? l.raw : formatLine(l)));
+    const text = (body.some((l) => l.startsWith(HEADER[0]!)) ? body : [...HEADER, ...body]).join('\n') + '\n';
+    mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
+    const tmp = `${this.path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+    try {
+      writeFileSync(tmp, text, { mode: 0o600 });
+      renameSync(tmp, this.path);
+    } catch (e) {
+      rmSync(tmp, { force: true });
+      throw e;
+    }
+  }
+
+  /** Read-modify-write under the shared lock; `change` returns the new lines, or null for no write. */
+  private update<T>(change: (lines: Line[]) => { lines: Line[] | null; result: T }): T {
+    mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
+    return withFileLock(this.path, () => {
+      const { lines, result } = change(this.readLines());
+      if (lines) this.writeLines(lines);
+      return result;
+    });
+  }
+
+  /** Converts known_hosts.json of earlier versions (once; the old file is kept as *.migrated). */
+  private migrate(): Line[] {
+    mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
+    return withFileLock(this.path, () => {
+      if (existsSync(this.path)) return this.readLines(); // another process migrated meanwhile
+      const data = readJsonFile<Record<string, KnownHostEntry>>(this.legacyPath, 1, () => ({}), (raw) => {
+        if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new AppError('INVALID_INPUT', `${this.legacyPath} is damaged.`, 'Move the file aside; TagSSH will then ask to confirm each host key again.');
+        return raw as Record<string, KnownHostEntry>;
+      });
+      const lines: Line[] = [];
+      for (const [id, e] of Object.entries(data)) {
+        if (!e || !Array.isArray(e.keys)) continue;
+        const hostId = legacyHostId(id);
+        for (const k of e.keys) {
+          const parsed = parseLine(`${knownHostsName(hostId)} ${k.keyType} ${k.publicKey}`);
+          if ('raw' in parsed) continue; // a key that does not decode is not worth carrying over
+          lines.push({ hostId, key: parsed.key, meta: { label: String(e.label ?? hostId), region: e.region ?? null, source: e.source ?? 'confirmed', addedAt: String(e.addedAt ?? ''), lastAddress: e.lastAddress ?? null } });
+        }
+      }
+      this.writeLines(lines);
+      renameSync(this.legacyPath, `${this.legacyPath}.migrated`);
+      return lines;
     });
   }
 
   get(hostId: string): KnownHostEntry | undefined {
-    return this.read()[hostId];
+    return entriesOf(this.readLines()).get(hostId);
   }
 
   list(): Array<[string, KnownHostEntry]> {
-    return Object.entries(this.read());
+    return [...entriesOf(this.readLines())];
   }
 
-  /** Records a trusted key. Adds to an existing entry only when it is the same machine's other key type. */
-  trust(hostId: string, entry: KnownHostEntry): void {
-    const data = this.read();
-    data[hostId] = entry;
-    writeJsonFile(this.path, KNOWN_HOSTS_SCHEMA_VERSION, data);
+  /**
+   * Trusts a first key, compare-and-set: it is added only while nothing is trusted for `hostId`
+   * (the state the handshake began from). If another process trusted a key meanwhile, the same
+   * key is fine and any other is reported back, to be refused as changed.
+   */
+  trust(hostId: string, entry: KnownHostEntry): TrustResult {
+    return this.update((lines) => {
+      const current = entriesOf(lines).get(hostId);
+      if (current) {
+        const same = entry.keys.every((k) => current.keys.some((c) => c.publicKey === k.publicKey));
+        return { lines: null, result: same ? { ok: true } : { ok: false, current } };
+      }
+      return { lines: [...lines, ...linesOf(hostId, entry)], result: { ok: true } };
+    });
   }
 
-  /** Remembers the address an instance last answered on (for messages only, never for trust). */
+  /** Remembers the address an instance last answered on (for messages only, never for trust). Never re-creates a forgotten entry. */
   touch(hostId: string, address: string): void {
-    const data = this.read();
-    const e = data[hostId];
-    if (!e || e.lastAddress === address) return;
-    e.lastAddress = address;
-    writeJsonFile(this.path, KNOWN_HOSTS_SCHEMA_VERSION, data);
+    const seen = this.get(hostId);
+    if (!seen || seen.lastAddress === address) return; // the common case needs no lock
+    this.update((lines) => {
+      let changed = false;
+      const next = lines.map((l) => {
+        if ('raw' in l || l.hostId !== hostId || l.meta.lastAddress === address) return l;
+        changed = true;
+        return { ...l, meta: { ...l.meta, lastAddress: address } };
+      });
+      return { lines: changed ? next : null, result: undefined };
+    });
   }
 
-  /** Forgets entries by store key, instance id (any region) or label; returns the removed keys. */
+  /** Forgets entries by store key, instance id or label; returns the removed keys. */
   forget(match: { hostId?: string; instanceId?: string; label?: string }): string[] {
-    const data = this.read();
-    const removed = Object.entries(data)
-      .filter(([id, e]) => (match.hostId !== undefined && id === match.hostId) || (match.instanceId !== undefined && e.instanceId === match.instanceId) || (match.label !== undefined && e.label === match.label))
-      .map(([id]) => id);
-    if (removed.length === 0) return [];
-    for (const id of removed) delete data[id];
-    writeJsonFile(this.path, KNOWN_HOSTS_SCHEMA_VERSION, data);
-    return removed;
+    return this.update((lines) => {
+      const entries = entriesOf(lines);
+      const removed = [...entries]
+        .filter(([id, e]) => (match.hostId !== undefined && id === match.hostId) || (match.instanceId !== undefined && e.instanceId === match.instanceId) || (match.label !== undefined && e.label === match.label))
+        .map(([id]) => id);
+      if (removed.length === 0) return { lines: null, result: [] };
+      return { lines: lines.filter((l) => 'raw' in l || !removed.includes(l.hostId)), result: removed };
+    });
   }
 }
