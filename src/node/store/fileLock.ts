@@ -72,7 +72,7 @@ export function withFileLock<T>(path: string, body: () => T): T {
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
     }
-    let current = '';
+    let current: string;
     try {
       current = readFileSync(lockPath, 'utf8');
     } catch {
