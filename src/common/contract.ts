@@ -76,13 +76,22 @@ export const sessionCalls = {
   /** The renderer has painted `bytes` characters of output: lets the backend resume a paused stream. */
   'session.ack': call(z.object({ sessionId: SessionId, chars: z.number().int().nonnegative() }), z.null()),
   'session.close': call(z.object({ sessionId: SessionId }), z.null()),
+  /** Gives up an open in flight (start, address, port, host-key or passphrase wait); the open then fails with CANCELLED. */
+  'session.cancelOpen': call(z.object({ openId: z.string().min(1).max(64) }), z.object({ cancelled: z.boolean() })),
   /** Answers a `session.passphrase` prompt; null = cancel. The passphrase is used once, never stored. */
   'session.passphrase': call(z.object({ promptId: z.string().min(1).max(64), passphrase: z.string().max(1024).nullable() }), z.null()),
 };
 export const sessionEvents = {
   /** Terminal output, UTF-8 decoded and coalesced by the backend. */
   'session.data': z.object({ sessionId: SessionId, data: z.string() }),
-  'session.closed': z.object({ sessionId: SessionId, reason: z.string(), error: AppErrorDataSchema.optional() }),
+  /** Sent after the session's last output. `cause`/`exitCode` let the UI word the notice itself; `reason` is the backend's English. */
+  'session.closed': z.object({
+    sessionId: SessionId,
+    reason: z.string(),
+    cause: z.enum(['exited', 'closed', 'lost']).optional(),
+    exitCode: z.number().int().nullable().optional(),
+    error: AppErrorDataSchema.optional(),
+  }),
   'session.progress': z.object({ openId: z.string(), message: z.string() }),
   /** The key for `openId` is encrypted: ask the user, answer with `session.passphrase`. */
   'session.passphrase': z.object({ openId: z.string(), promptId: z.string(), keyPath: z.string(), attempt: z.number().int() }),

@@ -1,8 +1,10 @@
 import { statSync } from 'node:fs';
-import type { Engine, EngineScope } from './service.js';
+import type { Engine, EngineScope, OpenRequest } from './service.js';
 import { inventoryCachePath, listInstances, readCached } from './aws/inventory.js';
 import { regionsOf } from './aws/regions.js';
+import { useSdkEc2 } from './aws/clients.js';
 import { startInstance, stopInstance } from './aws/lifecycle.js';
+import { assertPublicAddressComes, usesJumpHost } from './aws/publicAddress.js';
 import { defaultRegion, listProfiles, profileOf } from './aws/scope.js';
 import { KnownHostsStore } from './ssh/knownHosts.js';
 import { SessionManager } from './ssh/sessionManager.js';
@@ -14,7 +16,7 @@ import { connectTargetFor, type TargetOptions } from './ssh/target.js';
 async function listCacheFirst(scope: EngineScope, refresh: boolean, onUpdate: Parameters<Engine['listInstances']>[1]['onUpdate']) {
   if (!refresh) {
     const regions = await regionsOf(scope);
-    const cached = readCached(scope, regions);
+    const cached = await readCached(scope, regions);
     if (cached) {
       let fetchedAt = Date.now();
       for (const r of regions) {
@@ -35,10 +37,39 @@ async function listCacheFirst(scope: EngineScope, refresh: boolean, onUpdate: Pa
   return { instances, fetchedAt: Date.now(), fromCache: false };
 }
 
+/**
+ * Start-and-connect, first half: asks EC2 to start the instance (telling the service once it did,
+ * so a cancel can say the instance keeps starting) after checking that the address the
+ * connection will use can come at all. The resolver then waits for it as for any start.
+ */
+async function startForConnect(req: OpenRequest, opts: TargetOptions): Promise<void> {
+  const scope: EngineScope = {};
+  if (req.profile) scope.profile = req.profile;
+  if (req.regions) scope.regions = req.regions;
+  let viaJump = false;
+  const inst = await startInstance(req.ref, {
+    ...scope,
+    ...(req.pick ? { pick: req.pick } : {}),
+    ...(req.signal ? { signal: req.signal } : {}),
+    onProgress: req.onProgress,
+    wait: false,
+    beforeStart: async (i) => {
+      viaJump = usesJumpHost(i, req.settings.jumpHost);
+      if (!req.private && !viaJump) await assertPublicAddressComes(i, scope);
+    },
+    onStarted: () => req.onStarted?.(),
+  });
+  // The resolver finds the instance by id from here on; through a jump host it waits for the private address.
+  opts.pick = inst.id;
+  if (viaJump || usesJumpHost(inst, req.settings.jumpHost)) opts.private ??= true;
+}
+
 // The UI acknowledges what it has painted; past 4 MiB unpainted the SSH channel is paused.
 const FLOW = { highWater: 4 * 1024 * 1024, lowWater: 1024 * 1024 };
 
 export function createEngine(): Engine {
+  // The app's engine and `tagssh web` run for hours: the AWS SDK is their EC2 client.
+  useSdkEc2();
   const sessions = new SessionManager({ flowControl: FLOW });
   return {
     listInstances: (scope, opts) => listCacheFirst(scope, opts.refresh, opts.onUpdate),
@@ -62,9 +93,11 @@ export function createEngine(): Engine {
       if (req.pick) opts.pick = req.pick;
       if (req.private !== undefined) opts.private = req.private;
       if (req.acceptNewHostKey) opts.acceptNew = req.acceptNewHostKey;
+      if (req.signal) opts.signal = req.signal;
+      if (req.start) await startForConnect(req, opts);
       const target = await connectTargetFor(req.ref, opts);
       req.onProgress(`Connecting to ${target.user}@${target.host}:${target.port}…`);
-      const id = await sessions.open(target, { cols: req.cols, rows: req.rows, onProgress: req.onProgress, askPassphrase: req.askPassphrase });
+      const id = await sessions.open(target, { cols: req.cols, rows: req.rows, onProgress: req.onProgress, askPassphrase: req.askPassphrase, ...(req.signal ? { signal: req.signal } : {}) });
       const info = sessions.list().find((s) => s.id === id);
       return { sessionId: id, label: info?.label ?? target.label, instanceId: info?.instanceId ?? target.instanceId ?? null, host: info?.host ?? target.host };
     },

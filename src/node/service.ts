@@ -43,6 +43,10 @@ export interface OpenRequest extends EngineScope {
   onProgress: (message: string) => void;
   /** Asks the UI for a key's passphrase (rejects when the user cancels or goes away). */
   askPassphrase: (keyPath: string, attempt: number) => Promise<string>;
+  /** Aborted when the UI cancels the open: every wait (start, address, port, host key, connect) stops. */
+  signal?: AbortSignal;
+  /** Called once the instance was asked to start (a cancel then leaves it starting). */
+  onStarted?: () => void;
 }
 
 /** The slice of the SSH SessionManager (src/node/ssh/sessionManager.ts) the service uses. */
@@ -75,6 +79,8 @@ export interface AppClient {
   handlers: Handlers;
   /** The UI went away: close its sessions, stop its streams. */
   dispose(): void;
+  /** Bytes of output held for sessions whose open has not returned yet (diagnostics, tests). */
+  heldBytes(): number;
 }
 
 export interface AppService {
@@ -91,6 +97,9 @@ export interface AppService {
 // session manager in its unit (bytes) and it can pause the channel while the UI is behind.
 const MAX_BATCH = 256 * 1024;
 const MAX_IN_FLIGHT = 4;
+/** Output held for a session whose open has not returned yet (its first screen, normally a few bytes). */
+export const EARLY_LIMIT = 256 * 1024;
+const EARLY_TOTAL_LIMIT = 1024 * 1024;
 
 interface OwnedSession {
   decoder: StringDecoder;
@@ -106,6 +115,13 @@ interface OwnedSession {
 
 export function newOwnedSession(): OwnedSession {
   return { decoder: new StringDecoder('utf8'), pending: [], pendingLen: 0, pendingBytes: 0, scheduled: false, inFlight: [], ackedChars: 0 };
+}
+
+/** Why a session ended, from the session manager's reason and the exit status (if any arrived). */
+function causeOf(reason: string | undefined, exit: number | null | undefined): 'exited' | 'closed' | 'lost' {
+  if (reason === 'closed') return 'closed';
+  if (reason === 'connection lost' && exit === undefined) return 'lost';
+  return 'exited';
 }
 
 export function scopeFrom(input: { profile?: string | undefined; regions?: string[] | undefined }, settings: Settings, region?: string): EngineScope {
@@ -124,6 +140,8 @@ export function scopeKeyOf(scope: EngineScope): string {
 export function createAppService(deps: AppServiceDeps): AppService {
   const { engine, settings } = deps;
   const clients = new Set<AppClient>();
+  // Sessions some window owns: their output is never held for another window's open.
+  const claimed = new Set<string>();
 
   return {
     connect(emit) {
@@ -142,13 +160,22 @@ export function createAppService(deps: AppServiceDeps): AppService {
         emit('session.data', { sessionId: id, data });
       };
       // ssh2 can deliver the first output in the same tick the shell opens, before session.open
-      // has returned the id to us: while an open is in flight, hold unknown sessions' output.
+      // has returned the id to us: while an open is in flight, hold output of sessions nobody has
+      // claimed yet. An open can wait minutes (a passphrase prompt), so what is held is bounded:
+      // other windows' sessions are never held, and a session's held output stops at EARLY_LIMIT.
       let opening = 0;
-      const early = new Map<string, Buffer[]>();
+      const early = new Map<string, { chunks: Buffer[]; bytes: number }>();
+      let earlyBytes = 0;
       const onData = (id: string, chunk: Buffer) => {
         const s = owned.get(id);
         if (!s) {
-          if (opening > 0) early.set(id, [...(early.get(id) ?? []), chunk]);
+          if (opening === 0 || claimed.has(id)) return;
+          const e = early.get(id) ?? { chunks: [], bytes: 0 };
+          if (e.bytes + chunk.length > EARLY_LIMIT || earlyBytes + chunk.length > EARLY_TOTAL_LIMIT) return;
+          e.chunks.push(chunk);
+          e.bytes += chunk.length;
+          earlyBytes += chunk.length;
+          early.set(id, e);
           return;
         }
         s.pendingBytes += chunk.length;
@@ -162,7 +189,7 @@ export function createAppService(deps: AppServiceDeps): AppService {
           setImmediate(() => flush(id, s));
         }
       };
-      const ended = (id: string, reason: string, error?: AppErrorData) => {
+      const ended = (id: string, reason: string, error: AppErrorData | undefined, how: { exit: number | null | undefined; cause: 'exited' | 'closed' | 'lost' }) => {
         const s = owned.get(id);
         if (!s) return;
         const tail = s.decoder.end();
@@ -172,11 +199,18 @@ export function createAppService(deps: AppServiceDeps): AppService {
         }
         flush(id, s);
         owned.delete(id);
-        emit('session.closed', error ? { sessionId: id, reason, error } : { sessionId: id, reason });
+        claimed.delete(id);
+        exits.delete(id);
+        emit('session.closed', { sessionId: id, reason, cause: how.cause, ...(how.exit !== undefined ? { exitCode: how.exit } : {}), ...(error ? { error } : {}) });
       };
       const lastError = new Map<string, AppErrorData>();
       // Passphrase prompts waiting for this UI; a passphrase is handed to the key loader once.
-      const prompts = new Map<string, { resolve: (p: string) => void; reject: (e: AppError) => void }>();
+      const prompts = new Map<string, { openId: string; resolve: (p: string) => void; reject: (e: AppError) => void }>();
+      // Opens in flight, by the UI's openId, so the UI can cancel a long wait.
+      const opens = new Map<string, AbortController>();
+      // Opens that asked EC2 to start the instance: a cancel says the instance keeps starting.
+      const started = new Set<string>();
+      const cancelledOpen = (openId: string) => new AppError('CANCELLED', started.has(openId) ? 'Cancelled; the instance keeps starting.' : 'Cancelled.', undefined, { instanceStarting: started.has(openId) });
       const PROMPT_TIMEOUT_MS = 5 * 60_000;
       const askPassphrase = (openId: string) => (keyPath: string, attempt: number) =>
         new Promise<string>((resolve, reject) => {
@@ -187,17 +221,24 @@ export function createAppService(deps: AppServiceDeps): AppService {
             prompts.delete(promptId);
             fn();
           };
-          prompts.set(promptId, { resolve: (p) => settle(() => resolve(p)), reject: (e) => settle(() => reject(e)) });
+          prompts.set(promptId, { openId, resolve: (p) => settle(() => resolve(p)), reject: (e) => settle(() => reject(e)) });
           emit('session.passphrase', { openId, promptId, keyPath, attempt });
         });
-      const onExit = (id: string, code: number | null) => ended(id, code === null ? 'The remote shell ended.' : `The remote shell exited with code ${code}.`);
+      // The exit status can arrive while output is still queued in the channel (paused by flow
+      // control, or just not yet read): the session ends on 'closed', after its last byte.
+      const exits = new Map<string, number | null>();
+      const onExit = (id: string, code: number | null) => {
+        if (owned.has(id)) exits.set(id, code);
+      };
       const onError = (id: string, err: AppErrorData) => {
         if (owned.has(id)) lastError.set(id, err);
       };
       const onClosed = (id: string, reason: string) => {
         const err = lastError.get(id);
         lastError.delete(id);
-        ended(id, err?.message ?? reason ?? 'Connection closed.', err);
+        const exit = exits.has(id) ? exits.get(id) : undefined;
+        const exitReason = exit === undefined ? undefined : exit === null ? 'The remote shell ended.' : `The remote shell exited with code ${exit}.`;
+        ended(id, err?.message ?? exitReason ?? reason ?? 'Connection closed.', err, { exit, cause: causeOf(reason, exit) });
       };
       engine.sessions.on('data', onData);
       engine.sessions.on('exit', onExit);
@@ -247,24 +288,45 @@ export function createAppService(deps: AppServiceDeps): AppService {
             settings: s,
             onProgress: (message) => emit('session.progress', { openId: input.openId, message }),
             askPassphrase: askPassphrase(input.openId),
+            onStarted: () => started.add(input.openId),
           };
           if (input.pick) req.pick = input.pick;
           if (input.acceptNewHostKey) req.acceptNewHostKey = input.acceptNewHostKey;
           if (input.private !== undefined) req.private = input.private;
+          const abort = new AbortController();
+          req.signal = abort.signal;
+          opens.set(input.openId, abort);
           opening++;
           try {
             const info = await engine.openSession(req);
-            if (disposed) {
-              // The UI went away while we were connecting: nobody will ever close this session.
+            if (disposed || abort.signal.aborted) {
+              // The UI went away (or gave up) while we were connecting: nobody will ever close this session.
               engine.sessions.close(info.sessionId);
-              throw new AppError('SESSION_CLOSED', 'The window closed while connecting.');
+              throw disposed ? new AppError('SESSION_CLOSED', 'The window closed while connecting.') : cancelledOpen(input.openId);
             }
             owned.set(info.sessionId, newOwnedSession());
-            for (const chunk of early.get(info.sessionId) ?? []) onData(info.sessionId, chunk);
+            claimed.add(info.sessionId);
+            for (const chunk of early.get(info.sessionId)?.chunks ?? []) onData(info.sessionId, chunk);
             return info;
+          } catch (e) {
+            // A wait that ended because the UI cancelled reports the cancel, not the wait's own error.
+            if (abort.signal.aborted && !disposed) throw cancelledOpen(input.openId);
+            throw e;
           } finally {
-            if (--opening === 0) early.clear();
+            opens.delete(input.openId);
+            started.delete(input.openId);
+            if (--opening === 0) {
+              early.clear();
+              earlyBytes = 0;
+            }
           }
+        },
+        'session.cancelOpen'({ openId }) {
+          const abort = opens.get(openId);
+          if (!abort) return { cancelled: false };
+          abort.abort();
+          for (const p of [...prompts.values()]) if (p.openId === openId) p.reject(new AppError('CANCELLED', 'Cancelled.'));
+          return { cancelled: true };
         },
         'session.write'({ sessionId, data }) {
           own(sessionId);
@@ -322,6 +384,7 @@ export function createAppService(deps: AppServiceDeps): AppService {
       const client: AppClient = {
         id: clientId,
         handlers,
+        heldBytes: () => earlyBytes,
         dispose() {
           if (!clients.delete(client)) return;
           disposed = true;
@@ -330,6 +393,8 @@ export function createAppService(deps: AppServiceDeps): AppService {
           engine.sessions.off('error', onError);
           engine.sessions.off('closed', onClosed);
           for (const p of [...prompts.values()]) p.reject(new AppError('CANCELLED', 'The window closed.'));
+          for (const abort of opens.values()) abort.abort();
+          for (const id of owned.keys()) claimed.delete(id);
           for (const id of owned.keys()) {
             try {
               engine.sessions.close(id);

@@ -1,6 +1,6 @@
 import type { Instance, InstanceState } from '../../common/model/instance.js';
 import { AppError } from '../../common/errors.js';
-import { ec2ClientFor } from './clients.js';
+import { ec2For } from './clients.js';
 import { describeWithEips } from './describe.js';
 import { ambiguous, applyPick, displayName, findInstances, notFound } from './lookup.js';
 import type { ResolveOptions } from './resolve.js';
@@ -10,7 +10,14 @@ import { pollUntil, throwIfAborted, waitOptionsFrom } from './wait.js';
 // `start NAME` acts on the matching instance that is not running (and `stop` on the running one),
 // so a name shared by a running and a stopped machine still means one thing for each verb.
 
-export type LifecycleOptions = ResolveOptions & { wait?: boolean; timeoutMs?: number };
+export type LifecycleOptions = ResolveOptions & {
+  wait?: boolean;
+  timeoutMs?: number;
+  /** Runs before StartInstances with the instance as it is (e.g. to refuse a start that cannot lead to a connection). */
+  beforeStart?: (instance: Instance) => Promise<void>;
+  /** EC2 accepted StartInstances: from here on, giving up leaves the instance starting. */
+  onStarted?: (instance: Instance) => void;
+};
 
 export async function startInstance(ref: string, opts: LifecycleOptions): Promise<Instance> {
   const target = await pickFor(ref, opts, 'start');
@@ -29,7 +36,7 @@ export async function stopInstance(ref: string, opts: LifecycleOptions): Promise
   }
   if (target.state === 'pending') await waitForState(target, 'running', opts);
   opts.onProgress?.(`Stopping ${label(target)}…`);
-  await ec2ClientFor(opts, target.region).call('StopInstances', { 'InstanceId.1': target.id });
+  await (await ec2For(opts, target.region)).stopInstances([target.id]);
   if (opts.wait === false) return { ...target, state: 'stopping' };
   return waitForState(target, 'stopped', opts);
 }
@@ -39,8 +46,11 @@ export async function startAndWait(target: Instance, opts: LifecycleOptions): Pr
   // EC2 refuses StartInstances while an instance is still stopping.
   if (target.state === 'stopping') target = await waitForState(target, 'stopped', opts);
   if (target.state !== 'pending') {
+    await opts.beforeStart?.(target);
+    throwIfAborted(opts.signal);
     opts.onProgress?.(`Starting ${label(target)}…`);
-    await ec2ClientFor(opts, target.region).call('StartInstances', { 'InstanceId.1': target.id });
+    await (await ec2For(opts, target.region)).startInstances([target.id]);
+    opts.onStarted?.(target);
   }
   if (opts.wait === false) return { ...target, state: 'pending' };
   return waitForState(target, 'running', opts);
@@ -69,7 +79,7 @@ export async function waitForState(target: Instance, state: InstanceState, opts:
 /** The instance as EC2 reports it now (NOT_FOUND when it is gone). */
 export async function describeOne(target: Pick<Instance, 'id' | 'region'>, opts: ResolveOptions): Promise<Instance> {
   throwIfAborted(opts.signal);
-  const [now] = await describeWithEips(ec2ClientFor(opts, target.region), { ids: [target.id] });
+  const [now] = await describeWithEips(await ec2For(opts, target.region), { ids: [target.id] });
   if (!now) throw new AppError('NOT_FOUND', `Instance ${target.id} no longer exists in ${target.region}.`, 'Run `tagssh list` to see the current instances.');
   return now;
 }

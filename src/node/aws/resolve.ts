@@ -3,6 +3,7 @@ import { AppError } from '../../common/errors.js';
 import { describeOne, label, startAndWait } from './lifecycle.js';
 import { ambiguous, applyPick, candidatesOf, describeCandidate, displayName, findInstances, notFound } from './lookup.js';
 import type { AwsScope } from './scope.js';
+import { assertPublicAddressComes, noPublicAddressError } from './publicAddress.js';
 import { tcpAnswers } from './tcpProbe.js';
 import { pollUntil, waitOptionsFrom } from './wait.js';
 
@@ -57,7 +58,8 @@ export async function resolveTarget(nameOrId: string, opts: ResolveOptions): Pro
     );
   }
   if (matches.length > 1) throw ambiguous(nameOrId, matches, 'stopped');
-  const started = await startAndWait(matches[0]!, opts);
+  // A direct connection needs a public address: refuse at once a start that cannot give one.
+  const started = await startAndWait(matches[0]!, opts.private ? opts : { ...opts, beforeStart: (i) => assertPublicAddressComes(i, opts) });
   return waitUntilReachable(started, opts);
 }
 
@@ -75,9 +77,13 @@ export function targetOf(instance: Instance, opts: Pick<ResolveOptions, 'private
   );
 }
 
+/** How long a running instance may report no public address before TagSSH stops waiting for one. */
+const NO_PUBLIC_ADDRESS_GRACE_MS = 10_000;
+
 /** After a start: waits until EC2 reports an address and the SSH port accepts connections. */
 async function waitUntilReachable(instance: Instance, opts: ResolveOptions): Promise<ResolvedTarget> {
   const port = opts.port ?? portTag(instance) ?? 22;
+  let runningSince: number | undefined;
   return pollUntil(
     `${label(instance)} to answer on port ${port}`,
     async (elapsed) => {
@@ -85,6 +91,9 @@ async function waitUntilReachable(instance: Instance, opts: ResolveOptions): Pro
       if (now.state !== 'running') throw new AppError('STOPPED', `${label(now)} went ${now.state} while starting.`, 'Check the instance in the EC2 console, then try again.');
       const address = opts.private ? now.privateIp : now.publicIp;
       if (!address) {
+        // EC2 assigns a public address while the instance is pending; running without one, it gets none.
+        runningSince ??= elapsed;
+        if (!opts.private && elapsed - runningSince >= NO_PUBLIC_ADDRESS_GRACE_MS) throw noPublicAddressError(now, 'running-without');
         opts.onProgress?.(`${label(now)} is running; waiting for its ${opts.private ? 'private' : 'public'} address… (${Math.round(elapsed / 1000)} s)`);
         return undefined;
       }

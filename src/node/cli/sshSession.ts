@@ -7,6 +7,8 @@ import { connectTargetFor } from '../ssh/target.js';
 import type { ConnectTarget } from '../ssh/types.js';
 import { targetOptionsFrom } from './connectOptions.js';
 import { progressLine } from './output.js';
+import { escapeControls } from '../../common/safeText.js';
+import { escapedProgress } from './safeOutput.js';
 import type { SshFlags } from './commands/ssh.js';
 
 // The terminal side of `tagssh ssh`: raw TTY + SIGWINCH for a shell, plain pipes (with
@@ -68,7 +70,7 @@ function withAcceptance(t: ConnectTarget, hop: { label: string }, fingerprint: s
 
 async function connectInteractively(target: ConnectTarget, keepaliveMs: number | undefined, progress: (m: string) => void): Promise<SshConnection> {
   const { connect } = await import('../ssh/connection.js');
-  const askPassphrase = canPrompt() ? (path: string, attempt: number) => promptLine(`${attempt > 1 ? 'Wrong passphrase. ' : ''}Passphrase for ${path}: `, true) : undefined;
+  const askPassphrase = canPrompt() ? (path: string, attempt: number) => promptLine(`${attempt > 1 ? 'Wrong passphrase. ' : ''}Passphrase for ${escapeControls(path)}: `, true) : undefined;
   let t = target;
   for (let round = 0; ; round++) {
     try {
@@ -77,8 +79,8 @@ async function connectInteractively(target: ConnectTarget, keepaliveMs: number |
       // First contact on a terminal: show the fingerprint and ask, as OpenSSH does.
       if (!isAppError(e) || e.code !== 'HOST_KEY_UNKNOWN' || !canPrompt() || round > 8) throw e;
       const d = e.details as { label: string; fingerprint: string; keyType: string; consoleMatch: boolean | null };
-      process.stderr.write(`\r\x1b[2K${e.message}\n`);
-      const answer = (await promptLine(`Trust ${d.label}'s ${d.keyType} key ${d.fingerprint}? Type yes or the fingerprint (anything else aborts): `, false)).trim();
+      process.stderr.write(`\r\x1b[2K${escapeControls(e.message)}\n`);
+      const answer = (await promptLine(`Trust ${escapeControls(d.label)}'s ${escapeControls(d.keyType)} key ${escapeControls(d.fingerprint)}? Type yes or the fingerprint (anything else aborts): `, false)).trim();
       if (answer !== 'yes' && answer !== d.fingerprint) throw e;
       if (d.consoleMatch === false && answer !== d.fingerprint) throw e;
       t = withAcceptance(t, d, d.fingerprint);
@@ -87,7 +89,7 @@ async function connectInteractively(target: ConnectTarget, keepaliveMs: number |
 }
 
 export async function runSsh(name: string, command: string[], flags: SshFlags, scope: AwsScope): Promise<number> {
-  const progress = progressLine(!!process.stderr.isTTY);
+  const progress = escapedProgress(progressLine(!!process.stderr.isTTY));
   // ssh2 and its native crypto load while EC2 answers the name lookup, not after it.
   const targetP = connectTargetFor(name, { ...targetOptionsFrom(flags), ...scope, onProgress: progress });
   await Promise.all([targetP, import('../ssh/connection.js')]).catch(() => undefined);
@@ -95,7 +97,7 @@ export async function runSsh(name: string, command: string[], flags: SshFlags, s
   const conn = await connectInteractively(target, flags.keepalive ? flags.keepalive * 1000 : undefined, progress);
   progress.done();
   try {
-    return command.length ? await runCommand(conn, command.join(' ')) : await runShell(conn);
+    return command.length ? await runCommand(conn, command.join(' ')) : await runShell(conn, target.label);
   } finally {
     conn.close();
     process.stdin.pause();
@@ -115,7 +117,7 @@ function drain(s: NodeJS.WriteStream): Promise<void> {
   return new Promise((resolve) => (s.writableNeedDrain ? s.once('drain', () => resolve()) : resolve()));
 }
 
-async function runShell(conn: SshConnection): Promise<number> {
+async function runShell(conn: SshConnection, label: string): Promise<number> {
   const stdin = process.stdin;
   const tty = !!stdin.isTTY && !!process.stdout.isTTY;
   const shell = await conn.shell({ cols: process.stdout.columns || 80, rows: process.stdout.rows || 24, term: process.env.TERM || 'xterm-256color', pty: tty });
@@ -139,8 +141,11 @@ async function runShell(conn: SshConnection): Promise<number> {
     stdin.setRawMode(false);
     process.off('SIGWINCH', onResize);
   }
+  // The notice follows every byte of output: the channel closes only after its last data was
+  // read, and stdout is drained before stderr gets the line.
   await drain(process.stdout);
   if (code === null && signal === null && lost) throw lost;
+  if (tty) process.stderr.write(`Connection to ${escapeControls(label)} closed.\r\n`);
   return exitStatus(code, signal);
 }
 

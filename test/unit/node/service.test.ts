@@ -116,3 +116,97 @@ test('output waits while the UI is behind and goes out with its acks; acks of sl
   assert.equal(all, 'hello ' + Array.from({ length: 20 }, (_, i) => `line ${i}\n`).join(''));
   assert.equal(sessions.acks.reduce((n, [, b]) => n + b, 0), Buffer.byteLength(all));
 });
+
+test('the exit notice comes after every byte of output, even output read after the exit status', async () => {
+  const { sessions, client, events } = setup();
+  const info = await client.handlers['session.open']({ ref: 'web-1', openId: 'o1', cols: 80, rows: 24, start: false });
+  sessions.emit('data', info.sessionId, Buffer.from('1\r\n2\r\n'));
+  // ssh2 reports exit-status as soon as it arrives; output still queued in the channel follows.
+  sessions.emit('exit', info.sessionId, 0);
+  sessions.emit('data', info.sessionId, Buffer.from('LAST\r\n'));
+  sessions.emit('closed', info.sessionId, 'exited');
+  await tick();
+  const order = events.filter(([e, p]) => (e === 'session.data' || e === 'session.closed') && (p as { sessionId: string }).sessionId === info.sessionId);
+  const last = order.at(-1)!;
+  assert.equal(last[0], 'session.closed', 'the close notice is the last event');
+  const closed = last[1] as { reason: string; cause?: string; exitCode?: number | null };
+  assert.equal(closed.reason, 'The remote shell exited with code 0.');
+  assert.equal(closed.cause, 'exited');
+  assert.equal(closed.exitCode, 0);
+  const text = order.filter(([e]) => e === 'session.data').map(([, p]) => (p as { data: string }).data).join('');
+  assert.equal(text, 'hello 1\r\n2\r\nLAST\r\n');
+});
+
+test('a lost connection and a closed tab are told apart for the UI', async () => {
+  const { sessions, client, events } = setup();
+  const a = await client.handlers['session.open']({ ref: 'web-1', openId: 'o1', cols: 80, rows: 24, start: false });
+  const b = await client.handlers['session.open']({ ref: 'web-2', openId: 'o2', cols: 80, rows: 24, start: false });
+  sessions.emit('closed', a.sessionId, 'connection lost');
+  sessions.emit('closed', b.sessionId, 'closed');
+  const causes = events.filter(([e]) => e === 'session.closed').map(([, p]) => (p as { cause?: string }).cause);
+  assert.deepEqual(causes, ['lost', 'closed']);
+});
+
+test('output held while a passphrase prompt waits is bounded: other windows’ sessions are not held, an unclaimed one stops at the limit', async () => {
+  const sessions = new FakeSessions();
+  let n = 0;
+  const engine: Engine = {
+    listInstances: async () => ({ instances: [], fetchedAt: 0, fromCache: false }),
+    startInstance: async () => assert.fail('not used'),
+    stopInstance: async () => assert.fail('not used'),
+    listProfiles: async () => ({ profiles: [], defaultRegion: null }),
+    forgetHostKey: async () => false,
+    sessions: sessions as unknown as SessionPort,
+    async openSession(req) {
+      const id = `s${++n}`;
+      if (req.ref === 'locked') await req.askPassphrase('/k', 1);
+      return { sessionId: id, label: req.ref, instanceId: null, host: '127.0.0.2:22' };
+    },
+  };
+  let settings: Settings = defaultSettings();
+  const service = createAppService({ engine, settings: { get: () => settings, set: (s) => (settings = s) }, sections: [] });
+  const other = service.connect(() => {});
+  const busy = await other.handlers['session.open']({ ref: 'web-1', openId: 'b1', cols: 80, rows: 24, start: false });
+  let prompt: { promptId: string } | undefined;
+  const waiting = service.connect((event, payload) => {
+    if (event === 'session.passphrase') prompt = payload as { promptId: string };
+  });
+  const open = waiting.handlers['session.open']({ ref: 'locked', openId: 'w1', cols: 80, rows: 24, start: false });
+  await tick();
+  assert.ok(prompt, 'the passphrase prompt is up');
+  const mb = Buffer.alloc(1 << 20, 'y');
+  for (let i = 0; i < 20; i++) sessions.emit('data', busy.sessionId, mb); // the other window's flood
+  assert.equal(waiting.heldBytes(), 0, 'another window’s session output is not held');
+  for (let i = 0; i < 20; i++) sessions.emit('data', 'unclaimed', mb);
+  assert.ok(waiting.heldBytes() <= 1 << 20, `held ${waiting.heldBytes()} bytes`);
+  waiting.handlers['session.passphrase']({ promptId: prompt.promptId, passphrase: 'x' });
+  await open;
+  assert.equal(waiting.heldBytes(), 0, 'nothing is held once no open is in flight');
+});
+
+test('cancelling an open stops its wait and says when the instance was left starting', async () => {
+  const sessions = new FakeSessions();
+  let sawSignal: AbortSignal | undefined;
+  const engine: Engine = {
+    listInstances: async () => ({ instances: [], fetchedAt: 0, fromCache: false }),
+    startInstance: async () => assert.fail('not used'),
+    stopInstance: async () => assert.fail('not used'),
+    listProfiles: async () => ({ profiles: [], defaultRegion: null }),
+    forgetHostKey: async () => false,
+    sessions: sessions as unknown as SessionPort,
+    openSession(req) {
+      sawSignal = req.signal;
+      if (req.start) req.onStarted?.();
+      // A wait that only ends when the signal aborts (as pollUntil's does).
+      return new Promise((_resolve, reject) => req.signal!.addEventListener('abort', () => reject(new Error('aborted wait'))));
+    },
+  };
+  let settings: Settings = defaultSettings();
+  const client = createAppService({ engine, settings: { get: () => settings, set: (s) => (settings = s) }, sections: [] }).connect(() => {});
+  const open = client.handlers['session.open']({ ref: 'db-1', openId: 'c1', cols: 80, rows: 24, start: true });
+  await tick();
+  assert.deepEqual(client.handlers['session.cancelOpen']({ openId: 'c1' }), { cancelled: true });
+  assert.equal(sawSignal?.aborted, true);
+  await assert.rejects(Promise.resolve(open), (e: { code: string; details?: { instanceStarting?: boolean } }) => e.code === 'CANCELLED' && e.details?.instanceStarting === true);
+  assert.deepEqual(client.handlers['session.cancelOpen']({ openId: 'c1' }), { cancelled: false }, 'nothing left to cancel');
+});

@@ -24,7 +24,8 @@ export function register(program: Command): void {
     });
   addConnectOptions(ssh).action(async (name: string, command: string[], flags: SshFlags) => {
     const { runSsh } = await import('../sshSession.js');
-    process.exitCode = await runSsh(name, command, flags, awsScopeFrom(flags));
+    const { withEscapedErrors } = await import('../safeOutput.js');
+    process.exitCode = await withEscapedErrors(() => runSsh(name, command, flags, awsScopeFrom(flags)));
   });
 
   const forget = program
