@@ -6,8 +6,22 @@ import { z } from 'zod';
 export const TerminalThemeSchema = z.enum(['dark', 'light']);
 export type TerminalTheme = z.infer<typeof TerminalThemeSchema>;
 
+/**
+ * Latin monospace first, then a CJK-capable monospace per platform (Linux, Windows, macOS), so a
+ * Japanese Name tag or `ls` of Japanese file names shows glyphs, never empty boxes.
+ */
+export const DEFAULT_TERMINAL_FONT = '"DejaVu Sans Mono", Menlo, Consolas, "Noto Sans Mono CJK JP", "BIZ UDGothic", "MS Gothic", "Hiragino Sans", monospace';
+/** The default before CJK fallbacks were named: a saved copy of it is read as today's default. */
+const OLD_DEFAULT_TERMINAL_FONT = '"DejaVu Sans Mono", Menlo, Consolas, monospace';
+
 export const TerminalSettingsSchema = z.object({
-  fontFamily: z.string().trim().min(1).max(200).default('"DejaVu Sans Mono", Menlo, Consolas, monospace'),
+  fontFamily: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .default(DEFAULT_TERMINAL_FONT)
+    .transform((f) => (f === OLD_DEFAULT_TERMINAL_FONT ? DEFAULT_TERMINAL_FONT : f)),
   fontSize: z.number().int().min(8).max(32).default(13),
   theme: TerminalThemeSchema.default('dark'),
 });
