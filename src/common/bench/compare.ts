@@ -88,3 +88,13 @@ export function historyByType(results: BenchResult[], metricKey: string): Map<st
   }
   return out;
 }
+
+/**
+ * Whether a relative difference is better, worse or the same, for colouring. A difference that
+ * prints as ±0.0% is "same" whichever way the metric points, so equal rows look equal.
+ */
+export function relativeVerdict(relative: number | undefined, better: 'higher' | 'lower' | undefined): 'better' | 'worse' | 'same' | undefined {
+  if (relative === undefined || !better) return undefined;
+  if (Math.abs(relative) < 0.0005) return 'same';
+  return relative > 0 === (better === 'higher') ? 'better' : 'worse';
+}

@@ -46,7 +46,8 @@ export function formatWithUnit(value: number, unit: string): string {
 
 export function formatRelative(r: number | undefined): string {
   if (r === undefined) return '';
-  const pct = r * 100;
+  // A difference that rounds to zero prints as +0.0%, never -0.0%.
+  const pct = Math.abs(r) < 0.0005 ? 0 : r * 100;
   return `${pct >= 0 ? '+' : ''}${pct.toFixed(1)}%`;
 }
 

@@ -18,9 +18,9 @@ function refuse(what: string, why: string): AppError {
 }
 
 /** Checks bytes that arrived from the app (picked by the person in a file dialog). */
-export function checkTarball(t: Tarball): Tarball {
+export function checkTarball(t: Tarball, what = `The file ${t.name}`): Tarball {
   const problem = tarballProblem(t.data.length, t.data.subarray(0, 2));
-  if (problem) throw refuse(`The file ${t.name}`, problem);
+  if (problem) throw refuse(what, problem);
   return t;
 }
 
@@ -45,7 +45,7 @@ export async function readLocalTarball(path: string): Promise<Tarball> {
       }
       n += bytesRead;
     }
-    return checkTarball({ name: path, data: buf.subarray(0, n) });
+    return checkTarball({ name: path, data: buf.subarray(0, n) }, path);
   } finally {
     await fh.close();
   }

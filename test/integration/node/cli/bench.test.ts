@@ -79,7 +79,15 @@ describe('tagssh bench (CLI, instances resolved through moto)', () => {
     assert.match(md.stdout, /^\| Metric \| Unit \| bench-0 · m5\.large \(baseline\) \| bench-1 · m5a\.large \|$/m);
     assert.match(md.stdout, /^\| vCPUs \| count \| \d+ \| \d+ \(\+0\.0%\) \|$/m);
     const csv = await tagssh(['results', '--compare', ids[0]!, ids[1]!, '--format', 'csv', '--baseline', ids[1]!]);
-    assert.match(csv.stdout.split('\r\n')[0]!, /^metric,unit,bench-0 · m5\.large,bench-0 · m5\.large vs baseline,bench-1 · m5a\.large,bench-1 · m5a\.large vs baseline$/);
+    assert.ok(csv.stdout.startsWith('\uFEFF'), 'CSV starts with a UTF-8 BOM, so Excel on Japanese Windows reads UTF-8');
+    assert.match(csv.stdout.split('\r\n')[0]!, /^\uFEFFmetric,unit,bench-0 · m5\.large,bench-0 · m5\.large vs baseline,bench-1 · m5a\.large,bench-1 · m5a\.large vs baseline$/);
+    const bare = await tagssh(['results', '--compare', ids[0]!, ids[1]!, '--format', 'csv', '--no-bom']);
+    assert.match(bare.stdout, /^metric,unit,/);
+    const list = await tagssh(['results', '--format', 'csv']);
+    assert.match(list.stdout, /^\uFEFFid,preset,status,instance,instance id,type,started,headline\r\n/);
+    const wrong = await tagssh(['results', '--format', 'md', '--no-bom']);
+    assert.equal(wrong.code, 2);
+    assert.match(wrong.stderr, /--no-bom applies to CSV only\.\n {2}→ Use it with --format csv\./);
     const c = json(await tagssh(['results', '--compare', ids[0]!, ids[1]!, '--format', 'json']));
     assert.equal(c.columns.length, 2);
     assert.equal(c.rows.find((row: { key: string }) => row.key === 'cpu.vcpus').unit, 'count');
@@ -119,6 +127,14 @@ describe('tagssh bench (CLI, instances resolved through moto)', () => {
     const tarball = join(home, 'ub', 'byte-unixbench-6.0.0.tar.gz');
     execFileSync('tar', ['-czf', tarball, '-C', join(home, 'ub'), 'byte-unixbench-6.0.0']);
     const args = ['bench', 'unixbench', 'bench-0', '--param', 'source=upload', '--param', `localTarball=${tarball}`, '--param', 'install=false', '--param', 'copies=1,2', '--json'];
+    for (const [path, why] of [['/dev/zero', 'is not a regular file'], [home, 'is a directory, not a file'], [key.privatePath, 'is not a gzip-compressed tarball']] as const) {
+      const bad = await tagssh(['bench', 'unixbench', 'bench-0', '--param', 'source=upload', '--param', `localTarball=${path}`, '--yes']);
+      assert.equal(bad.code, 2, bad.stderr);
+      assert.ok(bad.stderr.startsWith(`tagssh: ${path} ${why}`), bad.stderr);
+    }
+    const dashUrl = await tagssh(['bench', 'unixbench', 'bench-0', '--param', 'gitUrl=-u@x:y', '--yes']);
+    assert.equal(dashUrl.code, 2);
+    assert.match(dashUrl.stderr, /unixbench: gitUrl: must not start with "-"/);
     const refused = await tagssh(args);
     assert.equal(refused.code, 2, 'needs --yes (uploads and builds)');
     const r = await tagssh([...args, '--yes']);
