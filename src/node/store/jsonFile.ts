@@ -1,7 +1,8 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync, rmSync } from 'node:fs';
+import { readFileSync, renameSync, writeFileSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { AppError } from '../../common/errors.js';
+import { ensurePrivateDir } from './paths.js';
 
 // Versioned JSON files written atomically (temp file + rename), so a crash or a concurrent
 // reader never sees half a file. A file from a newer schema is refused rather than clobbered.
@@ -35,7 +36,7 @@ export function readJsonFile<T>(path: string, schemaVersion: number, fallback: (
 }
 
 export function writeJsonFile<T>(path: string, schemaVersion: number, data: T, mode = 0o600): void {
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  ensurePrivateDir(dirname(path));
   const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {
     writeFileSync(tmp, JSON.stringify({ schemaVersion, data } satisfies Versioned<T>, null, 2) + '\n', { mode });
