@@ -1,20 +1,23 @@
-import { createServer as createHttpServer, type IncomingMessage } from 'node:http';
-import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { existsSync, realpathSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { AppError } from '../../common/errors.js';
+import { AppError, type AppErrorData } from '../../common/errors.js';
 import { contract, type Emit } from '../../common/contract.js';
 import { createDispatcher, type Envelope } from '../../common/rpc.js';
 import type { AppService } from '../service.js';
-import { serveStatic } from './static.js';
+import { serveStatic, securityHeaders } from './static.js';
+import { checkHostAndOrigin, createAccess, type AccessOptions, type Verdict } from './access.js';
+import { createLimiter, DEFAULT_SOCKET_LIMITS, type SocketLimits } from './limits.js';
 
 // Browser mode: the built renderer over HTTP and the contract over a WebSocket, on 127.0.0.1
-// only. The socket needs the random token printed with the URL (the URL carries it in the
-// fragment, which browsers never send in requests); the Host and Origin headers must name this
-// server, so another web page or a DNS-rebinding trick cannot drive the backend.
+// only. A link carries a one-use ticket in its fragment (never sent in requests); the page trades
+// it for a per-tab session secret over POST /session, and the socket presents that (access.ts).
+// The Host and Origin headers must name this server on every request, so another web page or a
+// DNS-rebinding trick cannot drive the backend. Sockets are capped, and each socket's requests
+// are bounded in flight and in rate (limits.ts).
 
 export interface WebServerOptions {
   /** The backend; default: the real engine with the settings file under TAGSSH_HOME. */
@@ -22,23 +25,50 @@ export interface WebServerOptions {
   port?: number;
   /** Directory of the built renderer; default: dist/renderer of this checkout. */
   rendererDir?: string;
-  /** Fixed token (tests); default: 32 random bytes. */
-  token?: string;
+  /** Most WebSocket clients at once (default 8: a few tabs). */
+  maxSockets?: number;
+  /** Per-socket bounds (default DEFAULT_SOCKET_LIMITS). */
+  socketLimits?: SocketLimits;
+  /** Ticket/session bookkeeping and the failed-attempt lockout (tests shorten it). */
+  access?: AccessOptions;
+  /** Told after each ticket is traded for a session, with the count so far. */
+  onSignIn?: (count: number) => void;
 }
 
 export interface WebServer {
   url: string;
-  /** The URL with the token in its fragment: what the user opens. */
-  openUrl: string;
+  /** A fresh link with a one-use ticket in its fragment: what a browser opens (once). */
+  openLink(): string;
+  /** The same as openLink(): each read mints a fresh one-use link. */
+  readonly openUrl: string;
   port: number;
-  token: string;
+  /** Tickets traded for sessions so far. */
+  signIns(): number;
   /** Number of live WebSocket clients (tests, diagnostics). */
   clients(): number;
   close(): Promise<void>;
 }
 
 const MAX_MESSAGE = 2 * 1024 * 1024;
+const MAX_TICKET_BODY = 200;
 export const RPC_PATH = '/rpc';
+export const SESSION_PATH = '/session';
+
+/** The id of a request that will not be served, so its caller is answered, not left waiting. */
+function requestId(text: string): number | null {
+  try {
+    const id = (JSON.parse(text) as { id?: unknown } | null)?.id;
+    return typeof id === 'number' && Number.isSafeInteger(id) && id >= 0 ? id : null;
+  } catch {
+    return null;
+  }
+}
+
+function throttled(bound: 'rate' | 'inflight'): AppErrorData {
+  return bound === 'rate'
+    ? { code: 'THROTTLED', message: 'Too many messages from this window at once; this one was dropped.', hint: 'Wait a moment and try again.' }
+    : { code: 'THROTTLED', message: 'Too many requests are still running in this window; this one was not started.', hint: 'Wait for earlier ones to finish, then try again.' };
+}
 
 export function defaultRendererDir(): string {
   // Works from src/node/server (tsx) and from a bundle in dist/cli (chunks one level deeper).
@@ -50,23 +80,13 @@ export function defaultRendererDir(): string {
   return resolve(process.cwd(), 'dist/renderer');
 }
 
-function sameToken(given: string | null, token: string): boolean {
-  if (!given) return false;
-  const a = Buffer.from(given);
-  const b = Buffer.from(token);
-  return a.length === b.length && timingSafeEqual(a, b);
-}
-
-/** Decides whether an upgrade request may become an RPC socket. */
-export function checkUpgrade(req: IncomingMessage, port: number, token: string): { ok: true } | { ok: false; status: number; reason: string } {
+/** Decides whether an upgrade request may become an RPC socket (before the socket cap). */
+export function checkUpgrade(req: IncomingMessage, port: number, checkSession: (s: string | null) => Verdict): Verdict {
   const url = new URL(req.url ?? '/', 'http://127.0.0.1');
   if (url.pathname !== RPC_PATH) return { ok: false, status: 404, reason: 'not found' };
-  const allowedHosts = [`127.0.0.1:${port}`, `localhost:${port}`];
-  if (!allowedHosts.includes(req.headers.host ?? '')) return { ok: false, status: 403, reason: 'bad host' };
-  const origin = req.headers.origin;
-  if (origin !== undefined && !allowedHosts.map((h) => `http://${h}`).includes(origin)) return { ok: false, status: 403, reason: 'bad origin' };
-  if (!sameToken(url.searchParams.get('token'), token)) return { ok: false, status: 401, reason: 'missing or wrong token' };
-  return { ok: true };
+  const place = checkHostAndOrigin(req.headers, port);
+  if (!place.ok) return place;
+  return checkSession(url.searchParams.get('session'));
 }
 
 function refuse(socket: Duplex, status: number, reason: string): void {
@@ -88,18 +108,44 @@ export async function createServer(opts: WebServerOptions = {}): Promise<WebServ
   if (!existsSync(join(rendererDir, 'index.html'))) {
     throw new AppError('NOT_FOUND', `The UI is not built (${rendererDir}/index.html is missing).`, 'Run `npm run build` (or `node scripts/build.mjs renderer`) first.');
   }
-  const token = opts.token ?? randomBytes(32).toString('base64url');
+  const access = createAccess(opts.access);
+  const maxSockets = opts.maxSockets ?? 8;
+  const limits = opts.socketLimits ?? DEFAULT_SOCKET_LIMITS;
+  const root = realpathSync(rendererDir);
   let port = opts.port ?? 0;
 
   const http = createHttpServer((req, res) => {
-    void serveStatic(rendererDir, port, req, res);
+    if (req.url === SESSION_PATH) return void redeemTicket(req, res);
+    void serveStatic(root, port, req, res);
   });
+
+  /** POST /session, body = the ticket: answers {session} once per ticket. */
+  function redeemTicket(req: IncomingMessage, res: ServerResponse): void {
+    const answer = (status: number, body: object) =>
+      res.writeHead(status, { ...securityHeaders(port), 'Content-Type': 'application/json' }).end(JSON.stringify(body));
+    const place = checkHostAndOrigin(req.headers, port);
+    if (!place.ok) return void answer(place.status, { error: place.reason });
+    if (req.method !== 'POST') return void answer(405, { error: 'method not allowed' });
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (c: string) => {
+      body += c;
+      if (body.length > MAX_TICKET_BODY) req.destroy();
+    });
+    req.on('end', () => {
+      const r = access.redeem(body.trim());
+      if (r.ok) opts.onSignIn?.(access.redeemed());
+      answer(r.ok ? 200 : r.status, r.ok ? { session: r.session } : { error: r.reason });
+    });
+  }
+
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE, perMessageDeflate: false });
 
   http.on('upgrade', (req, socket, head) => {
     socket.on('error', () => socket.destroy());
-    const verdict = checkUpgrade(req, port, token);
+    const verdict = checkUpgrade(req, port, (s) => access.checkSession(s));
     if (!verdict.ok) return refuse(socket, verdict.status, verdict.reason);
+    if (wss.clients.size >= maxSockets) return refuse(socket, 503, 'too many connections');
     wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
   });
 
@@ -110,12 +156,19 @@ export async function createServer(opts: WebServerOptions = {}): Promise<WebServ
     const emit: Emit = (event, payload) => send({ t: 'evt', event, payload });
     const client = service.connect(emit);
     const dispatcher = createDispatcher(contract, client.handlers, send);
+    const limiter = createLimiter(limits);
     ws.on('message', (data, isBinary) => {
       if (isBinary) {
         send({ t: 'res', id: null, ok: false, error: { code: 'INVALID_INPUT', message: 'Binary frames are not part of the protocol.', hint: 'Send JSON text frames.' } });
         return;
       }
-      void dispatcher.handle(data.toString());
+      const text = data.toString();
+      const admitted = limiter.admit();
+      if (admitted !== 'ok') {
+        send({ t: 'res', id: requestId(text), ok: false, error: throttled(admitted) });
+        return;
+      }
+      void dispatcher.handle(text).finally(() => limiter.done());
     });
     // Oversized frames and protocol violations close this socket (ws reports them here); the
     // server and other clients carry on.
@@ -133,11 +186,15 @@ export async function createServer(opts: WebServerOptions = {}): Promise<WebServ
   port = (http.address() as { port: number }).port;
   const url = `http://127.0.0.1:${port}/`;
 
+  const openLink = () => `${url}#ticket=${access.issueTicket()}`;
   return {
     url,
-    openUrl: `${url}#token=${token}`,
+    openLink,
+    get openUrl() {
+      return openLink();
+    },
     port,
-    token,
+    signIns: () => access.redeemed(),
     clients: () => wss.clients.size,
     async close() {
       for (const ws of wss.clients) ws.terminate();
