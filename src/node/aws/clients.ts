@@ -1,14 +1,39 @@
+import { ec2Settings, leanEndpointFor } from './awsSettings.js';
 import { credentialProvider, type AwsCredentials } from './credentials.js';
-import { createEc2Client, type Ec2Client } from './ec2Client.js';
+import { createEc2Client, endpointFor, resetLearnedState } from './ec2Client.js';
+import type { Ec2Port } from './ec2Port.js';
+import { agentFor } from './httpProxy.js';
+import { leanEc2Port } from './leanEc2.js';
 import type { AwsScope } from './scope.js';
 
-// One EC2 client per (profile, region) and one credential provider per profile, shared by every
-// call in the process, so that credentials are resolved once however many regions are queried.
+// One EC2 port per (adapter, profile, region) and one credential provider per profile, shared by
+// every call in the process, so that credentials are resolved once however many regions are
+// queried (and refreshed before they expire, see credentials.ts).
+//
+// Which adapter: long-running processes (the app's engine, `tagssh web`, fleet benchmark runs)
+// call useSdkEc2() and get @aws-sdk/client-ec2. The CLI's per-connection commands keep the lean
+// Query client, unless the configuration asks for endpoint rules only the SDK implements (FIPS,
+// dual-stack, partitions beyond aws/aws-cn/aws-us-gov): then they get the SDK too.
+// TAGSSH_EC2_CLIENT=sdk|lean forces one (the contract tests and the bench use it).
 
+export type Ec2Adapter = 'sdk' | 'lean';
+
+let preferred: Ec2Adapter | undefined;
 const providers = new Map<string, () => Promise<AwsCredentials>>();
-const clients = new Map<string, Ec2Client>();
+const ports = new Map<string, Promise<Ec2Port>>();
 
-function providerFor(profile: string | undefined): () => Promise<AwsCredentials> {
+/** Long-running processes: use the AWS SDK for every EC2 call from now on. */
+export function useSdkEc2(): void {
+  preferred = 'sdk';
+}
+
+export function ec2Adapter(): Ec2Adapter {
+  const forced = process.env.TAGSSH_EC2_CLIENT;
+  if (forced === 'sdk' || forced === 'lean') return forced;
+  return preferred ?? 'lean';
+}
+
+export function credentialsFor(profile: string | undefined): () => Promise<AwsCredentials> {
   const key = profile ?? '';
   let p = providers.get(key);
   if (!p) {
@@ -18,18 +43,38 @@ function providerFor(profile: string | undefined): () => Promise<AwsCredentials>
   return p;
 }
 
-export function ec2ClientFor(scope: AwsScope, region: string): Ec2Client {
-  const key = `${scope.profile ?? ''}\n${region}`;
-  let c = clients.get(key);
-  if (!c) {
-    c = createEc2Client({ region, credentials: providerFor(scope.profile) });
-    clients.set(key, c);
+export function ec2For(scope: AwsScope, region: string): Promise<Ec2Port> {
+  const adapter = ec2Adapter();
+  const key = `${adapter}\n${scope.profile ?? ''}\n${region}`;
+  let port = ports.get(key);
+  if (!port) {
+    port = createPort(adapter, scope.profile, region);
+    port.catch(() => ports.delete(key));
+    ports.set(key, port);
   }
-  return c;
+  return port;
 }
 
-/** Forgets memoised clients and credentials (after `aws sso login`, or between tests). */
+async function createPort(adapter: Ec2Adapter, profile: string | undefined, region: string): Promise<Ec2Port> {
+  const credentials = credentialsFor(profile);
+  if (adapter === 'lean') {
+    const s = await ec2Settings(profile);
+    const sdkOnly = s.useFips || s.useDualStack || (!s.endpointUrl && !leanEndpointFor(region));
+    if (!sdkOnly) {
+      const endpoint = endpointFor(region, s.endpointUrl);
+      const agent = await agentFor(endpoint, s.caBundle);
+      return leanEc2Port(
+        createEc2Client({ region, credentials, endpoint: endpoint.href, maxAttempts: s.maxAttempts, retryMode: s.retryMode, ...(agent ? { agent } : {}) }),
+      );
+    }
+  }
+  const { sdkEc2Port } = await import('./sdkEc2.js');
+  return sdkEc2Port({ region, credentials, ...(profile !== undefined ? { profile } : {}) });
+}
+
+/** Forgets memoised clients, credentials and learned clock skew (between tests, or to pick up changed settings). */
 export function resetClients(): void {
   providers.clear();
-  clients.clear();
+  ports.clear();
+  resetLearnedState();
 }

@@ -1,5 +1,6 @@
 import { AppError } from '../../common/errors.js';
 import { cjsExports } from './interop.js';
+import { sdkLogger } from './sdkLogger.js';
 
 export interface AwsCredentials {
   accessKeyId: string;
@@ -16,17 +17,36 @@ export interface CredentialScope {
 // The SDK's default chain (env, shared files, SSO, process, web identity, ECS/IMDS) is loaded
 // lazily: when credentials sit in the environment and no profile was asked for, reading them
 // directly spares the CLI the chain's start-up cost. Same precedence as the SDK (env first).
+//
+// Credentials that carry an expiration (SSO, assume-role, credential_process, IMDS, container)
+// are reused only while they are fresh: the chain runs again before they expire, so a
+// long-running app keeps working across expiries and picks up a new `aws sso login` by itself.
+
+/** Refresh this long before expiry (the SDK's window), or at half the lifetime when shorter. */
+export const REFRESH_WINDOW_MS = 5 * 60_000;
 
 export function credentialProvider(scope: CredentialScope = {}): () => Promise<AwsCredentials> {
-  let cached: Promise<AwsCredentials> | undefined;
-  return () => {
-    if (cached) return cached;
-    cached = load(scope).catch((e) => {
-      cached = undefined;
-      throw e;
-    });
-    return cached;
+  let current: { creds: AwsCredentials; loadedAt: number } | undefined;
+  let pending: Promise<AwsCredentials> | undefined;
+  return async () => {
+    if (current && !needsRefresh(current.creds, current.loadedAt)) return current.creds;
+    pending ??= load(scope)
+      .then((creds) => {
+        current = { creds, loadedAt: Date.now() };
+        return creds;
+      })
+      .finally(() => {
+        pending = undefined;
+      });
+    return pending;
   };
+}
+
+export function needsRefresh(creds: AwsCredentials, loadedAt: number, now = Date.now()): boolean {
+  if (!creds.expiration) return false;
+  const expires = creds.expiration.getTime();
+  const window = Math.min(REFRESH_WINDOW_MS, Math.max(0, (expires - loadedAt) / 2));
+  return expires - now <= window;
 }
 
 async function load(scope: CredentialScope): Promise<AwsCredentials> {
@@ -41,7 +61,7 @@ async function load(scope: CredentialScope): Promise<AwsCredentials> {
   env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const { defaultProvider } = cjsExports(await import('@aws-sdk/credential-provider-node'));
   try {
-    const c = await defaultProvider(scope.profile ? { profile: scope.profile } : {})();
+    const c = await defaultProvider(scope.profile ? { profile: scope.profile, logger: sdkLogger } : { logger: sdkLogger })();
     const creds: AwsCredentials = { accessKeyId: c.accessKeyId, secretAccessKey: c.secretAccessKey };
     if (c.sessionToken) creds.sessionToken = c.sessionToken;
     if (c.expiration) creds.expiration = c.expiration;

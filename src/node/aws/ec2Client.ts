@@ -1,6 +1,8 @@
 import http from 'node:http';
 import { AppError } from '../../common/errors.js';
 import type { AwsCredentials } from './credentials.js';
+import { checkedEndpoint, leanEndpointFor, type RetryMode } from './awsSettings.js';
+import { CLOCK_SKEW_ERROR_CODES, SKEW_THRESHOLD_MS, ec2AppError, isThrottle, isTransient, type Ec2Failure } from './ec2Errors.js';
 import { signRequest } from './sigv4.js';
 import { parseXml } from './xml.js';
 
@@ -15,12 +17,16 @@ export const EC2_API_VERSION = '2016-11-15';
 export interface Ec2ClientOptions {
   region: string;
   credentials: () => Promise<AwsCredentials>;
-  /** Overrides the endpoint (AWS_ENDPOINT_URL_EC2 / AWS_ENDPOINT_URL are read when absent). */
+  /** The endpoint (see awsSettings.ts); AWS_ENDPOINT_URL_EC2 / AWS_ENDPOINT_URL are read when absent. */
   endpoint?: string;
-  /** Total attempts for retryable failures (throttling, 5xx, resets). SDK default is 3. */
+  /** Total attempts for retryable failures (AWS_MAX_ATTEMPTS; the SDK's default is 3). */
   maxAttempts?: number;
+  /** AWS_RETRY_MODE: standard and adaptive keep the SDK's retry quota; legacy has none. */
+  retryMode?: RetryMode;
   /** Per-attempt socket idle timeout, ms (default: TAGSSH_AWS_TIMEOUT_MS, else 60 s like the aws CLI). */
   timeoutMs?: number;
+  /** An agent for the endpoint (a proxy's, see httpProxy.ts). */
+  agent?: http.Agent;
 }
 
 export type QueryParams = Record<string, string | number | boolean | undefined>;
@@ -31,46 +37,50 @@ export interface Ec2Client {
   call(action: string, params?: QueryParams): Promise<Record<string, unknown>>;
 }
 
-const RETRYABLE_CODES = new Set([
-  'Throttling',
-  'ThrottlingException',
-  'RequestLimitExceeded',
-  'RequestThrottled',
-  'TooManyRequestsException',
-  'InternalError',
-  'InternalFailure',
-  'ServiceUnavailable',
-  'Unavailable',
-]);
-const THROTTLE_CODES = new Set(['Throttling', 'ThrottlingException', 'RequestLimitExceeded', 'RequestThrottled', 'TooManyRequestsException']);
 const NETWORK_RETRYABLE = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN']);
+
+// The process's idea of how far the local clock is from AWS's (server Date minus local time),
+// kept as the SDK keeps its systemClockOffset: sampled from every response's Date header.
+let clockOffsetMs = 0;
+
+export function clockOffset(): number {
+  return clockOffsetMs;
+}
+
+/** Forgets the learned clock offset and refills the retry quota. */
+export function resetLearnedState(): void {
+  clockOffsetMs = 0;
+  retryTokens = QUOTA.initial;
+}
+
+/** Server time from a Date header minus local time, or undefined without a usable header. */
+function offsetFrom(date: string | undefined, sentAt: number): number | undefined {
+  if (!date) return undefined;
+  const server = Date.parse(date);
+  const now = Date.now();
+  if (Number.isNaN(server) || now - sentAt > 900_000) return undefined;
+  return server - now;
+}
+
+// The SDK's standard retry quota: 500 tokens, a retry costs 5 (10 after a timeout), a success
+// gives 1 back. When the bucket is empty, failures are no longer retried (an outage is not hammered).
+const QUOTA = { initial: 500, cost: 5, timeoutCost: 10, refund: 1 };
+let retryTokens = QUOTA.initial;
 
 export function endpointFor(region: string, override?: string): URL {
   const raw = override ?? process.env.AWS_ENDPOINT_URL_EC2 ?? process.env.AWS_ENDPOINT_URL;
-  if (raw) {
-    let url: URL;
-    try {
-      url = new URL(raw);
-    } catch {
-      throw new AppError('INVALID_INPUT', `The EC2 endpoint "${raw}" is not a valid URL.`, 'Fix AWS_ENDPOINT_URL_EC2 (e.g. http://127.0.0.1:5000) or unset it.');
-    }
-    // Signed requests carry the access key id and any session token in headers: over plain
-    // http they may only go to this machine.
-    if (url.protocol === 'http:' && !/^(localhost|127(\.\d{1,3}){3}|\[::1\])$/.test(url.hostname)) {
-      throw new AppError('INVALID_INPUT', `The EC2 endpoint "${raw}" is plain http:// on another host: your AWS credentials and session token would cross the network unencrypted.`, 'Use an https:// endpoint, or an http:// one on 127.0.0.1 or localhost.');
-    }
-    return url;
-  }
-  if (!/^[a-z]{2}(-[a-z]+)+-\d+$/.test(region)) {
+  if (raw) return checkedEndpoint(raw);
+  const host = leanEndpointFor(region);
+  if (!host) {
     throw new AppError('BAD_REGION', `"${region}" is not an AWS region name.`, 'Use a region code such as us-east-1 or eu-west-2 (see `aws ec2 describe-regions`).');
   }
-  const suffix = region.startsWith('cn-') ? 'amazonaws.com.cn' : 'amazonaws.com';
-  return new URL(`https://ec2.${region}.${suffix}/`);
+  return new URL(`${host}/`);
 }
 
 export function createEc2Client(opts: Ec2ClientOptions): Ec2Client {
   const endpoint = endpointFor(opts.region, opts.endpoint);
   const maxAttempts = Math.max(1, opts.maxAttempts ?? 3);
+  const quota = (opts.retryMode ?? 'standard') !== 'legacy';
   const timeoutMs = opts.timeoutMs ?? (Number(process.env.TAGSSH_AWS_TIMEOUT_MS) || 60_000);
 
   async function sign(body: string): Promise<Record<string, string>> {
@@ -83,12 +93,17 @@ export function createEc2Client(opts: Ec2ClientOptions): Ec2Client {
       region: opts.region,
       service: 'ec2',
       credentials: await opts.credentials(),
+      date: new Date(Date.now() + clockOffsetMs),
     });
   }
 
   async function once(action: string, body: string): Promise<Record<string, unknown>> {
     const headers = await sign(body);
-    const { status, text } = await post(endpoint, headers, body, timeoutMs);
+    const sentAt = Date.now();
+    const before = clockOffsetMs;
+    const { status, text, date } = await post(endpoint, headers, body, timeoutMs, opts.agent);
+    const offset = offsetFrom(date, sentAt);
+    if (offset !== undefined) clockOffsetMs = offset;
     // Tag values stay exact strings ("007", " web ", "true"): xml.ts never trims or converts.
     let doc: Record<string, unknown> = {};
     try {
@@ -101,7 +116,10 @@ export function createEc2Client(opts: Ec2ClientOptions): Ec2Client {
       if (root && typeof root === 'object') return root as Record<string, unknown>;
       throw new AppError('AWS_API', `EC2 ${action} returned an unexpected response (HTTP ${status}).`, `Check that ${endpoint.origin} is an EC2 endpoint.`);
     }
-    throw apiError(action, status, doc, opts.region);
+    const err = apiError(action, status, doc);
+    // A clock-skew error with a Date far from ours: sign with the server's time and try again.
+    if (err.awsCode && CLOCK_SKEW_ERROR_CODES.includes(err.awsCode) && Math.abs(clockOffsetMs) >= SKEW_THRESHOLD_MS && clockOffsetMs !== before) err.skewCorrected = true;
+    throw err;
   }
 
   return {
@@ -111,12 +129,17 @@ export function createEc2Client(opts: Ec2ClientOptions): Ec2Client {
       const body = encodeQuery({ Action: action, Version: EC2_API_VERSION, ...params });
       for (let attempt = 1; ; attempt++) {
         try {
-          return await once(action, body);
+          const out = await once(action, body);
+          if (quota) retryTokens = Math.min(QUOTA.initial, retryTokens + QUOTA.refund);
+          return out;
         } catch (e) {
-          const retry = isRetryable(e) && attempt < maxAttempts;
+          const cost = (e as RawError).netCode === 'TIMEOUT' ? QUOTA.timeoutCost : QUOTA.cost;
+          const retry = isRetryable(e) && attempt < maxAttempts && (!quota || retryTokens >= cost);
           if (!retry) throw finalError(e, endpoint, opts.region);
+          if (quota) retryTokens -= cost;
+          if ((e as RawError).skewCorrected) continue; // nothing to wait for: the next signature is right
           // Full-jitter exponential backoff, as the SDK's standard retry strategy does.
-          const cap = THROTTLE_CODES.has(awsCode(e) ?? '') ? 500 : 100;
+          const cap = isThrottle((e as RawError).awsCode) ? 500 : 100;
           await sleep(Math.random() * Math.min(20_000, cap * 2 ** attempt));
         }
       }
@@ -150,22 +173,21 @@ export function text(v: unknown): string | undefined {
 
 interface RawError extends Error {
   awsCode?: string;
+  awsMessage?: string;
   httpStatus?: number;
   netCode?: string;
-}
-
-function awsCode(e: unknown): string | undefined {
-  return (e as RawError | undefined)?.awsCode;
+  skewCorrected?: boolean;
 }
 
 function isRetryable(e: unknown): boolean {
   const r = e as RawError;
-  if (r?.awsCode && RETRYABLE_CODES.has(r.awsCode)) return true;
-  if (r?.httpStatus && r.httpStatus >= 500) return true;
+  if (r?.skewCorrected) return true;
+  if (isThrottle(r?.awsCode)) return true;
+  if (isTransient({ code: r?.awsCode, status: r?.httpStatus, netCode: r?.netCode })) return true;
   return !!r?.netCode && NETWORK_RETRYABLE.has(r.netCode);
 }
 
-function apiError(action: string, status: number, doc: Record<string, unknown>, region: string): Error {
+function apiError(action: string, status: number, doc: Record<string, unknown>): RawError {
   const resp = (doc.Response ?? doc.ErrorResponse) as Record<string, unknown> | undefined;
   const errs = resp ? (resp.Errors as Record<string, unknown> | undefined) ?? resp : undefined;
   const errNode = errs ? ((errs.Error as Record<string, unknown> | Record<string, unknown>[] | undefined) ?? undefined) : undefined;
@@ -174,8 +196,8 @@ function apiError(action: string, status: number, doc: Record<string, unknown>, 
   const message = text(first?.Message) ?? `HTTP ${status}`;
   const err: RawError = new Error(`${action}: ${code}: ${message}`);
   err.awsCode = code;
+  err.awsMessage = message;
   err.httpStatus = status;
-  (err as RawError & { region?: string }).region = region;
   return err;
 }
 
@@ -183,30 +205,11 @@ function apiError(action: string, status: number, doc: Record<string, unknown>, 
 function finalError(e: unknown, endpoint: URL, region: string): AppError {
   if (e instanceof AppError) return e;
   const r = e as RawError;
-  const code = r.awsCode;
-  const msg = r.message;
-  if (code) {
-    if (THROTTLE_CODES.has(code))
-      return new AppError('THROTTLED', `EC2 is throttling requests in ${region} (${code}), even after retries.`, 'Wait a minute and try again, or query fewer regions at once.');
-    if (code === 'RequestExpired' || code === 'ExpiredToken' || code === 'ExpiredTokenException')
-      return new AppError('CREDENTIALS_EXPIRED', `Your AWS credentials have expired (${code}).`, 'Refresh them: `aws sso login --profile <profile>` for SSO, or renew your session token.');
-    if (code === 'AuthFailure' || code === 'InvalidClientTokenId' || code === 'SignatureDoesNotMatch')
-      return new AppError('ACCESS_DENIED', `AWS rejected the credentials (${code}).`, 'Check the access key and secret for this profile, or choose another with --profile.');
-    if (code === 'UnauthorizedOperation' || code === 'AccessDenied' || code === 'AccessDeniedException')
-      return new AppError('ACCESS_DENIED', `Access denied in ${region}: ${msg.replace(/^[^:]+: [^:]+: /, '')}`, 'Ask for ec2:DescribeInstances (and ec2:StartInstances/StopInstances to start or stop) on this account, or use another --profile.');
-    if (code === 'OptInRequired')
-      return new AppError('BAD_REGION', `Region ${region} is not enabled for this account.`, 'Enable it in the AWS console, or leave it out of --region.');
-    if (code.startsWith('InvalidInstanceID'))
-      return new AppError('NOT_FOUND', `No such instance in ${region}: ${msg.replace(/^[^:]+: [^:]+: /, '')}`, 'Run `tagssh list` to see the instances there.');
-    return new AppError('AWS_API', `EC2 error in ${region}: ${code}: ${msg.replace(/^[^:]+: [^:]+: /, '')}`, 'Check the request and try again; run with --debug for details.');
-  }
-  if (r.netCode === 'ENOTFOUND')
-    return new AppError('BAD_REGION', `Cannot resolve ${endpoint.hostname}: is "${region}" a real region?`, 'Check --region (e.g. us-east-1) and your network/DNS.');
-  if (r.netCode === 'TIMEOUT')
-    return new AppError('NETWORK', `EC2 at ${endpoint.origin} did not answer in time.`, 'Check your network, proxy or VPN, then try again.');
-  if (r.netCode)
-    return new AppError('NETWORK', `Cannot reach EC2 at ${endpoint.origin} (${r.netCode}).`, 'Check your network connection, proxy or AWS_ENDPOINT_URL_EC2, then try again.');
-  return new AppError('AWS_API', `EC2 request failed: ${msg}`, 'Try again; run with --debug for details.');
+  const f: Ec2Failure = { message: r.awsMessage ?? r.message, region, endpoint: endpoint.origin, clockOffsetMs };
+  if (r.awsCode) f.code = r.awsCode;
+  if (r.httpStatus) f.status = r.httpStatus;
+  if (r.netCode) f.netCode = r.netCode;
+  return ec2AppError(f);
 }
 
 /** A DescribeInstances page (≤ 1,000 instances) is a few MB; anything this big is not EC2. */
@@ -215,7 +218,7 @@ export const MAX_RESPONSE_BYTES = 64 * 2 ** 20;
 // node:https drags in TLS (~10 ms of start-up); load it only for https endpoints.
 let httpsModule: Promise<typeof http> | undefined;
 
-async function post(url: URL, headers: Record<string, string>, body: string, timeoutMs: number): Promise<{ status: number; text: string }> {
+async function post(url: URL, headers: Record<string, string>, body: string, timeoutMs: number, agent?: http.Agent): Promise<{ status: number; text: string; date?: string }> {
   const mod = url.protocol === 'http:' ? http : await (httpsModule ??= import('node:https').then((m) => m.default as unknown as typeof http));
   return new Promise((resolve, reject) => {
     const req = mod.request(
@@ -227,6 +230,7 @@ async function post(url: URL, headers: Record<string, string>, body: string, tim
         method: 'POST',
         headers: { ...headers, 'content-length': Buffer.byteLength(body) },
         timeout: timeoutMs,
+        ...(agent ? { agent } : {}),
       },
       (res) => {
         const chunks: Buffer[] = [];
@@ -238,7 +242,7 @@ async function post(url: URL, headers: Record<string, string>, body: string, tim
             reject(new AppError('AWS_API', `EC2 at ${url.origin} sent a response larger than ${MAX_RESPONSE_BYTES / 2 ** 20} MB; TagSSH stopped reading it.`, 'Check that the endpoint is really EC2 (AWS_ENDPOINT_URL_EC2), or query one region at a time.'));
           } else chunks.push(c);
         });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), ...(res.headers.date ? { date: res.headers.date } : {}) }));
         res.on('error', (e) => reject(netError(e)));
       },
     );

@@ -3,7 +3,7 @@ import type { Instance } from '../../common/model/instance.js';
 import { AppError } from '../../common/errors.js';
 import { tagsshPaths } from '../store/paths.js';
 import { readJsonFile, writeJsonFile } from '../store/jsonFile.js';
-import { ec2ClientFor } from './clients.js';
+import { ec2For } from './clients.js';
 import { describeWithEips } from './describe.js';
 import { regionsOf } from './regions.js';
 import { isAllRegions, profileOf, type AwsScope } from './scope.js';
@@ -42,7 +42,7 @@ export async function listInstances(scope: AwsScope, opts: ListOptions = {}): Pr
   const mode = opts.useCache ?? 'refresh';
   const regions = await regionsOf(scope);
   if (mode === 'prefer') {
-    const cached = readCached(scope, regions);
+    const cached = await readCached(scope, regions);
     if (cached) {
       fetchRegions(scope, regions, true).then(
         (fresh) => opts.onUpdate?.(fresh),
@@ -55,11 +55,11 @@ export async function listInstances(scope: AwsScope, opts: ListOptions = {}): Pr
 }
 
 /** The cached instances of the given regions, or undefined when any region has no usable cache. */
-export function readCached(scope: AwsScope, regions: string[]): Instance[] | undefined {
+export async function readCached(scope: AwsScope, regions: string[]): Promise<Instance[] | undefined> {
   const out: Instance[] = [];
   for (const region of regions) {
     const c = readRegionCache(scope, region);
-    if (!c || c.endpoint !== ec2ClientFor(scope, region).endpoint.origin) return undefined;
+    if (!c || c.endpoint !== (await (await ec2For(scope, region)).endpoint())) return undefined;
     out.push(...c.instances);
   }
   return sortInstances(out);
@@ -69,9 +69,9 @@ async function fetchRegions(scope: AwsScope, regions: string[], writeCache: bool
   const tolerant = isAllRegions(scope);
   const results = await Promise.allSettled(
     regions.map(async (region) => {
-      const client = ec2ClientFor(scope, region);
-      const instances = await describeWithEips(client);
-      if (writeCache) writeRegionCache(scope, region, { endpoint: client.endpoint.origin, fetchedAt: Date.now(), instances });
+      const ec2 = await ec2For(scope, region);
+      const instances = await describeWithEips(ec2);
+      if (writeCache) writeRegionCache(scope, region, { endpoint: await ec2.endpoint(), fetchedAt: Date.now(), instances });
       return instances;
     }),
   );

@@ -1,6 +1,6 @@
 import type { Candidate, Instance } from '../../common/model/instance.js';
 import { AppError } from '../../common/errors.js';
-import { ec2ClientFor } from './clients.js';
+import { ec2For } from './clients.js';
 import { describeInstances, describeWithEips, type DescribeQuery } from './describe.js';
 import { regionsOf } from './regions.js';
 import { toCandidate } from './parseInstance.js';
@@ -33,7 +33,7 @@ async function describeIn(scope: AwsScope, regions: string[], q: DescribeQuery, 
   const per = await Promise.all(
     regions.map(async (region) => {
       try {
-        const client = ec2ClientFor(scope, region);
+        const client = await ec2For(scope, region);
         return await (eips ? describeWithEips(client, q) : describeInstances(client, q));
       } catch (e) {
         // An id that lives in another region is "not found" here: not an error.

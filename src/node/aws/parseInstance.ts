@@ -58,7 +58,7 @@ export function parseInstance(raw: Node, region: string, eips?: ReadonlySet<stri
     platformDetails: text(raw.platformDetails) ?? null,
     vpcId: text(raw.vpcId) ?? null,
     subnetId: text(raw.subnetId) ?? null,
-    launchTime: text(raw.launchTime) ?? null,
+    launchTime: isoTime(text(raw.launchTime)),
     tags,
   };
 }
@@ -80,6 +80,13 @@ export function parseElasticIps(response: Node): Set<string> {
     if (ip) out.add(ip);
   }
   return out;
+}
+
+/** A timestamp as ISO 8601 with milliseconds, whichever client parsed it (null when absent; kept as given when unreadable). */
+export function isoTime(v: string | undefined): string | null {
+  if (!v) return null;
+  const t = Date.parse(v);
+  return Number.isNaN(t) ? v : new Date(t).toISOString();
 }
 
 export function toCandidate(i: Instance): Candidate {

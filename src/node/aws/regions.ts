@@ -2,8 +2,7 @@ import { join } from 'node:path';
 import { AppError } from '../../common/errors.js';
 import { tagsshPaths } from '../store/paths.js';
 import { readJsonFile, writeJsonFile } from '../store/jsonFile.js';
-import { ec2ClientFor } from './clients.js';
-import { items, text } from './ec2Client.js';
+import { ec2For } from './clients.js';
 import { defaultRegion, isAllRegions, profileOf, type AwsScope } from './scope.js';
 
 // Turns a scope into concrete region names. "all" asks DescribeRegions (enabled regions only) and
@@ -31,22 +30,21 @@ export async function regionsOf(scope: AwsScope, opts: { fresh?: boolean } = {})
 async function enabledRegions(scope: AwsScope, fresh: boolean): Promise<string[]> {
   // DescribeRegions is global; ask it in the default region, or us-east-1 when none is set.
   const home = await defaultRegion(scope).catch(() => 'us-east-1');
-  const client = ec2ClientFor(scope, home);
+  const client = await ec2For(scope, home);
+  const endpoint = await client.endpoint();
   const path = regionsCachePath(scope);
   if (!fresh) {
     const cached = readCache(path);
-    if (cached && cached.endpoint === client.endpoint.origin && Date.now() - cached.fetchedAt < REGIONS_TTL_MS) return cached.regions;
+    if (cached && cached.endpoint === endpoint && Date.now() - cached.fetchedAt < REGIONS_TTL_MS) return cached.regions;
   }
-  const res = await client.call('DescribeRegions');
-  const regions = items(res.regionInfo)
+  const regions = (await client.describeRegions())
     // AllRegions=false already hides disabled regions on AWS; the status check also covers emulators.
-    .filter((r) => text(r.optInStatus) !== 'not-opted-in')
-    .map((r) => text(r.regionName))
-    .filter((r): r is string => !!r)
+    .filter((r) => r.optInStatus !== 'not-opted-in')
+    .map((r) => r.name)
     .sort();
   if (regions.length === 0) throw new AppError('BAD_REGION', 'EC2 reports no enabled regions for this account.', 'Pass --region explicitly.');
   try {
-    writeJsonFile<RegionsCache>(path, REGIONS_SCHEMA, { endpoint: client.endpoint.origin, fetchedAt: Date.now(), regions });
+    writeJsonFile<RegionsCache>(path, REGIONS_SCHEMA, { endpoint, fetchedAt: Date.now(), regions });
   } catch {
     // A read-only cache dir only costs a DescribeRegions next time.
   }

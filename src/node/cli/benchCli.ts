@@ -22,6 +22,8 @@ import type { BenchEvent, BenchHost } from '../bench/runner.js';
 async function hostsFor(names: string[], flags: BenchFlags): Promise<BenchHost[]> {
   const { connectTargetFor } = await import('../ssh/target.js');
   const { listInstances } = await import('../aws/inventory.js');
+  // A fleet run is long-running: it talks to EC2 through the AWS SDK (see aws/clients.ts).
+  (await import('../aws/clients.js')).useSdkEc2();
   const scope = awsScopeFrom(flags);
   const opts = targetOptionsFrom(flags);
   const targets = await Promise.all(names.map((n) => connectTargetFor(n, opts)));

@@ -1,5 +1,4 @@
-import { text } from '../aws/ec2Client.js';
-import { ec2ClientFor } from '../aws/clients.js';
+import { ec2For } from '../aws/clients.js';
 import type { AwsScope } from '../aws/scope.js';
 import { fingerprintMatches, keyTypeOf } from './fingerprint.js';
 
@@ -88,9 +87,6 @@ export type ConsoleOutputSource = (instanceId: string, region: string) => Promis
 /** The instance's console output via EC2 GetConsoleOutput (base64-decoded), or null. */
 export function ec2ConsoleOutput(scope: AwsScope): ConsoleOutputSource {
   return async (instanceId, region) => {
-    const res = await ec2ClientFor(scope, region).call('GetConsoleOutput', { InstanceId: instanceId });
-    const b64 = text(res.output);
-    if (!b64) return null;
-    return Buffer.from(b64, 'base64').toString('utf8');
+    return (await ec2For(scope, region)).getConsoleOutput(instanceId);
   };
 }

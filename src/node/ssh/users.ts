@@ -1,6 +1,5 @@
 import type { Instance } from '../../common/model/instance.js';
-import { items, text } from '../aws/ec2Client.js';
-import { ec2ClientFor } from '../aws/clients.js';
+import { ec2For } from '../aws/clients.js';
 import type { AwsScope } from '../aws/scope.js';
 
 // Which user to log in as. EC2 images each bake in their own default account; the family is
@@ -56,12 +55,8 @@ export function describeImage(scope: AwsScope, region: string, imageId: string):
   const key = `${scope.profile ?? ''}/${region}/${imageId}`;
   let p = imageCache.get(key);
   if (!p) {
-    p = ec2ClientFor(scope, region)
-      .call('DescribeImages', { 'ImageId.1': imageId })
-      .then((res) => {
-        const img = items(res.imagesSet)[0];
-        return img ? { name: text(img.name) ?? null, description: text(img.description) ?? null } : null;
-      })
+    p = ec2For(scope, region)
+      .then((ec2) => ec2.describeImage(imageId))
       .catch(() => null); // deregistered or private images: fall back to the defaults
     imageCache.set(key, p);
   }

@@ -5,10 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startMoto, type Moto } from '../../../lab/moto.js';
 import { seedInstance } from '../../../lab/seed.js';
-import { describeInstances } from '../../../../src/node/aws/describe.js';
-import { ec2ClientFor, resetClients } from '../../../../src/node/aws/clients.js';
+import { ec2For, resetClients } from '../../../../src/node/aws/clients.js';
 import { listInstances } from '../../../../src/node/aws/inventory.js';
-import type { Ec2Client } from '../../../../src/node/aws/ec2Client.js';
 
 // More than 1,000 instances. moto pages by reservation (one RunInstances = one reservation), so
 // 1,100 instances in 11 reservations with a page size of 5 take 3 pages; the default page size
@@ -36,26 +34,21 @@ after(async () => {
   rmSync(home, { recursive: true, force: true });
 });
 
-test(`DescribeInstances is followed through every NextToken (${TOTAL} instances, small pages)`, async () => {
-  const real = ec2ClientFor({}, 'us-east-1');
-  const pages: Array<Record<string, unknown>> = [];
-  const counting: Ec2Client = {
-    region: real.region,
-    endpoint: real.endpoint,
-    call: (action, params) => {
-      pages.push({ action, ...params });
-      return real.call(action, params);
-    },
-  };
-  const list = await describeInstances(counting, { pageSize: 5 });
-  assert.equal(list.length, TOTAL);
-  assert.equal(new Set(list.map((i) => i.id)).size, TOTAL);
-  assert.equal(pages.length, Math.ceil(TOTAL / PER_RESERVATION / 5));
-  assert.equal(pages[0]?.NextToken, undefined);
-  assert.ok(pages.slice(1).every((p) => typeof p.NextToken === 'string' && p.NextToken !== ''));
-});
+for (const adapter of ['lean', 'sdk'] as const) {
+  test(`${adapter}: DescribeInstances is followed through every NextToken (${TOTAL} instances, small pages)`, async () => {
+    process.env.TAGSSH_EC2_CLIENT = adapter;
+    const ec2 = await ec2For({}, 'us-east-1');
+    assert.equal(ec2.adapter, adapter);
+    let pages = 0;
+    const list = await ec2.describeInstances({ pageSize: 5 }, (n) => (pages = n));
+    assert.equal(list.length, TOTAL);
+    assert.equal(new Set(list.map((i) => i.id)).size, TOTAL);
+    assert.equal(pages, Math.ceil(TOTAL / PER_RESERVATION / 5));
+  });
+}
 
 test(`listInstances returns all ${TOTAL} instances`, async () => {
+  delete process.env.TAGSSH_EC2_CLIENT;
   const list = await listInstances({}, { useCache: 'refresh' });
   assert.equal(list.length, TOTAL);
   assert.equal(list.filter((i) => i.name === 'fleet-10').length, PER_RESERVATION);

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { parseXml } from '../../../../src/node/aws/xml.js';
 import { parseElasticIps, parseReservations } from '../../../../src/node/aws/parseInstance.js';
 import { applyPick, describeCandidate, looksLikeInstanceId, nameFilterValue } from '../../../../src/node/aws/lookup.js';
-import { describeParams } from '../../../../src/node/aws/describe.js';
+import { describeParams } from '../../../../src/node/aws/leanEc2.js';
 import type { AppError } from '../../../../src/common/errors.js';
 
 const instanceXml = (o: { id: string; ip?: string; owner?: string; tags?: string; state?: string }) =>

@@ -1,0 +1,117 @@
+import { AppError } from '../../common/errors.js';
+
+// One mapping from an EC2 failure to the one-line, actionable AppError the user sees, shared by
+// both EC2 adapters, so the same failure reads the same whichever client met it. The code lists
+// are the SDK's own (@smithy/core/retry's service-error-classification; a unit test checks they
+// still match), so the lean client retries exactly what the SDK retries.
+
+export const THROTTLING_ERROR_CODES: readonly string[] = [
+  'BandwidthLimitExceeded',
+  'EC2ThrottledException',
+  'LimitExceededException',
+  'PriorRequestNotComplete',
+  'ProvisionedThroughputExceededException',
+  'RequestLimitExceeded',
+  'RequestThrottled',
+  'RequestThrottledException',
+  'SlowDown',
+  'ThrottledException',
+  'Throttling',
+  'ThrottlingException',
+  'TooManyRequestsException',
+  'TransactionInProgressException',
+];
+export const CLOCK_SKEW_ERROR_CODES: readonly string[] = [
+  'AccessDeniedException',
+  'AuthFailure',
+  'InvalidSignatureException',
+  'RequestExpired',
+  'RequestInTheFuture',
+  'RequestTimeTooSkewed',
+  'SignatureDoesNotMatch',
+];
+export const TRANSIENT_ERROR_CODES: readonly string[] = ['TimeoutError', 'RequestTimeout', 'RequestTimeoutException', 'InternalError', 'InternalFailure', 'ServiceUnavailable', 'Unavailable'];
+export const TRANSIENT_STATUS_CODES: readonly number[] = [500, 502, 503, 504];
+export const RETRYABLE_NETWORK_CODES: readonly string[] = ['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN', 'TIMEOUT'];
+
+/** Codes that mean "the request's timestamp is off", not "the credentials are bad". */
+const SKEW_ONLY = new Set(['RequestExpired', 'RequestInTheFuture', 'RequestTimeTooSkewed']);
+
+/** The SDK's threshold for calling a clock skewed (4 minutes). */
+export const SKEW_THRESHOLD_MS = 240_000;
+
+/** What either adapter knows about a failed request. */
+export interface Ec2Failure {
+  /** EC2's error code (e.g. "InvalidInstanceID.NotFound"); absent for network failures. */
+  code?: string;
+  status?: number;
+  /** Node's network error code (ECONNREFUSED…), or TIMEOUT. */
+  netCode?: string;
+  /** EC2's message, without the code. */
+  message: string;
+  region: string;
+  endpoint: string;
+  /** The local clock's distance from the server's, ms, when a response carried a Date. */
+  clockOffsetMs?: number;
+}
+
+export function isThrottle(code: string | undefined): boolean {
+  return !!code && THROTTLING_ERROR_CODES.includes(code);
+}
+
+export function isTransient(f: Pick<Ec2Failure, 'code' | 'status' | 'netCode'>): boolean {
+  if (f.code && TRANSIENT_ERROR_CODES.includes(f.code)) return true;
+  if (f.status && TRANSIENT_STATUS_CODES.includes(f.status)) return true;
+  return !!f.netCode && RETRYABLE_NETWORK_CODES.includes(f.netCode);
+}
+
+function minutes(ms: number): string {
+  const m = Math.round(Math.abs(ms) / 60_000);
+  return `${m} minute${m === 1 ? '' : 's'} ${ms > 0 ? 'behind' : 'ahead of'}`;
+}
+
+/** The AppError a failure is reported as. Never includes credentials: only EC2's code and message. */
+export function ec2AppError(f: Ec2Failure): AppError {
+  const { code, region } = f;
+  const host = safeOrigin(f.endpoint);
+  if (code) {
+    const skewed = f.clockOffsetMs !== undefined && Math.abs(f.clockOffsetMs) >= SKEW_THRESHOLD_MS;
+    if (isThrottle(code))
+      return new AppError('THROTTLED', `EC2 is throttling requests in ${region} (${code}), even after retries.`, 'Wait a minute and try again, or query fewer regions at once (AWS_MAX_ATTEMPTS raises the number of tries).');
+    if (SKEW_ONLY.has(code) || (skewed && CLOCK_SKEW_ERROR_CODES.includes(code)))
+      return new AppError(
+        'AWS_API',
+        skewed
+          ? `EC2 refused the request because this computer's clock is ${minutes(f.clockOffsetMs!)} AWS's time (${code}).`
+          : `EC2 refused the request as signed at the wrong time (${code}): this computer's clock is probably off.`,
+        'Set the clock right (turn on automatic time synchronisation) and try again.',
+      );
+    if (code === 'ExpiredToken' || code === 'ExpiredTokenException' || code === 'RequestExpiredToken')
+      return new AppError('CREDENTIALS_EXPIRED', `Your AWS session credentials have expired (${code}).`, 'Refresh them (`aws sso login --profile <profile>` for SSO, or renew the session token) and try again.');
+    if (code === 'AuthFailure' || code === 'InvalidClientTokenId' || code === 'SignatureDoesNotMatch' || code === 'UnrecognizedClientException')
+      return new AppError('ACCESS_DENIED', `AWS rejected the credentials (${code}).`, 'Check the access key and secret for this profile, or choose another profile.');
+    if (code === 'UnauthorizedOperation' || code === 'AccessDenied' || code === 'AccessDeniedException')
+      return new AppError('ACCESS_DENIED', `Access denied in ${region}: ${f.message}`, 'Ask for ec2:DescribeInstances (and ec2:StartInstances/StopInstances to start or stop) on this account, or use another profile.');
+    if (code === 'OptInRequired')
+      return new AppError('BAD_REGION', `Region ${region} is not enabled for this account.`, 'Enable it in the AWS console, or leave it out of the regions asked for.');
+    if (code.startsWith('InvalidInstanceID'))
+      return new AppError('NOT_FOUND', `No such instance in ${region}: ${f.message}`, 'Run `tagssh list` to see the instances there.');
+    return new AppError('AWS_API', `EC2 error in ${region}: ${code}: ${f.message}`, 'Check the request and try again; run with --debug for details.');
+  }
+  if (f.netCode === 'ENOTFOUND')
+    return new AppError('BAD_REGION', `Cannot resolve ${host}: is "${region}" a real region?`, 'Check the region (e.g. us-east-1) and your network/DNS.');
+  if (f.netCode === 'TIMEOUT')
+    return new AppError('NETWORK', `EC2 at ${host} did not answer in time.`, 'Check your network, proxy (HTTPS_PROXY) or VPN, then try again.');
+  if (f.netCode)
+    return new AppError('NETWORK', `Cannot reach EC2 at ${host} (${f.netCode}).`, 'Check your network connection, proxy (HTTPS_PROXY/NO_PROXY) or AWS_ENDPOINT_URL_EC2, then try again.');
+  return new AppError('AWS_API', `EC2 request failed in ${region}: ${f.message}`, 'Try again; run with --debug for details.');
+}
+
+/** An endpoint for messages: origin only, never userinfo a URL might carry. */
+export function safeOrigin(endpoint: string): string {
+  try {
+    return new URL(endpoint).origin;
+  } catch {
+    return endpoint;
+  }
+}
