@@ -1,14 +1,23 @@
 import { AppError } from '../errors.js';
 import { makeAliases, type AliasMapping } from './alias.js';
 import { base64UrlUtf8 } from './encoding.js';
+import { escapeControls } from '../safeText.js';
+import { shQuote } from '../shell.js';
 
 // OpenSSH client config for EC2 instances, inside a managed block (# BEGIN tagssh … # END tagssh)
 // so a rewrite never touches the user's own lines. Each instance gets a Host whose connection
 // goes through `tagssh proxy` (the address is resolved at connect time, so it survives IP
-// changes) and whose known_hosts entry is keyed by the instance id (HostKeyAlias), not the IP.
+// changes) and whose host key is checked against TagSSH's own known_hosts (UserKnownHostsFile),
+// keyed by the instance id (HostKeyAlias), strictly: a key TagSSH verified is the key OpenSSH
+// checks, and a changed key is refused by both.
+//
+// The markers are exact whole lines. Nothing else the block contains can equal them: every
+// comment that carries a Name quotes it and ends with the instance id.
 
 export const BLOCK_BEGIN = '# BEGIN tagssh';
 export const BLOCK_END = '# END tagssh';
+/** The begin marker line of earlier versions (one line, explanation included), still recognised. */
+const LEGACY_BEGIN = '# BEGIN tagssh (written by `tagssh export ssh-config`; edits inside this block are replaced on the next export)';
 
 export interface SshConfigHost {
   instanceId: string;
@@ -32,6 +41,11 @@ export interface SshConfigOptions {
   /** Host aliases already used outside the block, never reused. */
   reservedAliases?: Iterable<string>;
   exportedAt?: string;
+  /**
+   * TagSSH's known_hosts (absolute path): OpenSSH checks host keys there, strictly. Without it
+   * OpenSSH uses its own known_hosts, and keys TagSSH verified are not shared.
+   */
+  knownHostsFile?: string;
   /** Bake `--start` into the ProxyCommand: connecting starts a stopped instance and waits for it. */
   startOnConnect?: boolean;
   /** The proxy connects to the private IP (over a VPN): `tagssh proxy --private`. */
@@ -65,16 +79,16 @@ export function sshConfigValue(value: string, what: string, opts: { tokens?: boo
 /** A word for the /bin/sh that runs ProxyCommand, with `%` doubled for ssh's token expansion. */
 function proxyWord(word: string): string {
   if (CONTROL.test(word)) throw invalid(`${JSON.stringify(word)} cannot go into a ProxyCommand.`, 'Use a value without control characters.');
-  const quoted = /^[A-Za-z0-9_.,:/@+=-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+  const quoted = /^[A-Za-z0-9_.,:/@+=-]+$/.test(word) ? word : shQuote(word);
   return quoted.replace(/%/g, '%%');
 }
 
 /** Names passed bare to `tagssh proxy`; anything else travels as --name-b64. */
 const PLAIN_NAME = /^[A-Za-z0-9][A-Za-z0-9_.,:@+=-]*$/;
 
+/** A comment line; untrusted text in it has every control made visible, so it stays one line. */
 function comment(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  return `# ${text.replace(/[\x00-\x1f\x7f\u0085\u2028\u2029]/g, ' ')}`;
+  return `# ${escapeControls(text).replace(/[\u2028\u2029]/g, ' ')}`;
 }
 
 /** The ProxyCommand line's words for one host. */
@@ -103,16 +117,20 @@ export function sshConfigBlock(hosts: readonly SshConfigHost[], opts: SshConfigO
     if (h.name !== null && !aliasOf.has(`name:${h.name}`)) aliasOf.set(`name:${h.name}`, mapping[i]!.alias);
   });
   const out = [
-    `${BLOCK_BEGIN} (written by \`tagssh export ssh-config\`; edits inside this block are replaced on the next export)`,
+    BLOCK_BEGIN,
+    comment('Written by `tagssh export ssh-config`; edits inside this block are replaced on the next export.'),
     comment(`Exported${opts.exportedAt ? ` at ${opts.exportedAt}` : ''}. Addresses are looked up at connect time by \`tagssh proxy\`.`),
   ];
+  if (opts.knownHostsFile) {
+    out.push(comment("Host keys are checked against TagSSH's known_hosts: connect once with `tagssh ssh NAME` to verify a new instance's key."));
+  }
   hosts.forEach((h, i) => {
     if (!/^i-[0-9a-f]{8,32}$/.test(h.instanceId)) throw invalid(`Instance id ${JSON.stringify(h.instanceId)} is not valid.`, 'Instance ids look like i-0123456789abcdef0.');
     if (!/^[a-z]{2}(-[a-z]+)+-\d{1,2}$/.test(h.region)) throw invalid(`Region ${JSON.stringify(h.region)} is not valid.`, 'Regions look like eu-west-1.');
     if (!/^[A-Za-z0-9._][A-Za-z0-9._-]{0,63}$/.test(h.user)) throw invalid(`User ${JSON.stringify(h.user)} is not a POSIX user name.`, 'Pass --user with a plain user name.');
     if (!Number.isInteger(h.port) || h.port < 1 || h.port > 65535) throw invalid(`Port ${h.port} is not a TCP port.`, 'Use a port from 1 to 65535.');
     const m = mapping[i]!;
-    out.push('', comment(`${h.name ?? '(no Name tag)'} = ${h.instanceId} (${h.region})`));
+    out.push('', comment(`${h.name === null ? '(no Name tag)' : `Name ${JSON.stringify(h.name)}`} = ${h.instanceId} (${h.region})`));
     out.push(`Host ${m.alias}`);
     if (h.jump) {
       if (!h.privateIp || !/^[0-9.]+$/.test(h.privateIp)) throw invalid(`${h.name ?? h.instanceId} has no private IP to reach through ${h.jump}.`, 'Export it without a jump host.');
@@ -126,6 +144,10 @@ export function sshConfigBlock(hosts: readonly SshConfigHost[], opts: SshConfigO
     out.push(`  User ${h.user}`, `  Port ${h.port}`);
     if (h.identityFile) out.push(`  IdentityFile ${sshConfigValue(h.identityFile, 'Identity file', { tokens: true })}`);
     out.push(`  HostKeyAlias ${h.instanceId}`);
+    if (opts.knownHostsFile) {
+      // OpenSSH must neither learn nor update keys on its own: TagSSH verifies them (console output, confirmation).
+      out.push(`  UserKnownHostsFile ${sshConfigValue(opts.knownHostsFile, 'Known hosts file', { tokens: true })}`, '  StrictHostKeyChecking yes', '  UpdateHostKeys no');
+    }
     const byId = h.name !== null && nameCount.get(h.name)! > 1;
     if (!h.jump) out.push(`  ProxyCommand ${proxyCommandWords(byId ? { ...h, resolveBy: 'id' } : h, opts).map(proxyWord).join(' ')} %p`);
   });
@@ -140,19 +162,33 @@ interface BlockSpan {
   end: number;
 }
 
+/** Start and end offsets of every line of `text` that is exactly one of `markers` (a CR before the LF allowed). */
+function markerLines(text: string, markers: readonly string[]): Array<{ index: number; length: number }> {
+  const out: Array<{ index: number; length: number }> = [];
+  let at = 0;
+  while (at <= text.length) {
+    const nl = text.indexOf('\n', at);
+    const end = nl === -1 ? text.length : nl;
+    const line = text.slice(at, end).replace(/\r$/, '');
+    if (markers.includes(line)) out.push({ index: at, length: line.length });
+    if (nl === -1) break;
+    at = nl + 1;
+  }
+  return out;
+}
+
 function findBlock(text: string): BlockSpan | null {
-  const begins = [...text.matchAll(/^# BEGIN tagssh\b[^\r\n]*/gm)];
+  const begins = markerLines(text, [BLOCK_BEGIN, LEGACY_BEGIN]);
+  const ends = markerLines(text, [BLOCK_END]);
   if (begins.length === 0) {
-    if (/^# END tagssh\b/m.test(text)) throw invalid('The ssh config has "# END tagssh" without "# BEGIN tagssh".', 'Remove the stray marker line and export again.');
+    if (ends.length > 0) throw invalid('The ssh config has a "# END tagssh" line without "# BEGIN tagssh".', 'Remove the stray marker line and export again.');
     return null;
   }
-  if (begins.length > 1) throw invalid('The ssh config has more than one "# BEGIN tagssh" block.', 'Delete the extra block by hand, then export again.');
+  if (begins.length > 1) throw invalid('The ssh config has more than one "# BEGIN tagssh" line.', 'Delete the extra block by hand, then export again.');
   const start = begins[0]!.index;
-  const endRe = /^# END tagssh\b[^\r\n]*/gm;
-  endRe.lastIndex = start;
-  const end = endRe.exec(text);
+  const end = ends.find((e) => e.index > start);
   if (!end) throw invalid('The ssh config has "# BEGIN tagssh" without "# END tagssh".', 'Restore the end marker (or delete the half block) and export again.');
-  return { start, end: end.index + end[0].length };
+  return { start, end: end.index + end.length };
 }
 
 /**

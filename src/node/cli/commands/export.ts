@@ -1,6 +1,11 @@
 import { Option, type Command } from 'commander';
 import type { Instance } from '../../../common/model/instance.js';
 import { addAwsOptions, awsScopeFrom, type AwsFlags } from '../options.js';
+import { escapeControls } from '../../../common/safeText.js';
+import { shQuote } from '../../../common/shell.js';
+
+/** A Name as shown in the mapping: quoted, every control made visible. */
+const shownName = (name: string | null) => (name === null ? '(no Name)' : escapeControls(JSON.stringify(name)));
 
 // `tagssh export teraterm|ssh-config`: files that keep working after an instance's IP changes.
 // TeraTerm macros resolve the Name when they run (or bake today's address with --static); the
@@ -17,6 +22,7 @@ interface TeraTermCliFlags extends AwsFlags {
   helper?: 'tagssh' | 'aws';
   private?: boolean;
   menu?: boolean;
+  tagsshPath?: string;
 }
 
 interface SshConfigCliFlags extends AwsFlags {
@@ -73,6 +79,7 @@ export function register(program: Command): void {
     .addOption(new Option('--helper <tool>', 'what the macro runs to look up the address').choices(['tagssh', 'aws']).default('tagssh'))
     .option('--private', 'connect to the private IP (over a VPN)')
     .option('--no-menu', 'do not write tagssh-menu.ttl')
+    .option('--tagssh-path <path>', 'how the macros run TagSSH on the Windows machine, e.g. C:\\Users\\me\\AppData\\Roaming\\npm\\tagssh.cmd (default: tagssh on PATH)')
     .option('--out <dir>', 'directory for the .ttl files', '.');
   addAwsOptions(tt).action(async (names: string[], flags: TeraTermCliFlags) => {
     const { teraTermMacro, teraTermMenuMacro, teraTermFileNames } = await import('../../../common/export/teraterm.js');
@@ -94,11 +101,15 @@ export function register(program: Command): void {
       profile: flags.profile ?? null,
       private: !!flags.private,
       exportedAt: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+      ...(flags.tagsshPath ? { tagsshPath: flags.tagsshPath } : {}),
     };
     const fileNames = teraTermFileNames(hosts);
     const files = hosts.map((h, i) => teraTermMacro(h, opts, fileNames[i]));
     if (hosts.length > 1 && flags.menu !== false) files.push(teraTermMenuMacro(hosts, opts));
-    for (const p of writeExportFiles(flags.out ?? '.', files)) process.stdout.write(`${p}\n`);
+    for (const p of writeExportFiles(flags.out ?? '.', files)) process.stdout.write(`${escapeControls(p)}\n`);
+    if (opts.mode === 'dynamic' && opts.helper === 'tagssh' && !flags.tagsshPath) {
+      process.stderr.write('Note: the macros run `tagssh resolve` from PATH on the machine where Tera Term runs. If tagssh is not on PATH there, export again with --tagssh-path C:\\path\\to\\tagssh.cmd (or --helper aws, or --static).\n');
+    }
   });
 
   const sc = exp
@@ -121,6 +132,8 @@ export function register(program: Command): void {
     const { sshConfigHostsFrom } = await import('../../../common/export/fromInstances.js');
     const { selectInstances } = await import('../../export/select.js');
     const { writeSshConfigBlock } = await import('../../export/files.js');
+    const { tagsshSelfCommand } = await import('../../export/selfCommand.js');
+    const { knownHostsPath } = await import('../../ssh/knownHosts.js');
     const file = flags.file ?? join(homedir(), '.ssh', 'config');
     let current: string;
     try {
@@ -141,15 +154,22 @@ export function register(program: Command): void {
       ...(flags.start ? { startOnConnect: true } : {}),
       ...(flags.private ? { private: true } : {}),
       reservedAliases: hostAliasesOutsideBlock(current),
+      tagsshCommand: tagsshSelfCommand(),
+      knownHostsFile: knownHostsPath(),
       exportedAt: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
     });
     const result = writeSshConfigBlock(file, text, { dryRun: !!flags.dryRun });
     if (flags.dryRun) process.stdout.write(`${text}\n`);
+    const where = escapeControls(result.path);
+    if (flags.dryRun) process.stderr.write(`Dry run: ${where} ${result.changed ? 'would change' : 'is already up to date'}.\n`);
+    else if (!result.changed) process.stderr.write(`${where} is already up to date.\n`);
+    else process.stderr.write(`Updated ${where}${result.backup ? ` (previous version: ${escapeControls(result.backup)})` : ''}.\n`);
+    process.stderr.write('Name → Host alias:\n');
+    const nameWidth = Math.max(...mapping.map((m) => shownName(m.name).length));
     for (const m of mapping) {
-      process.stderr.write(`  ${m.alias}  ←  ${m.name === null ? '(no Name)' : JSON.stringify(m.name)} ${m.instanceId}${m.note === 'duplicate' ? '  (name shared or taken: id suffix added)' : ''}\n`);
+      process.stderr.write(`  ${shownName(m.name).padEnd(nameWidth)}  →  ${m.alias}  (${m.instanceId}${m.note === 'duplicate' ? ', name shared or taken: id suffix added' : ''})\n`);
     }
-    if (flags.dryRun) process.stderr.write(`Dry run: ${result.path} ${result.changed ? 'would change' : 'is already up to date'}.\n`);
-    else if (!result.changed) process.stderr.write(`${result.path} is already up to date.\n`);
-    else process.stderr.write(`Updated ${result.path}${result.backup ? ` (previous version: ${result.backup})` : ''}. Connect with: ssh ${mapping[0]?.alias ?? '<alias>'}\n`);
+    const config = flags.file ? ` -F ${escapeControls(/^[\w./:@%+=,-]+$/.test(flags.file) ? flags.file : shQuote(flags.file))}` : '';
+    process.stderr.write(`Connect with: ssh${config} ${mapping[0]?.alias ?? '<alias>'}  (host keys are checked against ${escapeControls(knownHostsPath())}; connect once with \`tagssh ssh NAME\` to verify a new instance's key)\n`);
   });
 }

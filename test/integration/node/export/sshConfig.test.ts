@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync, chmodSync, mkdirSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DescribeAddressesCommand, DisassociateAddressCommand } from '@aws-sdk/client-ec2';
@@ -12,8 +12,10 @@ import { BLOCK_BEGIN, BLOCK_END } from '../../../../src/common/export/sshConfig.
 
 // The exported OpenSSH config, end to end: real `tagssh export ssh-config` against moto, real
 // `ssh -G`, then ssh / scp / rsync through `tagssh proxy` to a local sshd whose address comes from
-// an Elastic IP — and still after the EIP moves to another address (same host keys there), with
-// known_hosts keyed by the instance id so nothing has to be re-trusted.
+// an Elastic IP — and still after the EIP moves to another address (same host keys there). The
+// ProxyCommand runs TagSSH by absolute path (tagssh is NOT on PATH here), and OpenSSH checks host
+// keys against TagSSH's own known_hosts, keyed by the instance id: the key `tagssh ssh` verified
+// is the key ssh checks, and a changed key is refused by both.
 
 const ROOT = join(import.meta.dirname, '../../../..');
 const TAGSSH = join(ROOT, 'bin/tagssh.mjs');
@@ -28,6 +30,8 @@ describe('tagssh export ssh-config + tagssh proxy with OpenSSH', () => {
   let clientKey: KeyPair;
   let instanceId: string;
   let cfg: string;
+  let twins: string[];
+  let knownHosts: string;
   const userPart = '# my own settings\nHost old-box\n  HostName 192.0.2.1\n  User alice\n\nHost *\n  ServerAliveInterval 30\n';
 
   before(async () => {
@@ -38,12 +42,11 @@ describe('tagssh export ssh-config + tagssh proxy with OpenSSH', () => {
     const ec2 = moto.sdk();
     const seeded = await seedInstance(ec2, { name: NAME, eip: '127.0.0.2', tags: { 'tagssh:port': String(host1.port) } });
     instanceId = seeded.id;
-    // `tagssh` on PATH, as the exported ProxyCommand expects.
-    const bin = join(work, 'bin');
-    mkdirSync(bin);
-    writeFileSync(join(bin, 'tagssh'), `#!/bin/sh\nexec "${process.execPath}" "${TAGSSH}" "$@"\n`);
-    chmodSync(join(bin, 'tagssh'), 0o755);
-    env = { ...process.env, ...moto.env, TAGSSH_HOME: join(work, 'home'), PATH: `${bin}:${process.env.PATH}` };
+    twins = (await seedInstance(ec2, { name: 'twin', count: 2 })).ids;
+    // PATH without any tagssh: the exported config must not need it.
+    const path = (process.env.PATH ?? '').split(':').filter((d) => d && !existsSync(join(d, 'tagssh')));
+    env = { ...process.env, ...moto.env, TAGSSH_HOME: join(work, 'home'), PATH: path.join(':'), SSH_AUTH_SOCK: '' };
+    knownHosts = join(work, 'home', 'config', 'known_hosts');
     cfg = join(work, 'ssh_config');
     writeFileSync(cfg, userPart);
   });
@@ -58,13 +61,15 @@ describe('tagssh export ssh-config + tagssh proxy with OpenSSH', () => {
   });
 
   const tagssh = (...args: string[]) => spawnSync(process.execPath, [TAGSSH, ...args], { env, encoding: 'utf8', timeout: 30_000 });
-  const sshOpts = () => ['-F', cfg, '-o', 'BatchMode=yes', '-o', `UserKnownHostsFile=${join(work, 'known_hosts')}`, '-o', 'StrictHostKeyChecking=accept-new', '-o', 'IdentityAgent=none', '-o', 'ConnectTimeout=20'];
+  // Nothing about host keys on the command line: the exported block decides.
+  const sshOpts = () => ['-F', cfg, '-o', 'BatchMode=yes', '-o', 'IdentityAgent=none', '-o', 'ConnectTimeout=20'];
   const ssh = (alias: string, ...cmd: string[]) => spawnSync('ssh', [...sshOpts(), alias, ...cmd], { env, encoding: 'utf8', timeout: 60_000 });
   const outside = (text: string) => text.slice(0, text.indexOf(BLOCK_BEGIN)) + text.slice(text.indexOf(BLOCK_END) + BLOCK_END.length);
 
   let alias = '';
 
   it('writes the managed block and leaves the rest of the file byte-identical, twice', () => {
+    assert.notEqual(spawnSync('sh', ['-c', 'command -v tagssh'], { env }).status, 0, 'tagssh is not on PATH');
     const r = tagssh('export', 'ssh-config', NAME, '--file', cfg, '--user', host1.user, '--identity', clientKey.privatePath);
     assert.equal(r.status, 0, r.stderr);
     const first = readFileSync(cfg, 'utf8');
@@ -75,7 +80,7 @@ describe('tagssh export ssh-config + tagssh proxy with OpenSSH', () => {
     assert.ok(m);
     alias = m[1]!;
     assert.match(alias, /^[a-z0-9._-]+$/);
-    assert.match(r.stderr, new RegExp(`${alias}\\s+←`));
+    assert.ok(r.stderr.includes(`Name → Host alias:\n  ${JSON.stringify(NAME)}  →  ${alias}  (${instanceId})\n`), r.stderr);
 
     // Rewrite twice (the second time with a different user): outside bytes never change.
     assert.equal(tagssh('export', 'ssh-config', NAME, '--file', cfg, '--user', 'someone', '--identity', clientKey.privatePath).status, 0);
@@ -88,6 +93,13 @@ describe('tagssh export ssh-config + tagssh proxy with OpenSSH', () => {
     assert.equal(third.replace(/^# Exported at .*$/m, ''), first.replace(/^# Exported at .*$/m, ''));
   });
 
+  it('prints the Name → alias mapping, with id suffixes for shared Names', () => {
+    const r = tagssh('export', 'ssh-config', 'twin', '--file', join(work, 'twins_config'), '--user', host1.user);
+    assert.equal(r.status, 0, r.stderr);
+    for (const id of twins) assert.ok(r.stderr.includes(`  "twin"  →  twin-${id.slice(-8)}  (${id}, name shared or taken: id suffix added)\n`), r.stderr);
+    assert.match(r.stderr, /Connect with: ssh -F \S+ twin-[0-9a-f]{8} /);
+  });
+
   it('--dry-run prints the block and changes nothing', () => {
     const before = readFileSync(cfg, 'utf8');
     const r = tagssh('export', 'ssh-config', NAME, '--file', cfg, '--user', 'nobody', '--dry-run');
@@ -97,26 +109,41 @@ describe('tagssh export ssh-config + tagssh proxy with OpenSSH', () => {
     assert.equal(readFileSync(cfg, 'utf8'), before);
   });
 
-  it('ssh -G reads the expected host name, user, port and host key alias', () => {
+  it('ssh -G reads the expected host name, user, port, host key alias and known_hosts', () => {
     const out = execFileSync('ssh', ['-G', '-F', cfg, alias], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
     const get = (k: string) => new RegExp(`^${k} (.*)$`, 'm').exec(out)?.[1];
     assert.equal(get('hostname'), instanceId);
     assert.equal(get('user'), host1.user);
     assert.equal(get('port'), String(host1.port));
     assert.equal(get('hostkeyalias'), instanceId);
-    assert.match(get('proxycommand') ?? '', /^tagssh proxy --name-b64 [A-Za-z0-9_-]+ --region us-east-1 --port %p$/);
+    assert.equal(get('userknownhostsfile'), knownHosts);
+    assert.equal(get('stricthostkeychecking'), 'true');
+    // The running Node and the real path of this TagSSH, absolute.
+    assert.equal(get('proxycommand'), `${process.execPath} ${realpathSync(TAGSSH)} proxy --name-b64 ${Buffer.from(NAME).toString('base64url')} --region us-east-1 --port %p`);
     // The user's own hosts are unaffected.
     const old = execFileSync('ssh', ['-G', '-F', cfg, 'old-box'], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
     assert.match(old, /^hostname 192\.0\.2\.1$/m);
     assert.match(old, /^user alice$/m);
   });
 
-  it('ssh, scp and rsync work through tagssh proxy', () => {
+  it('OpenSSH refuses a host TagSSH has not verified yet (strict checking, nothing learnt on its own)', () => {
+    const r = ssh(alias, 'true');
+    assert.notEqual(r.status, 0);
+    assert.match(r.stderr, /Host key verification failed/);
+    assert.equal(existsSync(knownHosts), false, 'ssh wrote nothing into TagSSH\'s store');
+  });
+
+  it('after `tagssh ssh` verified the key, ssh, scp and rsync work through tagssh proxy with that key', () => {
+    const first = tagssh('ssh', NAME, '--user', host1.user, '--identity', clientKey.privatePath, '--accept-new', '--', 'echo', 'verified');
+    assert.equal(first.status, 0, first.stderr);
+    assert.equal(first.stdout.trim(), 'verified');
+    const known = readFileSync(knownHosts, 'utf8');
+    const ed25519 = host1.hostKeys.find((k) => k.type === 'ed25519')!;
+    assert.ok(known.includes(`\n${instanceId} ssh-ed25519 ${ed25519.publicKey.split(' ')[1]} tagssh `), `known_hosts keyed by instance id: ${known}`);
+
     const r = ssh(alias, 'echo', 'hello-from', '$TAGSSH_TEST_HOST');
     assert.equal(r.status, 0, r.stderr);
     assert.equal(r.stdout.trim(), 'hello-from 127.0.0.2');
-    const known = readFileSync(join(work, 'known_hosts'), 'utf8');
-    assert.ok(known.startsWith(`${instanceId} `), `known_hosts keyed by instance id: ${known}`);
 
     const src = join(work, 'payload.txt');
     writeFileSync(src, 'payload 1\n');
@@ -132,7 +159,7 @@ describe('tagssh export ssh-config + tagssh proxy with OpenSSH', () => {
   });
 
   it('keeps working after the Elastic IP moves, without touching known_hosts', async () => {
-    const knownBefore = readFileSync(join(work, 'known_hosts'), 'utf8');
+    const knownBefore = readFileSync(knownHosts, 'utf8');
     // The "same machine" now answers on 127.0.0.3: a second sshd with the SAME host keys.
     host2 = await startSshd({ address: '127.0.0.3', port: host1.port, authorizedKeys: [clientKey.publicKey] });
     await host2.stop();
@@ -157,14 +184,17 @@ describe('tagssh export ssh-config + tagssh proxy with OpenSSH', () => {
     assert.equal(rs.status, 0, rs.stderr);
     const scp = spawnSync('scp', [...sshOpts(), src, `${alias}:${join(work, 'remote-scp2.txt')}`], { env, encoding: 'utf8', timeout: 60_000 });
     assert.equal(scp.status, 0, scp.stderr);
-    assert.equal(readFileSync(join(work, 'known_hosts'), 'utf8'), knownBefore, 'no new known_hosts entry after the IP change');
+    assert.equal(readFileSync(knownHosts, 'utf8'), knownBefore, 'no new known_hosts entry after the IP change');
   });
 
-  it('refuses a different machine behind the moved address (host key pinned to the instance id)', async () => {
+  it('refuses a different machine behind the moved address, in ssh and in tagssh alike', async () => {
     await host2!.rotateHostKeys();
     const r = ssh(alias, 'true');
     assert.notEqual(r.status, 0);
-    assert.match(r.stderr, /REMOTE HOST IDENTIFICATION HAS CHANGED|Host key verification failed/);
+    assert.match(r.stderr, /REMOTE HOST IDENTIFICATION HAS CHANGED/);
+    const t = tagssh('ssh', NAME, '--user', host1.user, '--identity', clientKey.privatePath, '--accept-new', '--', 'true');
+    assert.notEqual(t.status, 0);
+    assert.match(t.stderr, /has CHANGED/);
   });
 
   it('tagssh proxy reports failures on stderr only, with a clean exit code', () => {

@@ -21,14 +21,19 @@ const nameArb = fc.oneof(
 describe('exported ssh config under real ssh -G and /bin/sh', () => {
   let work: string;
   let env: NodeJS.ProcessEnv;
+  let selfPath: string;
+  let knownHosts: string;
   before(() => {
     work = mkdtempSync(join(tmpdir(), 'tagssh-sshg-'));
-    const bin = join(work, 'bin');
+    // Exported by absolute path, from a directory whose name needs every kind of quoting.
+    const bin = join(work, `bin "dir" it's %p $(id) #1`);
     mkdirSync(bin);
-    // A stand-in `tagssh` that prints the argv it received, NUL-separated.
-    writeFileSync(join(bin, 'tagssh'), '#!/bin/sh\nprintf "%s\\0" "$@"\n');
-    chmodSync(join(bin, 'tagssh'), 0o755);
-    env = { ...process.env, PATH: `${bin}:${process.env.PATH}` };
+    // A stand-in for TagSSH that prints the argv it received, NUL-separated. Not on PATH.
+    selfPath = join(bin, 'tagssh');
+    writeFileSync(selfPath, '#!/bin/sh\nprintf "%s\\0" "$@"\n');
+    chmodSync(selfPath, 0o755);
+    knownHosts = join(work, `conf "x" %d it's`, 'known_hosts');
+    env = { ...process.env };
   });
   after(() => {
     if (work) rmSync(work, { recursive: true, force: true });
@@ -37,7 +42,7 @@ describe('exported ssh config under real ssh -G and /bin/sh', () => {
   it('60 random Names: ssh -G values and the ProxyCommand argv are exact', () => {
     const names = fc.sample(nameArb, { numRuns: 60, seed: 7 });
     const hosts = names.map((name, i) => ({ instanceId: `i-${(0x1000000000 + i).toString(16).padStart(17, '0')}`, region: 'eu-central-1', name, user: 'ec2-user', port: 2000 + i }));
-    const { text, mapping } = sshConfigBlock(hosts, { profile: 'team-a' });
+    const { text, mapping } = sshConfigBlock(hosts, { profile: 'team-a', tagsshCommand: [selfPath], knownHostsFile: knownHosts });
     const cfg = join(work, 'config');
     writeFileSync(cfg, replaceManagedBlock('Host *\n  User fallback\n', text));
     const counts = new Map<string, number>();
@@ -51,6 +56,8 @@ describe('exported ssh config under real ssh -G and /bin/sh', () => {
       assert.equal(get('user'), 'ec2-user');
       assert.equal(get('port'), String(h.port));
       assert.equal(get('hostkeyalias'), h.instanceId);
+      assert.equal(get('userknownhostsfile'), knownHosts);
+      assert.equal(get('stricthostkeychecking'), 'true');
       // Expand %-tokens as ssh does for ProxyCommand (%p, %%), then let /bin/sh run it.
       const proxy = get('proxycommand')!.replace(/%(.)/g, (_, c: string) => (c === 'p' ? String(h.port) : c === '%' ? '%' : assert.fail(`unexpected token %${c}`)));
       const run = spawnSync('/bin/sh', ['-c', proxy], { env, encoding: 'utf8' });

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { sshConfigBlock, replaceManagedBlock, removeManagedBlock, hostAliasesOutsideBlock, sshConfigValue, type SshConfigHost } from '../../../../src/common/export/sshConfig.js';
+import { sshConfigBlock, replaceManagedBlock, removeManagedBlock, hostAliasesOutsideBlock, sshConfigValue, BLOCK_BEGIN, BLOCK_END, type SshConfigHost } from '../../../../src/common/export/sshConfig.js';
 import { makeAliases, slugify } from '../../../../src/common/export/alias.js';
 import { AppError } from '../../../../src/common/errors.js';
 
@@ -19,7 +19,13 @@ const hosts: SshConfigHost[] = [
 
 describe('ssh config block', () => {
   it('golden: one Host per instance, HostKeyAlias = id, ProxyCommand via tagssh proxy', () => {
-    const { text, mapping } = sshConfigBlock(hosts, { profile: 'dev', exportedAt: '2026-01-02T03:04:05Z', reservedAliases: ['old-box'] });
+    const { text, mapping } = sshConfigBlock(hosts, {
+      profile: 'dev',
+      exportedAt: '2026-01-02T03:04:05Z',
+      reservedAliases: ['old-box'],
+      tagsshCommand: ['/opt/node 20/bin/node', "/home/o'brien/tagssh/bin/tagssh.mjs"],
+      knownHostsFile: '/home/me/.config/tag ssh/known_hosts',
+    });
     const path = join(FIX, 'ssh_config.block');
     if (process.env.UPDATE_GOLDEN === '1') writeFileSync(path, text + '\n');
     assert.equal(text + '\n', readFileSync(path, 'utf8'));
@@ -28,11 +34,15 @@ describe('ssh config block', () => {
       ['web-1-e5f60718', 'web-1-e5f60799', 'it-s-db-100', 'cafe-unicode', 'i-00000000000000002'],
     );
     // A shared Name is looked up by id; a plain one by name; others as base64url.
-    assert.match(text, /ProxyCommand tagssh proxy i-0a1b2c3d4e5f60718 --region eu-west-1 --profile dev --port %p/);
-    assert.match(text, /ProxyCommand tagssh proxy --name-b64 aXQncyAiZGIiICYgMTAwJQ --region/);
+    const self = `'/opt/node 20/bin/node' '/home/o'\\''brien/tagssh/bin/tagssh.mjs'`;
+    assert.ok(text.includes(`ProxyCommand ${self} proxy i-0a1b2c3d4e5f60718 --region eu-west-1 --profile dev --port %p\n`));
+    assert.ok(text.includes(`ProxyCommand ${self} proxy --name-b64 aXQncyAiZGIiICYgMTAwJQ --region`));
+    // Host keys: TagSSH's store, strictly, keyed by the instance id.
+    assert.equal(text.match(/^ {2}UserKnownHostsFile "\/home\/me\/.config\/tag ssh\/known_hosts"$/gm)?.length, hosts.length);
+    assert.equal(text.match(/^ {2}StrictHostKeyChecking yes$/gm)?.length, hosts.length);
     assert.match(text, /IdentityFile "~\/.ssh\/web key.pem"/);
     assert.match(text, /Host cafe-unicode\n {2}HostName 10\.0\.3\.7\n {2}ProxyJump bastion\.example\.com\n/);
-    assert.ok(!/Host cafe-unicode[^#]*ProxyCommand/.test(text.split('# Café')[1]!.split('\n\n')[0]!), 'ProxyJump hosts have no ProxyCommand');
+    assert.ok(!/Host cafe-unicode[^#]*ProxyCommand/.test(text.split('# Name "Café')[1]!.split('\n\n')[0]!), 'ProxyJump hosts have no ProxyCommand');
   });
 
   it('--start goes into the ProxyCommand when asked', () => {
@@ -112,6 +122,41 @@ describe('managed block replacement', () => {
     assert.deepEqual(hostAliasesOutsideBlock(text), ['web-1', 'other']);
     const m = makeAliases([{ instanceId: 'i-0a1b2c3d4e5f60718', name: 'web-1' }], { reserved: hostAliasesOutsideBlock(text) });
     assert.equal(m[0]!.alias, 'web-1-e5f60718');
+  });
+});
+
+describe('markers cannot be forged by a Name', () => {
+  const forged = ['END tagssh', 'BEGIN tagssh', '# END tagssh', '# BEGIN tagssh', 'x\n# END tagssh\ny', 'a\r\n# BEGIN tagssh'];
+  const hostile: SshConfigHost[] = forged.map((name, i) => ({ instanceId: `i-0000000000000010${i}`, region: 'eu-west-1', name, user: 'ec2-user', port: 22 }));
+  const user = '# mine\nHost a\n  User x\n';
+  const lines = (text: string, line: string) => text.split(/\r?\n/).filter((l) => l === line).length;
+
+  it('the block has exactly one begin and one end line, whatever the Names', () => {
+    const { text } = sshConfigBlock(hostile, { exportedAt: '2026-01-02T03:04:05Z' });
+    assert.equal(lines(text, BLOCK_BEGIN), 1);
+    assert.equal(lines(text, BLOCK_END), 1);
+    assert.ok(text.startsWith(`${BLOCK_BEGIN}\n`) && text.endsWith(`\n${BLOCK_END}`));
+    assert.match(text, /^# Name "END tagssh" = i-00000000000000100 \(eu-west-1\)$/m);
+  });
+
+  it('re-exports replace the whole block: nothing stale is left outside, later exports keep working', () => {
+    let cur = user;
+    for (let i = 0; i < 3; i++) cur = replaceManagedBlock(cur, sshConfigBlock(hostile).text);
+    assert.equal(removeManagedBlock(cur), user);
+    const plain = sshConfigBlock([hosts[0]!]).text;
+    assert.equal(replaceManagedBlock(cur, plain), `${plain}\n\n${user}`);
+    assert.deepEqual(hostAliasesOutsideBlock(cur), ['a']);
+  });
+
+  it('a block written by an earlier version (explanation on the begin line) is still replaced', () => {
+    const legacy = '# BEGIN tagssh (written by `tagssh export ssh-config`; edits inside this block are replaced on the next export)\nHost old\n  HostName i-0123456789abcdef0\n\nHost *\n# END tagssh';
+    const plain = sshConfigBlock([hosts[0]!]).text;
+    assert.equal(replaceManagedBlock(`${legacy}\n\n${user}`, plain), `${plain}\n\n${user}`);
+  });
+
+  it('lines that only start like a marker are not markers', () => {
+    const text = `# END tagssh is how the block ends\n${user}`;
+    assert.equal(replaceManagedBlock(text, sshConfigBlock([hosts[0]!]).text).endsWith(text), true);
   });
 });
 
