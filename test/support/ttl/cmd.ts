@@ -16,6 +16,8 @@ export function parseCmdExec(line: string, env: Record<string, string> = { TEMP:
   let quoted = false;
   let command = '';
   let redirect: string | null = null;
+  // Word breaks: a space outside double quotes (the program path may be quoted, spaces and all).
+  const BREAK = '\u0000';
   for (let i = 0; i < inner.length; i++) {
     const c = inner[i]!;
     if (c === '%') {
@@ -41,9 +43,9 @@ export function parseCmdExec(line: string, env: Record<string, string> = { TEMP:
       continue;
     }
     if (redirect !== null) redirect += c;
-    else command += c;
+    else command += c === ' ' && !quoted ? BREAK : c;
   }
   if (quoted) throw new Error('unbalanced quote on the cmd line');
   if (redirect === null) throw new Error('no redirect to the address file');
-  return { argv: command.trim().split(/ +/), redirectTo: redirect.trim() };
+  return { argv: command.split(BREAK).filter((w) => w !== ''), redirectTo: redirect.trim() };
 }

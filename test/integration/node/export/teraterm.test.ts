@@ -147,6 +147,31 @@ describe('tagssh export teraterm, macros run against moto', () => {
     assert.equal(c.options.find((o) => o.name === 'auth')!.value, 'pageant');
   });
 
+  it('--tagssh-path: the macro runs TagSSH from where it is installed, not from PATH; without it the export says so', () => {
+    const dir = join(work, 'path');
+    const tool = 'C:\\Program Files\\TagSSH\\tagssh.cmd';
+    const r = spawnSync(process.execPath, [TAGSSH, 'export', 'teraterm', TRICKY, '--out', dir, '--tagssh-path', tool], { env, encoding: 'utf8', timeout: 60_000 });
+    assert.equal(r.status, 0, r.stderr);
+    assert.doesNotMatch(r.stderr, /--tagssh-path/);
+    const ran: string[] = [];
+    const exec: World['exec'] = (line, files) => {
+      const { argv } = parseCmdExec(line, { TEMP });
+      ran.push(argv[0]!);
+      return world().exec(line.replace(`"${tool}"`, 'tagssh'), files);
+    };
+    const out = runTtl(readFileSync(join(dir, 'web-1-it-s-100-id.ttl'), 'utf8'), { ...world(), exec });
+    assert.deepEqual(ran, [tool]);
+    assert.equal(parseTtssh(out.connect!).host, '127.0.0.2');
+
+    const plain = spawnSync(process.execPath, [TAGSSH, 'export', 'teraterm', TRICKY, '--out', join(work, 'path2')], { env, encoding: 'utf8', timeout: 60_000 });
+    assert.equal(plain.status, 0, plain.stderr);
+    assert.match(plain.stderr, /from PATH on the machine where Tera Term runs.*--tagssh-path/);
+
+    const bad = spawnSync(process.execPath, [TAGSSH, 'export', 'teraterm', TRICKY, '--out', join(work, 'path3'), '--tagssh-path', 'C:\\a"b\\tagssh.cmd'], { env, encoding: 'utf8', timeout: 60_000 });
+    assert.equal(bad.status, 40);
+    assert.match(bad.stderr, /cmd\.exe would interpret/);
+  });
+
   it('refuses a relative key path with a clear error', () => {
     const r = spawnSync(process.execPath, [TAGSSH, 'export', 'teraterm', TRICKY, '--keyfile', 'web.pem', '--out', join(work, 'x')], { env, encoding: 'utf8' });
     assert.equal(r.status, 40);
