@@ -1,0 +1,141 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { startMoto, type Moto } from '../../../lab/moto.js';
+import { seedInstance } from '../../../lab/seed.js';
+import { startFaultProxy, type FaultProxy } from '../../../lab/faultProxy.js';
+import { shortCredentials, type ShortCredentials } from '../../../lab/credentialProcess.js';
+import { runTagssh } from '../../../lab/run.js';
+import { ec2For, resetClients, type Ec2Adapter } from '../../../../src/node/aws/clients.js';
+import { listInstances } from '../../../../src/node/aws/inventory.js';
+
+// Credentials in real accounts expire (SSO, assume-role, credential_process, IMDS, containers).
+// A long-running process must refresh them before they do, without a restart; an SSO session
+// that has expired must say, in one line, which `aws sso login` to run; the SDK's own warnings
+// never reach the user; and no secret ever appears in what TagSSH prints.
+
+let moto: Moto;
+let proxy: FaultProxy;
+let dir: string;
+let creds: ShortCredentials;
+const savedEnv = { ...process.env };
+const CANARY_SECRET = 'CANARYsecretQ7x9ZZ';
+const CANARY_TOKEN = 'CANARYtokenK2m4YY';
+const CANARY_SSO = 'CANARYssoTokenP3r8XX';
+
+before(async () => {
+  moto = await startMoto();
+  await seedInstance(moto.sdk('us-east-1'), { name: 'refresh-web' });
+  dir = mkdtempSync(join(tmpdir(), 'tagssh-creds-'));
+  creds = shortCredentials(dir, 5, CANARY_SECRET);
+  // EC2 as AWS behaves: a key that was never issued, or has expired, is refused.
+  proxy = await startFaultProxy(moto.endpoint, {
+    fault: (r) => (r.accessKeyId?.startsWith('ASIA') && !creds.valid(r.accessKeyId) ? { status: 400, code: 'RequestExpired', message: 'Request has expired.' } : undefined),
+  });
+  mkdirSync(join(dir, '.aws', 'sso', 'cache'), { recursive: true });
+  writeFileSync(
+    join(dir, '.aws', 'config'),
+    [
+      '[profile short]',
+      'region = us-east-1',
+      `credential_process = ${creds.command}`,
+      '',
+      '[profile ssox]',
+      'region = us-east-1',
+      'sso_session = corp',
+      'sso_account_id = 123456789012',
+      'sso_role_name = Admin',
+      '',
+      '[sso-session corp]',
+      'sso_start_url = https://corp.awsapps.example/start',
+      'sso_region = us-east-1',
+      '',
+    ].join('\n'),
+  );
+  // An SSO login from long ago: its token has expired and carries no refresh token.
+  const cacheName = createHash('sha1').update('corp').digest('hex');
+  writeFileSync(
+    join(dir, '.aws', 'sso', 'cache', `${cacheName}.json`),
+    JSON.stringify({ accessToken: CANARY_SSO, expiresAt: '2020-01-01T00:00:00Z', region: 'us-east-1', startUrl: 'https://corp.awsapps.example/start' }),
+  );
+});
+
+after(async () => {
+  process.env = savedEnv;
+  resetClients();
+  await proxy?.close();
+  await moto?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function useEnv(extra: Record<string, string> = {}) {
+  process.env = { ...savedEnv, ...moto.env, HOME: dir, TAGSSH_HOME: join(dir, 'tagssh'), AWS_CONFIG_FILE: join(dir, '.aws', 'config'), AWS_SHARED_CREDENTIALS_FILE: join(dir, '.aws', 'credentials'), AWS_ENDPOINT_URL_EC2: proxy.endpoint, ...extra };
+  delete process.env.AWS_ACCESS_KEY_ID;
+  delete process.env.AWS_SECRET_ACCESS_KEY;
+  resetClients();
+}
+
+for (const adapter of ['sdk', 'lean'] as Ec2Adapter[]) {
+  test(`${adapter}: 5-second credentials from credential_process are refreshed across three expiries, no restart`, async () => {
+    useEnv({ TAGSSH_EC2_CLIENT: adapter });
+    assert.equal((await ec2For({ profile: 'short' }, 'us-east-1')).adapter, adapter);
+    const before = creds.issued().length;
+    const keysUsed = new Set<string>();
+    for (let round = 0; round < 4; round++) {
+      if (round > 0) await sleep(5_500); // past the previous credentials' expiry
+      const seen = proxy.seen.length;
+      const list = await listInstances({ profile: 'short' }, { useCache: 'refresh' });
+      assert.ok(list.some((i) => i.name === 'refresh-web'), `round ${round}`);
+      for (const r of proxy.seen.slice(seen)) keysUsed.add(r.accessKeyId ?? '');
+    }
+    assert.ok(creds.issued().length - before >= 4, 'credential_process ran again for every expiry');
+    assert.ok(keysUsed.size >= 4, `four different keys signed the four rounds (${keysUsed.size})`);
+  });
+}
+
+test('CLI: an expired SSO session is one line naming `aws sso login --profile ssox`; no SDK warning; env credentials set too', async () => {
+  useEnv();
+  // Both env credentials and a profile: the SDK would print its 10-line "Multiple credential
+  // sources detected" warning before TagSSH's error.
+  const env = { ...process.env, AWS_PROFILE: 'ssox', AWS_ACCESS_KEY_ID: 'AKIAENVKEY', AWS_SECRET_ACCESS_KEY: CANARY_SECRET, AWS_SESSION_TOKEN: CANARY_TOKEN };
+  for (const args of [['list', '--cache', 'off'], ['resolve', 'refresh-web']]) {
+    const r = await runTagssh(args, env);
+    const out = r.stdout + r.stderr;
+    assert.equal(r.code, 7, `${args.join(' ')}: ${out}`);
+    assert.doesNotMatch(out, /Multiple credential sources|@aws-sdk|WARNING/, args.join(' '));
+    // What the user sees: TagSSH's one line, then its hint.
+    assert.deepEqual(r.stderr.trimEnd().split('\n').map((l) => l.slice(0, 9)), ['tagssh: T', '  → Run `'], r.stderr);
+    assert.match(r.stderr, /SSO session for profile "ssox"/);
+    assert.match(r.stderr, /`aws sso login --profile ssox`/);
+    for (const secret of [CANARY_SECRET, CANARY_TOKEN, CANARY_SSO]) assert.ok(!out.includes(secret), `${args.join(' ')} printed a secret`);
+  }
+  // Asked for (TAGSSH_DEBUG=1), the SDK's words and a stack trace appear, but never a secret.
+  const debug = await runTagssh(['list', '--cache', 'off'], { ...env, TAGSSH_DEBUG: '1' });
+  assert.equal(debug.code, 7, debug.stderr);
+  for (const secret of [CANARY_SECRET, CANARY_TOKEN, CANARY_SSO]) assert.ok(!(debug.stdout + debug.stderr).includes(secret), 'debug output printed a secret');
+});
+
+test('secrets never appear in errors: a refused signed request with canary credentials, CLI and library', async () => {
+  useEnv();
+  const refusing = await startFaultProxy(moto.endpoint, { fault: () => ({ status: 401, code: 'AuthFailure', message: 'AWS was not able to validate the provided access credentials' }) });
+  try {
+    const env = { ...process.env, AWS_ENDPOINT_URL_EC2: refusing.endpoint, AWS_ACCESS_KEY_ID: 'AKIACANARYKEY', AWS_SECRET_ACCESS_KEY: CANARY_SECRET, AWS_SESSION_TOKEN: CANARY_TOKEN };
+    for (const client of ['lean', 'sdk']) {
+      for (const [args, debug] of [[['list', '--cache', 'off'], '0'], [['resolve', 'refresh-web'], '0'], [['list', '--json', '--cache', 'off'], '1']] as const) {
+        const r = await runTagssh([...args], { ...env, TAGSSH_EC2_CLIENT: client, TAGSSH_DEBUG: debug });
+        const out = r.stdout + r.stderr;
+        assert.equal(r.code, 8, `${client} ${args.join(' ')}: ${out}`);
+        assert.match(r.stderr, /AuthFailure/);
+        for (const secret of [CANARY_SECRET, CANARY_TOKEN]) assert.ok(!out.includes(secret), `${client} ${args.join(' ')} printed a secret:\n${out}`);
+      }
+    }
+    // The requests really carried the canary session token (so the check above means something).
+    assert.ok(refusing.seen.some((s) => s.headers['x-amz-security-token'] === CANARY_TOKEN));
+  } finally {
+    await refusing.close();
+  }
+});
