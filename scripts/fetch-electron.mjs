@@ -12,15 +12,15 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const require = createRequire(`${root}package.json`);
-const note = (why) =>
-  console.error(`tagssh: Electron's binary is not installed (${why}); \`npm start\` needs it, \`npm run web\` and the tagssh command do not. Retry with \`npm run postinstall\`.`);
+const note = (why, retry) =>
+  console.error(`tagssh: Electron's binary is not installed (${why}); \`npm start\` needs it, \`npm run web\` and the tagssh command do not. Retry with \`${retry}\`.`);
 
 let installer;
 try {
   installer = require.resolve('electron/install.js');
 } catch {
   // npm removed the optional package after its own download failed (npm versions without allowScripts).
-  note('the electron package could not be installed');
+  note('the electron package could not be installed', 'npm install');
   process.exit(0);
 }
 
@@ -28,5 +28,5 @@ try {
 const r = spawnSync(process.execPath, [installer], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'inherit', 'pipe'], timeout: 15 * 60_000 });
 if (r.status !== 0) {
   const reason = r.error ? r.error.message : (r.stderr.split('\n').find((l) => l.trim()) ?? `exit code ${r.status}`).trim();
-  note(`download failed: ${reason}`);
+  note(`download failed: ${reason}`, 'npm run postinstall');
 }

@@ -65,7 +65,7 @@ describe('npm install postinstall (scripts/fetch-electron.mjs)', () => {
   it('says the same where npm already dropped the optional package', async () => {
     const r = await fetchElectron(tree({ electron: false }), { NODE_PATH: undefined });
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stderr, /^tagssh: Electron's binary is not installed \(the electron package could not be installed\); `npm start` needs it, `npm run web`/);
+    assert.match(r.stderr, /^tagssh: Electron's binary is not installed \(the electron package could not be installed\); `npm start` needs it, `npm run web` and the tagssh command do not\. Retry with `npm install`\.$/m);
     assert.equal(r.stderr.trimEnd().split('\n').length, 1);
   });
 
