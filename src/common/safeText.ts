@@ -6,8 +6,10 @@
 
 // C0 controls, DEL, C1 controls (U+0080–U+009F: 8-bit CSI/OSC for terminals that honour them),
 // and the bidirectional overrides and isolates that can make text read differently than it runs.
-// eslint-disable-next-line no-control-regex
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+// JSON.stringify already escapes C0; the rest of the set is kept apart for `terminalSafeJson`.
+const BEYOND_C0 = '\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069';
+const UNSAFE = new RegExp(`[\u0000-\u001f${BEYOND_C0}]`, 'g');
+const UNSAFE_IN_JSON = new RegExp(`[${BEYOND_C0}]`, 'g');
 
 function visible(c: string): string {
   const code = c.charCodeAt(0);
@@ -28,4 +30,12 @@ export function isTerminalSafe(text: string): boolean {
   const unsafe = UNSAFE.test(text);
   UNSAFE.lastIndex = 0;
   return !unsafe;
+}
+
+/**
+ * JSON text (from JSON.stringify) with the characters JSON leaves raw but a terminal would act on
+ * (DEL, C1, direction controls) written as \u escapes: the same value for any JSON reader.
+ */
+export function terminalSafeJson(json: string): string {
+  return json.replace(UNSAFE_IN_JSON, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

@@ -1,10 +1,13 @@
 import { AppError, toAppError } from '../../common/errors.js';
+import { escapeControls, isTerminalSafe, terminalSafeJson } from '../../common/safeText.js';
 
 // Output conventions shared by commands: results on stdout, progress and errors on stderr;
 // with --json, stdout carries exactly one JSON document (the result, or {"error": …}).
+// Untrusted text (tags, AWS error text, file names) never reaches the terminal raw: progress goes
+// through escapeControls here, JSON through terminalSafeJson, tables through `printable`.
 
 export function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  process.stdout.write(`${terminalSafeJson(JSON.stringify(value, null, 2))}\n`);
 }
 
 /** Runs a command body; with --json, a failure is also written to stdout as {"error": …}. */
@@ -21,7 +24,8 @@ export async function withJsonErrors(json: boolean | undefined, body: () => Prom
 export function progressLine(enabled = true): ((msg: string) => void) & { done(): void } {
   const tty = process.stderr.isTTY;
   let last = '';
-  const fn = (msg: string) => {
+  const fn = (raw: string) => {
+    const msg = escapeControls(raw);
     if (!enabled || msg === last) return;
     last = msg;
     if (tty) process.stderr.write(`\r\x1b[2K${msg}`);
@@ -34,10 +38,13 @@ export function progressLine(enabled = true): ((msg: string) => void) & { done()
   return fn;
 }
 
-/** Makes control characters in a name visible (a newline in a Name tag must not break a table). */
+/**
+ * A tag value for a table cell. Text a terminal would act on goes through the one escaper, inside
+ * quotes (so it is clear where an odd name begins and ends): a newline in a Name tag must not
+ * break a table, an ESC or a C1 control must not reach the terminal.
+ */
 export function printable(s: string): string {
-  // eslint-disable-next-line no-control-regex
-  return /[\u0000-\u001f\u007f]/.test(s) ? JSON.stringify(s) : s;
+  return isTerminalSafe(s) ? s : escapeControls(JSON.stringify(s));
 }
 
 /** Terminal column width: East Asian wide characters and emoji take two columns. */

@@ -3,6 +3,7 @@ import { resolveTarget } from '../aws/resolve.js';
 import { awsScopeFrom, type AwsFlags } from './awsFlags.js';
 import { nameFromArgs } from './nameArg.js';
 import { printJson, progressLine, withJsonErrors } from './output.js';
+import { escapeControls } from '../../common/safeText.js';
 
 // What `tagssh resolve` does once its arguments are parsed, shared by the commander command
 // (commands/resolve.ts) and the commander-free fast path (resolveMain.ts).
@@ -53,6 +54,7 @@ export async function runResolve(rawName: string | undefined, flags: ResolveFlag
     });
     progress.done();
     if (flags.json) printJson(target);
-    else process.stdout.write(`${target.address}\n`);
+    // The address comes from the EC2 endpoint, which is not trusted to be well-behaved.
+    else process.stdout.write(`${escapeControls(target.address)}\n`);
   });
 }

@@ -6,6 +6,8 @@ test('names with control characters are shown escaped, others as they are', () =
   assert.equal(printable('web "1"'), 'web "1"');
   assert.equal(printable('two\nlines'), '"two\\nlines"');
   assert.equal(printable('tab\there'), '"tab\\there"');
+  assert.equal(printable('\u009b2J\u0085web'), '"\\x9b2J\\x85web"');
+  assert.equal(printable('del\u007f \u202eevil'), '"del\\x7f \\u202eevil"');
   assert.equal(printable('日本 🎉'), '日本 🎉');
 });
 
