@@ -27,6 +27,8 @@ export interface Ec2ClientOptions {
   timeoutMs?: number;
   /** An agent for the endpoint (a proxy's, see httpProxy.ts). */
   agent?: http.Agent;
+  /** The profile in use, named in error hints. */
+  profile?: string;
 }
 
 export type QueryParams = Record<string, string | number | boolean | undefined>;
@@ -42,6 +44,7 @@ const NETWORK_RETRYABLE = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAI
 // The process's idea of how far the local clock is from AWS's (server Date minus local time),
 // kept as the SDK keeps its systemClockOffset: sampled from every response's Date header.
 let clockOffsetMs = 0;
+let clockMeasured = false;
 
 export function clockOffset(): number {
   return clockOffsetMs;
@@ -50,6 +53,7 @@ export function clockOffset(): number {
 /** Forgets the learned clock offset and refills the retry quota. */
 export function resetLearnedState(): void {
   clockOffsetMs = 0;
+  clockMeasured = false;
   retryTokens = QUOTA.initial;
 }
 
@@ -103,7 +107,10 @@ export function createEc2Client(opts: Ec2ClientOptions): Ec2Client {
     const before = clockOffsetMs;
     const { status, text, date } = await post(endpoint, headers, body, timeoutMs, opts.agent);
     const offset = offsetFrom(date, sentAt);
-    if (offset !== undefined) clockOffsetMs = offset;
+    if (offset !== undefined) {
+      clockOffsetMs = offset;
+      clockMeasured = true;
+    }
     // Tag values stay exact strings ("007", " web ", "true"): xml.ts never trims or converts.
     let doc: Record<string, unknown> = {};
     try {
@@ -135,7 +142,7 @@ export function createEc2Client(opts: Ec2ClientOptions): Ec2Client {
         } catch (e) {
           const cost = (e as RawError).netCode === 'TIMEOUT' ? QUOTA.timeoutCost : QUOTA.cost;
           const retry = isRetryable(e) && attempt < maxAttempts && (!quota || retryTokens >= cost);
-          if (!retry) throw finalError(e, endpoint, opts.region);
+          if (!retry) throw finalError(e, endpoint, opts.region, opts.profile);
           if (quota) retryTokens -= cost;
           if ((e as RawError).skewCorrected) continue; // nothing to wait for: the next signature is right
           // Full-jitter exponential backoff, as the SDK's standard retry strategy does.
@@ -202,10 +209,12 @@ function apiError(action: string, status: number, doc: Record<string, unknown>):
 }
 
 /** Turns a raw failure into the one-line, actionable AppError the user sees. */
-function finalError(e: unknown, endpoint: URL, region: string): AppError {
+function finalError(e: unknown, endpoint: URL, region: string, profile: string | undefined): AppError {
   if (e instanceof AppError) return e;
   const r = e as RawError;
-  const f: Ec2Failure = { message: r.awsMessage ?? r.message, region, endpoint: endpoint.origin, clockOffsetMs };
+  const f: Ec2Failure = { message: r.awsMessage ?? r.message, region, endpoint: endpoint.origin };
+  if (clockMeasured) f.clockOffsetMs = clockOffsetMs;
+  if (profile !== undefined) f.profile = profile;
   if (r.awsCode) f.code = r.awsCode;
   if (r.httpStatus) f.status = r.httpStatus;
   if (r.netCode) f.netCode = r.netCode;

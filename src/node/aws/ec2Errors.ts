@@ -34,8 +34,8 @@ export const TRANSIENT_ERROR_CODES: readonly string[] = ['TimeoutError', 'Reques
 export const TRANSIENT_STATUS_CODES: readonly number[] = [500, 502, 503, 504];
 export const RETRYABLE_NETWORK_CODES: readonly string[] = ['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN', 'TIMEOUT'];
 
-/** Codes that mean "the request's timestamp is off", not "the credentials are bad". */
-const SKEW_ONLY = new Set(['RequestExpired', 'RequestInTheFuture', 'RequestTimeTooSkewed']);
+/** Codes that can only mean "the request's timestamp is off". */
+const SKEW_ONLY = new Set(['RequestInTheFuture', 'RequestTimeTooSkewed']);
 
 /** The SDK's threshold for calling a clock skewed (4 minutes). */
 export const SKEW_THRESHOLD_MS = 240_000;
@@ -51,8 +51,10 @@ export interface Ec2Failure {
   message: string;
   region: string;
   endpoint: string;
-  /** The local clock's distance from the server's, ms, when a response carried a Date. */
+  /** The server's clock minus the local one, ms, when a response carried a Date (absent: unknown). */
   clockOffsetMs?: number;
+  /** The profile in use, for the hint (undefined: AWS_PROFILE, then default). */
+  profile?: string;
 }
 
 export function isThrottle(code: string | undefined): boolean {
@@ -86,8 +88,13 @@ export function ec2AppError(f: Ec2Failure): AppError {
           : `EC2 refused the request as signed at the wrong time (${code}): this computer's clock is probably off.`,
         'Set the clock right (turn on automatic time synchronisation) and try again.',
       );
-    if (code === 'ExpiredToken' || code === 'ExpiredTokenException' || code === 'RequestExpiredToken')
-      return new AppError('CREDENTIALS_EXPIRED', `Your AWS session credentials have expired (${code}).`, 'Refresh them (`aws sso login --profile <profile>` for SSO, or renew the session token) and try again.');
+    const login = `\`aws sso login --profile ${f.profile ?? process.env.AWS_PROFILE ?? 'default'}\``;
+    // EC2 answers RequestExpired both for a stale signature and for expired session credentials:
+    // a server Date close to ours rules the clock out (skew is corrected before this point).
+    if (code === 'RequestExpired' && f.clockOffsetMs === undefined)
+      return new AppError('CREDENTIALS_EXPIRED', `EC2 refused the request as expired (${code}): the session credentials have expired, or this computer's clock is off.`, `Check the clock (turn on automatic time synchronisation); if it is right, refresh the credentials (${login} for SSO) and try again.`);
+    if (code === 'RequestExpired' || code === 'ExpiredToken' || code === 'ExpiredTokenException')
+      return new AppError('CREDENTIALS_EXPIRED', `Your AWS session credentials have expired (${code}).`, `Refresh them (${login} for SSO, or renew the session token) and try again.`);
     if (code === 'AuthFailure' || code === 'InvalidClientTokenId' || code === 'SignatureDoesNotMatch' || code === 'UnrecognizedClientException')
       return new AppError('ACCESS_DENIED', `AWS rejected the credentials (${code}).`, 'Check the access key and secret for this profile, or choose another profile.');
     if (code === 'UnauthorizedOperation' || code === 'AccessDenied' || code === 'AccessDeniedException')

@@ -60,7 +60,7 @@ export async function sdkEc2Port(opts: SdkEc2Options): Promise<Ec2Port> {
     try {
       return await run();
     } catch (e) {
-      throw toAppError(e, region, endpoint, client.config.systemClockOffset);
+      throw toAppError(e, region, endpoint, client.config.systemClockOffset, opts.profile);
     }
   }
 
@@ -168,10 +168,11 @@ interface SdkError {
   $metadata?: { httpStatusCode?: number };
 }
 
-function toAppError(e: unknown, region: string, endpoint: string, offset: number | undefined): AppError {
+function toAppError(e: unknown, region: string, endpoint: string, offset: number | undefined, profile: string | undefined): AppError {
   if (e instanceof AppError) return e;
   const s = (e ?? {}) as SdkError;
   const f: Ec2Failure = { message: s.message ?? String(e), region, endpoint };
+  if (profile !== undefined) f.profile = profile;
   if (offset !== undefined) f.clockOffsetMs = offset;
   const status = s.$metadata?.httpStatusCode;
   if (status) f.status = status;
