@@ -6,14 +6,19 @@ import { createApi, type Api } from './lib/api.js';
 import { pickTransport } from './lib/transport.js';
 import { h } from './lib/dom.js';
 import { createInstancesView } from './features/instances/view.js';
-import { createSettingsView } from './features/settings/view.js';
+import { applyLanguage, createSettingsView, type SettingsField } from './features/settings/view.js';
 import { createBenchView } from './features/bench/view.js';
 import { openExportDialog } from './features/exports/exportDialog.js';
 import { SessionRouter } from './features/terminal/sessionRouter.js';
 import { TerminalTab, type ConnectRequest, type TabState } from './features/terminal/terminalTab.js';
+import { t, type TerminalWord } from './features/terminal/messages.js';
+import { confirmDialog } from './lib/dialog.js';
+import { onLocaleChange } from './i18n/index.js';
 
-// The app shell: a tab strip (Instances, one tab per terminal, Settings) over one typed client.
-// Which transport carries the client (Electron IPC or the browser-mode WebSocket) is decided once.
+// The app shell: a tab strip (Instances, Benchmarks, one tab per terminal, Settings) over one
+// typed client. Which transport carries the client (Electron IPC or the browser-mode WebSocket)
+// is decided once. The shell applies the Settings' language, offers views `openSettings(field)`,
+// asks before a tab with a live session closes, and numbers tabs that share an instance name.
 
 interface TabEntry {
   id: string;
@@ -21,6 +26,10 @@ interface TabEntry {
   panel: HTMLElement;
   onActivate?: () => void;
   terminal?: TerminalTab;
+  /** Fixed tabs: their catalogue word; terminal tabs: their title and number among same-named tabs. */
+  word?: TerminalWord;
+  title?: string;
+  ordinal?: number;
 }
 
 declare global {
@@ -40,15 +49,16 @@ async function main(): Promise<void> {
   const api: Api = createApi(handle.transport);
   const router = new SessionRouter(api);
   let settings: Settings = defaultSettings();
+  applyLanguage(settings); // the OS/browser languages until the saved choice arrives
 
   const banner = h('div', { class: 'banner', role: 'alert', hidden: true });
   handle.onClose((reason) => {
     banner.textContent = reason;
     banner.hidden = false;
-    api.failAll({ code: 'SESSION_CLOSED', message: reason, hint: 'Restart `tagssh web` and open its URL again.' });
+    api.failAll({ code: 'SESSION_CLOSED', message: reason, hint: t('backendGone') });
   });
 
-  const tabstrip = h('div', { class: 'tabstrip', role: 'tablist', 'aria-label': 'Views' });
+  const tabstrip = h('div', { class: 'tabstrip', role: 'tablist' });
   const panels = h('main', { class: 'panels' });
   const tabs = new Map<string, TabEntry>();
   const terminals = new Set<TerminalTab>();
@@ -59,35 +69,58 @@ async function main(): Promise<void> {
     const entry = tabs.get(id);
     if (!entry) return;
     active = id;
-    for (const t of tabs.values()) {
-      const on = t.id === id;
-      t.button.setAttribute('aria-selected', String(on));
-      t.button.tabIndex = on ? 0 : -1;
-      t.panel.hidden = !on;
+    for (const x of tabs.values()) {
+      const on = x.id === id;
+      x.button.setAttribute('aria-selected', String(on));
+      x.button.tabIndex = on ? 0 : -1;
+      x.panel.hidden = !on;
     }
     entry.onActivate?.();
   };
 
-  const addTab = (entry: Omit<TabEntry, 'button'>, label: string, opts: { closable: boolean; before?: HTMLElement }): TabEntry => {
-    const button = h('button', { class: 'tab', role: 'tab', type: 'button', id: `tab-${entry.id}`, 'aria-controls': `panel-${entry.id}` }, h('span', { class: 'tab-dot' }), h('span', { class: 'tab-label', text: label }));
+  /** A terminal tab's label: its title, numbered "(2)", "(3)"… when other tabs show the same instance. */
+  const labelOf = (entry: TabEntry) => (entry.ordinal && entry.ordinal > 1 ? `${entry.title} (${entry.ordinal})` : (entry.title ?? ''));
+  const stateWord: Record<TabState, TerminalWord> = { connecting: 'stateConnecting', open: 'stateOpen', closed: 'stateClosed', failed: 'stateFailed' };
+
+  const paintTab = (entry: TabEntry) => {
+    const label = entry.word ? t(entry.word) : labelOf(entry);
+    entry.button.querySelector('.tab-label')!.textContent = label;
+    const close = entry.button.querySelector('.tab-close');
+    if (close) {
+      close.setAttribute('aria-label', t('closeTabLabel', { label }));
+      close.setAttribute('title', t('closeTabTitle'));
+    }
+    if (entry.terminal) entry.button.title = t('tabTitle', { title: label, state: t(stateWord[entry.terminal.currentState]) });
+  };
+
+  /** Gives a terminal tab the smallest number no other tab with the same title has (1 shows no number). */
+  const number = (entry: TabEntry, title: string) => {
+    if (entry.title === title && entry.ordinal) return;
+    entry.title = title;
+    const taken = new Set([...tabs.values()].filter((x) => x !== entry && x.terminal && x.title === title).map((x) => x.ordinal));
+    let n = 1;
+    while (taken.has(n)) n++;
+    entry.ordinal = n;
+  };
+
+  const addTab = (entry: Omit<TabEntry, 'button'>, opts: { closable: boolean; before?: HTMLElement }): TabEntry => {
+    const button = h('button', { class: 'tab', role: 'tab', type: 'button', id: `tab-${entry.id}`, 'aria-controls': `panel-${entry.id}` }, h('span', { class: 'tab-dot' }), h('span', { class: 'tab-label' }));
     if (opts.closable) {
       button.append(
         h('span', {
           class: 'tab-close',
           role: 'button',
-          'aria-label': `Close ${label}`,
-          title: 'Close (the session ends)',
           text: '×',
           onClick: (e: Event) => {
             e.stopPropagation();
-            closeTab(entry.id);
+            void closeTab(entry.id);
           },
         }),
       );
     }
     button.addEventListener('click', () => activate(entry.id));
     button.addEventListener('auxclick', (e) => {
-      if ((e as MouseEvent).button === 1 && opts.closable) closeTab(entry.id);
+      if ((e as MouseEvent).button === 1 && opts.closable) void closeTab(entry.id);
     });
     entry.panel.id = `panel-${entry.id}`;
     entry.panel.setAttribute('role', 'tabpanel');
@@ -98,18 +131,45 @@ async function main(): Promise<void> {
     if (opts.before) tabstrip.insertBefore(button, opts.before);
     else tabstrip.append(button);
     panels.append(entry.panel);
+    paintTab(full);
     return full;
   };
 
-  const closeTab = (id: string) => {
-    const t = tabs.get(id);
-    if (!t || !t.terminal) return;
-    t.terminal.dispose();
-    terminals.delete(t.terminal);
-    t.button.remove();
-    t.panel.remove();
+  /** Closes a terminal tab, asking first while its session is open or still connecting. */
+  const closeTab = async (id: string) => {
+    const entry = tabs.get(id);
+    if (!entry?.terminal) return;
+    const term = entry.terminal;
+    if (term.live) {
+      const label = labelOf(entry);
+      const ok = await confirmDialog({
+        title: t('closeLiveTitle', { label }),
+        body: t(term.currentState === 'open' ? 'closeLiveBody' : 'closeWaitingBody', { label }),
+        confirm: t('closeLiveConfirm'),
+        cancel: t('cancel'),
+        danger: term.currentState === 'open',
+      });
+      if (!ok || !tabs.has(id)) return;
+    }
+    // The neighbour takes the focus: the terminal tab to the right, else to the left, else the list.
+    const order = [...tabstrip.querySelectorAll<HTMLButtonElement>('[role=tab]')].map((b) => tabs.get(b.id.replace(/^tab-/, ''))!);
+    const at = order.indexOf(entry);
+    const neighbour = [order[at + 1], order[at - 1]].find((x) => x?.terminal);
+    term.dispose();
+    terminals.delete(term);
+    entry.button.remove();
+    entry.panel.remove();
     tabs.delete(id);
-    if (active === id) activate('instances');
+    if (active === id) {
+      const next = neighbour ?? tabs.get('instances')!;
+      activate(next.id);
+      next.button.focus();
+    }
+  };
+
+  const openSettings = (field?: SettingsField) => {
+    activate('settings');
+    if (field) settingsView.focusField(field);
   };
 
   const openTerminal = (req: ConnectRequest) => {
@@ -120,18 +180,22 @@ async function main(): Promise<void> {
         api,
         router,
         settings: () => settings,
-        onState: (state: TabState, title: string) => {
+        openSettings,
+        onState: (_state: TabState, title: string) => {
           const entry = tab.entry;
           if (!entry) return;
-          entry.button.dataset.state = state;
-          entry.button.querySelector('.tab-label')!.textContent = title;
-          entry.button.title = `${title} — ${state === 'closed' ? 'disconnected' : state}`;
+          number(entry, title);
+          entry.button.dataset.state = _state;
+          paintTab(entry);
         },
       },
       req,
     );
     terminals.add(term);
-    tab.entry = addTab({ id, panel: term.el, terminal: term, onActivate: () => term.activate() }, req.label, { closable: true, before: settingsEntry.button });
+    const entry: Omit<TabEntry, 'button'> = { id, panel: term.el, terminal: term, onActivate: () => term.activate() };
+    tab.entry = addTab(entry, { closable: true, before: settingsEntry.button });
+    number(tab.entry, req.label);
+    paintTab(tab.entry);
     activate(id);
     // A start changes the instance's state and address: show it in the list too.
     void term.connect().then(() => {
@@ -141,7 +205,8 @@ async function main(): Promise<void> {
 
   const saveSettings = async (next: Settings) => {
     settings = await api.call('settings.set', next);
-    for (const t of terminals) t.applySettings(settings);
+    applyLanguage(settings);
+    for (const x of terminals) x.applySettings(settings);
   };
 
   const instancesView = createInstancesView({
@@ -151,14 +216,22 @@ async function main(): Promise<void> {
     connect: (i: Instance, opts) => openTerminal({ ref: i.id, region: i.region, label: i.name ?? i.id, start: opts.start }),
     connectByName: (name) => openTerminal({ ref: name, label: name, start: false }),
     exportInstances: (list) => openExportDialog(list, settings),
+    openSettings,
   });
   const settingsView = createSettingsView({ settings: () => settings, save: saveSettings });
 
-  addTab({ id: 'instances', panel: instancesView.el, onActivate: () => instancesView.activate() }, 'Instances', { closable: false });
+  addTab({ id: 'instances', panel: instancesView.el, onActivate: () => instancesView.activate(), word: 'tabInstances' }, { closable: false });
   const benchView = createBenchView({ api, instances: async () => (await api.call('instances.list', { refresh: false })).instances });
-  addTab({ id: 'bench', panel: benchView.el, onActivate: () => void benchView.refresh() }, 'Benchmarks', { closable: false });
-  const settingsEntry = addTab({ id: 'settings', panel: settingsView.el, onActivate: () => settingsView.refresh() }, 'Settings', { closable: false });
+  addTab({ id: 'bench', panel: benchView.el, onActivate: () => void benchView.refresh(), word: 'tabBench' }, { closable: false });
+  const settingsEntry = addTab({ id: 'settings', panel: settingsView.el, onActivate: () => settingsView.refresh(), word: 'tabSettings' }, { closable: false });
   settingsEntry.button.classList.add('tab-settings');
+
+  const applyShellWords = () => {
+    tabstrip.setAttribute('aria-label', t('views'));
+    for (const entry of tabs.values()) paintTab(entry);
+  };
+  applyShellWords();
+  onLocaleChange(applyShellWords);
 
   tabstrip.addEventListener('keydown', (e) => {
     if (e.key !== 'ArrowRight' && e.key !== 'ArrowLeft') return;
@@ -207,6 +280,7 @@ async function main(): Promise<void> {
   } catch {
     // defaults; the list shows any backend problem
   }
+  applyLanguage(settings);
   settingsView.refresh();
   await instancesView.load(false);
 }

@@ -1,4 +1,7 @@
 import { h } from './dom.js';
+import { defineMessages } from '../i18n/index.js';
+
+const t = defineMessages({ en: { cancel: 'Cancel' }, ja: { cancel: 'キャンセル' } });
 
 // Modal confirmation built on <dialog>: focus is trapped by the browser, Escape cancels.
 
@@ -21,7 +24,7 @@ export function confirmDialog(opts: ConfirmOptions): Promise<boolean> {
         { method: 'dialog' },
         h('h2', { text: opts.title }),
         h('div', { class: 'dialog-body' }, opts.body),
-        h('div', { class: 'dialog-actions' }, h('button', { class: 'btn', type: 'submit', value: 'cancel', text: opts.cancel ?? 'Cancel' }), ok),
+        h('div', { class: 'dialog-actions' }, h('button', { class: 'btn', type: 'submit', value: 'cancel', text: opts.cancel ?? t('cancel') }), ok),
       ),
     );
     dlg.addEventListener('close', () => {

@@ -83,6 +83,7 @@ test('a dropped session says so in the tab and Reconnect opens a new shell', asy
 test('a stopped instance is started and connected, with progress', async () => {
   await ui.page.getByRole('tab', { name: 'Instances' }).click();
   await row('db-1').getByRole('button', { name: 'Start and connect' }).click();
+  await ui.page.getByRole('dialog').getByRole('button', { name: 'Start and connect' }).click();
   await trustFirstContact(60_000);
   await waitForTerminal(/[#$]\s*$/m);
   const file = `/tmp/tagssh-e2e-${randomBytes(6).toString('hex')}`;
@@ -115,7 +116,13 @@ test('a changed host key is refused in the UI', async () => {
 
 test('an encrypted key asks for its passphrase in the tab (wrong, then right) and connects', async () => {
   // Close every terminal: sessions to a host share one connection, and this needs a fresh login.
-  for (let n = await ui.page.locator('.tab-close').count(); n > 0; n--) await ui.page.locator('.tab-close').first().click();
+  // Live sessions ask before their tab closes.
+  for (let n = await ui.page.locator('.tab-close').count(); n > 0; n--) {
+    await ui.page.locator('.tab-close').first().click();
+    const confirm = ui.page.getByRole('dialog').getByRole('button', { name: 'Close tab' });
+    if (await confirm.isVisible().catch(() => false)) await confirm.click();
+  }
+  assert.equal(await ui.page.locator('.tab-close').count(), 0);
   await ui.page.getByRole('tab', { name: 'Settings' }).click();
   await ui.page.getByLabel('Default private key file').fill(ui.lab.lockedKey.privatePath);
   await ui.page.getByRole('button', { name: 'Save settings' }).click();

@@ -4,9 +4,15 @@ import type { AppErrorData } from '../../../src/common/errors.js';
 // Routes session events to the tab that owns the session. Output that arrives before a tab has
 // registered its session id (a race between the open reply and the first bytes) is held briefly.
 
+/** How a session ended, for the tab to word its notice (the backend's `reason` is English). */
+export interface ClosedHow {
+  cause?: 'exited' | 'closed' | 'lost';
+  exitCode?: number | null;
+}
+
 export interface SessionSink {
   data(text: string): void;
-  closed(reason: string, error?: AppErrorData): void;
+  closed(reason: string, error: AppErrorData | undefined, how: ClosedHow): void;
 }
 
 export interface OpenHandlers {
@@ -18,7 +24,7 @@ const EARLY_LIMIT = 1 << 20;
 
 export class SessionRouter {
   private sinks = new Map<string, SessionSink>();
-  private early = new Map<string, { chunks: string[]; closed?: { reason: string; error?: AppErrorData } }>();
+  private early = new Map<string, { chunks: string[]; closed?: { reason: string; error?: AppErrorData; how: ClosedHow } }>();
   private opening = new Map<string, OpenHandlers>();
 
   constructor(api: Api) {
@@ -29,14 +35,17 @@ export class SessionRouter {
       if (e.chunks.reduce((n, c) => n + c.length, 0) < EARLY_LIMIT) e.chunks.push(data);
       this.early.set(sessionId, e);
     });
-    api.on('session.closed', ({ sessionId, reason, error }) => {
+    api.on('session.closed', ({ sessionId, reason, error, cause, exitCode }) => {
+      const how: ClosedHow = {};
+      if (cause) how.cause = cause;
+      if (exitCode !== undefined) how.exitCode = exitCode;
       const sink = this.sinks.get(sessionId);
       if (sink) {
         this.sinks.delete(sessionId);
-        return sink.closed(reason, error);
+        return sink.closed(reason, error, how);
       }
       const e = this.early.get(sessionId) ?? { chunks: [] };
-      e.closed = error ? { reason, error } : { reason };
+      e.closed = error ? { reason, error, how } : { reason, how };
       this.early.set(sessionId, e);
     });
     api.on('session.progress', ({ openId, message }) => this.opening.get(openId)?.progress(message));
@@ -47,7 +56,7 @@ export class SessionRouter {
     const e = this.early.get(sessionId);
     this.early.delete(sessionId);
     for (const c of e?.chunks ?? []) sink.data(c);
-    if (e?.closed) return sink.closed(e.closed.reason, e.closed.error);
+    if (e?.closed) return sink.closed(e.closed.reason, e.closed.error, e.closed.how);
     this.sinks.set(sessionId, sink);
   }
 

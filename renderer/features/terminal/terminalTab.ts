@@ -8,13 +8,20 @@ import type { Candidate } from '../../../src/common/model/instance.js';
 import type { Api } from '../../lib/api.js';
 import { h, clear } from '../../lib/dom.js';
 import { confirmDialog } from '../../lib/dialog.js';
+import { escapeControls } from '../../../src/common/safeText.js';
+import { describeError, type ErrorField } from '../../i18n/errors.js';
+import { formatDateTime, onLocaleChange } from '../../i18n/index.js';
 import { OutputBatcher } from './outputBatcher.js';
+import { t, type TerminalWord } from './messages.js';
 import type { SessionRouter } from './sessionRouter.js';
 import { TERMINAL_THEMES } from './themes.js';
 
 // One terminal tab: an xterm front end bound to one backend session at a time. The session can
 // drop and be reopened (Reconnect) in the same tab; first-contact host keys, ambiguous names and
-// stopped instances are resolved here with the user, then the open is retried.
+// stopped instances are resolved here with the user, then the open is retried. Every wait can be
+// cancelled; every word goes through the catalogue and the status bar is redrawn when the
+// language changes. TagSSH's own lines in the terminal go through the same output queue as the
+// session's output (so a close notice can never overtake it) and through escapeControls.
 
 export type TabState = 'connecting' | 'open' | 'closed' | 'failed';
 
@@ -30,6 +37,8 @@ export interface TerminalTabDeps {
   router: SessionRouter;
   settings(): Settings;
   onState(state: TabState, title: string): void;
+  /** Opens the Settings tab at a field (buttons next to errors about the key, user, port…). */
+  openSettings(field?: ErrorField): void;
 }
 
 let openSeq = 0;
@@ -42,6 +51,7 @@ export class TerminalTab {
   private readonly status: HTMLElement;
   private readonly searchBar: HTMLElement;
   private readonly searchInput: HTMLInputElement;
+  private readonly searchButtons: HTMLButtonElement[];
   private readonly screen: HTMLElement;
   private sessionId: string | null = null;
   /** Characters of output painted so far (diagnostics and the throughput benchmark). */
@@ -54,6 +64,11 @@ export class TerminalTab {
   private fitFrame = 0;
   private disposed = false;
   private readonly resizeObserver: ResizeObserver;
+  /** Redraws the status bar in the current language (set by every status view). */
+  private redraw: (() => void) | null = null;
+  /** The open in flight, so Cancel (or closing the tab) can stop its wait. */
+  private openId: string | null = null;
+  private readonly offLocale: () => void;
 
   constructor(
     private readonly deps: TerminalTabDeps,
@@ -74,22 +89,25 @@ export class TerminalTab {
     this.term.loadAddon(new WebLinksAddon((_e, uri) => openExternal(uri)));
 
     this.status = h('div', { class: 'term-status', role: 'status', 'aria-live': 'polite' });
-    this.searchInput = h('input', { type: 'search', placeholder: 'Search scrollback', 'aria-label': 'Search scrollback' });
-    this.searchBar = h(
-      'div',
-      { class: 'term-search', hidden: true },
-      this.searchInput,
-      h('button', { class: 'btn subtle', type: 'button', text: '↑', 'aria-label': 'Previous match', onClick: () => this.search.findPrevious(this.searchInput.value) }),
-      h('button', { class: 'btn subtle', type: 'button', text: '↓', 'aria-label': 'Next match', onClick: () => this.search.findNext(this.searchInput.value) }),
-      h('button', { class: 'btn subtle', type: 'button', text: '✕', 'aria-label': 'Close search', onClick: () => this.toggleSearch(false) }),
-    );
+    this.searchInput = h('input', { type: 'search' });
+    this.searchButtons = [
+      h('button', { class: 'btn subtle', type: 'button', text: '↑', onClick: () => this.search.findPrevious(this.searchInput.value) }),
+      h('button', { class: 'btn subtle', type: 'button', text: '↓', onClick: () => this.search.findNext(this.searchInput.value) }),
+      h('button', { class: 'btn subtle', type: 'button', text: '✕', onClick: () => this.toggleSearch(false) }),
+    ];
+    this.searchBar = h('div', { class: 'term-search', hidden: true }, this.searchInput, ...this.searchButtons);
     this.searchInput.addEventListener('keydown', (e) => {
       if (e.key === 'Enter' && e.shiftKey) this.search.findPrevious(this.searchInput.value);
       else if (e.key === 'Enter') this.search.findNext(this.searchInput.value);
       if (e.key === 'Escape') this.toggleSearch(false);
     });
     this.screen = h('div', { class: 'term-screen' });
-    this.el = h('section', { class: 'terminal', 'aria-label': `Terminal ${request.label}` }, this.status, this.searchBar, this.screen);
+    this.el = h('section', { class: 'terminal' }, this.status, this.searchBar, this.screen);
+    this.applyWords();
+    this.offLocale = onLocaleChange(() => {
+      this.applyWords();
+      this.redraw?.();
+    });
 
     this.term.open(this.screen);
     this.term.onData((data) => {
@@ -105,6 +123,27 @@ export class TerminalTab {
 
   get currentSessionId(): string | null {
     return this.sessionId;
+  }
+
+  /** True while closing the tab would end a session or give up a wait (the shell asks first). */
+  get live(): boolean {
+    return this.state === 'open' || this.state === 'connecting';
+  }
+
+  get currentState(): TabState {
+    return this.state;
+  }
+
+  get label(): string {
+    return this.title;
+  }
+
+  private applyWords(): void {
+    this.el.setAttribute('aria-label', t('terminalLabel', { label: this.title }));
+    this.searchInput.placeholder = t('searchPh');
+    this.searchInput.setAttribute('aria-label', t('searchPh'));
+    const names: TerminalWord[] = ['searchPrev', 'searchNext', 'searchClose'];
+    this.searchButtons.forEach((b, i) => b.setAttribute('aria-label', t(names[i]!)));
   }
 
   /** Called when the tab becomes visible. */
@@ -124,10 +163,19 @@ export class TerminalTab {
     if (this.disposed) return;
     this.fitNow();
     const openId = `open-${++openSeq}`;
+    this.openId = openId;
     this.setState('connecting');
-    this.showStatus('info', this.request.start ? `Starting ${this.request.label}…` : `Connecting to ${this.request.label}…`);
+    let progress = '';
+    const showWaiting = () =>
+      this.view('info', () => h('div', { 'data-testid': 'connecting' }, h('strong', { text: t(this.request.start ? 'starting' : 'connecting', { label: this.request.label }) }), progress ? h('p', { class: 'progress', text: progress }) : null), () => [
+        this.button(t('cancel'), '', () => this.cancelOpen(openId)),
+      ]);
+    showWaiting();
     this.deps.router.onOpen(openId, {
-      progress: (message) => this.showStatus('info', message),
+      progress: (message) => {
+        progress = message;
+        if (this.openId === openId && this.state === 'connecting') showWaiting();
+      },
       passphrase: (promptId, keyPath, attempt) => this.askPassphrase(promptId, keyPath, attempt),
     });
     try {
@@ -146,38 +194,51 @@ export class TerminalTab {
       }
       this.sessionId = info.sessionId;
       this.title = info.label;
-      this.batcher = new OutputBatcher(
+      // A start that succeeded is done: a later Reconnect connects without starting again.
+      this.request = { ...this.request, start: false };
+      const batcher = new OutputBatcher(
         (data, done) => this.term.write(data, done),
         (chars) => {
           this.painted += chars;
           if (this.sessionId === info.sessionId) this.deps.api.call('session.ack', { sessionId: info.sessionId, chars }).catch(() => {});
         },
       );
+      this.batcher = batcher;
       this.hideStatus();
       this.setState('open');
+      this.applyWords();
       this.deps.router.register(info.sessionId, {
         data: (text) => {
           this.received += text.length;
-          this.batcher?.push(text);
+          batcher.push(text);
         },
-        closed: (reason, error) => this.onClosed(reason, error),
+        closed: (reason, error, how) => this.onClosed(batcher, reason, error, how),
       });
       // The PTY was opened with the size measured before the status bar went away.
       this.fitNow();
       this.deps.api.call('session.resize', { sessionId: info.sessionId, cols: this.term.cols, rows: this.term.rows }).catch(() => {});
       this.term.focus();
     } catch (e) {
-      this.onOpenError(e instanceof AppError ? e : new AppError('INTERNAL', String(e)));
+      if (this.openId === openId) this.onOpenError(e instanceof AppError ? e : new AppError('INTERNAL', String(e)));
     } finally {
+      if (this.openId === openId) this.openId = null;
       this.deps.router.onOpen(openId, null);
     }
+  }
+
+  /** Stops the open's wait in the backend; the open then fails with CANCELLED (worded in onOpenError). */
+  private cancelOpen(openId: string): void {
+    this.view('info', () => h('span', { text: t('cancelling') }));
+    void this.deps.api.call('session.cancelOpen', { openId }).catch(() => {});
   }
 
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
+    this.offLocale();
     this.resizeObserver.disconnect();
     this.batcher?.dispose();
+    if (this.openId) void this.deps.api.call('session.cancelOpen', { openId: this.openId }).catch(() => {});
     if (this.sessionId) {
       this.deps.router.unregister(this.sessionId);
       if (this.state === 'open') void this.deps.api.call('session.close', { sessionId: this.sessionId }).catch(() => {});
@@ -186,15 +247,19 @@ export class TerminalTab {
     this.el.remove();
   }
 
-  private onClosed(reason: string, error?: AppErrorData): void {
+  private onClosed(batcher: OutputBatcher, reason: string, error: AppErrorData | undefined, how: { cause?: 'exited' | 'closed' | 'lost'; exitCode?: number | null }): void {
     this.setState('closed');
     this.sessionId = null;
     this.batcher = null;
-    this.term.write(`\r\n\x1b[2m[${reason}]\x1b[0m\r\n`);
-    this.showStatus(
+    // Through the output queue: the notice is painted after every byte the session sent.
+    batcher.push(`\r\n\x1b[2m[${escapeControls(noticeOf(reason, error, how))}]\x1b[0m\r\n`);
+    this.view(
       'warn',
-      h('span', {}, h('strong', { text: 'Disconnected. ' }), error?.message ?? reason, error?.hint ? h('span', { class: 'hint', text: ` ${error.hint}` }) : null),
-      [this.button('Reconnect', 'primary', () => void this.connect())],
+      () => {
+        const words = error ? describeError(error) : null;
+        return h('span', {}, h('strong', { text: `${t('disconnected')} ` }), words ? words.title : noticeOf(reason, error, how), words?.detail ? h('span', { class: 'detail', text: ` ${words.detail}` }) : null, words?.hint ? h('span', { class: 'hint', text: ` ${words.hint}` }) : null);
+      },
+      () => [this.button(t('reconnect'), 'primary', () => void this.connect())],
     );
   }
 
@@ -208,35 +273,66 @@ export class TerminalTab {
       case 'HOST_KEY_MISMATCH_CONSOLE':
         return this.refuseHostKey(err, d);
       case 'AMBIGUOUS':
-        return this.pickCandidate(err, (d.candidates as Candidate[] | undefined) ?? []);
+        return this.pickCandidate((d.candidates as Candidate[] | undefined) ?? []);
+      case 'CANCELLED':
+        return this.view(
+          'info',
+          () => h('span', { 'data-testid': 'cancelled', text: d.instanceStarting ? t('cancelledStarting', { label: this.request.label }) : t('cancelled') }),
+          () => [this.button(t('connectAgain'), 'primary', () => void this.connect())],
+        );
       case 'STOPPED':
-        return this.showStatus('warn', messageOf(err), [
-          this.button('Start and connect', 'primary', () => {
-            this.request = { ...this.request, start: true };
-            void this.connect();
-          }),
-        ]);
+        return this.view(
+          'warn',
+          () => h('span', {}, h('strong', { text: t('stopped', { label: this.request.label }) }), ' ', h('span', { class: 'hint', text: t('stoppedHint') })),
+          () => [this.button(t('startAndConnect'), 'primary', () => void this.confirmStart())],
+        );
       default:
-        this.showStatus('error', messageOf(err), [this.button('Retry', 'primary', () => void this.connect())]);
+        return this.showError(err);
     }
+  }
+
+  /** An error in the app's words, with Retry and, when a setting fixes it, a button to that setting. */
+  private showError(err: AppErrorData): void {
+    this.view(
+      'error',
+      () => {
+        const words = describeError(err);
+        return h('div', { 'data-testid': 'open-error', 'data-code': err.code }, h('strong', { text: words.title }), words.detail ? h('p', { class: 'detail', text: words.detail }) : null, words.hint ? h('p', { class: 'hint', text: words.hint }) : null);
+      },
+      () => {
+        const { field } = describeError(err);
+        return [this.button(t('retry'), 'primary', () => void this.connect()), ...(field ? [this.button(t('openSettingsAt', { field: t(FIELD_WORD[field]) }), '', () => this.deps.openSettings(field))] : [])];
+      },
+    );
+  }
+
+  /** Start and connect asks first, as Stop does: starting an instance changes it and costs money. */
+  private async confirmStart(): Promise<void> {
+    const ok = await confirmDialog({ title: t('startTitle', { label: this.request.label }), body: t('startBody', { label: this.request.label }), confirm: t('startConfirm'), cancel: t('cancel') });
+    if (!ok || this.disposed) return;
+    this.request = { ...this.request, start: true };
+    void this.connect();
   }
 
   /** The key is encrypted: ask here, hand the answer to the backend once, keep nothing. */
   private askPassphrase(promptId: string, keyPath: string, attempt: number): void {
-    const input = h('input', { type: 'password', 'aria-label': 'Key passphrase', autocomplete: 'off', class: 'passphrase' });
+    const input = h('input', { type: 'password', autocomplete: 'off', class: 'passphrase' });
     const answer = (passphrase: string | null) => {
       input.value = '';
-      this.showStatus('info', passphrase === null ? 'Cancelling…' : `Unlocking ${keyPath}…`);
+      this.view('info', () => h('span', { text: passphrase === null ? t('cancelling') : t('unlocking', { path: keyPath }) }));
       void this.deps.api.call('session.passphrase', { promptId, passphrase }).catch(() => {});
     };
     input.addEventListener('keydown', (e) => {
       if (e.key === 'Enter') answer(input.value);
       if (e.key === 'Escape') answer(null);
     });
-    this.showStatus(
+    this.view(
       'warn',
-      h('div', { 'data-testid': 'passphrase-prompt' }, h('strong', { text: attempt > 1 ? 'Wrong passphrase; try again.' : 'This key is protected by a passphrase.' }), h('p', {}, 'Key: ', h('code', { text: keyPath })), input),
-      [this.button('Unlock', 'primary', () => answer(input.value)), this.button('Cancel', '', () => answer(null))],
+      () => {
+        input.setAttribute('aria-label', t('passLabel'));
+        return h('div', { 'data-testid': 'passphrase-prompt' }, h('strong', { text: attempt > 1 ? t('passWrong') : t('passProtected') }), h('p', {}, `${t('passKey')} `, h('code', { text: keyPath })), input);
+      },
+      () => [this.button(t('unlock'), 'primary', () => answer(input.value)), this.button(t('cancel'), '', () => answer(null))],
     );
     input.focus();
   }
@@ -244,79 +340,90 @@ export class TerminalTab {
   private promptHostKey(d: Record<string, unknown>): void {
     const fp = String(d.fingerprint ?? '');
     const consoleMatch = d.consoleMatch as boolean | null | undefined;
-    const consoleLine =
-      consoleMatch === false
-        ? h('p', { class: 'bad', text: 'The instance’s console output lists host-key fingerprints and this key is NOT among them. It may be a different machine.' })
-        : h('p', { text: 'The instance’s console output has no host-key fingerprints to check against, so TagSSH cannot verify this key by itself. Compare it with a fingerprint you trust.' });
-    this.showStatus(
+    const label = `${String(d.label ?? this.request.label)}${d.instanceId ? ` (${String(d.instanceId)})` : ''}`;
+    this.view(
       consoleMatch === false ? 'error' : 'warn',
-      h(
-        'div',
-        { class: 'hostkey', 'data-testid': 'hostkey-prompt' },
-        h('strong', { text: `First connection to ${String(d.label ?? this.request.label)}${d.instanceId ? ` (${String(d.instanceId)})` : ''}.` }),
-        h('p', {}, `Host key ${String(d.keyType ?? '')} fingerprint: `, h('code', { class: 'fp', text: fp })),
-        h('p', { class: 'console-match', 'data-match': consoleMatch === false ? 'false' : 'none', text: consoleMatch === false ? 'Console output: does not match.' : 'Console output: no fingerprints published.' }),
-        consoleLine,
-      ),
-      [this.button('Trust this key and connect', consoleMatch === false ? 'danger' : 'primary', () => void this.connect({ acceptNewHostKey: fp })), this.button('Cancel', '', () => this.showStatus('info', 'Not connected: the host key was not trusted.', [this.button('Connect again', '', () => void this.connect())]))],
+      () =>
+        h(
+          'div',
+          { class: 'hostkey', 'data-testid': 'hostkey-prompt' },
+          h('strong', { text: t('hkFirst', { label }) }),
+          h('p', {}, `${t('hkFingerprint', { type: String(d.keyType ?? '') })} `, h('code', { class: 'fp', text: fp })),
+          h('p', { class: 'console-match', 'data-match': consoleMatch === false ? 'false' : 'none', text: consoleMatch === false ? t('hkConsoleNoMatchShort') : t('hkConsoleNoneShort') }),
+          consoleMatch === false ? h('p', { class: 'bad', text: t('hkConsoleNoMatch') }) : h('p', { text: t('hkConsoleNone') }),
+        ),
+      () => [
+        this.button(t('hkTrust'), consoleMatch === false ? 'danger' : 'primary', () => void this.connect({ acceptNewHostKey: fp })),
+        this.button(t('cancel'), '', () => this.view('info', () => h('span', { text: t('hkNotTrusted') }), () => [this.button(t('connectAgain'), '', () => void this.connect())])),
+      ],
     );
   }
 
   private refuseHostKey(err: AppError, d: Record<string, unknown>): void {
-    this.showStatus(
+    this.view(
       'error',
-      h(
-        'div',
-        { class: 'hostkey', 'data-testid': 'hostkey-refused' },
-        h('strong', { text: 'Connection refused: the host key has changed.' }),
-        h('p', { text: err.message }),
-        d.oldFingerprint ? h('p', {}, 'Trusted: ', h('code', { class: 'fp', text: String(d.oldFingerprint) })) : null,
-        d.newFingerprint ? h('p', {}, 'Offered: ', h('code', { class: 'fp', text: String(d.newFingerprint) })) : null,
-        h('p', { class: 'hint', text: err.hint ?? 'Someone may be intercepting the connection, or the instance was rebuilt. Only forget the stored key if you know why it changed.' }),
-      ),
-      typeof d.instanceId === 'string'
-        ? [
-            this.button('Forget stored key…', 'danger', async () => {
-              const ok = await confirmDialog({
-                title: 'Forget the stored host key?',
-                body: `TagSSH will forget the trusted key of ${String(d.instanceId)} and ask you to confirm the new one on the next connection. Do this only if you know why the key changed.`,
-                confirm: 'Forget key',
-                danger: true,
-              });
-              if (!ok) return;
-              await this.deps.api.call('hostKeys.forget', { instanceId: String(d.instanceId) });
-              void this.connect();
-            }),
-          ]
-        : [],
+      () =>
+        h(
+          'div',
+          { class: 'hostkey', 'data-testid': 'hostkey-refused' },
+          h('strong', { text: t('hkChanged') }),
+          h('p', { class: 'detail', text: err.message }),
+          d.oldFingerprint ? h('p', {}, `${t('hkTrusted')} `, h('code', { class: 'fp', text: String(d.oldFingerprint) })) : null,
+          d.newFingerprint ? h('p', {}, `${t('hkOffered')} `, h('code', { class: 'fp', text: String(d.newFingerprint) })) : null,
+          h('p', { class: 'hint', text: t('hkChangedHint') }),
+        ),
+      () =>
+        typeof d.instanceId === 'string'
+          ? [
+              this.button(t('hkForget'), 'danger', async () => {
+                const ok = await confirmDialog({ title: t('hkForgetTitle'), body: t('hkForgetBody', { id: String(d.instanceId) }), confirm: t('hkForgetConfirm'), cancel: t('cancel'), danger: true });
+                if (!ok) return;
+                await this.deps.api.call('hostKeys.forget', { instanceId: String(d.instanceId) });
+                void this.connect();
+              }),
+            ]
+          : [],
     );
   }
 
-  private pickCandidate(err: AppError, candidates: Candidate[]): void {
-    const list = h(
-      'ul',
-      { class: 'candidates' },
-      ...candidates.map((c) =>
+  private pickCandidate(candidates: Candidate[]): void {
+    this.view('warn', () =>
+      h(
+        'div',
+        { 'data-testid': 'candidates' },
+        h('strong', { text: t('ambiguous', { label: this.request.label }) }),
+        h('p', { text: t('pickOne') }),
         h(
-          'li',
-          {},
-          h('button', {
-            class: 'btn',
-            type: 'button',
-            text: `${c.id} · ${c.state} · ${c.az ?? c.region}${c.launchTime ? ` · launched ${c.launchTime.slice(0, 16).replace('T', ' ')}` : ''}`,
-            onClick: () => {
-              this.request = { ...this.request, region: c.region, start: this.request.start || c.state === 'stopped' };
-              void this.connect({ pick: c.id });
-            },
-          }),
+          'ul',
+          { class: 'candidates' },
+          ...candidates.map((c) =>
+            h(
+              'li',
+              {},
+              h('button', {
+                class: 'btn',
+                type: 'button',
+                text: [c.id, c.state, c.az ?? c.region, c.launchTime ? t('launched', { time: formatDateTime(Date.parse(c.launchTime)) }) : null].filter(Boolean).join(' · '),
+                onClick: () => {
+                  this.request = { ...this.request, region: c.region, start: this.request.start || c.state === 'stopped' };
+                  void this.connect({ pick: c.id });
+                },
+              }),
+            ),
+          ),
         ),
       ),
     );
-    this.showStatus('warn', h('div', { 'data-testid': 'candidates' }, h('strong', { text: messageOf(err) }), h('p', { text: 'Pick the instance to connect to:' }), list));
   }
 
   private button(text: string, kind: string, onClick: () => void): HTMLButtonElement {
-    return h('button', { class: `btn ${kind}`, type: 'button', text, onClick });
+    return h('button', { class: `btn ${kind}`.trim(), type: 'button', text, onClick });
+  }
+
+  /** Shows a status view and remembers how to draw it, so a language switch redraws it in place. */
+  private view(kind: 'info' | 'warn' | 'error', body: () => Node | string, actions: () => HTMLElement[] = () => []): void {
+    this.redraw = () => this.showStatus(kind, body(), actions());
+    this.redraw();
   }
 
   private showStatus(kind: 'info' | 'warn' | 'error', body: Node | string, actions: HTMLElement[] = []): void {
@@ -328,6 +435,7 @@ export class TerminalTab {
   }
 
   private hideStatus(): void {
+    this.redraw = null;
     clear(this.status);
     this.status.hidden = true;
   }
@@ -379,8 +487,23 @@ export class TerminalTab {
   }
 }
 
-function messageOf(err: AppErrorData): string {
-  return err.hint ? `${err.message} ${err.hint}` : err.message;
+const FIELD_WORD: Record<ErrorField, TerminalWord> = {
+  profile: 'fieldProfile',
+  regions: 'fieldRegions',
+  defaultUser: 'fieldDefaultUser',
+  identityFile: 'fieldIdentityFile',
+  port: 'fieldPort',
+  jumpHost: 'fieldJumpHost',
+};
+
+/** The line written into the terminal when a session ends, in the current language. */
+function noticeOf(reason: string, error: AppErrorData | undefined, how: { cause?: 'exited' | 'closed' | 'lost'; exitCode?: number | null }): string {
+  if (error) return describeError(error).title;
+  if (how.cause === 'closed') return t('noticeClosed');
+  if (how.cause === 'lost') return t('noticeLost');
+  if (how.exitCode === null) return t('noticeEnded');
+  if (typeof how.exitCode === 'number') return t('noticeExited', { code: how.exitCode });
+  return reason;
 }
 
 /** Only parsed http(s) links leave the app; in Electron the main process re-checks (https only). */

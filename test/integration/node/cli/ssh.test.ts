@@ -97,6 +97,17 @@ describe('tagssh ssh', () => {
     assert.match(r.stdout, /EXIT:7\n$/);
   });
 
+  it('on a TTY, says the connection closed after every byte of the last output', async () => {
+    const r = await onPty([['wait', '[#$] ?$'], ['send', 'seq 1 5; echo LAST; exit\r']], ['ssh', 'web']);
+    assert.equal(r.code, 0, r.stderr);
+    const text = r.stdout.replace(/\r/g, '');
+    const notice = text.indexOf('Connection to web closed.');
+    assert.ok(notice > 0, `no close notice in:\n${text}`);
+    assert.match(text, /^1\n2\n3\n4\n5\nLAST\n/m);
+    assert.ok(text.lastIndexOf('LAST') < notice, `the notice comes after the output:\n${text}`);
+    assert.equal(text.slice(notice), 'Connection to web closed.\n\nEXIT:0\n');
+  });
+
   it('reports a refused login with the methods tried', async () => {
     const r = await tagssh(['ssh', 'web', '--user', 'nobody-here', '--', 'true']);
     assert.equal(r.code, 23, r.stderr);

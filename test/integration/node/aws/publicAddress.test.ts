@@ -1,0 +1,80 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CreateSubnetCommand, CreateVpcCommand, RunInstancesCommand, StopInstancesCommand } from '@aws-sdk/client-ec2';
+import { startMoto, type Moto } from '../../../lab/moto.js';
+import { seedInstance, TEST_AMI } from '../../../lab/seed.js';
+import { AppError } from '../../../../src/common/errors.js';
+import { resetClients } from '../../../../src/node/aws/clients.js';
+import { describeOne } from '../../../../src/node/aws/lifecycle.js';
+import { assertPublicAddressComes, publicAddressOutlook, usesJumpHost } from '../../../../src/node/aws/publicAddress.js';
+
+// Will an instance have a public address once it runs? Asked of moto: an Elastic IP, a default
+// subnet (maps public IPs) and a private subnet (maps none), each for a stopped instance.
+
+let moto: Moto;
+let home: string;
+const savedEnv = { ...process.env };
+const region = 'us-east-1';
+
+before(async () => {
+  moto = await startMoto();
+  home = mkdtempSync(join(tmpdir(), 'tagssh-pubaddr-'));
+  Object.assign(process.env, moto.env, { TAGSSH_HOME: home });
+  resetClients();
+});
+
+after(async () => {
+  await moto?.stop();
+  rmSync(home, { recursive: true, force: true });
+  process.env = savedEnv;
+  resetClients();
+});
+
+async function privateSubnetInstance(): Promise<string> {
+  const ec2 = moto.sdk();
+  const vpc = await ec2.send(new CreateVpcCommand({ CidrBlock: '10.99.0.0/16' }));
+  const subnet = await ec2.send(new CreateSubnetCommand({ VpcId: vpc.Vpc!.VpcId!, CidrBlock: '10.99.1.0/24' }));
+  const run = await ec2.send(new RunInstancesCommand({ ImageId: TEST_AMI, InstanceType: 't3.micro', MinCount: 1, MaxCount: 1, SubnetId: subnet.Subnet!.SubnetId! }));
+  const id = run.Instances![0]!.InstanceId!;
+  await ec2.send(new StopInstancesCommand({ InstanceIds: [id] }));
+  return id;
+}
+
+test('a stopped instance in a subnet that maps no public IPs, without an Elastic IP, gets none', async () => {
+  const id = await privateSubnetInstance();
+  const inst = await describeOne({ id, region }, {});
+  assert.equal(inst.state, 'stopped');
+  const outlook = await publicAddressOutlook(inst, {});
+  assert.deepEqual(outlook, { comes: false, why: 'no-elastic-ip-and-subnet-maps-none', subnetId: inst.subnetId });
+  await assert.rejects(assertPublicAddressComes(inst, {}), (e: unknown) => {
+    assert.ok(e instanceof AppError);
+    assert.equal(e.code, 'NOT_FOUND');
+    assert.deepEqual(e.details, { reason: 'no-public-address', instanceId: id, name: null, region, privateIp: inst.privateIp, subnetId: inst.subnetId, started: false });
+    return true;
+  });
+});
+
+test('a stopped instance in a default subnet gets one (the subnet maps public IPs)', async () => {
+  const { id } = await seedInstance(moto.sdk(), { name: 'default-net', stopped: true });
+  const inst = await describeOne({ id, region }, {});
+  assert.deepEqual(await publicAddressOutlook(inst, {}), { comes: true, why: 'subnet-maps-public-ip' });
+});
+
+test('an instance with an Elastic IP keeps it', async () => {
+  const { id } = await seedInstance(moto.sdk(), { name: 'with-eip', eip: '127.0.0.44' });
+  const inst = await describeOne({ id, region }, {});
+  assert.deepEqual(await publicAddressOutlook(inst, {}), { comes: true, why: 'has-public-ip' });
+  assert.deepEqual(await publicAddressOutlook({ ...inst, publicIp: null }, {}), { comes: true, why: 'elastic-ip' }, 'found through DescribeAddresses when the instance does not show it');
+});
+
+test('a jump host (option, tag or setting) means the private address is used; tagssh:jump=none opts out', () => {
+  const base = { tags: {} as Record<string, string> } as Parameters<typeof usesJumpHost>[0];
+  assert.equal(usesJumpHost(base, null), false);
+  assert.equal(usesJumpHost(base, 'bastion'), true);
+  assert.equal(usesJumpHost(base, null, ['b1']), true);
+  assert.equal(usesJumpHost({ ...base, tags: { 'tagssh:jump': 'bastion' } }, null), true);
+  assert.equal(usesJumpHost({ ...base, tags: { 'tagssh:jump': 'none' } }, 'bastion'), false);
+});
