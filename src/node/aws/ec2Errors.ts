@@ -96,17 +96,17 @@ export function ec2AppError(f: Ec2Failure): AppError {
     if (code === 'RequestExpired' || code === 'ExpiredToken' || code === 'ExpiredTokenException')
       return new AppError('CREDENTIALS_EXPIRED', `Your AWS session credentials have expired (${code}).`, `Refresh them (${login} for SSO, or renew the session token) and try again.`);
     if (code === 'AuthFailure' || code === 'InvalidClientTokenId' || code === 'SignatureDoesNotMatch' || code === 'UnrecognizedClientException')
-      return new AppError('ACCESS_DENIED', `AWS rejected the credentials (${code}).`, 'Check the access key and secret for this profile, or choose another profile.');
+      return new AppError('ACCESS_DENIED', `AWS rejected the credentials (${code}).`, 'Check the access key and secret for this profile, or choose another with --profile.');
     if (code === 'UnauthorizedOperation' || code === 'AccessDenied' || code === 'AccessDeniedException')
-      return new AppError('ACCESS_DENIED', `Access denied in ${region}: ${f.message}`, 'Ask for ec2:DescribeInstances (and ec2:StartInstances/StopInstances to start or stop) on this account, or use another profile.');
+      return new AppError('ACCESS_DENIED', `Access denied in ${region}: ${f.message}`, 'Ask for ec2:DescribeInstances (and ec2:StartInstances/StopInstances to start or stop) on this account, or use another --profile.');
     if (code === 'OptInRequired')
-      return new AppError('BAD_REGION', `Region ${region} is not enabled for this account.`, 'Enable it in the AWS console, or leave it out of the regions asked for.');
+      return new AppError('BAD_REGION', `Region ${region} is not enabled for this account.`, 'Enable it in the AWS console, or leave it out of --region.');
     if (code.startsWith('InvalidInstanceID'))
       return new AppError('NOT_FOUND', `No such instance in ${region}: ${f.message}`, 'Run `tagssh list` to see the instances there.');
     return new AppError('AWS_API', `EC2 error in ${region}: ${code}: ${f.message}`, 'Check the request and try again; run with --debug for details.');
   }
   if (f.netCode === 'ENOTFOUND')
-    return new AppError('BAD_REGION', `Cannot resolve ${host}: is "${region}" a real region?`, 'Check the region (e.g. us-east-1) and your network/DNS.');
+    return new AppError('BAD_REGION', `Cannot resolve ${host}: is "${region}" a real region?`, 'Check --region (e.g. us-east-1) and your network/DNS.');
   if (f.netCode === 'TIMEOUT')
     return new AppError('NETWORK', `EC2 at ${host} did not answer in time.`, 'Check your network, proxy (HTTPS_PROXY) or VPN, then try again.');
   if (f.netCode)
