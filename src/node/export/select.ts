@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import type { Instance } from '../../common/model/instance.js';
 import { AppError } from '../../common/errors.js';
+import { readKeyFile } from '../ssh/auth.js';
 
 // Which instances an export covers (exact Name or id, or all), and what only Node can tell:
 // whether a key file on this machine is passphrase-protected.
@@ -25,7 +25,7 @@ export function selectInstances(all: readonly Instance[], names: readonly string
 export function keyLooksEncrypted(path: string): boolean | undefined {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readKeyFile(path).toString('utf8'); // bounded: a device or a pipe given as --keyfile is never read
   } catch {
     return undefined;
   }

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import ssh2 from 'ssh2';
 import type { AnyAuthMethod, AuthenticationType, AuthHandlerMiddleware, ParsedKey } from 'ssh2';
@@ -50,6 +50,54 @@ export function defaultIdentityFiles(keyName: string | null | undefined, setting
   });
 }
 
+/** Private keys are a few KB (a 16384-bit RSA key in PEM is ~12 KB); anything far larger is not a key. */
+export const MAX_KEY_FILE_BYTES = 64 * 1024;
+
+/**
+ * Reads a key file: a regular file of at most MAX_KEY_FILE_BYTES, checked on the open descriptor
+ * (no race with a swap), opened without blocking (a FIFO must not hang the connect), so
+ * /dev/zero, a directory or a pipe given as a key is an error, never a 2 GB read or a hang.
+ * `what` names where the path came from, in the words of the face in use.
+ */
+export function readKeyFile(path: string, what = 'Key file'): Buffer {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new AppError('INVALID_INPUT', `${what} ${path} ${code === 'ENOENT' ? 'does not exist' : `cannot be read (${code ?? 'error'})`}.`, 'Give the path of your private key file, e.g. ~/.ssh/id_ed25519 or ~/.ssh/mykey.pem.');
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) {
+      const kind = st.isDirectory() ? 'a directory' : st.isFIFO() ? 'a pipe' : st.isCharacterDevice() || st.isBlockDevice() ? 'a device' : st.isSocket() ? 'a socket' : 'not a regular file';
+      throw new AppError('INVALID_INPUT', `${what} ${path} is ${kind}, not a private key file.`, 'Give the path of your private key file, e.g. ~/.ssh/id_ed25519 or ~/.ssh/mykey.pem.');
+    }
+    if (st.size > MAX_KEY_FILE_BYTES) {
+      throw new AppError('INVALID_INPUT', `${what} ${path} is ${Math.round(st.size / 1024)} KB: too large to be a private key (at most ${MAX_KEY_FILE_BYTES / 1024} KB).`, 'Check the path: it should be your private key file, e.g. ~/.ssh/id_ed25519.');
+    }
+    // Read at most one byte more than allowed, in case the file grew since fstat.
+    const buf = Buffer.alloc(MAX_KEY_FILE_BYTES + 1);
+    let n = 0;
+    for (let r; n < buf.length && (r = readSync(fd, buf, n, buf.length - n, null)) > 0; ) n += r;
+    if (n > MAX_KEY_FILE_BYTES) throw new AppError('INVALID_INPUT', `${what} ${path} is too large to be a private key.`, 'Check the path: it should be your private key file.');
+    return buf.subarray(0, n);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Why `path` cannot be used as a key file, or null when it can (see readKeyFile). */
+export function keyFileProblem(path: string, what?: string): AppError | null {
+  try {
+    readKeyFile(path, what);
+    return null;
+  } catch (e) {
+    if (e instanceof AppError) return e;
+    throw e;
+  }
+}
+
 function isEncryptedKeyError(e: Error): boolean {
   return /passphrase|encrypted/i.test(e.message);
 }
@@ -58,9 +106,9 @@ function isEncryptedKeyError(e: Error): boolean {
 export async function loadPrivateKey(path: string, ask?: AskPassphrase, onPrompt?: (open: boolean) => void): Promise<ParsedKey | string> {
   let data: Buffer;
   try {
-    data = readFileSync(path);
+    data = readKeyFile(path);
   } catch (e) {
-    return `cannot read (${(e as NodeJS.ErrnoException).code ?? 'error'})`;
+    return e instanceof AppError ? e.message.replace(`Key file ${path} `, '').replace(/\.$/, '') : `cannot read (${(e as NodeJS.ErrnoException).code ?? 'error'})`;
   }
   const plain = ssh2.utils.parseKey(data);
   const first = Array.isArray(plain) ? plain[0] : plain;

@@ -1,10 +1,9 @@
 import { EventEmitter } from 'node:events';
-import { existsSync } from 'node:fs';
 import type { Duplex } from 'node:stream';
 import ssh2 from 'ssh2';
 import type { Client, ClientChannel, ConnectConfig } from 'ssh2';
 import { AppError } from '../../common/errors.js';
-import { authFailedError, createAuthHandler, defaultAgent, defaultIdentityFiles, expandHome, type AskPassphrase } from './auth.js';
+import { authFailedError, createAuthHandler, defaultAgent, defaultIdentityFiles, expandHome, keyFileProblem, type AskPassphrase } from './auth.js';
 import { ec2ConsoleOutput, type ConsoleOutputSource } from './consoleFingerprints.js';
 import { connectError, where } from './errors.js';
 import { decideHostKey, preferredHostKeyAlgorithms, type HostKeyPolicy } from './hostKeys.js';
@@ -130,10 +129,10 @@ function connectHop(t: ConnectTarget, opts: HopOptions): Promise<Client> {
   const subject = { host: t.host, port: t.port, label: t.label, instanceId: t.instanceId, region: t.region, acceptNewHostKey: t.acceptNewHostKey };
 
   const identityFiles = t.identityFile ? [expandHome(t.identityFile)] : defaultIdentityFiles(t.keyName, opts.settingsIdentity);
-  if (t.identityFile && !existsSync(identityFiles[0]!)) {
-    // An explicit key that is missing is a typo to report, not a method to skip silently.
-    return Promise.reject(new AppError('INVALID_INPUT', `Key file ${identityFiles[0]} does not exist.`, 'Check the path given with --identity (or the settings\' key file).'));
-  }
+  // An explicit key that is missing (or a directory, a pipe, /dev/zero) is a mistake to report
+  // before connecting, not a method to skip silently.
+  const keyProblem = t.identityFile ? keyFileProblem(identityFiles[0]!) : null;
+  if (keyProblem) return Promise.reject(new AppError('INVALID_INPUT', keyProblem.message, 'Check the path given with --identity (or the settings\' key file).'));
   const agent = opts.agent === null ? undefined : (opts.agent ?? defaultAgent());
 
   return new Promise<Client>((resolve, reject) => {

@@ -3,6 +3,7 @@ import type { Instance } from '../../../common/model/instance.js';
 import { addAwsOptions, awsScopeFrom, type AwsFlags } from '../options.js';
 import { escapeControls } from '../../../common/safeText.js';
 import { shQuote } from '../../../common/shell.js';
+import { AppError } from '../../../common/errors.js';
 
 /** A Name as shown in the mapping: quoted, every control made visible. */
 const shownName = (name: string | null) => (name === null ? '(no Name)' : escapeControls(JSON.stringify(name)));
@@ -140,6 +141,14 @@ export function register(program: Command): void {
       current = readFileSync(file, 'utf8');
     } catch {
       current = ''; // no config yet: nothing to avoid
+    }
+    if (flags.identity) {
+      // ssh reads the key later; a directory, a pipe or a device is a mistake to report now.
+      const { existsSync } = await import('node:fs');
+      const { keyFileProblem, expandHome } = await import('../../ssh/auth.js');
+      const local = expandHome(flags.identity);
+      const problem = existsSync(local) ? keyFileProblem(local, '--identity') : null;
+      if (problem) throw new AppError('EXPORT_INVALID', problem.message, 'Pass --identity with the path of your private key file, e.g. ~/.ssh/id_ed25519.');
     }
     const instances = selectInstances(await loadInstances(flags), names, !!flags.all);
     const users = await loginUsers(instances, flags);
