@@ -1,14 +1,17 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser, openApp, saveScreenshot } from './browser.js';
 import { startAppLab, type AppLab } from './lab.js';
 
-// The Benchmarks view in Chromium against the real backend (moto + two sshd hosts): run a preset
-// from the UI, watch progress, confirm a preset that writes, compare results in the table and
-// the chart.
-
+// The Benchmarks tab as a person uses it, in Chromium against the real backend (moto + two sshd
+// hosts): every preset's form → Run → result → details, the iperf3 pair (its default address has
+// no route here, the failure says what to do, and "public" then works), cancel, a dropped
+// connection and Re-attach, compare with baseline and chart, every export, delete, the layout
+// faults once reported, and the words in Japanese.
 
 let lab: AppLab;
 let browser: Browser;
@@ -30,55 +33,301 @@ after(async () => {
 });
 
 const shot = (name: string) => saveScreenshot(page, name);
-
 const view = () => page.locator('section.bench');
+const rows = () => view().locator('[data-testid=bench-results] tbody tr');
 
-async function pickInstances() {
-  for (const n of ['bench-m5', 'bench-m5a']) await view().getByRole('checkbox', { name: n, exact: true }).check();
+async function choosePreset(id: string, scriptHas: string) {
+  await view().getByTestId('bench-preset').selectOption(id);
+  await page.waitForFunction((s) => document.querySelector('[data-testid=bench-script]')?.textContent?.includes(s), scriptHas);
 }
 
-test('run sysinfo from the UI on two instances: script shown first, live progress, results saved', async () => {
-  await page.getByRole('tab', { name: 'Benchmarks' }).click();
-  await view().getByTestId('bench-preset').selectOption('sysinfo');
-  await pickInstances();
-  await view().getByTestId('bench-accept-new').check();
-  await page.waitForFunction(() => document.querySelector('[data-testid=bench-script]')?.textContent?.includes('LC_ALL=C'));
-  assert.match(await view().getByTestId('bench-script').innerText(), /trap '.*tagssh_cleanup/);
+async function setParam(name: string, value: string | boolean) {
+  const input = view().locator(`[data-param="${name}"]`);
+  if (typeof value === 'boolean') await input.setChecked(value);
+  else if ((await input.evaluate((e) => e.tagName)) === 'SELECT') await input.selectOption(value);
+  else await input.fill(value);
+}
+
+async function pickInstances(names: string[]) {
+  for (const n of ['bench-m5', 'bench-m5a']) await view().getByRole('checkbox', { name: n, exact: true }).setChecked(names.includes(n));
+}
+
+/** Presses Run (and the confirmation when one is expected) and waits for the batch to end. */
+async function run(opts: { confirm?: RegExp; hosts?: number } = {}): Promise<string[]> {
   await view().getByTestId('bench-run').click();
-  await view().locator('.bench-run-row').first().waitFor();
-  await page.waitForFunction(() => document.querySelectorAll('.bench-run-row[data-status=ok]').length === 2, undefined, { timeout: 30_000 });
-  await view().locator('[data-testid=bench-results] tbody tr').nth(1).waitFor();
-  const rows = await view().locator('[data-testid=bench-results] tbody tr').allInnerTexts();
-  assert.equal(rows.filter((r) => /sysinfo/.test(r) && /\bok\b/.test(r)).length, 2, rows.join('\n'));
+  if (opts.confirm) {
+    const dialog = page.getByRole('dialog');
+    await dialog.waitFor();
+    assert.match(await dialog.innerText(), opts.confirm);
+    await dialog.getByRole('button', { name: 'Run it' }).click();
+  }
+  await page.waitForFunction(() => document.querySelector<HTMLButtonElement>('[data-testid=bench-run]')?.disabled === true);
+  await page.waitForFunction(
+    (n) => {
+      const done = document.querySelectorAll('.bench-run-row:not([data-status=running])').length;
+      return done === n && document.querySelector<HTMLButtonElement>('[data-testid=bench-run]')?.disabled === false;
+    },
+    opts.hosts ?? 1,
+    { timeout: 60_000 },
+  );
+  return view().locator('.bench-run-row').allInnerTexts();
+}
+
+/** Opens the newest result's details (the row, not its checkbox) and returns the panel's text. */
+async function openNewest(): Promise<string> {
+  await rows().first().locator('td').nth(2).click();
+  const panel = view().getByTestId('bench-details');
+  await panel.locator('[data-testid=bench-raw-stdout]').waitFor();
+  return panel.innerText();
+}
+
+test('sysinfo on two instances: script first, live progress, results saved, details with raw output', async () => {
+  await page.locator('#tab-bench').click();
+  await choosePreset('sysinfo', 'LC_ALL=C');
+  await pickInstances(['bench-m5', 'bench-m5a']);
+  await view().getByTestId('bench-accept-new').check();
+  assert.match(await view().getByTestId('bench-script').innerText(), /trap '.*tagssh_cleanup/);
+  const summary = view().locator('.bench-script-box summary');
+  await summary.click();
+  assert.equal(await view().getByTestId('bench-script').isVisible(), false, 'the script folds away');
+  await summary.click();
+  assert.equal(await view().getByTestId('bench-script').isVisible(), true);
+  await setParam('lshw', false);
+  await page.waitForFunction(() => !document.querySelector('[data-testid=bench-script]')?.textContent?.includes('lshw -short'));
+  const done = await run({ hosts: 2 });
+  assert.deepEqual(done.map((r) => /done/.test(r)), [true, true], done.join('\n'));
+  await rows().nth(1).waitFor();
+  const texts = await rows().allInnerTexts();
+  assert.equal(texts.filter((r) => /sysinfo/.test(r) && /\bok\b/.test(r)).length, 2, texts.join('\n'));
+  const details = await openNewest();
+  assert.match(details, /Details: sysinfo on bench-m5a?/);
+  assert.match(details, /Parameters\s+lshw\s+false/);
+  assert.match(details, /vCPUs/);
+  assert.match(await view().getByTestId('bench-raw-stdout').innerText(), /@@tagssh:begin lscpu/);
+  await view().getByTestId('bench-details-close').click();
+  assert.equal(await view().getByTestId('bench-details').isHidden(), true);
 });
 
-test('a preset that writes asks for confirmation; comparison table and chart', async () => {
-  await view().getByTestId('bench-preset').selectOption('smallfiles');
-  await view().getByRole('spinbutton', { name: 'count' }).fill('200');
+test('the result list: checkbox beside its label, dates on one line, a bad value keeps clear of Run/Cancel', async () => {
+  const box = (await view().getByTestId('bench-accept-new').boundingBox())!;
+  const label = (await view().locator('label[for=bench-accept-new]').boundingBox())!;
+  assert.ok(label.x - (box.x + box.width) >= 0 && label.x - (box.x + box.width) <= 12, `label starts right after its checkbox (${box.x + box.width} → ${label.x})`);
+  assert.ok(Math.abs(label.y - box.y) <= 6, `checkbox and label on one line (${box.y} vs ${label.y})`);
+  const lines = await page.$$eval('[data-testid=bench-results] td.bench-date', (tds) =>
+    tds.map((td) => {
+      const r = document.createRange();
+      r.selectNodeContents(td);
+      return new Set(Array.from(r.getClientRects()).map((x) => Math.round(x.top))).size;
+    }),
+  );
+  assert.ok(lines.length >= 2 && lines.every((n) => n === 1), `every date on one line: ${lines}`);
+  await choosePreset('iperf3', "'iperf3' '-c' 'PEER-ADDRESS'");
+  await setParam('port', '80');
+  const err = view().getByTestId('bench-form-error');
+  await page.waitForFunction(() => /port/.test(document.querySelector('[data-testid=bench-form-error]')?.textContent ?? ''));
+  assert.match(await err.innerText(), /iperf3: port: Too small/);
+  assert.equal(await view().getByTestId('bench-run').isDisabled(), true);
+  assert.equal(await view().getByTestId('bench-script').innerText(), 'No script: fix the form first.', 'no other preset’s script left on show');
+  const actions = (await view().locator('.bench-actions').boundingBox())!;
+  const errBox = (await err.boundingBox())!;
+  assert.ok(errBox.y >= actions.y + actions.height, `the error sits below Run/Cancel (${errBox.y} ≥ ${actions.y + actions.height})`);
+  await setParam('port', '5201');
+  await page.waitForFunction(() => document.querySelector<HTMLButtonElement>('[data-testid=bench-run]')?.disabled === false);
+});
+
+test('iperf3 pair: the default address has no route here; the failure shows what was tried, its raw output and what to change; public then works', async () => {
+  await choosePreset('iperf3', "'iperf3' '-c' 'PEER-ADDRESS'");
+  assert.match(await view().locator('.bench-script-box').innerText(), /PEER-ADDRESS stands for the peer’s address, chosen when the run starts\./);
+  assert.equal(await view().getByTestId('bench-form-error').innerText(), '');
+  await pickInstances(['bench-m5']);
+  await view().getByTestId('bench-peer').selectOption({ label: `bench-m5a (t3.micro, ${lab.ids['bench-m5a']!.id})` });
+  const port = String(5700 + Math.floor(Math.random() * 90));
+  await setParam('duration', '1');
+  await setParam('port', port);
+  await page.waitForFunction((p) => document.querySelector('[data-testid=bench-script]')?.textContent?.includes(`'-p' '${p}'`), port);
+  const failed = await run();
+  const privateIp = lab.ids['bench-m5a']!.privateIp!;
+  assert.match(failed[0]!, /failed: iperf3: unable to connect to server/);
+  assert.ok(failed[0]!.includes(`Reaching bench-m5a at its private address ${privateIp}: both instances are in vpc-`), failed[0]);
+  assert.ok(failed[0]!.includes(`Set “address” to “public” and run again (the peer’s security group must allow TCP port ${port} from the client).`), failed[0]);
+  assert.ok(!/--param|tagssh /.test(failed[0]!), 'the app never speaks CLI');
+  await shot('benchmarks-iperf3-failed');
+  const details = await openNewest();
+  assert.match(details, /Status\s+failed/);
+  assert.ok(details.includes(`Peer address\tReaching bench-m5a at its private address ${privateIp}`) || details.includes(`Reaching bench-m5a at its private address ${privateIp}`), details);
+  assert.match(await view().getByTestId('bench-details-error').innerText(), new RegExp(`tried bench-m5a at its private address ${privateIp.replace(/\./g, '\\.')}`));
+  assert.match(await view().getByTestId('bench-raw-stdout').innerText(), /"error":\s*"unable to connect to server/);
+  assert.match(await view().getByTestId('bench-raw-peer-stdout').innerText(), /Server listening on/);
+  await view().getByTestId('bench-details').scrollIntoViewIfNeeded();
+  await shot('benchmarks-details-failed');
+
+  await setParam('address', 'public');
+  await page.waitForFunction(() => document.querySelector<HTMLButtonElement>('[data-testid=bench-run]')?.disabled === false);
+  const ok = await run();
+  assert.match(ok[0]!, /done/);
+  assert.match(ok[0]!, /Reaching bench-m5a at its public address 127\.0\.0\.41: “address” is set to public\./);
+  const okDetails = await openNewest();
+  assert.match(okDetails, /TCP received/);
+  assert.match(okDetails, /Peer\s+bench-m5a/);
+  const ps = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' });
+  assert.ok(!ps.split('\n').some((l) => l.startsWith(`iperf3 -s -1 -p ${port}`)), 'no iperf3 server left');
+});
+
+test('every other preset from its form: cpufreq, dd, fio, listing, smallfiles, UnixBench (upload picked in a file dialog)', async () => {
+  await pickInstances(['bench-m5']);
+  await choosePreset('cpufreq', '# TagSSH benchmark: cpufreq read');
+  assert.match((await run())[0]!, /done/);
+  assert.match(await openNewest(), /managed by the hypervisor/);
+
+  await choosePreset('dd', "'dd' 'if=/dev/zero'");
+  await setParam('count', '4');
+  await page.waitForFunction(() => document.querySelector('[data-testid=bench-script]')?.textContent?.includes("'count=4'"));
+  assert.match((await run({ confirm: /Writes: Writes 4 MiB to \/tmp\/tagssh-scratch-…\/ddtest/ }))[0]!, /done/);
+
+  await choosePreset('fio', '# TagSSH benchmark: fio');
+  for (const [k, v] of [['runtime', '1'], ['size', '4M'], ['numjobs', '1']] as const) await setParam(k, v);
+  await setParam('direct', false);
+  await setParam('template', 'randwrite');
+  await page.waitForFunction(() => /--rw=randwrite|'randwrite'/.test(document.querySelector('[data-testid=bench-script]')?.textContent ?? ''));
+  assert.match((await run({ confirm: /Writes:/ }))[0]!, /done/);
+  assert.match(await openNewest(), /IOPS/);
+
+  await choosePreset('listing', 'ls -laR');
+  await setParam('dir', '/usr/share/doc');
+  assert.match((await run())[0]!, /done/);
+
+  await choosePreset('smallfiles', '# TagSSH benchmark: small files');
+  await setParam('count', '200');
   await page.waitForFunction(() => document.querySelector('[data-testid=bench-script]')?.textContent?.includes('N=200'));
+  assert.match((await run({ confirm: /Writes: Creates 200 empty files under \/tmp\/tagssh-scratch-… \(removed afterwards\)\./ }))[0]!, /done/);
+
+  // UnixBench from an uploaded tarball: a STAND-IN whose ./Run prints a real captured report.
+  const ub = join(lab.home, 'ub', 'byte-unixbench-6.0.0', 'UnixBench');
+  mkdirSync(ub, { recursive: true });
+  copyFileSync(join(import.meta.dirname, '../fixtures/bench/unixbench/unixbench-6.0.0-2cpu-report.captured.txt'), join(ub, 'report.txt'));
+  writeFileSync(join(ub, 'Makefile'), 'all:\n\t@echo built > built.txt\n');
+  writeFileSync(join(ub, 'Run'), '#!/bin/sh\n[ -f built.txt ] || exit 1\ncat report.txt\n', { mode: 0o755 });
+  const tarball = join(lab.home, 'ub', 'byte-unixbench-6.0.0.tar.gz');
+  execFileSync('tar', ['-czf', tarball, '-C', join(lab.home, 'ub'), 'byte-unixbench-6.0.0']);
+  await choosePreset('unixbench', 'git clone');
+  await setParam('source', 'upload');
+  await setParam('install', false);
   await view().getByTestId('bench-run').click();
-  const dialog = page.getByRole('dialog', { name: 'Run Small files?' });
-  await dialog.waitFor();
-  assert.match(await dialog.innerText(), /write: Creates 200 empty files under \/tmp\/tagssh-scratch-… \(removed afterwards\)\./);
-  await dialog.getByRole('button', { name: 'Run it' }).click();
-  await page.waitForFunction(() => document.querySelectorAll('.bench-run-row:not([data-status=running])').length === 2, undefined, { timeout: 30_000 });
-  await shot('benchmarks-progress');
-  await page.waitForFunction(() => Array.from(document.querySelectorAll('[data-testid=bench-results] tbody tr')).filter((r) => r.textContent?.includes('smallfiles')).length === 2);
-  const rows = await view().locator('[data-testid=bench-results] tbody tr', { hasText: 'smallfiles' }).allInnerTexts();
-  assert.equal(rows.filter((r) => /\bok\b/.test(r)).length, 2, rows.join('\n'));
+  assert.equal(await view().getByTestId('bench-form-error').innerText(), 'Choose the tarball file in “localTarball”.');
+  await view().locator('input[type=file][data-param=localTarball]').setInputFiles(tarball);
+  await page.waitForFunction(() => document.querySelector('[data-testid=bench-script]')?.textContent?.includes('unixbench-upload.tar.gz'));
+  const done = await run({ confirm: /Uploads: Uploads the file byte-unixbench-6\.0\.0\.tar\.gz \(\d+ KiB\) from this computer to the instance\./ });
+  assert.match(done[0]!, /done/);
+  assert.match(await openNewest(), /Index score \(1 copy\)\s+1377/);
+});
+
+test('Cancel stops a running fio; a dropped connection leaves the run going and Re-attach collects it', async () => {
+  await choosePreset('fio', '# TagSSH benchmark: fio');
+  for (const [k, v] of [['runtime', '60'], ['size', '4M'], ['numjobs', '1']] as const) await setParam(k, v);
+  await setParam('direct', false);
+  await page.waitForFunction(() => document.querySelector('[data-testid=bench-script]')?.textContent?.includes("'--runtime=60'") || document.querySelector('[data-testid=bench-script]')?.textContent?.includes('runtime=60'));
+  await view().getByTestId('bench-run').click();
+  await page.getByRole('dialog').getByRole('button', { name: 'Run it' }).click();
+  await page.waitForFunction(() => /^run\b/.test(document.querySelector('.bench-run-phase')?.textContent ?? ''), undefined, { timeout: 30_000 });
+  await view().getByTestId('bench-cancel').click();
+  await page.waitForFunction(() => document.querySelector('.bench-run-row')?.getAttribute('data-status') === 'cancelled', undefined, { timeout: 30_000 });
+  assert.match(await view().locator('.bench-run-row').innerText(), /cancelled: fio on bench-m5 was cancelled; the remote processes were stopped and cleaned up\./);
+
+  await choosePreset('smallfiles', '# TagSSH benchmark: small files');
+  await setParam('count', '30000');
+  await page.waitForFunction(() => document.querySelector('[data-testid=bench-script]')?.textContent?.includes('N=30000'));
+  await view().getByTestId('bench-run').click();
+  await page.getByRole('dialog').getByRole('button', { name: 'Run it' }).click();
+  await page.waitForFunction(() => /^create\b/.test(document.querySelector('.bench-run-phase')?.textContent ?? ''), undefined, { timeout: 30_000 });
+  const daemon = lab.hosts['bench-m5']!.pid!;
+  for (const pid of execFileSync('ps', ['-o', 'pid=', '--ppid', String(daemon)], { encoding: 'utf8' }).split(/\s+/).filter(Boolean)) process.kill(Number(pid), 'SIGKILL');
+  await page.waitForFunction(() => document.querySelector('.bench-run-row')?.getAttribute('data-status') === 'detached', undefined, { timeout: 30_000 });
+  await page.waitForFunction(() => document.querySelector<HTMLButtonElement>('[data-testid=bench-run]')?.disabled === false);
+  const reattach = rows().first().getByTestId('bench-reattach');
+  await reattach.click();
+  await page
+    .waitForFunction(() => document.querySelector('.bench-run-row')?.getAttribute('data-status') === 'ok', undefined, { timeout: 60_000 })
+    .catch(async (e) => {
+      throw new Error(`re-attach did not finish: ${await view().locator('.bench-progress').innerText()} / ${await view().getByTestId('bench-form-error').innerText()}`, { cause: e });
+    });
+  await page.waitForFunction(() => /\bok\b/.test(document.querySelector('[data-testid=bench-results] tbody tr')?.textContent ?? ''));
+  assert.match(await openNewest(), /files_created\s+30000/);
+});
+
+test('compare: baseline, chart metric, every export (CSV with a BOM), a warning for mixed presets, delete', async () => {
+  // The two sysinfo results of the first test.
+  const boxes = view().locator('[data-testid=bench-results] tbody tr', { hasText: 'sysinfo' }).locator('input[type=checkbox]');
+  for (const r of await view().locator('[data-testid=bench-results] tbody tr input[type=checkbox]').all()) await r.setChecked(false);
+  await boxes.nth(0).check();
+  await boxes.nth(1).check();
   await view().getByTestId('bench-compare').click();
   const table = view().getByTestId('bench-compare-table');
   await table.waitFor();
-  const head = await table.locator('thead').innerText();
-  assert.match(head, /bench-m5 · t3\.micro \(baseline\)/);
-  assert.match(head, /bench-m5a · t3\.micro/);
-  assert.match(await table.locator('tbody').innerText(), /create \(touch\) ops\/s\s+ops\/s/);
+  assert.match(await table.locator('thead').innerText(), /bench-m5 · t3\.micro \(baseline\)/);
+  assert.equal(await view().getByTestId('bench-compare-warning').count(), 0);
+  const zeroes = await page.$$eval('[data-testid=bench-compare-table] .rel', (spans) => spans.filter((s) => s.textContent?.trim() === '+0.0%').map((s) => s.parentElement!.className));
+  assert.ok(zeroes.length >= 2, 'equal values across the two hosts');
+  assert.ok(zeroes.every((c) => c === 'num same' || c === 'num '), `+0.0% is never coloured as better or worse: ${zeroes.join(', ')}`);
+  const wrap = await view().locator('.bench-results > .bench-table-wrap').evaluate((e) => ({ client: e.clientHeight, scroll: e.scrollHeight, max: parseFloat(getComputedStyle(e).maxHeight) }));
+  assert.ok(wrap.client >= Math.min(wrap.scroll, wrap.max) - 1, `the comparison does not squeeze the results list (${JSON.stringify(wrap)})`);
+
+  const baseline = view().getByTestId('bench-baseline');
+  await baseline.selectOption({ index: 1 });
+  await page.waitForFunction(() => /bench-m5a · t3\.micro \(baseline\)/.test(document.querySelector('[data-testid=bench-compare-table] thead')?.textContent ?? ''));
+  await view().getByTestId('bench-metric').selectOption('cpu.vcpus');
   await page.waitForFunction(() => {
     const c = document.querySelector<HTMLCanvasElement>('[data-testid=bench-chart]');
     return !!c && c.width > 0 && c.height > 0;
   });
   await view().getByTestId('bench-comparison').scrollIntoViewIfNeeded();
   await shot('benchmarks-comparison');
+
+  const exported: Record<string, Buffer> = {};
+  for (const f of ['csv', 'md', 'json']) {
+    const [dl] = await Promise.all([page.waitForEvent('download'), view().getByTestId(`bench-export-${f}`).click()]);
+    assert.equal(dl.suggestedFilename(), `tagssh-comparison.${f}`);
+    exported[f] = readFileSync((await dl.path())!);
+  }
+  assert.deepEqual([...exported.csv!.subarray(0, 3)], [0xef, 0xbb, 0xbf], 'CSV starts with the UTF-8 BOM');
+  assert.match(exported.csv!.toString('utf8'), /^\uFEFFmetric,unit,bench-m5 · t3\.micro,/);
+  assert.match(exported.md!.toString('utf8'), /^\| Metric \| Unit \| bench-m5 · t3\.micro \| bench-m5a · t3\.micro \(baseline\) \|$/m);
+  assert.equal(JSON.parse(exported.json!.toString('utf8')).columns.length, 2);
+
+  const dd = view().locator('[data-testid=bench-results] tbody tr', { hasText: 'dd' }).first().locator('input[type=checkbox]');
+  await dd.check();
+  await view().getByTestId('bench-compare').click();
+  assert.match(await view().getByTestId('bench-compare-warning').innerText(), /These results come from different presets \(sysinfo, dd\)|These results come from different presets \(dd, sysinfo\)/);
+
+  const before = await rows().count();
+  await view().getByTestId('bench-delete').click();
+  const dialog = page.getByRole('dialog', { name: 'Delete results?' });
+  assert.match(await dialog.innerText(), /3 result\(s\) and their raw output will be deleted\./);
+  await dialog.getByRole('button', { name: 'Delete' }).click();
+  await page.waitForFunction((n) => document.querySelectorAll('[data-testid=bench-results] tbody tr').length === n, before - 3);
+  assert.equal(await view().getByTestId('bench-comparison').isHidden(), true);
+});
+
+test('the Benchmarks tab speaks Japanese when the language changes, without a reload', async () => {
+  await page.locator('#tab-settings').click();
+  await page.locator('#set-language').selectOption('ja');
+  await page.locator('#set-language').evaluate((e) => (e as HTMLSelectElement).form?.requestSubmit());
+  await page.locator('#tab-bench').click();
+  await page.waitForFunction(() => document.querySelector('.bench-run h2')?.textContent === 'ベンチマークを実行');
+  assert.equal(await view().getByTestId('bench-run').innerText(), '実行');
+  assert.equal(await view().getByTestId('bench-cancel').innerText(), 'キャンセル');
+  assert.match(await view().locator('[data-testid=bench-results] thead').innerText(), /プリセット\s+インスタンス\s+タイプ\s+状態\s+開始\s+主な値/);
+  assert.match(await rows().first().innerText(), /成功/);
+  await rows().first().locator('td').nth(2).click();
+  await view().getByTestId('bench-details-close').waitFor();
+  assert.equal(await view().getByTestId('bench-details-close').innerText(), '閉じる');
+  assert.match(await view().getByTestId('bench-details').innerText(), /生の出力/);
+  assert.match(await view().getByTestId('bench-preset').locator('option[value=iperf3]').innerText(), /iperf3（2 台）/);
+  await shot('benchmarks-ja');
+  await page.locator('#tab-settings').click();
+  await page.locator('#set-language').selectOption('en');
+  await page.locator('#set-language').evaluate((e) => (e as HTMLSelectElement).form?.requestSubmit());
+  await page.locator('#tab-bench').click();
+  await page.waitForFunction(() => document.querySelector('.bench-run h2')?.textContent === 'Run a benchmark');
   assert.deepEqual(readdirSync('/tmp').filter((n) => /^tagssh-\d{8}t/.test(n) && n.length < 40), [], 'no run directories left');
   assert.deepEqual(errors, []);
 });

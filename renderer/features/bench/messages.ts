@@ -239,3 +239,49 @@ export function presetDescription(p: { id: string; description: string }): strin
 export function formatBytes(n: number): string {
   return n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(1)} MiB` : n >= 1024 ? `${Math.ceil(n / 1024)} KiB` : `${n} B`;
 }
+
+/** Parameter help in Japanese (the names are the preset's field names); English comes from the schema. */
+const PARAM_HELP_JA: Record<string, string> = {
+  'sysinfo.lshw': 'インストールされていれば `lshw -short` も実行します（詳細には root が必要）。',
+  'cpufreq.action': 'read: 確認のみ。set-performance: 全 CPU を performance governor に切り替え（sudo が必要）。restore: 下の governor に戻します。',
+  'cpufreq.governor': 'restore 用: set-performance が記録した元の governor（facts.original_governor）。',
+  'unixbench.source': 'ソースの取得元: git clone、tarball の URL、または TagSSH がアップロードするローカルの tarball。',
+  'unixbench.gitUrl': 'Git リポジトリ（source=git）。',
+  'unixbench.gitRef': 'チェックアウトするタグまたはブランチ（source=git）。',
+  'unixbench.tarballUrl': 'tarball の URL（source=tarball）。',
+  'unixbench.localTarball': 'アップロードする .tar.gz（source=upload）: このコンピューター上の 1 MiB 以下の通常ファイル。',
+  'unixbench.install': 'gcc・make・perl がなければディストリビューションのパッケージマネージャーでインストールします（sudo）。',
+  'unixbench.iterations': 'テストごとの繰り返し回数（./Run -i）。',
+  'unixbench.copies': 'パスごとの並列数（./Run -c）をカンマ区切りで。"auto" は CPU 数。',
+  'unixbench.tests': '空白区切りのテスト名（空なら標準の index セット）。例: "dhry2reg whetstone-double"。',
+  'iperf3.mode': 'tcp: 帯域（bit/s）。udp: 小さなデータグラムでのパケット数/秒（-u -b 0 -l 64）。',
+  'iperf3.duration': '送信する秒数（-t）。',
+  'iperf3.parallel': 'クライアントの並列ストリーム数（-P）。',
+  'iperf3.reverse': '逆方向: サーバーが送信し、クライアントが受信します（-R）。',
+  'iperf3.port': '相手側サーバーのポート（-p）。セキュリティグループで許可が必要です。',
+  'iperf3.bandwidth': 'UDP の目標ビットレート（-b）。0 は無制限。',
+  'iperf3.length': 'UDP データグラムのサイズ（バイト、-l）。',
+  'iperf3.address': '相手への接続方法: auto は同じ VPC ならプライベート IP、違えばパブリック IP。private / public で固定もできます。',
+  'iperf3.serverBind': 'クライアントが使うアドレスにサーバーをバインドします（-B）。1 つのインターフェースに複数のアドレスがある相手向け。NAT の背後のパブリック IP には使えません。',
+  'fio.dir': 'テストするディレクトリ（/mnt/efs などのマウントポイント）。テストファイルは新しいサブディレクトリに作り、後で削除します。',
+  'fio.template': 'I/O パターン（--rw）: ランダム/シーケンシャルの読み書き。',
+  'fio.bs': 'ブロックサイズ（--bs）。IOPS なら 4k、スループットなら 1M など。',
+  'fio.size': 'ジョブごとのファイルサイズ（--size）。',
+  'fio.numjobs': '並列ジョブ数（--numjobs）。まとめて集計します（--group_reporting）。',
+  'fio.iodepth': 'I/O の深さ（--iodepth）。1 より大きい値には libaio などの非同期エンジンが必要です。',
+  'fio.ioengine': 'I/O エンジン（--ioengine）。',
+  'fio.runtime': '実行する秒数（--runtime と --time_based）。',
+  'fio.direct': 'ページキャッシュを使いません（--direct=1）。FUSE ファイルシステムには O_DIRECT を拒否するものがあります。',
+  'dd.dir': 'テストするディレクトリ。テストファイルは新しいサブディレクトリに作り、後で削除します。',
+  'dd.bs': 'ブロックサイズ（bs=）。',
+  'dd.count': 'ブロック数（count=）。bs=1M count=1024 で 1 GiB を書き込みます。',
+  'dd.direct': 'ページキャッシュも使いません（oflag=direct / iflag=direct）。',
+  'smallfiles.dir': 'テストするディレクトリ（マウントポイント）。ファイルは新しいサブディレクトリに作り、後で削除します。',
+  'smallfiles.count': '作成するファイル数。',
+  'smallfiles.method': 'loop: ファイルごとに `touch`（手作業と同じ）。xargs: まとめて `touch`（ファイルシステムのコストのみ）。',
+  'listing.dir': '再帰的に一覧するディレクトリ（ls -laR）。読み取りのみです。',
+};
+
+export function paramHelp(presetId: string, name: string, english: string): string {
+  return getLocale() === 'ja' ? (PARAM_HELP_JA[`${presetId}.${name}`] ?? english) : english;
+}

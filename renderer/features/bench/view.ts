@@ -11,7 +11,7 @@ import { h, clear, append } from '../../lib/dom.js';
 import { confirmDialog } from '../../lib/dialog.js';
 import { formatDateTime, onLocaleChange } from '../../i18n/index.js';
 import { renderMetricChart } from './chart.js';
-import { formatBytes, presetDescription, presetTitle, t, type BenchMessage } from './messages.js';
+import { formatBytes, paramHelp, presetDescription, presetTitle, t, type BenchMessage } from './messages.js';
 import './bench.css';
 
 // The Benchmarks view: pick instances and a preset, set parameters (defaults from the preset
@@ -167,7 +167,13 @@ export function createBenchView(deps: BenchDeps): BenchView {
       if (p) o.textContent = p.pair ? t('presetPair', { title: presetTitle(p) }) : presetTitle(p);
     }
     const p = preset();
-    if (p) presetDesc.textContent = presetDescription(p);
+    if (p) {
+      presetDesc.textContent = presetDescription(p);
+      for (const info of p.params) {
+        const help = form.querySelector(`[data-help-for="${info.name}"]`);
+        if (help) help.textContent = paramHelp(p.id, info.name, info.help);
+      }
+    }
     showFormError();
   }
 
@@ -221,7 +227,7 @@ export function createBenchView(deps: BenchDeps): BenchView {
       input.dataset.type = info.type;
       input.addEventListener('change', () => void preview());
       input.addEventListener('input', () => void preview());
-      const help = h('small', { class: 'bench-help', text: info.help });
+      const help = h('small', { class: 'bench-help', 'data-help-for': info.name, text: paramHelp(p.id, info.name, info.help) });
       const name = h('label', { class: 'bench-param-name', for: id, text: info.name });
       // A checkbox sits right before its own name; other inputs sit under theirs.
       form.append(info.type === 'boolean' ? h('div', { class: 'bench-check' }, input, name, help) : h('div', { class: 'bench-field' }, name, input, help));

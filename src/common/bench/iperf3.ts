@@ -73,6 +73,10 @@ cat "$SCRATCH/server.txt"
 exit $rc`;
 }
 
+// Stopped before its one test ran (the client never reached it): stop the server and still show
+// what it printed, so a failed run keeps the server's side of the story.
+const PEER_CLEANUP = 'if [ -n "${SRV:-}" ]; then kill "$SRV" 2>/dev/null; wait "$SRV" 2>/dev/null; cat "$SCRATCH/server.txt" 2>/dev/null; fi';
+
 type Obj = Record<string, unknown>;
 const obj = (v: unknown): Obj | undefined => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : undefined);
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
@@ -163,7 +167,7 @@ export const iperf3: PresetDef<typeof params> = {
     return wrapScript(clientBody(p, ctx.peerAddress), { runDir: ctx.runDir, title: `iperf3 ${p.mode} client` });
   },
   peerScript: (p, ctx) =>
-    wrapScript(serverBody(p, ctx.peerAddress), { runDir: ctx.runDir, title: `iperf3 server port ${p.port}`, cleanup: '[ -n "${SRV:-}" ] && kill "$SRV" 2>/dev/null' }),
+    wrapScript(serverBody(p, ctx.peerAddress), { runDir: ctx.runDir, title: `iperf3 server port ${p.port}`, cleanup: PEER_CLEANUP }),
   peerReady: /^@@tagssh:ready$/m,
   parse: (stdout, stderr) => parseIperf3(stdout, stderr),
 };

@@ -285,6 +285,9 @@ async function runOne(ctx: Ctx, host: BenchHost, peer: BenchHost | undefined, ba
         // The one-shot server normally exits after the test; give it a moment, then stop it anyway.
         await Promise.race([peerFollow, new Promise((res) => setTimeout(res, 2000))]);
         await stopRun(pc, peerRunDir!, preset.cleanup?.(params as never, { runId, runDir: peerRunDir! }) ?? '');
+        // The follower records the peer's output into the result when it ends: wait for it, so a
+        // failed run (the server was still waiting for a client) keeps what the server printed.
+        await Promise.race([peerFollow.catch(() => undefined), new Promise((res) => setTimeout(res, 3000))]);
       });
       peerFollow = (await startPeer(ctx, pc, runId, peerRunDir!, r, choice!.address, abort.signal)).done;
     }

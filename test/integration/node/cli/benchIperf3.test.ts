@@ -136,6 +136,7 @@ describe('tagssh bench iperf3 (pair preset, addresses chosen from the VPCs)', ()
     const saved = json(await tagssh(['results', '--show', id]));
     assert.equal(saved.peerAddress.address, priv, 'the saved result records the address actually used');
     assert.equal(saved.peerAddress.kind, 'private');
+    assert.match(saved.raw.peerStdout, /Server listening on/, 'the server’s own output is kept with the failed run');
     noServerLeft(p);
 
     const again = await tagssh(['bench', 'iperf3', 'far-c', '--peer', 'far-d', '--param', 'duration=1', '--param', `port=${port()}`, '--param', 'address=public', '--json']);

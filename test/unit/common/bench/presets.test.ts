@@ -2,8 +2,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { describeParams, getPreset, paramsFromStrings, PRESET_IDS, validateParams } from '../../../../src/common/bench/index.js';
-import { compareResults, historyByType } from '../../../../src/common/bench/compare.js';
-import { comparisonToCsv, comparisonToMarkdown, csvField, formatResultList } from '../../../../src/common/bench/format.js';
+import { compareResults, historyByType, relativeVerdict } from '../../../../src/common/bench/compare.js';
+import { comparisonToCsv, comparisonToMarkdown, csvField, formatRelative, formatResultList } from '../../../../src/common/bench/format.js';
 import type { BenchResult } from '../../../../src/common/bench/result.js';
 import { tarballProblem, UNIXBENCH_MAX_TARBALL_BYTES } from '../../../../src/common/bench/unixbench.js';
 
@@ -144,6 +144,16 @@ describe('comparison and export', () => {
     assert.match(formatResultList([a], 'csv'), /^\uFEFFid,preset,status/);
     assert.match(formatResultList([a], 'csv', { bom: false }), /^id,preset,status/);
     assert.ok(!comparisonToMarkdown(compareResults([a, b])).startsWith('\uFEFF'), 'only CSV gets a BOM');
+  });
+
+  it('a difference that prints as +0.0% is "same" whichever way the metric points', () => {
+    assert.equal(relativeVerdict(0, 'higher'), 'same');
+    assert.equal(relativeVerdict(0, 'lower'), 'same');
+    assert.equal(relativeVerdict(-0.0001, 'higher'), 'same');
+    assert.equal(formatRelative(-0.0001), '+0.0%');
+    assert.equal(relativeVerdict(0.1, 'lower'), 'worse');
+    assert.equal(relativeVerdict(-0.1, 'lower'), 'better');
+    assert.equal(relativeVerdict(0.1, undefined), undefined);
   });
 
   it('history per instance type, oldest first', () => {
