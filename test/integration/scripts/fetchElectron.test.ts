@@ -1,6 +1,8 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -9,7 +11,8 @@ import { runProcess } from '../../lab/run.js';
 
 // `npm install`'s postinstall (scripts/fetch-electron.mjs), run for real against a download host
 // that cannot be reached: the install goes on (exit 0) with one line saying what is missing and
-// what still works, and Electron's package (its type definitions) stays in place.
+// what still works, and Electron's package (its type definitions) stays in place. Where the host
+// answers, Electron's own install step fetches and unpacks the binary, and `npm start` runs it.
 
 const root = join(import.meta.dirname, '../../..');
 const electronPackage = dirname(createRequire(join(root, 'package.json')).resolve('electron/package.json'));
@@ -72,5 +75,48 @@ describe('npm install postinstall (scripts/fetch-electron.mjs)', () => {
   it('stays quiet when the download is skipped on purpose', async () => {
     const r = await fetchElectron(tree({ electron: true }), { ELECTRON_SKIP_BINARY_DOWNLOAD: '1' });
     assert.deepEqual([r.code, r.stdout, r.stderr], [0, '', '']);
+  });
+
+  it('where the download works, installs the binary that npm start then launches', async () => {
+    const dir = tree({ electron: true });
+    const version = (JSON.parse(readFileSync(join(dir, 'node_modules/electron/package.json'), 'utf8')) as { version: string }).version;
+    // A mirror serving a release zip (a small program standing in for Electron's 100 MB binary) and
+    // its SHASUMS256.txt, as Electron's download host does; Electron's own code fetches and unpacks it.
+    const zipName = `electron-v${version}-${process.platform}-${process.arch}.zip`;
+    const zipPath = join(dir, zipName);
+    const py = [
+      'import sys, zipfile',
+      'z = zipfile.ZipFile(sys.argv[1], "w")',
+      'i = zipfile.ZipInfo("electron"); i.external_attr = 0o100755 << 16',
+      'z.writestr(i, "#!/bin/sh\\necho \\"electron from the mirror: $*\\"\\n")',
+      'z.writestr("version", sys.argv[2])',
+      'z.close()',
+    ].join('\n');
+    const made = await runProcess('python3', ['-c', py, zipPath, version], { env: { PATH: process.env.PATH } });
+    assert.equal(made.code, 0, made.stderr);
+    const zip = readFileSync(zipPath);
+    const requested: string[] = [];
+    const mirror = createHttpServer((req, res) => {
+      requested.push(req.url ?? '');
+      if (req.url === `/v${version}/${zipName}`) res.end(zip);
+      else if (req.url === `/v${version}/SHASUMS256.txt`) res.end(`${createHash('sha256').update(zip).digest('hex')} *${zipName}\n`);
+      else res.writeHead(404).end();
+    });
+    await new Promise<void>((r) => mirror.listen(0, '127.0.0.1', r));
+    try {
+      const { port } = mirror.address() as { port: number };
+      const r = await fetchElectron(dir, { ELECTRON_MIRROR: `http://127.0.0.1:${port}/`, electron_use_remote_checksums: '1' });
+      assert.deepEqual([r.code, r.stderr], [0, ''], 'a successful download says nothing');
+      assert.ok(requested.includes(`/v${version}/${zipName}`), requested.join(', '));
+    } finally {
+      await new Promise((r) => mirror.close(r));
+    }
+    assert.equal(readFileSync(join(dir, 'node_modules/electron/path.txt'), 'utf8'), 'electron');
+
+    copyFileSync(join(root, 'scripts/start.mjs'), join(dir, 'scripts/start.mjs'));
+    writeFileSync(join(dir, 'scripts/build.mjs'), ''); // the project's build is not what is under test here
+    const started = await runProcess(process.execPath, [join(dir, 'scripts/start.mjs')], { env: { PATH: process.env.PATH } });
+    assert.equal(started.code, 0, started.stderr);
+    assert.equal(started.stdout, 'electron from the mirror: .\n');
   });
 });
