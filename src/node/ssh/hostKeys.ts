@@ -1,4 +1,5 @@
 import { AppError } from '../../common/errors.js';
+import { isTerminalSafe } from '../../common/safeText.js';
 import { matchConsole, parseConsoleHostKeys, type ConsoleOutputSource } from './consoleFingerprints.js';
 import { hostKeyAlgorithmsFor, keyTypeOf, normaliseFingerprint, sha256Fingerprint } from './fingerprint.js';
 import { hostIdOf, type KnownHostEntry, type KnownHostsStore } from './knownHosts.js';
@@ -59,7 +60,10 @@ export function preferredHostKeyAlgorithms(subject: HostKeySubject, policy: Host
 
 /** The name users type to forget a key: the label (Name tag) when it has one, else the id. */
 function forgetRef(subject: HostKeySubject): string {
-  const ref = subject.label || subject.instanceId || `${subject.host}:${subject.port}`;
+  // A Name with control characters would be shown escaped, and the escaped text is not the Name:
+  // then the instance id, which always works, is the one to type.
+  const label = subject.label && (isTerminalSafe(subject.label) || !subject.instanceId) ? subject.label : undefined;
+  const ref = label || subject.instanceId || `${subject.host}:${subject.port}`;
   return /^[A-Za-z0-9._@:/-]+$/.test(ref) ? ref : `'${ref.replace(/'/g, `'\\''`)}'`;
 }
 
