@@ -2,10 +2,14 @@ import { formatTable, type FaultRow, type ScenarioOptions } from './lib.js';
 import { fuzzIpcValidator, fuzzWebSocket } from './scenarios/fuzz.js';
 import { killDuringWrites } from './scenarios/killWrites.js';
 import { concurrentTrust } from './scenarios/concurrentTrust.js';
+import { blackholedHost, lossyTransfer, sshdKilledUnderTab } from './scenarios/network.js';
 
 // Every fault scenario in one list, run one after another; `npm run faults` prints their table.
 
 export const SCENARIOS: Record<string, (o: ScenarioOptions) => Promise<FaultRow | FaultRow[]>> = {
+  sshdKilledUnderTab,
+  blackholedHost,
+  lossyTransfer,
   fuzzWebSocket,
   fuzzIpcValidator,
   killDuringWrites,
