@@ -60,7 +60,7 @@ interface KeyLine {
 }
 type Line = { raw: string } | KeyLine;
 
-const INSTANCE_ID = /^i-[0-9a-f]{8,32}$/;
+const INSTANCE_ID = /^i-[0-9a-f]+$/;
 
 export function knownHostsPath(env: NodeJS.ProcessEnv = process.env): string {
   return join(tagsshPaths(env).config, KNOWN_HOSTS_FILE);
@@ -74,8 +74,8 @@ export function hostIdOf(t: { instanceId?: string | undefined; host: string; por
 
 /** The known_hosts host field for a store key (OpenSSH writes port 22 bare, others as [host]:port). */
 export function knownHostsName(hostId: string): string {
-  if (INSTANCE_ID.test(hostId)) return hostId;
   const i = hostId.lastIndexOf(':');
+  if (INSTANCE_ID.test(hostId) || i < 0) return hostId;
   const host = hostId.slice(0, i);
   const port = hostId.slice(i + 1);
   return port === '22' ? host : `[${host}]:${port}`;
