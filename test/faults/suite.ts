@@ -2,6 +2,8 @@ import { formatTable, type FaultRow, type ScenarioOptions } from './lib.js';
 import { fuzzIpcValidator, fuzzWebSocket } from './scenarios/fuzz.js';
 import { killDuringWrites } from './scenarios/killWrites.js';
 import { concurrentTrust } from './scenarios/concurrentTrust.js';
+import { ec2Bursts } from './scenarios/ec2Bursts.js';
+import { manySessions } from './scenarios/manySessions.js';
 import { blackholedHost, lossyTransfer, sshdKilledUnderTab } from './scenarios/network.js';
 
 // Every fault scenario in one list, run one after another; `npm run faults` prints their table.
@@ -10,6 +12,8 @@ export const SCENARIOS: Record<string, (o: ScenarioOptions) => Promise<FaultRow 
   sshdKilledUnderTab,
   blackholedHost,
   lossyTransfer,
+  ec2Bursts,
+  manySessions,
   fuzzWebSocket,
   fuzzIpcValidator,
   killDuringWrites,
