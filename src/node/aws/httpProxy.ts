@@ -62,7 +62,17 @@ export async function agentFor(target: URL, caBundle?: string, env: NodeJS.Proce
   const ca = https && caBundle ? await readCa(caBundle) : undefined;
   if (proxy && https) {
     const { HttpsProxyAgent } = await import('https-proxy-agent');
-    return new HttpsProxyAgent(proxy, { keepAlive: true, ...(ca ? { ca } : {}) });
+    const { checkServerIdentity } = await import('node:tls');
+    type ConnectArgs = Parameters<InstanceType<typeof HttpsProxyAgent<string>>['connect']>;
+    // The agent's own options reach only the proxy; the TLS session inside the tunnel takes the
+    // request's, so the CA bundle goes there. The tunnel's identity check is against the
+    // endpoint's own host (the agent would check an IP-address endpoint against "localhost").
+    return new (class extends HttpsProxyAgent<string> {
+      override connect(req: ConnectArgs[0], opts: ConnectArgs[1]) {
+        const host = opts.host ?? '';
+        return super.connect(req, { ...opts, ...(ca ? { ca } : {}), checkServerIdentity: (_name: string, cert: Parameters<typeof checkServerIdentity>[1]) => checkServerIdentity(host, cert) } as ConnectArgs[1]);
+      }
+    })(proxy, { keepAlive: true });
   }
   if (proxy) {
     const { HttpProxyAgent } = await import('http-proxy-agent');
