@@ -43,10 +43,12 @@ async function listCacheFirst(scope: EngineScope, refresh: boolean, onUpdate: Pa
  * connection will use can come at all. The resolver then waits for it as for any start.
  */
 async function startForConnect(req: OpenRequest, opts: TargetOptions): Promise<void> {
+  const { waitUntilReachable } = await import('./aws/resolve.js');
   const scope: EngineScope = {};
   if (req.profile) scope.profile = req.profile;
   if (req.regions) scope.regions = req.regions;
   let viaJump = false;
+  let started = false;
   const inst = await startInstance(req.ref, {
     ...scope,
     ...(req.pick ? { pick: req.pick } : {}),
@@ -57,11 +59,21 @@ async function startForConnect(req: OpenRequest, opts: TargetOptions): Promise<v
       viaJump = usesJumpHost(i, req.settings.jumpHost);
       if (!req.private && !viaJump) await assertPublicAddressComes(i, scope);
     },
-    onStarted: () => req.onStarted?.(),
+    onStarted: () => {
+      started = true;
+      req.onStarted?.();
+    },
   });
   // The resolver finds the instance by id from here on; through a jump host it waits for the private address.
   opts.pick = inst.id;
   if (viaJump || usesJumpHost(inst, req.settings.jumpHost)) opts.private ??= true;
+  // An instance EC2 reports running at once still boots: wait until SSH answers on its public
+  // address (through a jump host, the resolver waits for the private address as for any start).
+  if (started && !opts.private) {
+    const tagPort = Number(inst.tags['tagssh:port']);
+    const port = Number.isInteger(tagPort) && tagPort > 0 && tagPort < 65536 ? tagPort : req.settings.port;
+    await waitUntilReachable(inst, { ...scope, port, onProgress: req.onProgress, ...(req.signal ? { signal: req.signal } : {}) });
+  }
 }
 
 // The UI acknowledges what it has painted; past 4 MiB unpainted the SSH channel is paused.

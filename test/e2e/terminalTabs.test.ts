@@ -46,6 +46,8 @@ async function stateOf(name: string): Promise<string> {
   return r.Reservations![0]!.Instances![0]!.State!.Name!;
 }
 
+/** The tab whose label is exactly `label` (its accessible name also carries the close button's). */
+const tab = (label: string) => page().locator('[role=tab]', { has: page().locator('.tab-label', { hasText: new RegExp(`^${label.replace(/[()]/g, '\\$&')}$`) }) });
 const tabNames = async () => (await page().getByRole('tab').allInnerTexts()).map((s) => s.replace('×', '').trim());
 const selectedTab = async () => (await page().locator('[role=tab][aria-selected=true] .tab-label').innerText()).trim();
 
@@ -83,7 +85,7 @@ test('two tabs to one instance are told apart; closing a live tab asks first and
   assert.equal(await selectedTab(), 'web-1 (2)');
 
   // Close the second tab: the app asks; Cancel keeps the session.
-  await page().getByRole('tab', { name: 'web-1 (2)' }).locator('.tab-close').click();
+  await tab('web-1 (2)').locator('.tab-close').click();
   const dialog = page().getByRole('dialog');
   await dialog.waitFor();
   assert.match(await dialog.innerText(), /Close web-1 \(2\)\?/);
@@ -94,9 +96,9 @@ test('two tabs to one instance are told apart; closing a live tab asks first and
   await waitForTerminal('still-here-42');
 
   // Confirm: the tab goes, the session ends, and the neighbour (web-1) is selected.
-  await page().getByRole('tab', { name: 'web-1 (2)' }).locator('.tab-close').click();
+  await tab('web-1 (2)').locator('.tab-close').click();
   await page().getByRole('dialog').getByRole('button', { name: 'Close tab' }).click();
-  await page().getByRole('tab', { name: 'web-1 (2)' }).waitFor({ state: 'detached' });
+  await tab('web-1 (2)').waitFor({ state: 'detached' });
   assert.equal(await selectedTab(), 'web-1');
   await waitForTerminal(/[#$]\s*$/m);
 
@@ -106,11 +108,11 @@ test('two tabs to one instance are told apart; closing a live tab asks first and
   assert.deepEqual((await tabNames()).filter((n) => n.startsWith('web-1')), ['web-1', 'web-1 (2)']);
 
   // Middle-click asks too; closing every terminal leaves the list selected.
-  await page().getByRole('tab', { name: 'web-1 (2)' }).click({ button: 'middle' });
+  await tab('web-1 (2)').click({ button: 'middle' });
   await page().getByRole('dialog').getByRole('button', { name: 'Close tab' }).click();
-  await page().getByRole('tab', { name: 'web-1', exact: true }).locator('.tab-close').click();
+  await tab('web-1').locator('.tab-close').click();
   await page().getByRole('dialog').getByRole('button', { name: 'Close tab' }).click();
-  await page().getByRole('tab', { name: /^web-1/ }).first().waitFor({ state: 'detached' });
+  await page().locator('[role=tab] .tab-label', { hasText: /^web-1/ }).first().waitFor({ state: 'detached' });
   assert.equal(await selectedTab(), 'Instances');
 });
 
@@ -129,7 +131,7 @@ test('the scrollback search opens, finds and closes', async () => {
   assert.match(await page().evaluate(() => window.getSelection()?.toString() ?? ''), /|needle-42/);
   await activePanel().getByRole('button', { name: 'Close search' }).click();
   await search.waitFor({ state: 'hidden' });
-  await page().getByRole('tab', { name: 'web-1' }).locator('.tab-close').click();
+  await tab('web-1').locator('.tab-close').click();
   await page().getByRole('dialog').getByRole('button', { name: 'Close tab' }).click();
 });
 
@@ -154,10 +156,10 @@ test('a failed login speaks the app’s words and its button opens Settings at t
   await page().getByRole('button', { name: 'Save settings' }).click();
   await page().getByText('Saved.', { exact: true }).waitFor();
   // Retry in the tab now logs in with the fixed key.
-  await page().getByRole('tab', { name: 'web-1' }).click();
+  await tab('web-1').click();
   await activePanel().getByRole('button', { name: 'Retry' }).click();
   await waitForTerminal(/[#$]\s*$/m);
-  await page().getByRole('tab', { name: 'web-1' }).locator('.tab-close').click();
+  await tab('web-1').locator('.tab-close').click();
   await page().getByRole('dialog').getByRole('button', { name: 'Close tab' }).click();
 });
 
@@ -182,7 +184,7 @@ test('an instance that gets no public address is refused at once, and the button
   await activePanel().getByRole('button', { name: 'Open Settings › Jump host' }).click();
   assert.equal(await selectedTab(), 'Settings');
   assert.equal(await page().evaluate(() => document.activeElement?.id), 'set-jumpHost');
-  await page().getByRole('tab', { name: 'inner-1' }).locator('.tab-close').click();
+  await tab('inner-1').locator('.tab-close').click();
 });
 
 test('Cancel stops waiting for a starting instance and says it keeps starting', async () => {
@@ -193,21 +195,26 @@ test('Cancel stops waiting for a starting instance and says it keeps starting', 
   await waiting.waitFor();
   assert.match(await waiting.innerText(), /Starting slow-1…/);
   // Wait until EC2 was asked to start it (the progress line says so), then give up.
-  await page().waitForFunction(() => /waiting for port|is pending|is running/.test(document.querySelector('[role=tabpanel]:not([hidden]) [data-testid=connecting]')?.textContent ?? ''), undefined, { timeout: 30_000 });
+  const status = activePanel().locator('.term-status');
+  const deadline = Date.now() + 30_000;
+  while (!/waiting for port|is pending|is running/.test(await status.innerText())) {
+    if (Date.now() > deadline) assert.fail(`the tab never said the instance is starting; it says: ${await status.innerText()}`);
+    await page().waitForTimeout(100);
+  }
   await activePanel().getByRole('button', { name: 'Cancel' }).click();
   const cancelled = activePanel().getByTestId('cancelled');
   await cancelled.waitFor({ timeout: 10_000 });
   assert.match(await cancelled.innerText(), /Stopped waiting\. slow-1 keeps starting/);
   assert.notEqual(await stateOf('slow-1'), 'stopped', 'the instance was left starting, as the tab says');
-  assert.equal(await page().getByRole('tab', { name: 'slow-1' }).getAttribute('data-state'), 'failed');
+  assert.equal(await tab('slow-1').getAttribute('data-state'), 'failed');
   // Connect again goes back to waiting (the instance is running now); closing the waiting tab asks.
   await activePanel().getByRole('button', { name: 'Connect again' }).click();
   await activePanel().getByTestId('connecting').waitFor();
-  await page().getByRole('tab', { name: 'slow-1' }).locator('.tab-close').click();
+  await tab('slow-1').locator('.tab-close').click();
   const dialog = page().getByRole('dialog');
   assert.match(await dialog.innerText(), /still connecting to slow-1/);
   await dialog.getByRole('button', { name: 'Close tab' }).click();
-  await page().getByRole('tab', { name: 'slow-1' }).waitFor({ state: 'detached' });
+  await tab('slow-1').waitFor({ state: 'detached' });
 });
 
 test('a stopped instance named in the quick box offers Start and connect, which asks first', async () => {
@@ -236,7 +243,7 @@ test('in Japanese, the tab strip, the terminal tab and its notices speak Japanes
   await page().getByRole('tab', { name: 'インスタンス' }).waitFor();
   assert.ok((await tabNames()).includes('設定'));
   // The open db-2 tab re-words itself: ending its shell writes the notice in Japanese.
-  await page().getByRole('tab', { name: 'db-2' }).click();
+  await tab('db-2').click();
   await typeInTerminal('exit 3');
   await waitForTerminal('[リモートシェルが終了コード 3 で終了しました。]');
   await activePanel().getByRole('button', { name: '再接続' }).waitFor();
@@ -245,7 +252,7 @@ test('in Japanese, the tab strip, the terminal tab and its notices speak Japanes
   await shot('terminal-ja');
   await activePanel().getByRole('button', { name: '再接続' }).click();
   await waitForTerminal(/[#$]\s*$/m);
-  await page().getByRole('tab', { name: 'db-2' }).locator('.tab-close').click();
+  await tab('db-2').locator('.tab-close').click();
   const dialog = page().getByRole('dialog');
   assert.match(await dialog.innerText(), /db-2 を閉じますか？/);
   await dialog.getByRole('button', { name: 'タブを閉じる' }).click();

@@ -81,7 +81,7 @@ export function targetOf(instance: Instance, opts: Pick<ResolveOptions, 'private
 const NO_PUBLIC_ADDRESS_GRACE_MS = 10_000;
 
 /** After a start: waits until EC2 reports an address and the SSH port accepts connections. */
-async function waitUntilReachable(instance: Instance, opts: ResolveOptions): Promise<ResolvedTarget> {
+export async function waitUntilReachable(instance: Instance, opts: ResolveOptions): Promise<ResolvedTarget> {
   const port = opts.port ?? portTag(instance) ?? 22;
   let runningSince: number | undefined;
   return pollUntil(
