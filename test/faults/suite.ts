@@ -1,47 +1,48 @@
-import { formatTable, type FaultRow, type ScenarioOptions } from './lib.js';
-import { fuzzIpcValidator, fuzzWebSocket } from './scenarios/fuzz.js';
-import { killDuringWrites } from './scenarios/killWrites.js';
-import { concurrentTrust } from './scenarios/concurrentTrust.js';
-import { ec2Bursts } from './scenarios/ec2Bursts.js';
-import { manySessions } from './scenarios/manySessions.js';
-import { blackholedHost, lossyTransfer, sshdKilledUnderTab } from './scenarios/network.js';
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { formatTable, type FaultRow } from './lib.js';
+import { SCENARIOS } from './scenarios.js';
 
-// Every fault scenario in one list, run one after another; `npm run faults` prints their table.
+// Runs fault scenarios one after another, each in its own process (one.ts), and collects their
+// rows; `npm run faults` prints them as one table.
 
-export const SCENARIOS: Record<string, (o: ScenarioOptions) => Promise<FaultRow | FaultRow[]>> = {
-  sshdKilledUnderTab,
-  blackholedHost,
-  lossyTransfer,
-  ec2Bursts,
-  manySessions,
-  fuzzWebSocket,
-  fuzzIpcValidator,
-  killDuringWrites,
-  concurrentTrust,
-};
+export { SCENARIOS };
 
-export async function runSuite(names: string[], quick: boolean): Promise<FaultRow[]> {
-  const rows: FaultRow[] = [];
-  const log = (m: string) => process.stderr.write(`[faults] ${m}\n`);
-  for (const name of names.length ? names : Object.keys(SCENARIOS)) {
-    const scenario = SCENARIOS[name];
-    if (!scenario) throw new Error(`no fault scenario "${name}"; known: ${Object.keys(SCENARIOS).join(', ')}`);
-    log(`${name}…`);
-    const t0 = Date.now();
-    try {
-      const r = await scenario({ quick, log });
-      rows.push(...(Array.isArray(r) ? r : [r]));
-    } catch (e) {
-      rows.push({ fault: name, figure: `did not complete: ${(e as Error).message.split('\n')[0]}`, target: '-', pass: false });
-    }
-    log(`${name} took ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-  }
-  return rows;
+const ONE = join(import.meta.dirname, 'one.ts');
+
+/** Runs one scenario in a child process; a crash or a throw becomes a failed row. */
+export function runScenario(name: string, quick: boolean, log: (m: string) => void = (m) => process.stderr.write(m)): Promise<FaultRow[]> {
+  return new Promise((resolve) => {
+    const p = spawn(process.execPath, ['--import', 'tsx', ONE, name, ...(quick ? ['--quick'] : [])], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    p.stdout.on('data', (d) => (out += d));
+    p.stderr.on('data', (d) => {
+      err += d;
+      log(String(d));
+    });
+    p.on('close', (code, signal) => {
+      try {
+        if (code === 0) return resolve(JSON.parse(out.trim().split('\n').pop() ?? '[]') as FaultRow[]);
+      } catch {
+        // fall through: reported as a failed row
+      }
+      const why = err.trim().split('\n').filter((l) => !l.startsWith('[faults]') && !/^\s+at /.test(l)).slice(0, 3).join(' ');
+      resolve([{ fault: name, figure: `did not complete (exit ${code ?? signal}): ${why.slice(0, 300)}`, target: '-', pass: false }]);
+    });
+  });
 }
 
 export async function main(argv: string[]): Promise<number> {
   const quick = argv.includes('--quick');
-  const rows = await runSuite(argv.filter((a) => !a.startsWith('--')), quick);
+  const names = argv.filter((a) => !a.startsWith('--'));
+  const rows: FaultRow[] = [];
+  for (const name of names.length ? names : Object.keys(SCENARIOS)) {
+    if (!SCENARIOS[name]) throw new Error(`no fault scenario "${name}"; known: ${Object.keys(SCENARIOS).join(', ')}`);
+    const t0 = Date.now();
+    rows.push(...(await runScenario(name, quick)));
+    process.stderr.write(`[faults] ${name} took ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
+  }
   process.stdout.write(`\n${formatTable(rows)}\n`);
   return rows.every((r) => r.pass) ? 0 : 1;
 }
