@@ -10,8 +10,10 @@ import { seedInstance } from '../../../lab/seed.js';
 import { startFaultProxy, type FaultProxy } from '../../../lab/faultProxy.js';
 import { shortCredentials, type ShortCredentials } from '../../../lab/credentialProcess.js';
 import { runTagssh } from '../../../lab/run.js';
-import { ec2For, resetClients, type Ec2Adapter } from '../../../../src/node/aws/clients.js';
+import { ec2Adapter, ec2For, resetClients, type Ec2Adapter } from '../../../../src/node/aws/clients.js';
 import { listInstances } from '../../../../src/node/aws/inventory.js';
+import { createEngine } from '../../../../src/node/engine.js';
+import { AppError } from '../../../../src/common/errors.js';
 
 // Credentials in real accounts expire (SSO, assume-role, credential_process, IMDS, containers).
 // A long-running process must refresh them before they do, without a restart; an SSO session
@@ -138,4 +140,31 @@ test('secrets never appear in errors: a refused signed request with canary crede
   } finally {
     await refusing.close();
   }
+});
+
+test('engine (the app and `tagssh web`): env credentials plus an SSO profile print nothing; the error is TagSSH\'s own', async () => {
+  useEnv({ AWS_PROFILE: 'ssox', AWS_ACCESS_KEY_ID: 'AKIAENVKEY', AWS_SECRET_ACCESS_KEY: CANARY_SECRET, AWS_SESSION_TOKEN: CANARY_TOKEN });
+  delete process.env.TAGSSH_EC2_CLIENT;
+  const printed: string[] = [];
+  const writeErr = process.stderr.write.bind(process.stderr);
+  const { warn, log, error } = console;
+  const capture = (chunk: unknown) => (printed.push(String(chunk)), true);
+  process.stderr.write = capture as typeof process.stderr.write;
+  console.warn = console.log = console.error = (...a: unknown[]) => void printed.push(a.map(String).join(' '));
+  let err: unknown;
+  try {
+    await createEngine().listInstances({ profile: 'ssox', regions: ['us-east-1'] }, { refresh: true, onUpdate: () => {} });
+  } catch (e) {
+    err = e;
+  } finally {
+    process.stderr.write = writeErr;
+    Object.assign(console, { warn, log, error });
+  }
+  assert.ok(err instanceof AppError, String(err));
+  assert.equal(err.code, 'CREDENTIALS_EXPIRED');
+  assert.match(err.hint ?? '', /`aws sso login --profile ssox`/);
+  assert.equal(ec2Adapter(), 'sdk', 'the engine talks to EC2 through the AWS SDK');
+  // (stdout carries the test runner's own protocol; the SDK writes its warnings to console/stderr.)
+  assert.deepEqual(printed, [], 'nothing printed by the SDK');
+  for (const secret of [CANARY_SECRET, CANARY_TOKEN, CANARY_SSO]) assert.ok(!`${err.message} ${err.hint} ${JSON.stringify(err.toJSON())}`.includes(secret));
 });
