@@ -14,6 +14,13 @@ export interface ProxyOptions extends Omit<ResolveOptions, 'port'> {
   connectTimeoutMs?: number;
   stdin?: Readable;
   stdout?: Writable;
+  /**
+   * First contact: look at the host key before relaying and trust it when the console output
+   * vouches for it, so OpenSSH (checking strictly against TagSSH's store) accepts it. Default true.
+   */
+  verifyHostKey?: boolean;
+  /** Lines for the person at ssh's terminal (stderr), e.g. what the first contact found. */
+  onNotice?: (msg: string) => void;
 }
 
 export interface ProxyResult {
@@ -30,11 +37,39 @@ function portTag(tags: Record<string, string>): number | undefined {
 
 export async function runProxy(nameOrId: string, opts: ProxyOptions = {}): Promise<ProxyResult> {
   const { resolveTarget } = await import('./aws/resolve.js');
-  const { port: wantedPort, connectTimeoutMs = 20_000, stdin = process.stdin, stdout = process.stdout, ...resolveOpts } = opts;
+  const { port: wantedPort, connectTimeoutMs = 20_000, stdin = process.stdin, stdout = process.stdout, verifyHostKey = true, onNotice, ...resolveOpts } = opts;
   const target = await resolveTarget(nameOrId, { ...resolveOpts, ...(wantedPort ? { port: wantedPort } : {}) });
   const port = wantedPort ?? portTag(target.instance.tags) ?? 22;
+  if (verifyHostKey) await firstContact(target.instance, target.address, port, resolveOpts.profile, onNotice);
   const socket = await connectTcp(target.address, port, connectTimeoutMs, nameOrId);
   return relay(socket, stdin, stdout, target.address, port);
+}
+
+/** Trusts a first key the console output vouches for; says what else to do otherwise. Never fails the relay. */
+async function firstContact(instance: { id: string; region: string; name: string | null }, host: string, port: number, profile: string | undefined, notice: (msg: string) => void = () => {}): Promise<void> {
+  const label = instance.name ?? instance.id;
+  try {
+    const { KnownHostsStore } = await import('./ssh/knownHosts.js');
+    const store = new KnownHostsStore();
+    if (store.get(instance.id)) return; // the common case: OpenSSH checks the trusted key itself
+    const { probeFirstContact } = await import('./ssh/hostKeyProbe.js');
+    const { ec2ConsoleOutput } = await import('./ssh/consoleFingerprints.js');
+    const d = await probeFirstContact({ host, port, label, instanceId: instance.id, region: instance.region }, { store, consoleOutput: ec2ConsoleOutput(profile ? { profile } : {}) });
+    if (!d) return;
+    if (d.ok) {
+      notice(`tagssh: the host key of ${label} (${instance.id}) matches its console output; trusted.`);
+      return;
+    }
+    const fp = (d.error?.details as { fingerprint?: string } | undefined)?.fingerprint;
+    notice(`tagssh: ${d.error?.message ?? `the host key of ${label} could not be verified.`}`);
+    if (d.error?.code === 'HOST_KEY_UNKNOWN') {
+      notice(`  → Verify it, then run \`tagssh ssh ${instance.id} --accept-new${fp ? `=${fp}` : ''}\` once: OpenSSH checks host keys against TagSSH's known_hosts.`);
+    } else if (d.error?.hint) {
+      notice(`  → ${d.error.hint}`);
+    }
+  } catch (e) {
+    notice(`tagssh: could not check the host key of ${label} first (${(e as Error).message}); OpenSSH decides.`);
+  }
 }
 
 function connectTcp(host: string, port: number, timeoutMs: number, label: string): Promise<net.Socket> {

@@ -10,6 +10,8 @@ export interface Ec2Proxy {
   endpoint: string;
   /** Runs `hook` after every successful `action` (e.g. 'StartInstances'), before replying. */
   after(action: string, hook: (body: URLSearchParams) => Promise<void>): void;
+  /** Rewrites the answer body of `action` (e.g. GetConsoleOutput with a console that vouches for a lab sshd). */
+  rewrite(action: string, edit: (body: string, params: URLSearchParams) => string): void;
   /** Requests seen, by action name. */
   counts: Map<string, number>;
   close(): Promise<void>;
@@ -18,6 +20,7 @@ export interface Ec2Proxy {
 export async function startEc2Proxy(upstream: string): Promise<Ec2Proxy> {
   const target = new URL(upstream);
   const hooks = new Map<string, (body: URLSearchParams) => Promise<void>>();
+  const rewrites = new Map<string, (body: string, params: URLSearchParams) => string>();
   const counts = new Map<string, number>();
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -35,8 +38,11 @@ export async function startEc2Proxy(upstream: string): Promise<Ec2Proxy> {
           if (hook && (ures.statusCode ?? 500) < 300) await hook(params);
           const headers = { ...ures.headers };
           delete headers['transfer-encoding'];
+          const edit = rewrites.get(action);
+          const answer = edit && (ures.statusCode ?? 500) < 300 ? Buffer.from(edit(Buffer.concat(out).toString('utf8'), params)) : Buffer.concat(out);
+          if (edit) headers['content-length'] = String(answer.length);
           res.writeHead(ures.statusCode ?? 502, headers);
-          res.end(Buffer.concat(out));
+          res.end(answer);
         });
       });
       up.on('error', (e) => {
@@ -52,6 +58,9 @@ export async function startEc2Proxy(upstream: string): Promise<Ec2Proxy> {
     endpoint: `http://127.0.0.1:${port}`,
     after(action, hook) {
       hooks.set(action, hook);
+    },
+    rewrite(action, edit) {
+      rewrites.set(action, edit);
     },
     counts,
     close: () =>

@@ -28,6 +28,7 @@ export function register(program: Command): void {
     const name = nameFromArgs(rawName, flags.nameB64);
     const { runProxy } = await import('../../proxy.js');
     const { progressLine } = await import('../output.js');
+    const { escapeControls } = await import('../../../common/safeText.js');
     const progress = progressLine();
     try {
       await runProxy(name, {
@@ -37,6 +38,10 @@ export function register(program: Command): void {
         ...(flags.private ? { private: true } : {}),
         ...(flags.pick ? { pick: flags.pick } : {}),
         onProgress: progress,
+        onNotice: (msg) => {
+          progress.done();
+          process.stderr.write(`${escapeControls(msg)}\n`);
+        },
       });
     } finally {
       progress.done();

@@ -1,6 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +8,7 @@ import { DescribeAddressesCommand, DisassociateAddressCommand } from '@aws-sdk/c
 import { startMoto, type Moto } from '../../../lab/moto.js';
 import { startSshd, cleanupSshd, makeKey, type SshdHost, type KeyPair } from '../../../lab/sshd.js';
 import { seedInstance, attachEip } from '../../../lab/seed.js';
+import { cloudInitConsole } from '../../../lab/cloudInitConsole.js';
 import { BLOCK_BEGIN, BLOCK_END } from '../../../../src/common/export/sshConfig.js';
 
 // The exported OpenSSH config, end to end: real `tagssh export ssh-config` against moto, real
@@ -32,6 +33,9 @@ describe('tagssh export ssh-config + tagssh proxy with OpenSSH', () => {
   let cfg: string;
   let twins: string[];
   let knownHosts: string;
+  let front: ChildProcess;
+  let host3: SshdHost;
+  let vouchedId: string;
   const userPart = '# my own settings\nHost old-box\n  HostName 192.0.2.1\n  User alice\n\nHost *\n  ServerAliveInterval 30\n';
 
   before(async () => {
@@ -43,9 +47,18 @@ describe('tagssh export ssh-config + tagssh proxy with OpenSSH', () => {
     const seeded = await seedInstance(ec2, { name: NAME, eip: '127.0.0.2', tags: { 'tagssh:port': String(host1.port) } });
     instanceId = seeded.id;
     twins = (await seedInstance(ec2, { name: 'twin', count: 2 })).ids;
+    // An instance whose console output (cloud-init's fingerprint block) vouches for its sshd.
+    host3 = await startSshd({ address: '127.0.0.7', authorizedKeys: [clientKey.publicKey] });
+    vouchedId = (await seedInstance(ec2, { name: 'vouched', eip: '127.0.0.7', tags: { 'tagssh:port': String(host3.port) } })).id;
+    const vouching = Buffer.from(cloudInitConsole(host3.hostKeys.map((k) => k.publicPath))).toString('base64');
+    front = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'test/support/consoleFront.ts'), moto.endpoint, vouchedId, vouching], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const frontEndpoint = await new Promise<string>((resolve, reject) => {
+      front.stdout!.once('data', (d: Buffer) => resolve(d.toString().trim()));
+      front.once('exit', (code) => reject(new Error(`console front exited ${code}`)));
+    });
     // PATH without any tagssh: the exported config must not need it.
     const path = (process.env.PATH ?? '').split(':').filter((d) => d && !existsSync(join(d, 'tagssh')));
-    env = { ...process.env, ...moto.env, TAGSSH_HOME: join(work, 'home'), PATH: path.join(':'), SSH_AUTH_SOCK: '' };
+    env = { ...process.env, ...moto.env, AWS_ENDPOINT_URL_EC2: frontEndpoint, TAGSSH_HOME: join(work, 'home'), PATH: path.join(':'), SSH_AUTH_SOCK: '' };
     knownHosts = join(work, 'home', 'config', 'known_hosts');
     cfg = join(work, 'ssh_config');
     writeFileSync(cfg, userPart);
@@ -56,6 +69,9 @@ describe('tagssh export ssh-config + tagssh proxy with OpenSSH', () => {
     if (host1) cleanupSshd(host1);
     await host2?.stop();
     if (host2) cleanupSshd(host2);
+    await host3?.stop();
+    if (host3) cleanupSshd(host3);
+    front?.kill('SIGTERM');
     await moto?.stop();
     if (work) rmSync(work, { recursive: true, force: true });
   });
@@ -130,7 +146,20 @@ describe('tagssh export ssh-config + tagssh proxy with OpenSSH', () => {
     const r = ssh(alias, 'true');
     assert.notEqual(r.status, 0);
     assert.match(r.stderr, /Host key verification failed/);
-    assert.equal(existsSync(knownHosts), false, 'ssh wrote nothing into TagSSH\'s store');
+    // tagssh proxy looked first, found no console record, and says what to do.
+    const fp = host1.hostKeys.find((k) => k.type === 'ed25519')!.fingerprint;
+    assert.ok(r.stderr.includes(`run \`tagssh ssh ${instanceId} --accept-new=${fp}\` once`), r.stderr);
+    assert.equal(existsSync(knownHosts) && readFileSync(knownHosts, 'utf8').includes(instanceId), false, 'nothing was trusted');
+  });
+
+  it("first contact from OpenSSH itself: a key the instance's console output vouches for is trusted, and ssh accepts it", () => {
+    const cfg3 = join(work, 'vouched_config');
+    assert.equal(tagssh('export', 'ssh-config', 'vouched', '--file', cfg3, '--user', host3.user, '--identity', clientKey.privatePath).status, 0);
+    const r = spawnSync('ssh', ['-F', cfg3, '-o', 'BatchMode=yes', '-o', 'IdentityAgent=none', 'vouched', 'echo', 'first-contact-ok'], { env, encoding: 'utf8', timeout: 60_000 });
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stdout.trim(), 'first-contact-ok');
+    assert.match(r.stderr, /matches its console output; trusted/);
+    assert.match(readFileSync(knownHosts, 'utf8'), new RegExp(`^${vouchedId} ssh-ed25519 \\S+ tagssh source=console `, 'm'));
   });
 
   it('after `tagssh ssh` verified the key, ssh, scp and rsync work through tagssh proxy with that key', () => {
