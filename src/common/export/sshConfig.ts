@@ -3,6 +3,7 @@ import { makeAliases, type AliasMapping } from './alias.js';
 import { base64UrlUtf8 } from './encoding.js';
 import { escapeControls } from '../safeText.js';
 import { shQuote } from '../shell.js';
+import { isInstanceId, isPort, isRegionName } from '../vocab.js';
 
 // OpenSSH client config for EC2 instances, inside a managed block (# BEGIN tagssh … # END tagssh)
 // so a rewrite never touches the user's own lines. Each instance gets a Host whose connection
@@ -122,13 +123,13 @@ export function sshConfigBlock(hosts: readonly SshConfigHost[], opts: SshConfigO
     comment(`Exported${opts.exportedAt ? ` at ${opts.exportedAt}` : ''}. Addresses are looked up at connect time by \`tagssh proxy\`.`),
   ];
   if (opts.knownHostsFile) {
-    out.push(comment("Host keys are checked against TagSSH's known_hosts: connect once with `tagssh ssh NAME` to verify a new instance's key."));
+    out.push(comment("Host keys are checked against TagSSH's known_hosts. A new key is trusted when the console output vouches for it, else confirm it once with `tagssh ssh NAME --accept-new`."));
   }
   hosts.forEach((h, i) => {
-    if (!/^i-[0-9a-f]{8,32}$/.test(h.instanceId)) throw invalid(`Instance id ${JSON.stringify(h.instanceId)} is not valid.`, 'Instance ids look like i-0123456789abcdef0.');
-    if (!/^[a-z]{2}(-[a-z]+)+-\d{1,2}$/.test(h.region)) throw invalid(`Region ${JSON.stringify(h.region)} is not valid.`, 'Regions look like eu-west-1.');
+    if (!isInstanceId(h.instanceId)) throw invalid(`Instance id ${JSON.stringify(h.instanceId)} is not valid.`, 'Instance ids look like i-0123456789abcdef0.');
+    if (!isRegionName(h.region)) throw invalid(`Region ${JSON.stringify(h.region)} is not valid.`, 'Regions look like eu-west-1.');
     if (!/^[A-Za-z0-9._][A-Za-z0-9._-]{0,63}$/.test(h.user)) throw invalid(`User ${JSON.stringify(h.user)} is not a POSIX user name.`, 'Pass --user with a plain user name.');
-    if (!Number.isInteger(h.port) || h.port < 1 || h.port > 65535) throw invalid(`Port ${h.port} is not a TCP port.`, 'Use a port from 1 to 65535.');
+    if (!isPort(h.port)) throw invalid(`Port ${h.port} is not a TCP port.`, 'Use a port from 1 to 65535.');
     const m = mapping[i]!;
     out.push('', comment(`${h.name === null ? '(no Name tag)' : `Name ${JSON.stringify(h.name)}`} = ${h.instanceId} (${h.region})`));
     out.push(`Host ${m.alias}`);

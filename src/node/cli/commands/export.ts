@@ -179,6 +179,6 @@ export function register(program: Command): void {
       process.stderr.write(`  ${shownName(m.name).padEnd(nameWidth)}  →  ${m.alias}  (${m.instanceId}${m.note === 'duplicate' ? ', name shared or taken: id suffix added' : ''})\n`);
     }
     const config = flags.file ? ` -F ${escapeControls(/^[\w./:@%+=,-]+$/.test(flags.file) ? flags.file : shQuote(flags.file))}` : '';
-    process.stderr.write(`Connect with: ssh${config} ${mapping[0]?.alias ?? '<alias>'}  (host keys are checked against ${escapeControls(knownHostsPath())}; connect once with \`tagssh ssh NAME\` to verify a new instance's key)\n`);
+    process.stderr.write(`Connect with: ssh${config} ${mapping[0]?.alias ?? '<alias>'}  (host keys are checked against ${escapeControls(knownHostsPath())}: a new key is trusted when the console output vouches for it, else confirm it once with \`tagssh ssh NAME --accept-new\`)\n`);
   });
 }
