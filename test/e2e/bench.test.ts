@@ -17,8 +17,12 @@ let lab: AppLab;
 let browser: Browser;
 let page: Page;
 let errors: string[];
+/** Run directories already in /tmp (other test files' runs): only this file's must be gone. */
+let runDirsBefore: Set<string>;
+const runDirs = () => readdirSync('/tmp').filter((n) => /^tagssh-\d{8}t/.test(n) && n.length < 40);
 
 before(async () => {
+  runDirsBefore = new Set(runDirs());
   lab = await startAppLab([
     { name: 'bench-m5', address: '127.0.0.40' },
     { name: 'bench-m5a', address: '127.0.0.41' },
@@ -182,6 +186,14 @@ test('every other preset from its form: cpufreq, dd, fio, listing, smallfiles, U
   await choosePreset('dd', "'dd' 'if=/dev/zero'");
   await setParam('count', '4');
   await page.waitForFunction(() => document.querySelector('[data-testid=bench-script]')?.textContent?.includes("'count=4'"));
+  // The confirmation's Cancel runs nothing.
+  const resultsBefore = await rows().count();
+  await view().getByTestId('bench-run').click();
+  const ask = page.getByRole('dialog', { name: 'Run dd?' });
+  await ask.getByRole('button', { name: 'Cancel' }).click();
+  await ask.waitFor({ state: 'detached' });
+  assert.equal(await view().getByTestId('bench-run').isEnabled(), true);
+  assert.equal(await rows().count(), resultsBefore, 'nothing ran');
   assert.match((await run({ confirm: /Writes: Writes 4 MiB to \/tmp\/tagssh-scratch-…\/ddtest/ }))[0]!, /done/);
 
   await choosePreset('fio', '# TagSSH benchmark: fio');
@@ -234,8 +246,8 @@ test('Cancel stops a running fio; a dropped connection leaves the run going and 
   assert.match(await view().locator('.bench-run-row').innerText(), /cancelled: fio on bench-m5 was cancelled; the remote processes were stopped and cleaned up\./);
 
   await choosePreset('smallfiles', '# TagSSH benchmark: small files');
-  await setParam('count', '30000');
-  await page.waitForFunction(() => document.querySelector('[data-testid=bench-script]')?.textContent?.includes('N=30000'));
+  await setParam('count', '5000');
+  await page.waitForFunction(() => document.querySelector('[data-testid=bench-script]')?.textContent?.includes('N=5000'));
   await view().getByTestId('bench-run').click();
   await page.getByRole('dialog').getByRole('button', { name: 'Run it' }).click();
   await page.waitForFunction(() => /^create\b/.test(document.querySelector('.bench-run-phase')?.textContent ?? ''), undefined, { timeout: 30_000 });
@@ -250,8 +262,8 @@ test('Cancel stops a running fio; a dropped connection leaves the run going and 
     .catch(async (e) => {
       throw new Error(`re-attach did not finish: ${await view().locator('.bench-progress').innerText()} / ${await view().getByTestId('bench-form-error').innerText()}`, { cause: e });
     });
-  await page.waitForFunction(() => /\bok\b/.test(document.querySelector('[data-testid=bench-results] tbody tr')?.textContent ?? ''));
-  assert.match(await openNewest(), /files_created\s+30000/);
+  await page.waitForFunction(() => !!document.querySelector('[data-testid=bench-results] tbody tr:first-child td.bench-status-ok'));
+  assert.match(await openNewest(), /files_created\s+5000/);
 });
 
 test('compare: baseline, chart metric, every export (CSV with a BOM), a warning for mixed presets, delete', async () => {
@@ -328,6 +340,6 @@ test('the Benchmarks tab speaks Japanese when the language changes, without a re
   await page.locator('#set-language').evaluate((e) => (e as HTMLSelectElement).form?.requestSubmit());
   await page.locator('#tab-bench').click();
   await page.waitForFunction(() => document.querySelector('.bench-run h2')?.textContent === 'Run a benchmark');
-  assert.deepEqual(readdirSync('/tmp').filter((n) => /^tagssh-\d{8}t/.test(n) && n.length < 40), [], 'no run directories left');
+  assert.deepEqual(runDirs().filter((n) => !runDirsBefore.has(n)), [], 'no run directories left');
   assert.deepEqual(errors, []);
 });

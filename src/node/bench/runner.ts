@@ -410,12 +410,15 @@ export async function attachRun(result: BenchResult, hosts: { host: BenchHost; p
   await withConn(ctx, hosts.host.target, async (conn) => {
     const out: Buffer[] = [];
     const err: Buffer[] = [];
+    // The output is followed from its start, so the phases replay up to where the run is now.
+    const watch = phaseWatcher((phase) => emit({ type: 'phase', runId: r.id, phase }));
     const { exitCode } = await followRun(
       conn,
       runDir,
       {
         stdout: (c) => {
           out.push(c);
+          watch(c.toString('utf8'));
           emit({ type: 'output', runId: r.id, stream: 'stdout', text: c.toString('utf8') });
         },
         stderr: (c) => {
