@@ -210,6 +210,8 @@ export function createAppService(deps: AppServiceDeps): AppService {
       const opens = new Map<string, AbortController>();
       // Opens that asked EC2 to start the instance: a cancel says the instance keeps starting.
       const started = new Set<string>();
+      // Opens whose passphrase prompt the person cancelled.
+      const declined = new Set<string>();
       const cancelledOpen = (openId: string) => new AppError('CANCELLED', started.has(openId) ? 'Cancelled; the instance keeps starting.' : 'Cancelled.', undefined, { instanceStarting: started.has(openId) });
       const PROMPT_TIMEOUT_MS = 5 * 60_000;
       const askPassphrase = (openId: string) => (keyPath: string, attempt: number) =>
@@ -309,12 +311,14 @@ export function createAppService(deps: AppServiceDeps): AppService {
             for (const chunk of early.get(info.sessionId)?.chunks ?? []) onData(info.sessionId, chunk);
             return info;
           } catch (e) {
-            // A wait that ended because the UI cancelled reports the cancel, not the wait's own error.
-            if (abort.signal.aborted && !disposed) throw cancelledOpen(input.openId);
+            // A wait that ended because the UI cancelled reports the cancel, not the wait's own error;
+            // so does a login that failed because the person declined the key's passphrase.
+            if ((abort.signal.aborted || declined.has(input.openId)) && !disposed) throw cancelledOpen(input.openId);
             throw e;
           } finally {
             opens.delete(input.openId);
             started.delete(input.openId);
+            declined.delete(input.openId);
             if (--opening === 0) {
               early.clear();
               earlyBytes = 0;
@@ -358,7 +362,10 @@ export function createAppService(deps: AppServiceDeps): AppService {
         'session.passphrase'({ promptId, passphrase }) {
           const p = prompts.get(promptId);
           if (!p) throw new AppError('CANCELLED', 'That passphrase prompt is no longer open.', 'Connect again.');
-          if (passphrase === null) p.reject(new AppError('CANCELLED', 'Passphrase not given.'));
+          if (passphrase === null) {
+            declined.add(p.openId);
+            p.reject(new AppError('CANCELLED', 'Passphrase not given.'));
+          }
           else p.resolve(passphrase);
           return null;
         },

@@ -17,6 +17,7 @@ const ui = useAppUi([
   { name: 'db-2', address: '127.0.0.5', stopped: true },
   // An Elastic IP nobody serves: after a start, SSH never answers, so only Cancel ends the wait.
   { name: 'slow-1', address: '127.0.0.9', noSshd: true, stopped: true },
+  { name: 'fresh-1', address: '127.0.0.7' },
 ]);
 const { row, activePanel, waitForTerminal, typeInTerminal, trustFirstContact, shot } = verbs(ui);
 const page = () => ui.page;
@@ -201,19 +202,27 @@ test('Cancel stops waiting for a starting instance and says it keeps starting', 
     if (Date.now() > deadline) assert.fail(`the tab never said the instance is starting; it says: ${await status.innerText()}`);
     await page().waitForTimeout(100);
   }
+  // Closing the tab while it waits asks first; Cancel in that question keeps the tab waiting.
+  await tab('slow-1').locator('.tab-close').click();
+  const question = page().getByRole('dialog');
+  assert.match(await question.innerText(), /still connecting to slow-1/);
+  await question.getByRole('button', { name: 'Cancel' }).click();
+  await activePanel().getByTestId('connecting').waitFor();
   await activePanel().getByRole('button', { name: 'Cancel' }).click();
   const cancelled = activePanel().getByTestId('cancelled');
   await cancelled.waitFor({ timeout: 10_000 });
   assert.match(await cancelled.innerText(), /Stopped waiting\. slow-1 keeps starting/);
   assert.notEqual(await stateOf('slow-1'), 'stopped', 'the instance was left starting, as the tab says');
   assert.equal(await tab('slow-1').getAttribute('data-state'), 'failed');
-  // Connect again goes back to waiting (the instance is running now); closing the waiting tab asks.
+  // Connect again tries the running instance, whose SSH port nothing serves: the app's words, no CLI flags.
   await activePanel().getByRole('button', { name: 'Connect again' }).click();
-  await activePanel().getByTestId('connecting').waitFor();
+  const error = activePanel().getByTestId('open-error');
+  await error.waitFor({ timeout: 20_000 });
+  assert.match(await error.innerText(), /Could not connect over SSH\.[\s\S]*Settings › SSH port/);
+  assert.doesNotMatch(await error.innerText(), /--port/);
+  await activePanel().getByRole('button', { name: 'Open Settings › SSH port' }).click();
+  assert.equal(await page().evaluate(() => document.activeElement?.id), 'set-port');
   await tab('slow-1').locator('.tab-close').click();
-  const dialog = page().getByRole('dialog');
-  assert.match(await dialog.innerText(), /still connecting to slow-1/);
-  await dialog.getByRole('button', { name: 'Close tab' }).click();
   await tab('slow-1').waitFor({ state: 'detached' });
 });
 
@@ -234,6 +243,42 @@ test('a stopped instance named in the quick box offers Start and connect, which 
   await waitForTerminal(/[#$]\s*$/m, 60_000);
   await typeInTerminal('echo host-$TAGSSH_TEST_HOST');
   await waitForTerminal('host-127.0.0.5');
+});
+
+test('Cancel at the host-key prompt and at the passphrase prompt leaves the tab with Connect again', async () => {
+  await connectFromList('fresh-1');
+  await activePanel().getByTestId('hostkey-prompt').waitFor({ timeout: 20_000 });
+  await activePanel().getByRole('button', { name: 'Cancel' }).click();
+  await activePanel().getByText('Not connected: the host key was not trusted.').waitFor();
+  await activePanel().getByRole('button', { name: 'Connect again' }).click();
+  await trustFirstContact();
+  await waitForTerminal(/[#$]\s*$/m);
+  await tab('fresh-1').locator('.tab-close').click();
+  await page().getByRole('dialog').getByRole('button', { name: 'Close tab' }).click();
+
+  await page().getByRole('tab', { name: 'Settings' }).click();
+  await page().getByLabel('Default private key file').fill(ui.lab.lockedKey.privatePath);
+  await page().getByRole('button', { name: 'Save settings' }).click();
+  await page().getByText('Saved.', { exact: true }).waitFor();
+  try {
+    await connectFromList('fresh-1');
+    await activePanel().getByTestId('passphrase-prompt').waitFor({ timeout: 20_000 });
+    await activePanel().getByRole('button', { name: 'Cancel' }).click();
+    const cancelled = activePanel().getByTestId('cancelled');
+    await cancelled.waitFor({ timeout: 10_000 });
+    assert.equal(await cancelled.innerText(), 'Not connected: you cancelled.');
+    await activePanel().getByRole('button', { name: 'Connect again' }).click();
+    await activePanel().getByLabel('Key passphrase').fill(ui.lab.lockedKey.passphrase!);
+    await activePanel().getByRole('button', { name: 'Unlock' }).click();
+    await waitForTerminal(/[#$]\s*$/m);
+  } finally {
+    await page().getByRole('tab', { name: 'Settings' }).click();
+    await page().getByLabel('Default private key file').fill(ui.lab.clientKey.privatePath);
+    await page().getByRole('button', { name: 'Save settings' }).click();
+    await page().getByText('Saved.', { exact: true }).waitFor();
+  }
+  await tab('fresh-1').locator('.tab-close').click();
+  await page().getByRole('dialog').getByRole('button', { name: 'Close tab' }).click();
 });
 
 test('in Japanese, the tab strip, the terminal tab and its notices speak Japanese', async () => {

@@ -4,6 +4,7 @@ import { EventEmitter } from 'node:events';
 import { createAppService, type Engine, type SessionPort } from '../../../src/node/service.js';
 import { defaultSettings, type Settings } from '../../../src/common/model/settings.js';
 import type { EventName } from '../../../src/common/contract.js';
+import { AppError } from '../../../src/common/errors.js';
 
 // The service's own logic around sessions, with an in-memory engine standing in for SSH: output
 // that arrives before session.open returns, UTF-8 split across chunks, acks turned into bytes for
@@ -209,4 +210,30 @@ test('cancelling an open stops its wait and says when the instance was left star
   assert.equal(sawSignal?.aborted, true);
   await assert.rejects(Promise.resolve(open), (e: { code: string; details?: { instanceStarting?: boolean } }) => e.code === 'CANCELLED' && e.details?.instanceStarting === true);
   assert.deepEqual(client.handlers['session.cancelOpen']({ openId: 'c1' }), { cancelled: false }, 'nothing left to cancel');
+});
+
+test('a login that failed because the person cancelled the passphrase prompt reports the cancel', async () => {
+  const sessions = new FakeSessions();
+  const engine: Engine = {
+    listInstances: async () => ({ instances: [], fetchedAt: 0, fromCache: false }),
+    startInstance: async () => assert.fail('not used'),
+    stopInstance: async () => assert.fail('not used'),
+    listProfiles: async () => ({ profiles: [], defaultRegion: null }),
+    forgetHostKey: async () => false,
+    sessions: sessions as unknown as SessionPort,
+    async openSession(req) {
+      // As the SSH layer does: a key whose passphrase was not given is skipped, and the login fails.
+      await req.askPassphrase('/k', 1).catch(() => undefined);
+      throw new AppError('AUTH_FAILED', 'web-1 refused the login as "root"; tried: /k (no passphrase).');
+    },
+  };
+  let settings: Settings = defaultSettings();
+  let prompt: { promptId: string } | undefined;
+  const client = createAppService({ engine, settings: { get: () => settings, set: (s) => (settings = s) }, sections: [] }).connect((event, payload) => {
+    if (event === 'session.passphrase') prompt = payload as { promptId: string };
+  });
+  const open = client.handlers['session.open']({ ref: 'web-1', openId: 'p1', cols: 80, rows: 24, start: false });
+  await tick();
+  client.handlers['session.passphrase']({ promptId: prompt!.promptId, passphrase: null });
+  await assert.rejects(Promise.resolve(open), (e: { code: string }) => e.code === 'CANCELLED');
 });
