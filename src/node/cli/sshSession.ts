@@ -164,5 +164,5 @@ export async function forgetHostKey(name: string, scope: AwsScope): Promise<void
     }
   }
   if (removed.length === 0) throw new AppError('NOT_FOUND', `No trusted host key is stored for "${name}".`, `The store is ${store.path}; \`tagssh forget-host-key\` takes the Name or the instance id shown in the error.`);
-  process.stdout.write(`Forgot the host key of ${removed.join(', ')}; the next connection verifies the new key (console output or --accept-new).\n`);
+  process.stdout.write(`Forgot the host key of ${escapeControls(removed.join(', '))}; the next connection verifies the new key (console output or --accept-new).\n`);
 }

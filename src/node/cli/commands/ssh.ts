@@ -34,6 +34,7 @@ export function register(program: Command): void {
     .argument('<name>', 'Name tag value or instance id i-… (as shown in the HOST_KEY_CHANGED message)');
   addAwsOptions(forget).action(async (name: string, flags: AwsFlags) => {
     const { forgetHostKey } = await import('../sshSession.js');
-    await forgetHostKey(name, awsScopeFrom(flags));
+    const { withEscapedErrors } = await import('../safeOutput.js');
+    await withEscapedErrors(() => forgetHostKey(name, awsScopeFrom(flags)));
   });
 }
