@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { InstanceSchema, CandidateSchema } from './model/instance.js';
 import { SettingsSchema } from './model/settings.js';
 import { benchCalls, benchEvents } from './bench/contract.js';
+import { ALL_REGIONS, INSTANCE_ID, REGION_NAME } from './vocab.js';
 import { AppErrorDataSchema, call, type CallInput, type CallOutput, type CallParsed, type EventPayload, type HandlerMap } from './rpc.js';
 
 // THE contract between any UI and the one backend (src/node/service.ts). Every call has a zod
@@ -11,13 +12,13 @@ import { AppErrorDataSchema, call, type CallInput, type CallOutput, type CallPar
 // then give src/node/service.ts a handler section for it.
 
 const Name = z.string().min(1).max(256);
-export const RegionNameSchema = z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'a region like eu-west-1');
-export const InstanceIdSchema = z.string().regex(/^i-[0-9a-f]{1,32}$/, 'an instance id like i-0123abcd');
+export const RegionNameSchema = z.string().regex(REGION_NAME, 'a region like eu-west-1');
+export const InstanceIdSchema = z.string().regex(INSTANCE_ID, 'an instance id like i-0123456789abcdef0');
 
 /** Which account/regions a call looks at; omitted fields come from Settings. */
 export const ScopeSchema = z.object({
   profile: Name.optional(),
-  regions: z.array(z.union([RegionNameSchema, z.literal('all')])).max(40).optional(),
+  regions: z.array(z.union([RegionNameSchema, z.literal(ALL_REGIONS)])).max(40).optional(),
 });
 const InstanceRefSchema = ScopeSchema.extend({ id: InstanceIdSchema, region: RegionNameSchema });
 

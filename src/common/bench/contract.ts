@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { INSTANCE_ID, REGION_NAME } from '../vocab.js';
 import { call } from '../rpc.js';
 import { MetricSchema, BenchResultSchema, BenchHostInfoSchema } from './result.js';
 import { PeerAddressChoiceSchema } from './peerAddress.js';
@@ -10,7 +11,7 @@ import { UNIXBENCH_MAX_TARBALL_BYTES } from './unixbench.js';
 
 const Preset = z.string().min(1).max(32);
 const Params = z.record(z.string(), z.union([z.string().max(4096), z.number(), z.boolean()]));
-const InstanceRef = z.object({ id: z.string().regex(/^i-[0-9a-f]{1,32}$/), region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d$/) });
+const InstanceRef = z.object({ id: z.string().regex(INSTANCE_ID), region: z.string().regex(REGION_NAME) });
 const ResultId = z.string().regex(/^[a-z0-9-]{6,64}$/);
 
 export const ParamInfoSchema = z.object({

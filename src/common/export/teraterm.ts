@@ -2,6 +2,7 @@ import { AppError } from '../errors.js';
 import { makeAliases } from './alias.js';
 import { base64UrlUtf8, truncateUtf8 } from './encoding.js';
 import { assertTtlLines, ttlComment, ttlString, ttsshValue } from './ttl.js';
+import { INSTANCE_ID, REGION_NAME } from '../vocab.js';
 
 // Tera Term macros (.ttl) that connect to an EC2 instance by its Name tag.
 //  - dynamic (default): every run asks a helper (`tagssh resolve`, or the aws CLI) for the
@@ -66,8 +67,8 @@ function checkSafeToken(value: string, what: string, re: RegExp, hint: string): 
   return value;
 }
 
-const ID_RE = /^i-[0-9a-f]{8,32}$/;
-const REGION_RE = /^[a-z]{2}(-[a-z]+)+-\d{1,2}$/;
+const ID_RE = INSTANCE_ID;
+const REGION_RE = REGION_NAME;
 const PROFILE_RE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
 function checkHost(h: TeraTermHost): void {

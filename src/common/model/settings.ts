@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ALL_REGIONS, isRegionName } from '../vocab.js';
 
 // User settings shared by the app, the browser mode and the CLI (one file under the config dir).
 // Nothing secret lives here: no credentials, no passphrases, no key material — only paths and names.
@@ -35,7 +36,7 @@ export const SettingsSchema = z.object({
   /** Extra profile names offered in the picker (those in ~/.aws/config are discovered anyway). */
   profiles: z.array(z.string().trim().min(1).max(200)).max(100).default([]),
   /** Regions listed; [] = the profile's default region; ['all'] = every enabled region. */
-  regions: z.array(z.string().regex(/^(all|[a-z]{2}(-[a-z]+)+-\d)$/, 'a region like eu-west-1, or "all"')).max(40).default([]),
+  regions: z.array(z.string().refine((r) => r === ALL_REGIONS || isRegionName(r), 'a region like eu-west-1, or "all"')).max(40).default([]),
   /** Default login user when no tag or AMI rule applies; null = guess from the AMI. */
   defaultUser: z.string().regex(/^[A-Za-z0-9._][A-Za-z0-9._-]{0,63}$/, 'a POSIX user name').nullable().default(null),
   /** Default private key file (a path; the key itself is never read into settings). */

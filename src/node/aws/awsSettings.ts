@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { AppError } from '../../common/errors.js';
+import { partitionOf } from '../../common/vocab.js';
 import { cjsExports } from './interop.js';
 
 // The settings that shape an EC2 request, read where the aws CLI and the SDK read them:
@@ -80,7 +81,8 @@ export function checkedEndpoint(raw: string): URL {
 
 /** The hosts the lean client knows: aws, aws-cn and aws-us-gov (all plain ec2.REGION.suffix). */
 export function leanEndpointFor(region: string): string | undefined {
-  if (/^(?:us|eu|ap|sa|ca|me|af|il|mx)-[a-z]+-\d+$/.test(region) || /^us-gov-[a-z]+-\d+$/.test(region)) return `https://ec2.${region}.amazonaws.com`;
-  if (/^cn-[a-z]+-\d+$/.test(region)) return `https://ec2.${region}.amazonaws.com.cn`;
+  const partition = partitionOf(region);
+  if (partition === 'aws' || partition === 'aws-us-gov') return `https://ec2.${region}.amazonaws.com`;
+  if (partition === 'aws-cn') return `https://ec2.${region}.amazonaws.com.cn`;
   return undefined;
 }

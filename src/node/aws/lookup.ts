@@ -5,6 +5,7 @@ import { describeInstances, describeWithEips, type DescribeQuery } from './descr
 import { regionsOf } from './regions.js';
 import { toCandidate } from './parseInstance.js';
 import { isAllRegions, type AwsScope } from './scope.js';
+import { isInstanceId } from '../../common/vocab.js';
 
 // Finds the instances a user means by "NAME" or "i-…": an exact, case-sensitive match on the
 // Name tag (any Unicode, quotes, spaces, newlines), or the instance id, in every region of the
@@ -12,10 +13,8 @@ import { isAllRegions, type AwsScope } from './scope.js';
 // * and ? as wildcards (and \ as their escape), the result is a superset that is then matched
 // exactly here.
 
-const INSTANCE_ID = /^i-(?:[0-9a-f]{8}|[0-9a-f]{17})$/;
-
 export function looksLikeInstanceId(ref: string): boolean {
-  return INSTANCE_ID.test(ref);
+  return isInstanceId(ref);
 }
 
 /** A tag:Name filter value whose matches include every exact match of `name`. */

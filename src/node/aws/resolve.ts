@@ -5,6 +5,7 @@ import { ambiguous, applyPick, candidatesOf, describeCandidate, displayName, fin
 import type { AwsScope } from './scope.js';
 import { assertPublicAddressComes, noPublicAddressError } from './publicAddress.js';
 import { tcpAnswers } from './tcpProbe.js';
+import { portTag } from '../../common/vocab.js';
 import { pollUntil, waitOptionsFrom } from './wait.js';
 
 // Name tag → address: the heart of TagSSH. Always answered from EC2 itself (never the inventory
@@ -82,7 +83,7 @@ const NO_PUBLIC_ADDRESS_GRACE_MS = 10_000;
 
 /** After a start: waits until EC2 reports an address and the SSH port accepts connections. */
 export async function waitUntilReachable(instance: Instance, opts: ResolveOptions): Promise<ResolvedTarget> {
-  const port = opts.port ?? portTag(instance) ?? 22;
+  const port = opts.port ?? portTag(instance.tags) ?? 22;
   let runningSince: number | undefined;
   return pollUntil(
     `${label(instance)} to answer on port ${port}`,
@@ -106,11 +107,6 @@ export async function waitUntilReachable(instance: Instance, opts: ResolveOption
     },
     waitOptionsFrom(opts),
   );
-}
-
-function portTag(i: Instance): number | undefined {
-  const v = Number(i.tags['tagssh:port']);
-  return Number.isInteger(v) && v > 0 && v < 65536 ? v : undefined;
 }
 
 /** Quotes a name for a copy-pasteable shell hint. */

@@ -1,5 +1,6 @@
 import { AppError } from '../../common/errors.js';
 import { cjsExports } from './interop.js';
+import { ALL_REGIONS, isRegionName } from '../../common/vocab.js';
 
 // Which AWS account (profile) and which regions a command looks at. Profiles and their regions
 // come from the SDK's own shared-config loader (~/.aws/config and ~/.aws/credentials, honouring
@@ -12,7 +13,7 @@ export interface AwsScope {
   regions?: string[];
 }
 
-export const ALL_REGIONS = 'all';
+export { ALL_REGIONS, isRegionName };
 
 /** The profile a scope means: --profile, then AWS_PROFILE, then "default" (as the SDK does). */
 export function profileOf(scope: AwsScope, env: NodeJS.ProcessEnv = process.env): string {
@@ -67,14 +68,6 @@ export async function defaultRegion(scope: AwsScope, env: NodeJS.ProcessEnv = pr
     `No AWS region is configured${info ? ` for profile "${profile}"` : ''}.`,
     'Pass --region (e.g. --region eu-west-1 or --region all), set AWS_REGION, or add `region = …` to the profile in ~/.aws/config.',
   );
-}
-
-// The region shapes of every AWS partition (mirrors the regionRegex values of the SDK's
-// partitions.json: aws, aws-cn, aws-us-gov, the ISO partitions and the EU sovereign cloud).
-const REGION_NAME = /^(?:(?:us|eu|ap|sa|ca|me|af|il|mx|cn)-[a-z]+-\d+|us-gov-[a-z]+-\d+|us-iso[bf]?-[a-z]+-\d+|eu-isoe-[a-z]+-\d+|eusc-de-[a-z]+-\d+)$/;
-
-export function isRegionName(r: string): boolean {
-  return REGION_NAME.test(r);
 }
 
 export function badRegion(r: string): AppError {

@@ -8,6 +8,7 @@ import type { ConnectTarget } from '../ssh/types.js';
 import { targetOptionsFrom } from './connectOptions.js';
 import { progressLine } from './output.js';
 import { escapeControls } from '../../common/safeText.js';
+import { isInstanceId } from '../../common/vocab.js';
 import { escapedProgress } from './safeOutput.js';
 import type { SshFlags } from './commands/ssh.js';
 
@@ -152,8 +153,8 @@ async function runShell(conn: SshConnection, label: string): Promise<number> {
 /** `tagssh forget-host-key NAME`: by instance id, by the label it was trusted under, or by resolving NAME. */
 export async function forgetHostKey(name: string, scope: AwsScope): Promise<void> {
   const store = new KnownHostsStore();
-  let removed = /^i-[0-9a-f]+$/.test(name) ? store.forget({ instanceId: name }) : store.forget({ label: name });
-  if (removed.length === 0 && !/^i-[0-9a-f]+$/.test(name)) {
+  let removed = isInstanceId(name) ? store.forget({ instanceId: name }) : store.forget({ label: name });
+  if (removed.length === 0 && !isInstanceId(name)) {
     // The Name may have changed since the key was trusted: look the instance up by its current Name.
     try {
       const { findInstances } = await import('../aws/lookup.js');

@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import ssh2 from 'ssh2';
 import type { Client, ClientChannel, ConnectConfig } from 'ssh2';
 import { AppError } from '../../common/errors.js';
+import { MAX_HOPS } from '../../common/vocab.js';
 import { authFailedError, createAuthHandler, defaultAgent, defaultIdentityFiles, expandHome, keyFileProblem, type AskPassphrase } from './auth.js';
 import { ec2ConsoleOutput, type ConsoleOutputSource } from './consoleFingerprints.js';
 import { connectError, where } from './errors.js';
@@ -104,7 +105,7 @@ const DEFAULT_KEEPALIVE_COUNT = 3;
 export function hopsOf(target: ConnectTarget): ConnectTarget[] {
   const out: ConnectTarget[] = [];
   const visit = (t: ConnectTarget, depth: number) => {
-    if (depth > 8) throw new AppError('INVALID_INPUT', `The jump chain to ${t.label} is longer than 8 hops (a loop?).`, 'Check the tagssh:jump tags and the --via option.');
+    if (depth > MAX_HOPS) throw new AppError('INVALID_INPUT', `The jump chain to ${t.label} is longer than ${MAX_HOPS} hops (a loop?).`, 'Check the tagssh:jump tags and the --via option.');
     for (const j of t.jump ?? []) visit(j, depth + 1);
     out.push(t);
   };

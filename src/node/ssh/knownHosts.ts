@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync 
 import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { AppError } from '../../common/errors.js';
+import { INSTANCE_ID } from '../../common/vocab.js';
 import { readJsonFile } from '../store/jsonFile.js';
 import { withFileLock } from '../store/fileLock.js';
 import { tagsshPaths } from '../store/paths.js';
@@ -60,7 +61,6 @@ interface KeyLine {
 }
 type Line = { raw: string } | KeyLine;
 
-const INSTANCE_ID = /^i-[0-9a-f]+$/;
 
 export function knownHostsPath(env: NodeJS.ProcessEnv = process.env): string {
   return join(tagsshPaths(env).config, KNOWN_HOSTS_FILE);

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Settings } from '../../common/model/settings.js';
 import { AppError } from '../../common/errors.js';
+import { MAX_HOPS, portTag } from '../../common/vocab.js';
 import type { AwsScope } from '../aws/scope.js';
 import { tagsshPaths } from '../store/paths.js';
 import { expandHome, sshDir } from './sshPaths.js';
@@ -35,7 +36,6 @@ export interface TargetOptions extends AwsScope {
 /** The part of the settings that shapes a connection. */
 export type SshSettings = Pick<Settings, 'defaultUser' | 'identityFile' | 'port' | 'jumpHost'>;
 
-const MAX_HOPS = 8;
 
 function splitJump(spec: string | string[] | null | undefined): string[] {
   const list = Array.isArray(spec) ? spec : spec ? [spec] : [];
@@ -54,13 +54,6 @@ export function parseHostSpec(spec: string): { user?: string; host: string; port
   if (m[1]) out.user = m[1];
   if (m[3]) out.port = Number(m[3]);
   return out;
-}
-
-function portFromTag(v: string | undefined): number | undefined {
-  if (v === undefined) return undefined;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1 || n > 65535) throw new AppError('INVALID_INPUT', `The tagssh:port tag "${v}" is not a port number.`, 'Fix the tag (1-65535) or pass --port.');
-  return n;
 }
 
 /**
@@ -118,7 +111,7 @@ async function build(nameOrId: string, opts: TargetOptions, settings: SshSetting
     settingsUser: settings.defaultUser,
     lookupImage: (imageId) => describeImage(scope, inst.region, imageId),
   });
-  const port = opts.port ?? portFromTag(inst.tags['tagssh:port']) ?? settings.port;
+  const port = opts.port ?? portTag(inst.tags) ?? settings.port;
 
   const t: ConnectTarget = { host: address, port, user, instanceId: inst.id, region: inst.region, label: inst.name ?? inst.id, keyName: inst.keyName };
   if (scope.profile) t.profile = scope.profile;
