@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { AppError } from '../../common/errors.js';
 import { INSTANCE_ID } from '../../common/vocab.js';
@@ -278,4 +278,53 @@ export class KnownHostsStore {
       return { lines: lines.filter((l) => 'raw' in l || !removed.includes(l.hostId)), result: removed };
     });
   }
+}
+
+export interface CarriedOver {
+  /** Instance ids whose keys were added from OpenSSH's file. */
+  added: string[];
+  /** Instance ids for which OpenSSH's file holds a key other than the one TagSSH trusts (TagSSH's is kept). */
+  conflicts: string[];
+}
+
+/** True when a known_hosts host field names `host`: plain (possibly a comma list) or hashed (|1|salt|hmac). */
+function namesHost(field: string, host: string): boolean {
+  const hashed = /^\|1\|([A-Za-z0-9+/=]+)\|([A-Za-z0-9+/=]+)$/.exec(field);
+  if (hashed) return createHmac('sha1', Buffer.from(hashed[1]!, 'base64')).update(host).digest('base64') === hashed[2];
+  return field.split(',').includes(host);
+}
+
+/**
+ * Carries over keys OpenSSH already trusts for these instances (configs exported by earlier
+ * versions pinned them with HostKeyAlias i-… into OpenSSH's own known_hosts) into this store, so
+ * pointing OpenSSH at this store does not make it forget them. Compare-and-set like any trust: a
+ * key that differs from one TagSSH already trusts is reported, never written.
+ */
+export function carryOverOpenSshKeys(store: KnownHostsStore, opensshKnownHosts: string, instances: ReadonlyArray<{ id: string; name: string | null; region: string }>): CarriedOver {
+  const out: CarriedOver = { added: [], conflicts: [] };
+  let text: string;
+  try {
+    text = readFileSync(opensshKnownHosts, 'utf8');
+  } catch {
+    return out;
+  }
+  const lines = text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l && !l.startsWith('#') && !l.startsWith('@'));
+  for (const inst of instances) {
+    const keys: TrustedKey[] = [];
+    for (const l of lines) {
+      const [field, keyType, b64] = l.split(/[ \t]+/);
+      if (!field || !keyType || !b64 || !namesHost(field, inst.id)) continue;
+      const parsed = parseLine(`${inst.id} ${keyType} ${b64}`);
+      if (!('raw' in parsed) && !keys.some((k) => k.publicKey === parsed.key.publicKey)) keys.push(parsed.key);
+    }
+    if (keys.length === 0) continue;
+    const current = store.get(inst.id);
+    if (current) {
+      if (!keys.every((k) => current.keys.some((c) => c.publicKey === k.publicKey))) out.conflicts.push(inst.id);
+      continue;
+    }
+    const r = store.trust(inst.id, { label: inst.name ?? inst.id, instanceId: inst.id, region: inst.region, keys, source: 'accept-new', addedAt: new Date().toISOString(), lastAddress: null });
+    (r.ok ? out.added : out.conflicts).push(inst.id);
+  }
+  return out;
 }

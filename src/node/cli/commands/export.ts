@@ -168,6 +168,17 @@ export function register(program: Command): void {
       exportedAt: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
     });
     const result = writeSshConfigBlock(file, text, { dryRun: !!flags.dryRun });
+    if (!flags.dryRun) {
+      // Keys OpenSSH already trusts for these instances (earlier exports) move into TagSSH's store, which the block now points to.
+      const { KnownHostsStore, carryOverOpenSshKeys } = await import('../../ssh/knownHosts.js');
+      const { sshDir } = await import('../../ssh/sshPaths.js');
+      const opensshFile = join(sshDir(), 'known_hosts');
+      const carried = carryOverOpenSshKeys(new KnownHostsStore(), opensshFile, instances);
+      if (carried.added.length) process.stderr.write(`Carried over the host keys OpenSSH already trusted for ${carried.added.join(', ')} from ${escapeControls(opensshFile)}.\n`);
+      for (const id of carried.conflicts) {
+        process.stderr.write(`Warning: ${escapeControls(opensshFile)} holds a different host key for ${id} than TagSSH trusts; TagSSH's is kept, and ssh will refuse the other. If the instance was rebuilt: tagssh forget-host-key ${id}\n`);
+      }
+    }
     if (flags.dryRun) process.stdout.write(`${text}\n`);
     const where = escapeControls(result.path);
     if (flags.dryRun) process.stderr.write(`Dry run: ${where} ${result.changed ? 'would change' : 'is already up to date'}.\n`);

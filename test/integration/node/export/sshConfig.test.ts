@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DescribeAddressesCommand, DisassociateAddressCommand } from '@aws-sdk/client-ec2';
@@ -58,7 +58,7 @@ describe('tagssh export ssh-config + tagssh proxy with OpenSSH', () => {
     });
     // PATH without any tagssh: the exported config must not need it.
     const path = (process.env.PATH ?? '').split(':').filter((d) => d && !existsSync(join(d, 'tagssh')));
-    env = { ...process.env, ...moto.env, AWS_ENDPOINT_URL_EC2: frontEndpoint, TAGSSH_HOME: join(work, 'home'), PATH: path.join(':'), SSH_AUTH_SOCK: '' };
+    env = { ...process.env, ...moto.env, AWS_ENDPOINT_URL_EC2: frontEndpoint, TAGSSH_HOME: join(work, 'home'), HOME: join(work, 'home'), PATH: path.join(':'), SSH_AUTH_SOCK: '' };
     knownHosts = join(work, 'home', 'config', 'known_hosts');
     cfg = join(work, 'ssh_config');
     writeFileSync(cfg, userPart);
@@ -224,6 +224,25 @@ describe('tagssh export ssh-config + tagssh proxy with OpenSSH', () => {
     const t = tagssh('ssh', NAME, '--user', host1.user, '--identity', clientKey.privatePath, '--accept-new', '--', 'true');
     assert.notEqual(t.status, 0);
     assert.match(t.stderr, /has CHANGED/);
+  });
+
+  it("carries over keys OpenSSH already trusted (configs from earlier versions), and warns about a different one", () => {
+    // The user's own ~/.ssh/known_hosts, hashed as Debian and Ubuntu write it.
+    const home = join(work, 'user-home');
+    mkdirSync(join(home, '.ssh'), { recursive: true });
+    const userKnown = join(home, '.ssh', 'known_hosts');
+    const oldKey = makeKey(join(work, 'old-host-key'), 'ed25519').publicKey.split(' ').slice(0, 2).join(' ');
+    const otherKey = makeKey(join(work, 'other-host-key'), 'ed25519').publicKey.split(' ').slice(0, 2).join(' ');
+    writeFileSync(userKnown, `${twins[0]} ${oldKey}\n${instanceId} ${otherKey}\n`);
+    execFileSync('ssh-keygen', ['-H', '-f', userKnown], { stdio: 'ignore' });
+    const trustedBefore = readFileSync(knownHosts, 'utf8').split('\n').filter((l) => l.startsWith(`${instanceId} `));
+    const r = spawnSync(process.execPath, [TAGSSH, 'export', 'ssh-config', 'twin', NAME, '--file', join(work, 'carry_config'), '--user', host1.user], { env: { ...env, HOME: home }, encoding: 'utf8', timeout: 30_000 });
+    assert.equal(r.status, 0, r.stderr);
+    assert.ok(r.stderr.includes(`Carried over the host keys OpenSSH already trusted for ${twins[0]} from ${userKnown}.`), r.stderr);
+    assert.ok(r.stderr.includes(`Warning: ${userKnown} holds a different host key for ${instanceId} than TagSSH trusts`), r.stderr);
+    const after = readFileSync(knownHosts, 'utf8');
+    assert.ok(after.includes(`\n${twins[0]} ${oldKey} tagssh `), after);
+    assert.deepEqual(after.split('\n').filter((l) => l.startsWith(`${instanceId} `)), trustedBefore, "TagSSH's key for the instance is kept");
   });
 
   it('tagssh proxy reports failures on stderr only, with a clean exit code', () => {

@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, wri
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateKeyPairSync } from 'node:crypto';
-import { KnownHostsStore, hostIdOf, knownHostsName, type KnownHostEntry } from '../../../../src/node/ssh/knownHosts.js';
+import { KnownHostsStore, carryOverOpenSshKeys, hostIdOf, knownHostsName, type KnownHostEntry } from '../../../../src/node/ssh/knownHosts.js';
 import { sha256Fingerprint } from '../../../../src/node/ssh/fingerprint.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tagssh-kh-'));
@@ -120,6 +120,27 @@ describe('KnownHostsStore', () => {
     assert.equal(existsSync(join(cfg, 'known_hosts.json')), false);
     assert.equal(existsSync(join(cfg, 'known_hosts.json.migrated')), true);
     assert.match(execFileSync('ssh-keygen', ['-F', I1, '-f', join(cfg, 'known_hosts')], { encoding: 'utf8' }), new RegExp(`^${I1} ssh-ed25519 `, 'm'));
+  });
+
+  it("carries over keys OpenSSH already trusts for the instances (hashed or not), never over a different trusted key", () => {
+    const d = join(dir, 'carry');
+    mkdirSync(d);
+    const [a, b, c, other] = [keyBlob(), keyBlob(), keyBlob(), keyBlob()];
+    const I3 = 'i-0123456789abcdef3';
+    const openssh = join(d, 'openssh_known_hosts');
+    writeFileSync(openssh, [`${I1} ssh-ed25519 ${a.toString('base64')}`, `${I3} ssh-ed25519 ${other.toString('base64')}`, `somehost ssh-ed25519 ${c.toString('base64')}`].join('\n') + '\n');
+    execFileSync('ssh-keygen', ['-H', '-f', openssh], { stdio: 'ignore' }); // HashKnownHosts, as Debian and Ubuntu write it
+    writeFileSync(openssh, readFileSync(openssh, 'utf8') + `${I2} ssh-ed25519 ${b.toString('base64')}\n`);
+    assert.doesNotMatch(readFileSync(openssh, 'utf8'), new RegExp(I1), 'the first lines are hashed');
+    const s = new KnownHostsStore(join(d, 'known_hosts'));
+    s.trust(I3, entry('db', I3, c));
+    const r = carryOverOpenSshKeys(s, openssh, [{ id: I1, name: 'web', region: 'eu-west-1' }, { id: I2, name: null, region: 'eu-west-1' }, { id: I3, name: 'db', region: 'eu-west-1' }, { id: 'i-0123456789abcdef4', name: 'none', region: 'eu-west-1' }]);
+    assert.deepEqual(r, { added: [I1, I2], conflicts: [I3] });
+    assert.equal(s.get(I1)?.keys[0]?.publicKey, a.toString('base64'));
+    assert.equal(s.get(I1)?.label, 'web');
+    assert.equal(s.get(I2)?.keys[0]?.publicKey, b.toString('base64'));
+    assert.deepEqual(s.get(I3)?.keys.map((k) => k.publicKey), [c.toString('base64')], 'the key TagSSH trusted is kept');
+    assert.deepEqual(carryOverOpenSshKeys(s, join(d, 'missing'), [{ id: I1, name: null, region: 'eu-west-1' }]), { added: [], conflicts: [] });
   });
 
   it('breaks a lock left by a process that died', () => {
