@@ -1,6 +1,7 @@
 import net from 'node:net';
 import type { Readable, Writable } from 'node:stream';
 import { AppError } from '../common/errors.js';
+import { portTag } from '../common/vocab.js';
 import type { ResolveOptions } from './aws/resolve.js';
 
 // `tagssh proxy NAME --port P`: an OpenSSH ProxyCommand. Resolves the Name tag to the instance's
@@ -28,11 +29,6 @@ export interface ProxyResult {
   port: number;
   bytesIn: number;
   bytesOut: number;
-}
-
-function portTag(tags: Record<string, string>): number | undefined {
-  const n = Number(tags['tagssh:port']);
-  return Number.isInteger(n) && n >= 1 && n <= 65535 ? n : undefined;
 }
 
 export async function runProxy(nameOrId: string, opts: ProxyOptions = {}): Promise<ProxyResult> {
