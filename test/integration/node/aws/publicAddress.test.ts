@@ -3,13 +3,14 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CreateSubnetCommand, CreateVpcCommand, RunInstancesCommand, StopInstancesCommand } from '@aws-sdk/client-ec2';
+import { CreateSubnetCommand, CreateVpcCommand, RunInstancesCommand, StartInstancesCommand, StopInstancesCommand } from '@aws-sdk/client-ec2';
 import { startMoto, type Moto } from '../../../lab/moto.js';
 import { seedInstance, TEST_AMI } from '../../../lab/seed.js';
 import { AppError } from '../../../../src/common/errors.js';
 import { resetClients } from '../../../../src/node/aws/clients.js';
 import { describeOne } from '../../../../src/node/aws/lifecycle.js';
 import { assertPublicAddressComes, publicAddressOutlook, usesJumpHost } from '../../../../src/node/aws/publicAddress.js';
+import { waitUntilReachable } from '../../../../src/node/aws/resolve.js';
 
 // Will an instance have a public address once it runs? Asked of moto: an Elastic IP, a default
 // subnet (maps public IPs) and a private subnet (maps none), each for a stopped instance.
@@ -22,7 +23,7 @@ const region = 'us-east-1';
 before(async () => {
   moto = await startMoto();
   home = mkdtempSync(join(tmpdir(), 'tagssh-pubaddr-'));
-  Object.assign(process.env, moto.env, { TAGSSH_HOME: home });
+  Object.assign(process.env, moto.env, { TAGSSH_HOME: home, TAGSSH_POLL_MS: '200' });
   resetClients();
 });
 
@@ -68,6 +69,25 @@ test('an instance with an Elastic IP keeps it', async () => {
   const inst = await describeOne({ id, region }, {});
   assert.deepEqual(await publicAddressOutlook(inst, {}), { comes: true, why: 'has-public-ip' });
   assert.deepEqual(await publicAddressOutlook({ ...inst, publicIp: null }, {}), { comes: true, why: 'elastic-ip' }, 'found through DescribeAddresses when the instance does not show it');
+});
+
+test('after a start, a running instance without a public address stops the wait with the same error', async () => {
+  const id = await privateSubnetInstance();
+  await moto.sdk().send(new StartInstancesCommand({ InstanceIds: [id] }));
+  const inst = await describeOne({ id, region }, {});
+  assert.equal(inst.state, 'running');
+  assert.equal(inst.publicIp, null, 'moto gives an instance in this subnet no public address');
+  const t0 = Date.now();
+  const progress: string[] = [];
+  await assert.rejects(waitUntilReachable(inst, { port: 22, onProgress: (m) => progress.push(m) }), (e: unknown) => {
+    assert.ok(e instanceof AppError);
+    assert.equal((e.details as { reason: string; started: boolean }).reason, 'no-public-address');
+    assert.equal((e.details as { started: boolean }).started, true);
+    assert.match(e.message, /is running without a public IP address/);
+    return true;
+  });
+  assert.ok(Date.now() - t0 < 30_000, `gave up after ${Date.now() - t0} ms, not the 600 s start timeout`);
+  assert.match(progress[0] ?? '', /waiting for its public address/);
 });
 
 test('a jump host (option, tag or setting) means the private address is used; tagssh:jump=none opts out', () => {
