@@ -66,6 +66,8 @@ export async function run(ctx) {
     };
     const closeActive = async () => {
       await page.locator('[role=tab][aria-selected=true] .tab-close').click();
+      // A tab with a live session asks before it closes.
+      await page.getByRole('dialog').getByRole('button', { name: 'Close tab' }).click();
       await page.getByRole('tab', { name: 'Instances' }).waitFor();
     };
 
