@@ -1,6 +1,6 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createHmac, randomBytes } from 'node:crypto';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { AppError } from '../../common/errors.js';
 import { INSTANCE_ID } from '../../common/vocab.js';
 import { readJsonFile } from '../store/jsonFile.js';
@@ -183,6 +183,9 @@ export class KnownHostsStore {
     const body = lines.map((l) => ('raw' in l ? l.raw : formatLine(l)));
     const text = (body.some((l) => l.startsWith(HEADER[0]!)) ? body : [...HEADER, ...body]).join('\n') + '\n';
     mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
+    // Every write happens under the lock, so a temp file seen now was left by a writer that died.
+    const prefix = `${basename(this.path)}.`;
+    for (const f of readdirSync(dirname(this.path))) if (f.startsWith(prefix) && f.endsWith('.tmp')) rmSync(join(dirname(this.path), f), { force: true });
     const tmp = `${this.path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
     try {
       writeFileSync(tmp, text, { mode: 0o600 });
