@@ -88,6 +88,11 @@ async function openNewest(): Promise<string> {
 test('sysinfo on two instances: script first, live progress, results saved, details with raw output', async () => {
   await page.locator('#tab-bench').click();
   await choosePreset('sysinfo', 'LC_ALL=C');
+  // First contact without trusting new host keys: refused, and the app says which box to tick.
+  await pickInstances(['bench-m5']);
+  const refused = await run();
+  assert.match(refused[0]!, /failed/);
+  assert.ok(refused[0]!.includes('Tick “Trust host keys seen for the first time (a changed key is always refused)” and run again'), refused[0]);
   await pickInstances(['bench-m5', 'bench-m5a']);
   await view().getByTestId('bench-accept-new').check();
   assert.match(await view().getByTestId('bench-script').innerText(), /trap '.*tagssh_cleanup/);

@@ -9,6 +9,7 @@ import { toAppError } from '../../../src/common/errors.js';
 import type { Api } from '../../lib/api.js';
 import { h, clear, append } from '../../lib/dom.js';
 import { confirmDialog } from '../../lib/dialog.js';
+import type { SettingsField } from '../settings/view.js';
 import { formatDateTime, onLocaleChange } from '../../i18n/index.js';
 import { renderMetricChart } from './chart.js';
 import { formatBytes, paramHelp, presetDescription, presetTitle, t, type BenchMessage } from './messages.js';
@@ -24,6 +25,8 @@ export interface BenchDeps {
   api: Api;
   /** Instances the app knows (the Instances view's list). */
   instances(): Promise<Instance[]>;
+  /** Opens the Settings tab at a field (offered when a run failed on the key or login user). */
+  openSettings?(field?: SettingsField): void;
 }
 
 export interface BenchView {
@@ -63,8 +66,21 @@ function peerSentence(peer: string, c: PeerAddressChoice): string {
 }
 
 /** What to do after a failed run, in the app's words (stored hints are the CLI's). */
-function failureHint(r: Pick<BenchResultSummary, 'status' | 'peerAddress' | 'params'>): string | undefined {
+function failureHint(r: Pick<BenchResultSummary, 'status' | 'peerAddress' | 'params' | 'error'>): string | undefined {
   if (r.status !== 'failed') return undefined;
+  switch (r.error?.code) {
+    case 'HOST_KEY_UNKNOWN':
+      return t('hintTrustNew', { field: t('acceptNew') });
+    case 'HOST_KEY_CHANGED':
+    case 'HOST_KEY_MISMATCH_CONSOLE':
+      return t('hintKeyChanged');
+    case 'AUTH_FAILED':
+      return t('hintAuth');
+    case 'CONNECT_FAILED':
+    case 'NETWORK':
+    case 'TIMEOUT':
+      return t('hintConnect');
+  }
   const port = String(r.params.port ?? '');
   if (r.peerAddress) return r.peerAddress.kind === 'private' ? t('hintTryPublic', { field: ADDRESS_PARAM, port }) : t('hintCheckPort', { field: ADDRESS_PARAM, port });
   return t('hintSeeOutput');
@@ -305,9 +321,16 @@ export function createBenchView(deps: BenchDeps): BenchView {
           h('span', { class: 'bench-run-phase', text }),
           r.peer ? h('span', { class: 'bench-run-note', 'data-testid': 'bench-peer-note', text: peerSentence(r.peer.name, r.peer.choice) }) : null,
           hint ? h('span', { class: 'bench-run-note bench-hint', text: hint }) : null,
+          res ? settingsButton(res) : null,
         ),
       );
     }
+  }
+
+  /** A failed login is fixed in Settings: offer the way there. */
+  function settingsButton(r: Pick<BenchResultSummary, 'status' | 'error'>): HTMLElement | null {
+    if (r.status !== 'failed' || r.error?.code !== 'AUTH_FAILED' || !deps.openSettings) return null;
+    return h('button', { class: 'btn subtle bench-run-note', type: 'button', text: t('openSettings'), 'data-testid': 'bench-open-settings', onClick: () => deps.openSettings?.('identityFile') });
   }
 
   function appendLog(text: string): void {
@@ -509,7 +532,7 @@ export function createBenchView(deps: BenchDeps): BenchView {
         ...(r.exitCode !== undefined ? [[t('exitCode'), String(r.exitCode ?? '–')] as [string, string]] : []),
         ...(r.toolVersion ? [[t('toolVersion'), r.toolVersion] as [string, string]] : []),
       ]),
-      r.error ? h('div', { class: 'bench-error-box', 'data-testid': 'bench-details-error' }, h('strong', { text: `${t('error')}: ` }), r.error.message, hint ? h('p', { class: 'bench-hint', text: `${t('whatToDo')}: ${hint}` }) : null) : null,
+      r.error ? h('div', { class: 'bench-error-box', 'data-testid': 'bench-details-error' }, h('strong', { text: `${t('error')}: ` }), r.error.message, hint ? h('p', { class: 'bench-hint', text: `${t('whatToDo')}: ${hint}` }) : null, settingsButton(r)) : null,
       h('h3', { text: t('parameters') }),
       h('div', { 'data-testid': 'bench-details-params' }, kv(Object.entries(r.params).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]))),
       r.metrics.length ? h('h3', { text: t('metrics') }) : null,
