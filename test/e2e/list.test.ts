@@ -1,6 +1,8 @@
-import { test } from 'node:test';
+import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
+import { seedInstance } from '../lab/seed.js';
 import { useAppUi, verbs } from './ui.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 // The instance list in Chromium against the real backend (moto behind it): what is shown,
 // filtering and keyboard use, exports, and an ambiguous name.
@@ -13,6 +15,22 @@ const ui = useAppUi([
   { name: 'twin', count: 2, tags: { env: 'dev' } },
 ]);
 const { row, activePanel, shot } = verbs(ui);
+const names = () => ui.page.locator('tr.row .n').allInnerTexts();
+
+/** Node 20 runs a file's before() hooks concurrently: wait for the app's own to have opened the page. */
+async function labReady() {
+  const deadline = Date.now() + 180_000;
+  while (!ui.page) {
+    if (Date.now() > deadline) throw new Error('the app lab never started');
+    await sleep(50);
+  }
+}
+
+before(async () => {
+  await labReady();
+  // Osaka: a region the old fixed list of 16 did not offer.
+  await seedInstance(ui.lab.moto.sdk('ap-northeast-3'), { name: 'osaka-1', tags: { env: 'prod' } });
+});
 
 test('the list shows the seeded instances with state, type, address (EIP marked)', async () => {
   await row('web-1').waitFor({ timeout: 20_000 });
@@ -91,3 +109,71 @@ test('an ambiguous name shows the candidates to pick from', async () => {
   await ui.page.getByRole('tab', { name: /twin/ }).getByRole('button', { name: /Close/ }).click();
 });
 
+
+test('Sort and Group rearrange the rows; group headings count their rows', async () => {
+  const sortSel = ui.page.getByRole('combobox', { name: 'Sort by' });
+  const groupSel = ui.page.getByRole('combobox', { name: 'Group by' });
+  await sortSel.selectOption('state');
+  const byState = await names();
+  assert.deepEqual(byState.slice(-2).sort(), ['batch worker', 'db-1'], `stopped last: ${byState.join(', ')}`);
+  await sortSel.selectOption('name');
+  assert.deepEqual(await names(), [...(await names())].sort((a, b) => a.localeCompare(b)));
+  await groupSel.selectOption('state');
+  assert.deepEqual(await ui.page.locator('tr.group').allInnerTexts(), ['RUNNING · 4', 'STOPPED · 2']);
+  await groupSel.selectOption('region');
+  assert.deepEqual(await ui.page.locator('tr.group').allInnerTexts(), ['US-EAST-1 · 6']);
+  await sortSel.selectOption('region');
+  await groupSel.selectOption('none');
+  assert.equal(await ui.page.locator('tr.group').count(), 0);
+  await sortSel.selectOption('name');
+});
+
+test('the Region picker offers the enabled regions (Osaka included) and switches the list; All regions groups them', async () => {
+  const region = ui.page.getByRole('combobox', { name: 'Region' });
+  const options = await region.locator('option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
+  assert.deepEqual(options.slice(0, 2), ['default', 'all']);
+  for (const r of ['ap-northeast-1', 'ap-northeast-3', 'eu-west-1']) assert.ok(options.includes(r), `${r} offered: ${options.join(' ')}`);
+  assert.equal(await region.inputValue(), 'default');
+  await region.selectOption('ap-northeast-3');
+  await ui.page.waitForFunction(() => document.querySelectorAll('tr.row').length === 1 && document.querySelector('tr.row .n')?.textContent === 'osaka-1', undefined, { timeout: 20_000 });
+  await region.selectOption('all');
+  await ui.page.waitForFunction(() => document.querySelectorAll('tr.row').length === 7, undefined, { timeout: 30_000 });
+  await ui.page.getByRole('combobox', { name: 'Group by' }).selectOption('region');
+  assert.deepEqual(await ui.page.locator('tr.group').allInnerTexts(), ['AP-NORTHEAST-3 · 1', 'US-EAST-1 · 6']);
+  await ui.page.getByRole('combobox', { name: 'Group by' }).selectOption('none');
+  // key=value across regions: the tag as the rows show it.
+  await ui.page.getByRole('searchbox', { name: 'Filter instances' }).fill('env=prod');
+  await ui.page.waitForFunction(() => document.querySelectorAll('tr.row').length === 3);
+  assert.deepEqual((await names()).sort(), ['db-1', 'osaka-1', 'web-1']);
+  assert.match(await ui.page.locator('.list-status').innerText(), /^3 of 7 instances/);
+  await ui.page.getByRole('searchbox', { name: 'Filter instances' }).fill('');
+  await region.selectOption('default');
+  await ui.page.waitForFunction(() => document.querySelectorAll('tr.row').length === 6, undefined, { timeout: 20_000 });
+});
+
+test('Refresh asks EC2 again: an instance launched meanwhile appears', async () => {
+  await seedInstance(ui.lab.moto.sdk(), { name: 'late-arrival' });
+  await ui.page.getByRole('button', { name: 'Refresh' }).click();
+  await row('late-arrival').waitFor({ timeout: 20_000 });
+  assert.match(await ui.page.getByTestId('updated').innerText(), /^updated \d+ s ago$/);
+});
+
+test('Start asks for confirmation, then the row follows the instance to running; Start and connect asks too', async () => {
+  await row('db-1').getByRole('button', { name: 'Start', exact: true }).click();
+  const dialog = ui.page.getByRole('dialog', { name: 'Start instance?' });
+  await dialog.waitFor();
+  assert.match(await dialog.innerText(), /Start db-1 \(i-[0-9a-f]+\) in us-east-1\?/);
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  assert.match(await row('db-1').innerText(), /stopped/);
+  // Start and connect on a stopped row asks the same; Cancel opens no tab.
+  const tabsBefore = await ui.page.getByRole('tab').count();
+  await row('batch worker').getByRole('button', { name: 'Start and connect' }).click();
+  await dialog.waitFor();
+  assert.match(await dialog.innerText(), /batch worker/);
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  assert.equal(await ui.page.getByRole('tab').count(), tabsBefore);
+  await row('db-1').getByRole('button', { name: 'Start', exact: true }).click();
+  await dialog.getByRole('button', { name: 'Start', exact: true }).click();
+  await ui.page.waitForFunction(() => Array.from(document.querySelectorAll('tr.row')).some((r) => r.querySelector('.n')?.textContent === 'db-1' && r.querySelector('.state')?.getAttribute('data-state') === 'running'), undefined, { timeout: 30_000 });
+  await row('db-1').getByRole('button', { name: 'Connect', exact: true }).waitFor();
+});

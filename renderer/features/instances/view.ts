@@ -80,8 +80,11 @@ export function createInstancesView(deps: InstancesDeps): InstancesView {
   const status = h('div', { class: 'list-status', role: 'status' });
   const headRow = h('tr', {});
   const rowsBody = h('tbody', {});
-  const topPad = h('tr', { class: 'pad', 'aria-hidden': 'true' });
-  const bottomPad = h('tr', { class: 'pad', 'aria-hidden': 'true' });
+  // Spacers standing in for the rows not drawn (a cell each: Chrome ignores the height of an empty row).
+  const topPadCell = h('td', { colspan: '7' });
+  const bottomPadCell = h('td', { colspan: '7' });
+  const topPad = h('tr', { class: 'pad', 'aria-hidden': 'true' }, topPadCell);
+  const bottomPad = h('tr', { class: 'pad', 'aria-hidden': 'true' }, bottomPadCell);
   const table = h(
     'table',
     { class: 'grid' },
@@ -307,8 +310,10 @@ export function createInstancesView(deps: InstancesDeps): InstancesView {
     const win = windowOf(lines.length, body.scrollTop - headHeight, viewport, LINE_HEIGHT);
     if (!force && win.start === drawn.start && win.end === drawn.end) return;
     drawn = win;
-    topPad.style.height = `${win.start * LINE_HEIGHT}px`;
-    bottomPad.style.height = `${(lines.length - win.end) * LINE_HEIGHT}px`;
+    topPadCell.style.height = `${win.start * LINE_HEIGHT}px`;
+    bottomPadCell.style.height = `${(lines.length - win.end) * LINE_HEIGHT}px`;
+    topPad.hidden = win.start === 0;
+    bottomPad.hidden = win.end === lines.length;
     const out: HTMLTableRowElement[] = [topPad];
     for (let at = win.start; at < win.end; at++) {
       const l = lines[at]!;
@@ -320,8 +325,7 @@ export function createInstancesView(deps: InstancesDeps): InstancesView {
       }
     }
     out.push(bottomPad);
-    // Keep the focused row's element in place: replacing it would drop keyboard focus.
-    rowsBody.replaceChildren(...out);
+    patchChildren(rowsBody, out);
     const drawnRows = rows();
     const tabStop = drawnRows.find((r) => r.dataset.id === focusedId) ?? drawnRows[0];
     for (const r of drawnRows) r.tabIndex = r === tabStop ? 0 : -1;
@@ -345,11 +349,18 @@ export function createInstancesView(deps: InstancesDeps): InstancesView {
     if (top - headHeight < body.scrollTop) body.scrollTop = top - headHeight;
     else if (top + LINE_HEIGHT > body.scrollTop + body.clientHeight) body.scrollTop = top + LINE_HEIGHT - body.clientHeight;
     const l = lines[at];
-    if (l?.kind === 'row') focusedId = l.instance.id;
+    if (l?.kind !== 'row') return;
+    const id = l.instance.id;
+    focusedId = id;
+    const keep = body.scrollTop;
     draw(true);
     rows()
-      .find((r) => r.dataset.id === focusedId)
+      .find((r) => r.dataset.id === id)
       ?.focus({ preventScroll: true });
+    if (body.scrollTop !== keep) {
+      body.scrollTop = keep;
+      draw(false);
+    }
   }
 
   function connectRow(i: Instance) {
@@ -494,6 +505,23 @@ export function createInstancesView(deps: InstancesDeps): InstancesView {
       else draw(true);
     },
   };
+}
+
+/**
+ * Makes `parent`'s children exactly `want`, never moving an element that stays: a row that stays
+ * drawn keeps its place (and keyboard focus). A focused row that leaves is blurred first, since
+ * Chrome otherwise scrolls the list to wherever its focus lands.
+ */
+function patchChildren(parent: HTMLElement, want: HTMLElement[]) {
+  const keep = new Set(want);
+  for (const child of [...parent.children]) {
+    if (keep.has(child as HTMLElement)) continue;
+    if (child.contains(document.activeElement)) (document.activeElement as HTMLElement).blur();
+    child.remove();
+  }
+  want.forEach((el, k) => {
+    if (parent.children[k] !== el) parent.insertBefore(el, parent.children[k] ?? null);
+  });
 }
 
 function fillSelect(s: HTMLSelectElement, label: string, options: Array<[string, string]>, value: string) {
