@@ -36,6 +36,15 @@ export function partitionOf(region: string): Partition | undefined {
   return order.find((p) => PARTITION_REGIONS[p].test(region));
 }
 
+// ---- scope ------------------------------------------------------------------------------------
+/** Which account and regions a request looks at (the RPC contract's ScopeSchema carries it). */
+export interface Scope {
+  /** Named profile; undefined = AWS_PROFILE, then the default chain. */
+  profile?: string;
+  /** undefined = the default region; ['all'] = every region enabled for the account. */
+  regions?: string[];
+}
+
 // ---- instances --------------------------------------------------------------------------------
 /** An EC2 instance id: "i-" and 8 (older) or 17 lower-case hex digits. */
 export const INSTANCE_ID = /^i-(?:[0-9a-f]{8}|[0-9a-f]{17})$/;

@@ -1,5 +1,6 @@
 import { StringDecoder } from 'node:string_decoder';
 import { randomUUID } from 'node:crypto';
+import type { Scope } from '../common/vocab.js';
 import { AppError, toAppError, type AppErrorData } from '../common/errors.js';
 import type { BenchMethod, Emit, Handlers, InstanceList, Parsed } from '../common/contract.js';
 import { benchSection } from './bench/serviceSection.js';
@@ -12,10 +13,8 @@ import type { SettingsStore } from './store/settings.js';
 // connection gets its own handler set (connect()), so sessions belong to the window that opened
 // them and die with it.
 
-export interface EngineScope {
-  profile?: string;
-  regions?: string[];
-}
+/** The scope the engine is asked about (one definition: src/common/vocab.ts). */
+export type EngineScope = Scope;
 
 /** What the service needs from the engine; src/node/engine.ts wires the real modules. */
 export interface Engine {

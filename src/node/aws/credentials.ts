@@ -1,4 +1,5 @@
 import { AppError } from '../../common/errors.js';
+import type { Scope } from '../../common/vocab.js';
 import { cjsExports } from './interop.js';
 import { sdkLogger } from './sdkLogger.js';
 
@@ -9,10 +10,8 @@ export interface AwsCredentials {
   expiration?: Date;
 }
 
-export interface CredentialScope {
-  /** Named profile from ~/.aws/config / credentials; undefined means the default chain. */
-  profile?: string;
-}
+/** Credentials depend on the profile only. */
+export type CredentialScope = Pick<Scope, 'profile'>;
 
 // The SDK's default chain (env, shared files, SSO, process, web identity, ECS/IMDS) is loaded
 // lazily: when credentials sit in the environment and no profile was asked for, reading them

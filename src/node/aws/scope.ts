@@ -1,17 +1,14 @@
 import { AppError } from '../../common/errors.js';
 import { cjsExports } from './interop.js';
-import { ALL_REGIONS, isRegionName } from '../../common/vocab.js';
+import { ALL_REGIONS, isRegionName, type Scope } from '../../common/vocab.js';
 
 // Which AWS account (profile) and which regions a command looks at. Profiles and their regions
 // come from the SDK's own shared-config loader (~/.aws/config and ~/.aws/credentials, honouring
 // AWS_CONFIG_FILE / AWS_SHARED_CREDENTIALS_FILE); it is imported only when a profile is in play,
 // so the common "credentials in the environment" case reads no files at all.
 
-export interface AwsScope {
-  profile?: string;
-  /** undefined = the default region; ['all'] = every region enabled for the account. */
-  regions?: string[];
-}
+/** The scope of an AWS request (one definition: src/common/vocab.ts). */
+export type AwsScope = Scope;
 
 export { ALL_REGIONS, isRegionName };
 
