@@ -119,7 +119,8 @@ export function newOwnedSession(): OwnedSession {
 /** Why a session ended, from the session manager's reason and the exit status (if any arrived). */
 function causeOf(reason: string | undefined, exit: number | null | undefined): 'exited' | 'closed' | 'lost' {
   if (reason === 'closed') return 'closed';
-  if (reason === 'connection lost' && exit === undefined) return 'lost';
+  // A shell that ends with its connection and without an exit status (null) was lost, not exited.
+  if (reason === 'connection lost' && (exit === undefined || exit === null)) return 'lost';
   return 'exited';
 }
 
@@ -238,8 +239,9 @@ export function createAppService(deps: AppServiceDeps): AppService {
         const err = lastError.get(id);
         lastError.delete(id);
         const exit = exits.has(id) ? exits.get(id) : undefined;
-        const exitReason = exit === undefined ? undefined : exit === null ? 'The remote shell ended.' : `The remote shell exited with code ${exit}.`;
-        ended(id, err?.message ?? exitReason ?? reason ?? 'Connection closed.', err, { exit, cause: causeOf(reason, exit) });
+        const cause = causeOf(reason, exit);
+        const exitReason = cause === 'lost' ? 'Connection lost.' : exit === undefined ? undefined : exit === null ? 'The remote shell ended.' : `The remote shell exited with code ${exit}.`;
+        ended(id, err?.message ?? exitReason ?? reason ?? 'Connection closed.', err, { exit, cause });
       };
       engine.sessions.on('data', onData);
       engine.sessions.on('exit', onExit);

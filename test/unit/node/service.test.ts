@@ -237,3 +237,13 @@ test('a login that failed because the person cancelled the passphrase prompt rep
   client.handlers['session.passphrase']({ promptId: prompt!.promptId, passphrase: null });
   await assert.rejects(Promise.resolve(open), (e: { code: string }) => e.code === 'CANCELLED');
 });
+
+test('a shell that ends with its connection and without an exit status is reported lost', async () => {
+  const { sessions, client, events } = setup();
+  const info = await client.handlers['session.open']({ ref: 'web-1', openId: 'o1', cols: 80, rows: 24, start: false });
+  sessions.emit('exit', info.sessionId, null); // the channel closed without exit-status
+  sessions.emit('closed', info.sessionId, 'connection lost');
+  const closed = events.find(([e]) => e === 'session.closed')![1] as { reason: string; cause?: string; exitCode?: number | null };
+  assert.equal(closed.cause, 'lost');
+  assert.equal(closed.reason, 'Connection lost.');
+});
