@@ -17,7 +17,7 @@ export async function ec2Bursts(opts: ScenarioOptions): Promise<FaultRow[]> {
   const home = mkdtempSync(join(tmpdir(), 'tagssh-fault-ec2-'));
   const moto = await startMoto();
   const proxy = await startEc2FaultProxy(moto.endpoint);
-  Object.assign(process.env, moto.env, { AWS_ENDPOINT_URL_EC2: proxy.endpoint, TAGSSH_HOME: home });
+  Object.assign(process.env, moto.env, { AWS_ENDPOINT_URL_EC2: proxy.endpoint, TAGSSH_HOME: home, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' });
   delete process.env.AWS_PROFILE;
   const server = await createServer({ port: 0 });
   const browser = await launchBrowser();
