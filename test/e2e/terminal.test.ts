@@ -72,7 +72,8 @@ test('a dropped session says so in the tab and Reconnect opens a new shell', asy
   assert.ok(killSessions('web-1') > 0, 'an sshd child serves the session');
   const reconnect = activePanel().getByRole('button', { name: 'Reconnect' });
   await reconnect.waitFor({ timeout: 30_000 });
-  assert.match(await activePanel().locator('.term-status').innerText(), /Disconnected/);
+  assert.match(await activePanel().locator('.term-status').innerText(), /Disconnected\. Connection lost\./);
+  await waitForTerminal('[Connection lost.]');
   assert.equal(await ui.page.getByRole('tab', { name: /web-1/ }).getAttribute('data-state'), 'closed');
   await reconnect.click();
   await ui.page.waitForFunction(() => window.tagsshDebug!.terminals()[0]!.state === 'open', undefined, { timeout: 20_000 });
