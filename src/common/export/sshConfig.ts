@@ -147,7 +147,8 @@ export function sshConfigBlock(hosts: readonly SshConfigHost[], opts: SshConfigO
     out.push(`  HostKeyAlias ${h.instanceId}`);
     if (opts.knownHostsFile) {
       // OpenSSH must neither learn nor update keys on its own: TagSSH verifies them (console output, confirmation).
-      out.push(`  UserKnownHostsFile ${sshConfigValue(opts.knownHostsFile, 'Known hosts file', { tokens: true })}`, '  StrictHostKeyChecking yes', '  UpdateHostKeys no');
+      // CheckHostIP no: older OpenSSH would otherwise add the address (which changes) to the file.
+      out.push(`  UserKnownHostsFile ${sshConfigValue(opts.knownHostsFile, 'Known hosts file', { tokens: true })}`, '  StrictHostKeyChecking yes', '  UpdateHostKeys no', '  CheckHostIP no');
     }
     const byId = h.name !== null && nameCount.get(h.name)! > 1;
     if (!h.jump) out.push(`  ProxyCommand ${proxyCommandWords(byId ? { ...h, resolveBy: 'id' } : h, opts).map(proxyWord).join(' ')} %p`);
