@@ -58,7 +58,7 @@ describe('exported ssh config under real ssh -G and /bin/sh', () => {
       assert.equal(get('hostkeyalias'), h.instanceId);
       assert.equal(get('userknownhostsfile'), knownHosts);
       assert.equal(get('stricthostkeychecking'), 'true');
-      assert.equal(get('checkhostip'), 'false');
+      assert.equal(get('checkhostip'), 'no');
       // Expand %-tokens as ssh does for ProxyCommand (%p, %%), then let /bin/sh run it.
       const proxy = get('proxycommand')!.replace(/%(.)/g, (_, c: string) => (c === 'p' ? String(h.port) : c === '%' ? '%' : assert.fail(`unexpected token %${c}`)));
       const run = spawnSync('/bin/sh', ['-c', proxy], { env, encoding: 'utf8' });
