@@ -93,7 +93,12 @@ export const sessionEvents = {
     exitCode: z.number().int().nullable().optional(),
     error: AppErrorDataSchema.optional(),
   }),
-  'session.progress': z.object({ openId: z.string(), message: z.string() }),
+  /** `message` is the backend's English; `step` (see src/common/progress.ts) lets the UI word it. */
+  'session.progress': z.object({
+    openId: z.string(),
+    message: z.string(),
+    step: z.object({ key: z.string().max(40), params: z.record(z.string(), z.union([z.string(), z.number()])) }).optional(),
+  }),
   /** The key for `openId` is encrypted: ask the user, answer with `session.passphrase`. */
   'session.passphrase': z.object({ openId: z.string(), promptId: z.string(), keyPath: z.string(), attempt: z.number().int() }),
 };

@@ -9,6 +9,7 @@ import { defaultRegion, listProfiles, profileOf } from './aws/scope.js';
 import { KnownHostsStore } from './ssh/knownHosts.js';
 import { SessionManager } from './ssh/sessionManager.js';
 import { connectTargetFor, type TargetOptions } from './ssh/target.js';
+import { portTag } from '../common/vocab.js';
 
 // The real engine behind the service: engineer 1's inventory/lifecycle and engineer 2's SSH
 // session manager, adapted to the small Engine interface the service is written against.
@@ -70,8 +71,7 @@ async function startForConnect(req: OpenRequest, opts: TargetOptions): Promise<v
   // An instance EC2 reports running at once still boots: wait until SSH answers on its public
   // address (through a jump host, the resolver waits for the private address as for any start).
   if (started && !opts.private) {
-    const tagPort = Number(inst.tags['tagssh:port']);
-    const port = Number.isInteger(tagPort) && tagPort > 0 && tagPort < 65536 ? tagPort : req.settings.port;
+    const port = portTag(inst.tags) ?? req.settings.port;
     await waitUntilReachable(inst, { ...scope, port, onProgress: req.onProgress, ...(req.signal ? { signal: req.signal } : {}) });
   }
 }
@@ -108,7 +108,7 @@ export function createEngine(): Engine {
       if (req.signal) opts.signal = req.signal;
       if (req.start) await startForConnect(req, opts);
       const target = await connectTargetFor(req.ref, opts);
-      req.onProgress(`Connecting to ${target.user}@${target.host}:${target.port}…`);
+      req.onProgress(`Connecting to ${target.user}@${target.host}:${target.port}…`, { key: 'connecting', params: { target: `${target.user}@${target.host}:${target.port}` } });
       const id = await sessions.open(target, { cols: req.cols, rows: req.rows, onProgress: req.onProgress, askPassphrase: req.askPassphrase, ...(req.signal ? { signal: req.signal } : {}) });
       const info = sessions.list().find((s) => s.id === id);
       return { sessionId: id, label: info?.label ?? target.label, instanceId: info?.instanceId ?? target.instanceId ?? null, host: info?.host ?? target.host };

@@ -7,6 +7,7 @@ import { benchSection } from './bench/serviceSection.js';
 import type { Instance } from '../common/model/instance.js';
 import type { Settings } from '../common/model/settings.js';
 import type { SettingsStore } from './store/settings.js';
+import type { OnProgress } from '../common/progress.js';
 
 // createAppService(deps): the ONE backend behind the contract. The Electron main process and the
 // browser-mode server both call it; only the transport and the settings store differ. Each UI
@@ -39,7 +40,7 @@ export interface OpenRequest extends EngineScope {
   acceptNewHostKey?: string;
   private?: boolean;
   settings: Settings;
-  onProgress: (message: string) => void;
+  onProgress: OnProgress;
   /** Asks the UI for a key's passphrase (rejects when the user cancels or goes away). */
   askPassphrase: (keyPath: string, attempt: number) => Promise<string>;
   /** Aborted when the UI cancels the open: every wait (start, address, port, host key, connect) stops. */
@@ -289,7 +290,7 @@ export function createAppService(deps: AppServiceDeps): AppService {
             rows: input.rows,
             start: input.start,
             settings: s,
-            onProgress: (message) => emit('session.progress', { openId: input.openId, message }),
+            onProgress: (message, step) => emit('session.progress', { openId: input.openId, message, ...(step ? { step } : {}) }),
             askPassphrase: askPassphrase(input.openId),
             onStarted: () => started.add(input.openId),
           };

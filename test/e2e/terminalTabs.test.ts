@@ -198,7 +198,7 @@ test('Cancel stops waiting for a starting instance and says it keeps starting', 
   // Wait until EC2 was asked to start it (the progress line says so), then give up.
   const status = activePanel().locator('.term-status');
   const deadline = Date.now() + 30_000;
-  while (!/waiting for port|is pending|is running/.test(await status.innerText())) {
+  while (!/waiting for SSH|is starting up|is running/.test(await status.innerText())) {
     if (Date.now() > deadline) assert.fail(`the tab never said the instance is starting; it says: ${await status.innerText()}`);
     await page().waitForTimeout(100);
   }

@@ -1,4 +1,5 @@
 import { defineMessages } from '../../i18n/index.js';
+import type { ProgressStep } from '../../../src/common/progress.js';
 
 // Words of the terminal tabs and of the app shell (tab strip, banners), English and Japanese.
 // Notices written into the terminal itself are words too: they follow the locale of the moment
@@ -82,6 +83,21 @@ export const t = defineMessages({
     ambiguous: 'Several instances are named {label}.',
     pickOne: 'Pick the instance to connect to:',
     launched: 'launched {time}',
+    // progress of a start or connect (src/common/progress.ts keys)
+    p_starting: 'Asking EC2 to start {name}…',
+    p_waitingState: '{name} is {state}… ({seconds} s)',
+    p_reached: '{name} is {state}.',
+    p_waitingPublicAddress: '{name} is running; waiting for its public address… ({seconds} s)',
+    p_waitingPrivateAddress: '{name} is running; waiting for its private address… ({seconds} s)',
+    p_waitingPort: '{name} runs at {address}; waiting for SSH on port {port}… ({seconds} s)',
+    p_answers: '{name} answers on {address}:{port}.',
+    p_connecting: 'Connecting to {target}…',
+    st_pending: 'starting up',
+    st_running: 'running',
+    st_stopping: 'stopping',
+    st_stopped: 'stopped',
+    'st_shutting-down': 'shutting down',
+    st_terminated: 'terminated',
   },
   ja: {
     views: '画面',
@@ -158,7 +174,32 @@ export const t = defineMessages({
     ambiguous: '{label} という名前のインスタンスが複数あります。',
     pickOne: '接続するインスタンスを選んでください:',
     launched: '{time} 起動',
+    p_starting: '{name} の起動を EC2 に依頼しています…',
+    p_waitingState: '{name} は{state}です…（{seconds} 秒）',
+    p_reached: '{name} は{state}になりました。',
+    p_waitingPublicAddress: '{name} は実行中です。パブリックアドレスを待っています…（{seconds} 秒）',
+    p_waitingPrivateAddress: '{name} は実行中です。プライベートアドレスを待っています…（{seconds} 秒）',
+    p_waitingPort: '{name} は {address} で実行中です。ポート {port} の SSH の応答を待っています…（{seconds} 秒）',
+    p_answers: '{name} が {address}:{port} で応答しました。',
+    p_connecting: '{target} に接続しています…',
+    st_pending: '起動処理中',
+    st_running: '実行中',
+    st_stopping: '停止処理中',
+    st_stopped: '停止済み',
+    'st_shutting-down': '終了処理中',
+    st_terminated: '終了済み',
   },
 });
 
 export type TerminalWord = Parameters<typeof t>[0];
+
+const STEPS = new Set(['starting', 'waitingState', 'reached', 'waitingPublicAddress', 'waitingPrivateAddress', 'waitingPort', 'answers', 'connecting']);
+const STATES = new Set(['pending', 'running', 'stopping', 'stopped', 'shutting-down', 'terminated']);
+
+/** A progress line in the current language; the backend's English for a step this catalogue does not know. */
+export function progressText(message: string, step?: ProgressStep): string {
+  if (!step || !STEPS.has(step.key)) return message;
+  const params = { ...step.params };
+  if (typeof params.state === 'string' && STATES.has(params.state)) params.state = t(`st_${params.state}` as TerminalWord);
+  return t(`p_${step.key}` as TerminalWord, params);
+}

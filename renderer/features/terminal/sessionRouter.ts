@@ -1,5 +1,6 @@
 import type { Api } from '../../lib/api.js';
 import type { AppErrorData } from '../../../src/common/errors.js';
+import type { ProgressStep } from '../../../src/common/progress.js';
 
 // Routes session events to the tab that owns the session. Output that arrives before a tab has
 // registered its session id (a race between the open reply and the first bytes) is held briefly.
@@ -16,7 +17,7 @@ export interface SessionSink {
 }
 
 export interface OpenHandlers {
-  progress(message: string): void;
+  progress(message: string, step?: ProgressStep): void;
   passphrase(promptId: string, keyPath: string, attempt: number): void;
 }
 
@@ -48,7 +49,7 @@ export class SessionRouter {
       e.closed = error ? { reason, error, how } : { reason, how };
       this.early.set(sessionId, e);
     });
-    api.on('session.progress', ({ openId, message }) => this.opening.get(openId)?.progress(message));
+    api.on('session.progress', ({ openId, message, step }) => this.opening.get(openId)?.progress(message, step));
     api.on('session.passphrase', (p) => this.opening.get(p.openId)?.passphrase(p.promptId, p.keyPath, p.attempt));
   }
 

@@ -12,7 +12,8 @@ import { escapeControls } from '../../../src/common/safeText.js';
 import { describeError, type ErrorField } from '../../i18n/errors.js';
 import { formatDateTime, onLocaleChange } from '../../i18n/index.js';
 import { OutputBatcher } from './outputBatcher.js';
-import { t, type TerminalWord } from './messages.js';
+import { t, progressText, type TerminalWord } from './messages.js';
+import type { ProgressStep } from '../../../src/common/progress.js';
 import type { SessionRouter } from './sessionRouter.js';
 import { TERMINAL_THEMES } from './themes.js';
 
@@ -165,15 +166,15 @@ export class TerminalTab {
     const openId = `open-${++openSeq}`;
     this.openId = openId;
     this.setState('connecting');
-    let progress = '';
+    let progress: { message: string; step?: ProgressStep } | null = null;
     const showWaiting = () =>
-      this.view('info', () => h('div', { 'data-testid': 'connecting' }, h('strong', { text: t(this.request.start ? 'starting' : 'connecting', { label: this.request.label }) }), progress ? h('p', { class: 'progress', text: progress }) : null), () => [
+      this.view('info', () => h('div', { 'data-testid': 'connecting' }, h('strong', { text: t(this.request.start ? 'starting' : 'connecting', { label: this.request.label }) }), progress ? h('p', { class: 'progress', text: progressText(progress.message, progress.step) }) : null), () => [
         this.button(t('cancel'), '', () => this.cancelOpen(openId)),
       ]);
     showWaiting();
     this.deps.router.onOpen(openId, {
-      progress: (message) => {
-        progress = message;
+      progress: (message, step) => {
+        progress = step ? { message, step } : { message };
         if (this.openId === openId && this.state === 'connecting') showWaiting();
       },
       passphrase: (promptId, keyPath, attempt) => this.askPassphrase(promptId, keyPath, attempt),

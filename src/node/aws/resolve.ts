@@ -3,6 +3,7 @@ import { AppError } from '../../common/errors.js';
 import { describeOne, label, startAndWait } from './lifecycle.js';
 import { ambiguous, applyPick, candidatesOf, describeCandidate, displayName, findInstances, notFound } from './lookup.js';
 import type { AwsScope } from './scope.js';
+import type { OnProgress } from '../../common/progress.js';
 import { assertPublicAddressComes, noPublicAddressError } from './publicAddress.js';
 import { tcpAnswers } from './tcpProbe.js';
 import { portTag } from '../../common/vocab.js';
@@ -20,7 +21,7 @@ export interface ResolveOptions extends AwsScope {
   pick?: string;
   /** Port that must answer after --start (default: tag tagssh:port, else 22). */
   port?: number;
-  onProgress?: (msg: string) => void;
+  onProgress?: OnProgress;
   signal?: AbortSignal;
   /** Give up waiting after --start after this long (default 10 min). */
   timeoutMs?: number;
@@ -95,14 +96,14 @@ export async function waitUntilReachable(instance: Instance, opts: ResolveOption
         // EC2 assigns a public address while the instance is pending; running without one, it gets none.
         runningSince ??= elapsed;
         if (!opts.private && elapsed - runningSince >= NO_PUBLIC_ADDRESS_GRACE_MS) throw noPublicAddressError(now, 'running-without');
-        opts.onProgress?.(`${label(now)} is running; waiting for its ${opts.private ? 'private' : 'public'} address… (${Math.round(elapsed / 1000)} s)`);
+        opts.onProgress?.(`${label(now)} is running; waiting for its ${opts.private ? 'private' : 'public'} address… (${Math.round(elapsed / 1000)} s)`, { key: opts.private ? 'waitingPrivateAddress' : 'waitingPublicAddress', params: { name: label(now), seconds: Math.round(elapsed / 1000) } });
         return undefined;
       }
       if (await tcpAnswers(address, port)) {
-        opts.onProgress?.(`${label(now)} answers on ${address}:${port}.`);
+        opts.onProgress?.(`${label(now)} answers on ${address}:${port}.`, { key: 'answers', params: { name: label(now), address, port } });
         return targetOf(now, opts);
       }
-      opts.onProgress?.(`${label(now)} is running at ${address}; waiting for port ${port}… (${Math.round(elapsed / 1000)} s)`);
+      opts.onProgress?.(`${label(now)} is running at ${address}; waiting for port ${port}… (${Math.round(elapsed / 1000)} s)`, { key: 'waitingPort', params: { name: label(now), address, port, seconds: Math.round(elapsed / 1000) } });
       return undefined;
     },
     waitOptionsFrom(opts),
