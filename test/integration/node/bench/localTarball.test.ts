@@ -56,8 +56,8 @@ describe('readLocalTarball (CLI: a path the user typed)', () => {
 
 describe('bench.run from the app: an upload is the bytes the person picked, never a path', () => {
   const handlers = () => benchSection({ store: () => resultsStore(join(dir, 'results')) })({ deps: { settings: { get: () => ({}) } } as never, emit: () => undefined, clientId: 'test' });
-  const run = (extra: Record<string, unknown>) =>
-    handlers()['bench.run']!({ preset: 'unixbench', params: { source: 'upload', localTarball: join(dir, 'id_rsa'), install: false }, instances: [{ id: 'i-0123456789abcdef0', region: 'us-east-1' }], confirmed: true, acceptNew: false, ...extra } as never);
+  const run = async (extra: Record<string, unknown>) =>
+    await handlers()['bench.run']!({ preset: 'unixbench', params: { source: 'upload', localTarball: join(dir, 'id_rsa'), install: false }, instances: [{ id: 'i-0123456789abcdef0', region: 'us-east-1' }], confirmed: true, acceptNew: false, ...extra } as never);
 
   it('a localTarball path alone is refused (the backend never reads a path the app sends)', async () => {
     await assert.rejects(run({}), /UnixBench with source "upload" needs the tarball file chosen in the form\./);
