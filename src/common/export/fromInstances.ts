@@ -1,6 +1,7 @@
 import type { Instance } from '../model/instance.js';
 import type { SshConfigHost } from './sshConfig.js';
 import type { TeraTermHost, TtlAuth } from './teraterm.js';
+import { parsePortText, TAG } from '../vocab.js';
 
 // From inventory instances to export entries, for the CLI and the app's Export dialog alike:
 // per-instance settings come from the options, then tags (tagssh:user, tagssh:port,
@@ -11,7 +12,7 @@ import type { TeraTermHost, TtlAuth } from './teraterm.js';
  * synchronous guess for previews; the CLI passes userOf with src/node/ssh/users.ts's AMI lookup.
  */
 export function defaultUser(i: Instance): string {
-  const tag = i.tags['tagssh:user'];
+  const tag = i.tags[TAG.user];
   if (tag) return tag;
   const p = (i.platformDetails ?? '').toLowerCase();
   if (p.includes('ubuntu')) return 'ubuntu';
@@ -21,8 +22,8 @@ export function defaultUser(i: Instance): string {
 }
 
 export function portOf(i: Instance): number {
-  const n = Number(i.tags['tagssh:port']);
-  return Number.isInteger(n) && n >= 1 && n <= 65535 ? n : 22;
+  // A bulk export keeps going past one malformed tag; `tagssh proxy` names it at connect time.
+  return parsePortText(i.tags[TAG.port] ?? '') ?? 22;
 }
 
 /** Names shared by several instances must be looked up by id (a name lookup would be ambiguous). */
@@ -68,7 +69,7 @@ export function sshConfigHostsFrom(instances: readonly Instance[], o: SshConfigH
   return instances.map((i) => {
     const h: SshConfigHost = { instanceId: i.id, region: i.region, name: i.name, user: o.user ?? o.userOf?.(i) ?? defaultUser(i), port: portOf(i) };
     if (o.identityFile) h.identityFile = o.identityFile;
-    const jump = o.jump ?? i.tags['tagssh:jump'];
+    const jump = o.jump ?? i.tags[TAG.jump];
     if (jump && jump !== i.name && jump !== i.id) {
       h.jump = jump;
       h.privateIp = i.privateIp;

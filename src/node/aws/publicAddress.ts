@@ -2,6 +2,7 @@ import type { Instance } from '../../common/model/instance.js';
 import { AppError } from '../../common/errors.js';
 import { ec2For } from './clients.js';
 import type { AwsScope } from './scope.js';
+import { TAG } from '../../common/vocab.js';
 
 // Will this instance have a public address once it runs? A stopped instance keeps an associated
 // Elastic IP; otherwise it only gets a public address when its subnet maps one at launch
@@ -64,7 +65,7 @@ export async function assertPublicAddressComes(instance: Instance, scope: AwsSco
 export function usesJumpHost(instance: Instance, settingsJumpHost: string | null | undefined, via?: string | string[]): boolean {
   const list = Array.isArray(via) ? via : via ? [via] : [];
   if (list.some((v) => v.trim())) return true;
-  const tag = instance.tags['tagssh:jump']?.trim();
+  const tag = instance.tags[TAG.jump]?.trim();
   if (tag === 'none') return false;
   return !!(tag || settingsJumpHost?.trim());
 }

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Settings } from '../../common/model/settings.js';
 import { AppError } from '../../common/errors.js';
-import { MAX_HOPS, portTag } from '../../common/vocab.js';
+import { MAX_HOPS, portTag, TAG } from '../../common/vocab.js';
 import type { AwsScope } from '../aws/scope.js';
 import { tagsshPaths } from '../store/paths.js';
 import { expandHome, sshDir } from './sshPaths.js';
@@ -96,7 +96,7 @@ async function build(nameOrId: string, opts: TargetOptions, settings: SshSetting
   seen.add(key);
 
   // Bastions: --via, else the instance's tag, else (for the final target only) the settings.
-  const tagJump = inst.tags['tagssh:jump']?.trim();
+  const tagJump = inst.tags[TAG.jump]?.trim();
   let jumpSpecs = splitJump(opts.via);
   if (jumpSpecs.length === 0) jumpSpecs = tagJump === 'none' ? [] : splitJump(tagJump ?? (depth === 0 ? settings.jumpHost : null));
   const usePrivate = opts.private ?? jumpSpecs.length > 0;

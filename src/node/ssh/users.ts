@@ -1,6 +1,7 @@
 import type { Instance } from '../../common/model/instance.js';
 import { ec2For } from '../aws/clients.js';
 import type { AwsScope } from '../aws/scope.js';
+import { TAG } from '../../common/vocab.js';
 
 // Which user to log in as. EC2 images each bake in their own default account; the family is
 // read from the instance's PlatformDetails and, when that only says "Linux/UNIX", from the
@@ -72,7 +73,7 @@ export interface LoginUserInput {
 
 export async function loginUserFor(input: LoginUserInput): Promise<{ user: string; source: LoginUserSource }> {
   if (input.flagUser) return { user: input.flagUser, source: 'flag' };
-  const tag = input.instance.tags['tagssh:user']?.trim();
+  const tag = input.instance.tags[TAG.user]?.trim();
   if (tag) return { user: tag, source: 'tag' };
   const { instance } = input;
   let image: ImageInfo | null = null;
