@@ -56,6 +56,8 @@ export const SESSION_PATH = '/session';
 
 /** The id of a request that will not be served, so its caller is answered, not left waiting. */
 function requestId(text: string): number | null {
+  // A refused message is not worth parsing a large frame for: its sender only loses the id.
+  if (text.length > 4096) return null;
   try {
     const id = (JSON.parse(text) as { id?: unknown } | null)?.id;
     return typeof id === 'number' && Number.isSafeInteger(id) && id >= 0 ? id : null;
