@@ -9,7 +9,6 @@ import { targetOptionsFrom } from './connectOptions.js';
 import { progressLine } from './output.js';
 import { escapeControls } from '../../common/safeText.js';
 import { isInstanceId } from '../../common/vocab.js';
-import { escapedProgress } from './safeOutput.js';
 import type { SshFlags } from './commands/ssh.js';
 
 // The terminal side of `tagssh ssh`: raw TTY + SIGWINCH for a shell, plain pipes (with
@@ -90,7 +89,7 @@ async function connectInteractively(target: ConnectTarget, keepaliveMs: number |
 }
 
 export async function runSsh(name: string, command: string[], flags: SshFlags, scope: AwsScope): Promise<number> {
-  const progress = escapedProgress(progressLine(!!process.stderr.isTTY));
+  const progress = progressLine(!!process.stderr.isTTY);
   // ssh2 and its native crypto load while EC2 answers the name lookup, not after it.
   const targetP = connectTargetFor(name, { ...targetOptionsFrom(flags), ...scope, onProgress: progress });
   await Promise.all([targetP, import('../ssh/connection.js')]).catch(() => undefined);

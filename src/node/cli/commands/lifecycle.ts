@@ -21,16 +21,15 @@ export function register(program: Command): void {
       .option('--json', 'print the instance as JSON');
     addAwsOptions(cmd).action(async (name: string, flags: LifecycleFlags) => {
       const { withJsonErrors, printJson, progressLine } = await import('../output.js');
-      const { escapedProgress, withEscapedErrors } = await import('../safeOutput.js');
-      await withJsonErrors(flags.json, () => withEscapedErrors(async () => {
+      await withJsonErrors(flags.json, async () => {
         const lifecycle = await import('../../aws/lifecycle.js');
-        const progress = escapedProgress(progressLine());
+        const progress = progressLine();
         const run = verb === 'start' ? lifecycle.startInstance : lifecycle.stopInstance;
         const inst = await run(name, { ...awsScopeFrom(flags), ...(flags.pick ? { pick: flags.pick } : {}), wait: flags.wait !== false, onProgress: progress });
         progress.done();
         if (flags.json) printJson(inst);
         else process.stdout.write(`${inst.id} ${inst.state}${inst.publicIp && inst.state === 'running' ? ` ${inst.publicIp}` : ''}\n`);
-      }));
+      });
     });
   }
 }

@@ -24,8 +24,7 @@ export function register(program: Command): void {
     });
   addConnectOptions(ssh).action(async (name: string, command: string[], flags: SshFlags) => {
     const { runSsh } = await import('../sshSession.js');
-    const { withEscapedErrors } = await import('../safeOutput.js');
-    process.exitCode = await withEscapedErrors(() => runSsh(name, command, flags, awsScopeFrom(flags)));
+    process.exitCode = await runSsh(name, command, flags, awsScopeFrom(flags));
   });
 
   const forget = program
@@ -34,7 +33,6 @@ export function register(program: Command): void {
     .argument('<name>', 'Name tag value or instance id i-… (as shown in the HOST_KEY_CHANGED message)');
   addAwsOptions(forget).action(async (name: string, flags: AwsFlags) => {
     const { forgetHostKey } = await import('../sshSession.js');
-    const { withEscapedErrors } = await import('../safeOutput.js');
-    await withEscapedErrors(() => forgetHostKey(name, awsScopeFrom(flags)));
+    await forgetHostKey(name, awsScopeFrom(flags));
   });
 }
