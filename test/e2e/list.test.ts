@@ -1,5 +1,7 @@
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
+import { appendFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { seedInstance } from '../lab/seed.js';
 import { useAppUi, verbs } from './ui.js';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -176,4 +178,29 @@ test('Start asks for confirmation, then the row follows the instance to running;
   await dialog.getByRole('button', { name: 'Start', exact: true }).click();
   await ui.page.waitForFunction(() => Array.from(document.querySelectorAll('tr.row')).some((r) => r.querySelector('.n')?.textContent === 'db-1' && r.querySelector('.state')?.getAttribute('data-state') === 'running'), undefined, { timeout: 30_000 });
   await row('db-1').getByRole('button', { name: 'Connect', exact: true }).waitFor();
+});
+
+test('the profile picker lists the default profile once and shows a profile added to the AWS config on focus, without a reload', async () => {
+  const config = join(ui.lab.home, 'aws-config');
+  writeFileSync(config, '[default]\nregion = us-east-1\n[profile staging]\nregion = eu-west-1\n');
+  const saved = { config: process.env.AWS_CONFIG_FILE, credentials: process.env.AWS_SHARED_CREDENTIALS_FILE };
+  Object.assign(process.env, { AWS_CONFIG_FILE: config, AWS_SHARED_CREDENTIALS_FILE: join(ui.lab.home, 'no-credentials') });
+  try {
+    const picker = ui.page.getByRole('combobox', { name: 'AWS profile' });
+    const offered = () => picker.locator('option').allInnerTexts();
+    await picker.focus();
+    await ui.page.waitForFunction(() => document.querySelectorAll('select[aria-label="AWS profile"] option').length === 2);
+    assert.deepEqual(await offered(), ['Default profile (default)', 'staging']);
+    appendFileSync(config, '[profile newcomer]\nregion = ap-northeast-3\n');
+    await picker.blur();
+    await picker.focus();
+    await ui.page.waitForFunction(() => document.querySelectorAll('select[aria-label="AWS profile"] option').length === 3);
+    assert.deepEqual(await offered(), ['Default profile (default)', 'newcomer', 'staging']);
+    assert.equal(await picker.inputValue(), '');
+  } finally {
+    for (const [k, v] of [['AWS_CONFIG_FILE', saved.config], ['AWS_SHARED_CREDENTIALS_FILE', saved.credentials]] as const) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  }
 });
