@@ -1,5 +1,5 @@
-import { readFileSync, renameSync, writeFileSync, rmSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { readdirSync, readFileSync, renameSync, writeFileSync, rmSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { AppError } from '../../common/errors.js';
 import { ensurePrivateDir } from './paths.js';
@@ -37,6 +37,7 @@ export function readJsonFile<T>(path: string, schemaVersion: number, fallback: (
 
 export function writeJsonFile<T>(path: string, schemaVersion: number, data: T, mode = 0o600): void {
   ensurePrivateDir(dirname(path));
+  removeOrphanedTempFiles(path);
   const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {
     writeFileSync(tmp, JSON.stringify({ schemaVersion, data } satisfies Versioned<T>, null, 2) + '\n', { mode });
@@ -44,5 +45,37 @@ export function writeJsonFile<T>(path: string, schemaVersion: number, data: T, m
   } catch (e) {
     rmSync(tmp, { force: true });
     throw e;
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    // EPERM: the process exists but belongs to someone else.
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * A writer killed between its temp write and the rename leaves `<file>.<pid>.<hex>.tmp` behind.
+ * The next writer removes those whose process is gone; a live writer's temp file is left alone.
+ */
+export function removeOrphanedTempFiles(path: string): void {
+  const prefix = `${basename(path)}.`;
+  let names: string[];
+  try {
+    names = readdirSync(dirname(path));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue;
+    const m = /^(\d+)\.[0-9a-f]{8}\.tmp$/.exec(name.slice(prefix.length));
+    if (!m) continue;
+    const pid = Number(m[1]);
+    if (pid === process.pid || isAlive(pid)) continue;
+    rmSync(join(dirname(path), name), { force: true });
   }
 }
