@@ -21,7 +21,7 @@ export type { ConnectTarget } from './types.js';
 export interface ConnectOptions {
   askPassphrase?: AskPassphrase;
   signal?: AbortSignal;
-  /** Keepalive probe interval; the peer is declared dead after keepaliveCountMax unanswered probes. */
+  /** Keepalive probe interval; the peer is declared dead after keepaliveCountMax intervals without an answer. */
   keepaliveMs?: number;
   keepaliveCountMax?: number;
   /** Deadline for TCP connect + handshake + auth of each hop (prompt time excluded). */
@@ -178,7 +178,9 @@ function connectHop(t: ConnectTarget, opts: HopOptions): Promise<Client> {
       // Our own deadline (armTimer) replaces readyTimeout so that passphrase prompts do not count.
       readyTimeout: 2_147_483_647,
       keepaliveInterval: opts.keepaliveMs ?? DEFAULT_KEEPALIVE_MS,
-      keepaliveCountMax: opts.keepaliveCountMax ?? DEFAULT_KEEPALIVE_COUNT,
+      // ssh2 gives up on the tick after its count is exceeded, one interval later than OpenSSH's
+      // ServerAliveCountMax; one less makes a silent peer dead after exactly N intervals.
+      keepaliveCountMax: Math.max(0, (opts.keepaliveCountMax ?? DEFAULT_KEEPALIVE_COUNT) - 1),
       algorithms: {
         cipher: CIPHERS as never,
         compress: ['none'],

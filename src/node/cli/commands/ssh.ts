@@ -17,7 +17,7 @@ export function register(program: Command): void {
     .argument('<name>', 'Name tag value (exact, case-sensitive) or instance id i-…')
     .argument('[command...]', 'remote command (put `--` before it when it has options)')
     .option('--pick <id>', 'choose this instance id when several match the name')
-    .option('--keepalive <seconds>', 'probe the server every N seconds; 3 unanswered probes end the session (default 15)', (v) => {
+    .option('--keepalive <seconds>', 'probe the server every N seconds; a server silent for 3 probes in a row ends the session (default 15)', (v) => {
       const n = Number(v);
       if (!(n > 0 && n <= 3600)) throw new InvalidArgumentError('expected seconds between 0 and 3600');
       return n;
