@@ -63,3 +63,10 @@ test('--filter that matches nothing says so on stderr, with how many were listed
   assert.equal(r.stdout, '');
   assert.match(r.stderr, /No instance matches --filter "env=nope" \(2 listed before filtering\)/);
 });
+
+test('--filter without words is a usage error naming the flag (exit 2)', async () => {
+  const r = await tagssh(['list', '--filter']);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /--filter/);
+  assert.equal(r.stdout, '');
+});
