@@ -239,8 +239,9 @@ async function main(): Promise<void> {
     const at = order.findIndex((b) => b.id === `tab-${active}`);
     const next = order[(at + (e.key === 'ArrowRight' ? 1 : order.length - 1)) % order.length];
     if (next) {
-      next.focus();
       activate(next.id.replace(/^tab-/, ''));
+      // Activating a view may focus its content (the list, a terminal): the keyboard stays on the strip.
+      next.focus();
     }
   });
 

@@ -18,6 +18,8 @@ const ui = useAppUi([
   // An Elastic IP nobody serves: after a start, SSH never answers, so only Cancel ends the wait.
   { name: 'slow-1', address: '127.0.0.9', noSshd: true, stopped: true },
   { name: 'fresh-1', address: '127.0.0.7' },
+  // Two running instances share this Name; only the first has an address served by an sshd.
+  { name: 'twin', address: '127.0.0.8', count: 2 },
 ]);
 const { row, activePanel, waitForTerminal, typeInTerminal, trustFirstContact, shot } = verbs(ui);
 const page = () => ui.page;
@@ -279,6 +281,37 @@ test('Cancel at the host-key prompt and at the passphrase prompt leaves the tab 
   }
   await tab('fresh-1').locator('.tab-close').click();
   await page().getByRole('dialog').getByRole('button', { name: 'Close tab' }).click();
+});
+
+test('a name two instances share lists both; picking one connects to it; arrow keys move along the tab strip', async () => {
+  await page().getByRole('tab', { name: 'Instances' }).click();
+  await page().getByLabel('Connect by name').fill('twin');
+  await page().getByLabel('Connect by name').press('Enter');
+  const list = activePanel().getByTestId('candidates');
+  await list.waitFor({ timeout: 20_000 });
+  assert.match(await list.innerText(), /Several instances are named twin\./);
+  const ids = ui.lab.ids['twin']!.ids;
+  assert.equal(await list.getByRole('button').count(), 2);
+  await list.getByRole('button', { name: new RegExp(`^${ids[0]} · running`) }).click();
+  await trustFirstContact();
+  await waitForTerminal(/[#$]\s*$/m);
+  await typeInTerminal('echo host-$TAGSSH_TEST_HOST');
+  await waitForTerminal('host-127.0.0.8');
+  // Keyboard: the selected tab moves with the arrow keys, wrapping around.
+  await tab('twin').focus();
+  assert.equal(await selectedTab(), 'twin');
+  assert.deepEqual(await tabNames(), ['Instances', 'Benchmarks', 'db-2', 'twin', 'Settings']);
+  await page().keyboard.press('ArrowRight');
+  assert.equal(await selectedTab(), 'Settings');
+  await page().keyboard.press('ArrowRight');
+  assert.equal(await selectedTab(), 'Instances');
+  await page().keyboard.press('ArrowLeft');
+  assert.equal(await selectedTab(), 'Settings');
+  await page().keyboard.press('ArrowLeft');
+  assert.equal(await selectedTab(), 'twin');
+  await tab('twin').locator('.tab-close').click();
+  await page().getByRole('dialog').getByRole('button', { name: 'Close tab' }).click();
+  await tab('twin').waitFor({ state: 'detached' });
 });
 
 test('in Japanese, the tab strip, the terminal tab and its notices speak Japanese', async () => {

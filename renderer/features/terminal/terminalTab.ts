@@ -31,6 +31,8 @@ export interface ConnectRequest {
   region?: string;
   label: string;
   start: boolean;
+  /** The instance chosen among several with this name; kept for the trust step and Reconnect. */
+  pick?: string;
 }
 
 export interface TerminalTabDeps {
@@ -160,7 +162,7 @@ export class TerminalTab {
     this.scheduleFit();
   }
 
-  async connect(extra: { acceptNewHostKey?: string; pick?: string } = {}): Promise<void> {
+  async connect(extra: { acceptNewHostKey?: string } = {}): Promise<void> {
     if (this.disposed) return;
     this.fitNow();
     const openId = `open-${++openSeq}`;
@@ -187,6 +189,7 @@ export class TerminalTab {
         cols: Math.max(2, this.term.cols),
         rows: Math.max(1, this.term.rows),
         start: this.request.start,
+        ...(this.request.pick ? { pick: this.request.pick } : {}),
         ...extra,
       });
       if (this.disposed) {
@@ -406,8 +409,8 @@ export class TerminalTab {
                 type: 'button',
                 text: [c.id, c.state, c.az ?? c.region, c.launchTime ? t('launched', { time: formatDateTime(Date.parse(c.launchTime)) }) : null].filter(Boolean).join(' · '),
                 onClick: () => {
-                  this.request = { ...this.request, region: c.region, start: this.request.start || c.state === 'stopped' };
-                  void this.connect({ pick: c.id });
+                  this.request = { ...this.request, region: c.region, pick: c.id, start: this.request.start || c.state === 'stopped' };
+                  void this.connect();
                 },
               }),
             ),
