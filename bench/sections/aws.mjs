@@ -78,6 +78,8 @@ export async function run(ctx) {
       {
         cold: async () => expect(await ctx.spawnTimed(node, [ctx.tagssh, 'resolve', name], { ...env, TAGSSH_HOME: ctx.tmpdir('tagssh-bench-cold-') })),
         warm: async () => expect(await ctx.spawnTimed(node, [ctx.tagssh, 'resolve', name], { ...env, TAGSSH_HOME: warmHome })),
+        // The same command through @aws-sdk/client-ec2: what the lean client must beat by 1.5x to stay.
+        sdk: async () => expect(await ctx.spawnTimed(node, [ctx.tagssh, 'resolve', name], { ...env, TAGSSH_HOME: warmHome, TAGSSH_EC2_CLIENT: 'sdk' })),
         aws: async () => (await ctx.spawnTimed('aws', awsArgs, env)).ms,
         base: async () => (await ctx.spawnTimed(node, ['-e', script], env)).ms,
         bare: async () => (await ctx.spawnTimed(node, ['-e', '0'], env)).ms,
@@ -85,7 +87,7 @@ export async function run(ctx) {
       ctx.runs,
       { warmup: 2 },
     );
-    const { cold, warm, aws, base, bare } = m;
+    const { cold, warm, aws, base, bare, sdk } = m;
 
     const coldRatio = aws.median_ms / cold.median_ms;
     rows.push({
@@ -105,6 +107,16 @@ export async function run(ctx) {
       target: '<= 1.5x of baseline',
       pass: warmRatio <= 1.5,
       note: `bare \`node -e 0\` took ${bare.median_ms.toFixed(0)} ms; the aws CLI took ${aws.median_ms.toFixed(0)} ms`,
+    });
+
+    const sdkRatio = sdk.median_ms / warm.median_ms;
+    rows.push({
+      name: 'resolve NAME, lean client vs the AWS SDK',
+      tagssh: warm,
+      incumbent: { ...sdk, label: 'tagssh resolve with TAGSSH_EC2_CLIENT=sdk' },
+      ratio: sdkRatio,
+      target: '>= 1.5x faster (else drop the lean client)',
+      pass: sdkRatio >= 1.5,
     });
 
     // --- list (a failure here keeps the resolve rows) -------------------------------------

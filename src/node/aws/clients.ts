@@ -61,7 +61,8 @@ async function createPort(adapter: Ec2Adapter, profile: string | undefined, regi
     const s = await ec2Settings(profile);
     const sdkOnly = s.useFips || s.useDualStack || (!s.endpointUrl && !leanEndpointFor(region));
     if (!sdkOnly) {
-      const endpoint = endpointFor(region, s.endpointUrl);
+      // Explicit either way, so ignore_configured_endpoint_urls also hides AWS_ENDPOINT_URL_EC2 here.
+      const endpoint = endpointFor(region, s.endpointUrl ?? leanEndpointFor(region));
       const agent = await agentFor(endpoint, s.caBundle);
       return leanEc2Port(
         createEc2Client({ region, credentials, endpoint: endpoint.href, ...(profile !== undefined ? { profile } : {}), maxAttempts: s.maxAttempts, retryMode: s.retryMode, ...(agent ? { agent } : {}) }),

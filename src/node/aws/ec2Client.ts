@@ -39,8 +39,6 @@ export interface Ec2Client {
   call(action: string, params?: QueryParams): Promise<Record<string, unknown>>;
 }
 
-const NETWORK_RETRYABLE = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN']);
-
 // The process's idea of how far the local clock is from AWS's (server Date minus local time),
 // kept as the SDK keeps its systemClockOffset: sampled from every response's Date header.
 let clockOffsetMs = 0;
@@ -190,8 +188,7 @@ function isRetryable(e: unknown): boolean {
   const r = e as RawError;
   if (r?.skewCorrected) return true;
   if (isThrottle(r?.awsCode)) return true;
-  if (isTransient({ code: r?.awsCode, status: r?.httpStatus, netCode: r?.netCode })) return true;
-  return !!r?.netCode && NETWORK_RETRYABLE.has(r.netCode);
+  return isTransient({ code: r?.awsCode, status: r?.httpStatus, netCode: r?.netCode });
 }
 
 function apiError(action: string, status: number, doc: Record<string, unknown>): RawError {

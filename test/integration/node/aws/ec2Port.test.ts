@@ -226,6 +226,8 @@ test('endpoint rules for every partition, FIPS and dual-stack (the lean client h
     ['us-iso-east-1', {}, 'https://ec2.us-iso-east-1.c2s.ic.gov', 'sdk'],
     ['us-isob-east-1', {}, 'https://ec2.us-isob-east-1.sc2s.sgov.gov', 'sdk'],
     ['eusc-de-east-1', {}, 'https://ec2.eusc-de-east-1.amazonaws.eu', 'sdk'],
+    // Last: ignore_configured_endpoint_urls hides even AWS_ENDPOINT_URL_EC2.
+    ['us-east-1', { AWS_ENDPOINT_URL_EC2: 'http://127.0.0.1:1', AWS_IGNORE_CONFIGURED_ENDPOINT_URLS: 'true' }, 'https://ec2.us-east-1.amazonaws.com', 'lean'],
   ];
   for (const [region, env, expected, leanGives] of cases) {
     for (const a of ADAPTERS) {
