@@ -167,3 +167,27 @@ test('Language back to Automatic follows the browser (English here)', async () =
   assert.match(await row('db-1').innerText(), /stopped/);
   await row('db-1').getByRole('button', { name: 'Start and connect' }).waitFor();
 });
+
+test('a profile that does not exist: the list says so in the app’s words, and Open Settings goes to the profile field', async () => {
+  await settingsTab().click();
+  await form().getByRole('textbox', { name: 'AWS profile' }).fill('no-such-profile');
+  await form().getByRole('button', { name: 'Save settings' }).click();
+  await page().waitForFunction(() => document.querySelector('form.settings-form [role=status]')?.textContent === 'Saved.');
+  await instancesTab().click();
+  await page().getByRole('button', { name: 'Refresh' }).click();
+  const status = page().locator('.list-status.error');
+  await status.waitFor({ timeout: 20_000 });
+  const text = await status.innerText();
+  assert.match(text, /^No AWS credentials for this profile\./);
+  assert.doesNotMatch(text, /--profile|--region/, 'the app names its own controls, never CLI flags');
+  await status.getByRole('button', { name: 'Open Settings' }).click();
+  assert.equal(await settingsTab().getAttribute('aria-selected'), 'true');
+  assert.equal(await page().evaluate(() => document.activeElement?.id), 'set-profile');
+  await form().getByRole('textbox', { name: 'AWS profile' }).fill('');
+  await form().getByRole('button', { name: 'Save settings' }).click();
+  await page().waitForFunction(() => document.querySelector('form.settings-form [role=status]')?.textContent === 'Saved.');
+  await instancesTab().click();
+  await page().getByRole('button', { name: 'Refresh' }).click();
+  await page().waitForFunction(() => !document.querySelector('.list-status.error'), undefined, { timeout: 20_000 });
+  assert.equal(await page().locator('.list-status').innerText(), '2 instances');
+});

@@ -1,12 +1,13 @@
 import type { Instance } from '../../../src/common/model/instance.js';
 import type { Settings } from '../../../src/common/model/settings.js';
 import type { InstanceList } from '../../../src/common/contract.js';
-import { AppError, type ErrorCode } from '../../../src/common/errors.js';
+import { AppError } from '../../../src/common/errors.js';
 import type { Api } from '../../lib/api.js';
 import { h, clear } from '../../lib/dom.js';
 import { ago } from '../../lib/time.js';
 import { confirmDialog } from '../../lib/dialog.js';
 import { onLocaleChange } from '../../i18n/index.js';
+import { describeError } from '../../i18n/errors.js';
 import type { SettingsField } from '../settings/view.js';
 import { addressOf, arrange, linesOf, windowOf, type GroupKey, type Line, type SortKey } from './model.js';
 import { t } from './messages.js';
@@ -39,13 +40,6 @@ const STALE_MS = 30_000;
 export const LINE_HEIGHT = 48;
 
 type Words = Parameters<typeof t>[0];
-const ERROR_WORDS: Partial<Record<ErrorCode, { message: Words; hint: Words; field?: SettingsField }>> = {
-  NO_CREDENTIALS: { message: 'errNoCredentials', hint: 'errNoCredentialsHint', field: 'profile' },
-  CREDENTIALS_EXPIRED: { message: 'errExpired', hint: 'errExpiredHint', field: 'profile' },
-  ACCESS_DENIED: { message: 'errAccessDenied', hint: 'errAccessDeniedHint', field: 'profile' },
-  BAD_REGION: { message: 'errBadRegion', hint: 'errBadRegionHint', field: 'regions' },
-  NETWORK: { message: 'errNetwork', hint: 'errNetworkHint' },
-};
 
 export function createInstancesView(deps: InstancesDeps): InstancesView {
   let list: InstanceList | null = null;
@@ -253,9 +247,10 @@ export function createInstancesView(deps: InstancesDeps): InstancesView {
     clear(status);
     status.classList.toggle('error', !!error);
     if (error) {
-      const words = ERROR_WORDS[error.code];
-      status.append(h('strong', { text: words ? t(words.message) : t('errOther'), title: error.message }), ' ', h('span', { class: 'hint', text: words ? t(words.hint) : error.message }));
-      if (words?.field && deps.openSettings) {
+      // The app's words for the error (the shared catalogue), with a button to the Settings field that fixes it.
+      const words = describeError(error);
+      status.append(h('strong', { text: words.title, title: words.detail ?? '' }), words.hint ? ' ' : '', words.hint ? h('span', { class: 'hint', text: words.hint }) : '');
+      if (words.field && deps.openSettings) {
         const field = words.field;
         status.append(' ', h('button', { class: 'btn subtle', type: 'button', text: t('openSettings'), onClick: () => deps.openSettings?.(field) }));
       }
