@@ -9,6 +9,7 @@ import { startMoto, type Moto } from '../../../lab/moto.js';
 import { seedInstance } from '../../../lab/seed.js';
 import { startFaultProxy, type FaultProxy } from '../../../lab/faultProxy.js';
 import { shortCredentials, type ShortCredentials } from '../../../lab/credentialProcess.js';
+import { startCredentialServer, type CredentialServer } from '../../../lab/credentialServer.js';
 import { runTagssh } from '../../../lab/run.js';
 import { ec2Adapter, ec2For, resetClients, type Ec2Adapter } from '../../../../src/node/aws/clients.js';
 import { listInstances } from '../../../../src/node/aws/inventory.js';
@@ -24,6 +25,7 @@ let moto: Moto;
 let proxy: FaultProxy;
 let dir: string;
 let creds: ShortCredentials;
+let compute: CredentialServer;
 const savedEnv = { ...process.env };
 const CANARY_SECRET = 'CANARYsecretQ7x9ZZ';
 const CANARY_TOKEN = 'CANARYtokenK2m4YY';
@@ -34,9 +36,10 @@ before(async () => {
   await seedInstance(moto.sdk('us-east-1'), { name: 'refresh-web' });
   dir = mkdtempSync(join(tmpdir(), 'tagssh-creds-'));
   creds = shortCredentials(dir, 5, CANARY_SECRET);
+  compute = await startCredentialServer(5, CANARY_SECRET);
   // EC2 as AWS behaves: a key that was never issued, or has expired, is refused.
   proxy = await startFaultProxy(moto.endpoint, {
-    fault: (r) => (r.accessKeyId?.startsWith('ASIA') && !creds.valid(r.accessKeyId) ? { status: 400, code: 'RequestExpired', message: 'Request has expired.' } : undefined),
+    fault: (r) => (r.accessKeyId?.startsWith('ASIA') && !creds.valid(r.accessKeyId) && !compute.valid(r.accessKeyId) ? { status: 400, code: 'RequestExpired', message: 'Request has expired.' } : undefined),
   });
   mkdirSync(join(dir, '.aws', 'sso', 'cache'), { recursive: true });
   writeFileSync(
@@ -70,6 +73,7 @@ after(async () => {
   process.env = savedEnv;
   resetClients();
   await proxy?.close();
+  await compute?.close();
   await moto?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -95,6 +99,29 @@ for (const adapter of ['sdk', 'lean'] as Ec2Adapter[]) {
       for (const r of proxy.seen.slice(seen)) keysUsed.add(r.accessKeyId ?? '');
     }
     assert.ok(creds.issued().length - before >= 4, 'credential_process ran again for every expiry');
+    assert.ok(keysUsed.size >= 4, `four different keys signed the four rounds (${keysUsed.size})`);
+  });
+}
+
+// The instance role (IMDS) and container (ECS/EKS) paths, through the default chain with no
+// profile: the app on an EC2 bastion or in a container keeps working as its role credentials rotate.
+for (const via of ['imds', 'container'] as const) {
+  test(`sdk: 5-second ${via === 'imds' ? 'instance-role (IMDS)' : 'container'} credentials are refreshed across three expiries`, async () => {
+    useEnv(
+      via === 'imds'
+        ? { TAGSSH_EC2_CLIENT: 'sdk', AWS_EC2_METADATA_DISABLED: 'false', AWS_EC2_METADATA_SERVICE_ENDPOINT: compute.imdsEndpoint }
+        : { TAGSSH_EC2_CLIENT: 'sdk', AWS_CONTAINER_CREDENTIALS_FULL_URI: compute.containerUri },
+    );
+    const keysUsed = new Set<string>();
+    for (let round = 0; round < 4; round++) {
+      if (round > 0) await sleep(5_500);
+      const seen = proxy.seen.length;
+      const list = await listInstances({}, { useCache: 'refresh' });
+      assert.ok(list.some((i) => i.name === 'refresh-web'), `round ${round}`);
+      for (const r of proxy.seen.slice(seen)) keysUsed.add(r.accessKeyId ?? '');
+    }
+    assert.ok(compute.issued.filter((i) => i.via === via).length >= 4, `the ${via} service was asked again for every expiry`);
+    assert.ok([...keysUsed].every((k) => k.startsWith(via === 'imds' ? 'ASIAIMDS' : 'ASIAECS')), [...keysUsed].join(' '));
     assert.ok(keysUsed.size >= 4, `four different keys signed the four rounds (${keysUsed.size})`);
   });
 }
