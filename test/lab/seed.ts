@@ -1,6 +1,8 @@
 import {
   AllocateAddressCommand,
   AssociateAddressCommand,
+  CreateSubnetCommand,
+  CreateVpcCommand,
   RunInstancesCommand,
   StopInstancesCommand,
   type EC2Client,
@@ -22,6 +24,8 @@ export interface SeedSpec {
   instanceType?: string;
   imageId?: string;
   count?: number;
+  /** Launch into this subnet (default: moto's default subnet, which maps public IPs). */
+  subnetId?: string;
 }
 
 export interface Seeded {
@@ -42,6 +46,7 @@ export async function seedInstance(ec2: EC2Client, spec: SeedSpec = {}): Promise
       MinCount: count,
       MaxCount: count,
       KeyName: spec.keyName,
+      SubnetId: spec.subnetId,
       TagSpecifications: tags.length ? [{ ResourceType: 'instance', Tags: tags }] : undefined,
     }),
   );
@@ -57,4 +62,14 @@ export async function attachEip(ec2: EC2Client, instanceId: string, address: str
   const alloc = await ec2.send(new AllocateAddressCommand({ Domain: 'vpc', Address: address }));
   await ec2.send(new AssociateAddressCommand({ AllocationId: alloc.AllocationId, InstanceId: instanceId }));
   return alloc.AllocationId!;
+}
+
+let privateNets = 0;
+
+/** A new VPC with one subnet that maps no public IPs: its instances get none unless given an Elastic IP. */
+export async function privateSubnet(ec2: EC2Client): Promise<string> {
+  const n = 100 + (privateNets++ % 100);
+  const vpc = await ec2.send(new CreateVpcCommand({ CidrBlock: `10.${n}.0.0/16` }));
+  const subnet = await ec2.send(new CreateSubnetCommand({ VpcId: vpc.Vpc!.VpcId!, CidrBlock: `10.${n}.1.0/24` }));
+  return subnet.Subnet!.SubnetId!;
 }

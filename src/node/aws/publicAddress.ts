@@ -63,9 +63,22 @@ export async function assertPublicAddressComes(instance: Instance, scope: AwsSco
 
 /** True when a connection to this instance goes through a jump host (its tag, else the settings'), so its private address is used. */
 export function usesJumpHost(instance: Instance, settingsJumpHost: string | null | undefined, via?: string | string[]): boolean {
-  const list = Array.isArray(via) ? via : via ? [via] : [];
-  if (list.some((v) => v.trim())) return true;
+  return jumpHostsFor(instance, settingsJumpHost, via).length > 0;
+}
+
+function splitJump(spec: string | string[] | null | undefined): string[] {
+  const list = Array.isArray(spec) ? spec : spec ? [spec] : [];
+  return list.flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
+}
+
+/**
+ * The bastions that carry a connection to `instance`, outermost first: --via, else its
+ * tagssh:jump tag ("none" opts out), else the settings' jump host (pass null for a bastion itself).
+ */
+export function jumpHostsFor(instance: Instance, settingsJumpHost: string | null | undefined, via?: string | string[]): string[] {
+  const given = splitJump(via);
+  if (given.length) return given;
   const tag = instance.tags[TAG.jump]?.trim();
-  if (tag === 'none') return false;
-  return !!(tag || settingsJumpHost?.trim());
+  if (tag === 'none') return [];
+  return splitJump(tag || settingsJumpHost);
 }

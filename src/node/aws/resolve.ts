@@ -15,6 +15,11 @@ import { pollUntil, waitOptionsFrom } from './wait.js';
 export interface ResolveOptions extends AwsScope {
   /** Use the private IP (VPN, or when a jump host carries the connection). */
   private?: boolean;
+  /**
+   * Decides `private` per instance once it is found, for callers whose choice depends on the
+   * instance itself (a jump host named by its tagssh:jump tag); overrides `private`.
+   */
+  privateFor?: (instance: Instance) => boolean;
   /** When only stopped instances match: start one and wait until its port answers. */
   start?: boolean;
   /** Instance id chosen among several matches. */
@@ -45,7 +50,8 @@ export async function resolveTarget(nameOrId: string, opts: ResolveOptions): Pro
 
   const running = matches.filter((i) => i.state === 'running');
   if (running.length > 1) throw ambiguous(nameOrId, running, 'running');
-  if (running.length === 1) return targetOf(running[0]!, opts);
+  const forInstance = (i: Instance): ResolveOptions => (opts.privateFor ? { ...opts, private: opts.privateFor(i) } : opts);
+  if (running.length === 1) return targetOf(running[0]!, forInstance(running[0]!));
 
   // Nothing running: stopped, stopping or still starting.
   if (!opts.start) {
@@ -61,8 +67,9 @@ export async function resolveTarget(nameOrId: string, opts: ResolveOptions): Pro
   }
   if (matches.length > 1) throw ambiguous(nameOrId, matches, 'stopped');
   // A direct connection needs a public address: refuse at once a start that cannot give one.
-  const started = await startAndWait(matches[0]!, opts.private ? opts : { ...opts, beforeStart: (i) => assertPublicAddressComes(i, opts) });
-  return waitUntilReachable(started, opts);
+  const chosen = forInstance(matches[0]!);
+  const started = await startAndWait(matches[0]!, chosen.private ? chosen : { ...chosen, beforeStart: (i) => assertPublicAddressComes(i, chosen) });
+  return waitUntilReachable(started, chosen);
 }
 
 /** The address to use for a running instance, or a clear error when it has none of the kind asked. */

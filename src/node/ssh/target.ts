@@ -1,8 +1,9 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Settings } from '../../common/model/settings.js';
+import type { Instance } from '../../common/model/instance.js';
 import { AppError } from '../../common/errors.js';
-import { MAX_HOPS, portTag, TAG } from '../../common/vocab.js';
+import { MAX_HOPS, portTag } from '../../common/vocab.js';
 import type { AwsScope } from '../aws/scope.js';
 import { tagsshPaths } from '../store/paths.js';
 import { expandHome, sshDir } from './sshPaths.js';
@@ -37,11 +38,6 @@ export interface TargetOptions extends AwsScope {
 export type SshSettings = Pick<Settings, 'defaultUser' | 'identityFile' | 'port' | 'jumpHost'>;
 
 
-function splitJump(spec: string | string[] | null | undefined): string[] {
-  const list = Array.isArray(spec) ? spec : spec ? [spec] : [];
-  return list.flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
-}
-
 /** "[user@]host[:port]" when the spec names a host rather than an instance. */
 export function parseHostSpec(spec: string): { user?: string; host: string; port?: number } | null {
   const m = /^(?:([^@\s]+)@)?(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(?::(\d{1,5}))?$/.exec(spec);
@@ -75,15 +71,17 @@ export async function connectTargetFor(nameOrId: string, opts: TargetOptions): P
 
 async function build(nameOrId: string, opts: TargetOptions, settings: SshSettings, seen: Set<string>, depth: number): Promise<ConnectTarget> {
   if (depth > MAX_HOPS) throw new AppError('INVALID_INPUT', `The jump chain to ${nameOrId} is longer than ${MAX_HOPS} hops.`, 'Check the tagssh:jump tags for a loop.');
-  const { resolveTarget, targetOf } = await import('../aws/resolve.js');
+  const [{ resolveTarget }, { jumpHostsFor }] = await Promise.all([import('../aws/resolve.js'), import('../aws/publicAddress.js')]);
   const scope: AwsScope = {};
   if (opts.profile) scope.profile = opts.profile;
   if (opts.regions) scope.regions = opts.regions;
 
-  // Resolve once; which address to use depends on the jump host, which may come from a tag.
+  // Resolve once; which address to use depends on the jump host, which may come from a tag, so
+  // it is decided per instance as soon as the instance is known (before a --start waits for one).
+  const jumpSpecsOf = (inst: Instance): string[] => jumpHostsFor(inst, depth === 0 ? settings.jumpHost : null, opts.via);
   const resolved = await resolveTarget(nameOrId, {
     ...scope,
-    private: opts.start ? !!opts.private || splitJump(opts.via).length > 0 : true,
+    privateFor: (inst) => opts.private ?? jumpSpecsOf(inst).length > 0,
     ...(opts.start ? { start: true } : {}),
     ...(opts.pick ? { pick: opts.pick } : {}),
     ...(opts.port ? { port: opts.port } : {}),
@@ -96,11 +94,8 @@ async function build(nameOrId: string, opts: TargetOptions, settings: SshSetting
   seen.add(key);
 
   // Bastions: --via, else the instance's tag, else (for the final target only) the settings.
-  const tagJump = inst.tags[TAG.jump]?.trim();
-  let jumpSpecs = splitJump(opts.via);
-  if (jumpSpecs.length === 0) jumpSpecs = tagJump === 'none' ? [] : splitJump(tagJump ?? (depth === 0 ? settings.jumpHost : null));
-  const usePrivate = opts.private ?? jumpSpecs.length > 0;
-  const address = usePrivate === (resolved.addressKind === 'private') ? resolved.address : targetOf(inst, { private: usePrivate }).address;
+  const jumpSpecs = jumpSpecsOf(inst);
+  const address = resolved.address;
 
   const jump: ConnectTarget[] = [];
   for (const spec of jumpSpecs) jump.push(await bastion(spec, opts, settings, seen, depth + 1));

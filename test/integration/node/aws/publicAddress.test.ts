@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CreateSubnetCommand, CreateVpcCommand, RunInstancesCommand, StartInstancesCommand, StopInstancesCommand } from '@aws-sdk/client-ec2';
+import { StartInstancesCommand } from '@aws-sdk/client-ec2';
 import { startMoto, type Moto } from '../../../lab/moto.js';
-import { seedInstance, TEST_AMI } from '../../../lab/seed.js';
+import { privateSubnet, seedInstance } from '../../../lab/seed.js';
 import { AppError } from '../../../../src/common/errors.js';
 import { resetClients } from '../../../../src/node/aws/clients.js';
 import { describeOne } from '../../../../src/node/aws/lifecycle.js';
@@ -36,12 +36,7 @@ after(async () => {
 
 async function privateSubnetInstance(): Promise<string> {
   const ec2 = moto.sdk();
-  const vpc = await ec2.send(new CreateVpcCommand({ CidrBlock: '10.99.0.0/16' }));
-  const subnet = await ec2.send(new CreateSubnetCommand({ VpcId: vpc.Vpc!.VpcId!, CidrBlock: '10.99.1.0/24' }));
-  const run = await ec2.send(new RunInstancesCommand({ ImageId: TEST_AMI, InstanceType: 't3.micro', MinCount: 1, MaxCount: 1, SubnetId: subnet.Subnet!.SubnetId! }));
-  const id = run.Instances![0]!.InstanceId!;
-  await ec2.send(new StopInstancesCommand({ InstanceIds: [id] }));
-  return id;
+  return (await seedInstance(ec2, { subnetId: await privateSubnet(ec2), stopped: true })).id;
 }
 
 test('a stopped instance in a subnet that maps no public IPs, without an Elastic IP, gets none', async () => {

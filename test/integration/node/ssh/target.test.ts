@@ -3,8 +3,9 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DescribeInstancesCommand } from '@aws-sdk/client-ec2';
 import { startMoto, type Moto } from '../../../lab/moto.js';
-import { seedInstance } from '../../../lab/seed.js';
+import { privateSubnet, seedInstance } from '../../../lab/seed.js';
 import { connectTargetFor } from '../../../../src/node/ssh/target.js';
 import { resetClients } from '../../../../src/node/aws/clients.js';
 import { defaultSettings } from '../../../../src/common/model/settings.js';
@@ -21,7 +22,7 @@ before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'tagssh-target-'));
   mkdirSync(join(dir, '.ssh'));
   writeFileSync(join(dir, '.ssh', 'deploy-key.pem'), 'placeholder', { mode: 0o600 });
-  Object.assign(process.env, moto.env, { TAGSSH_HOME: join(dir, 'home'), HOME: dir });
+  Object.assign(process.env, moto.env, { TAGSSH_HOME: join(dir, 'home'), HOME: dir, TAGSSH_POLL_MS: '200' });
   resetClients();
   const ec2 = moto.sdk();
   await seedInstance(ec2, { name: 'ubuntu-box', eip: '127.0.0.11', imageId: 'ami-1e749f67' });
@@ -62,6 +63,22 @@ describe('connectTargetFor', () => {
     assert.deepEqual(t.jump?.map((j) => [j.label, j.host, j.user]), [['ubuntu-box', '127.0.0.11', 'ubuntu']]);
     const viaSettings = await connectTargetFor('rhel-box', { settings: { ...defaultSettings(), jumpHost: 'jump@127.0.0.99:2201' } });
     assert.deepEqual(viaSettings.jump?.map((j) => [j.host, j.port, j.user]), [['127.0.0.99', 2201, 'jump']]);
+  });
+
+  it('starts a stopped instance whose tagssh:jump tag names its bastion, waiting for its private address instead of refusing for want of a public one', async () => {
+    const ec2 = moto.sdk();
+    const { id } = await seedInstance(ec2, { name: 'private-stopped', subnetId: await privateSubnet(ec2), stopped: true, tags: { 'tagssh:jump': 'ubuntu-box' } });
+    const abort = new AbortController();
+    const progress: string[] = [];
+    const onProgress = (m: string) => {
+      progress.push(m);
+      // The lab cannot reach a 10.x address: once the wait is for the private address's port, the choice is proven.
+      if (/waiting for port/.test(m)) abort.abort();
+    };
+    await assert.rejects(connectTargetFor('private-stopped', { settings: defaultSettings(), start: true, signal: abort.signal, onProgress }), { code: 'CANCELLED' });
+    assert.ok(progress.some((m) => /running at 10\.\d+\.1\.\d+; waiting for port 22/.test(m)), progress.join('\n'));
+    const { Reservations } = await ec2.send(new DescribeInstancesCommand({ InstanceIds: [id] }));
+    assert.equal(Reservations?.[0]?.Instances?.[0]?.State?.Name, 'running');
   });
 
   it('passes the resolver errors through (NOT_FOUND)', async () => {
