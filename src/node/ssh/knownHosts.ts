@@ -1,11 +1,11 @@
-import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createHmac, randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
 import { AppError } from '../../common/errors.js';
 import { INSTANCE_ID } from '../../common/vocab.js';
 import { readJsonFile } from '../store/jsonFile.js';
 import { withFileLock } from '../store/fileLock.js';
-import { tagsshPaths } from '../store/paths.js';
+import { ensurePrivateDir, tagsshPaths } from '../store/paths.js';
 import { keyTypeOf, sha256Fingerprint } from './fingerprint.js';
 
 // Trusted host keys, keyed by WHO the machine is (its instance id), not where it answers: EC2
@@ -182,7 +182,7 @@ export class KnownHostsStore {
   private writeLines(lines: readonly Line[]): void {
     const body = lines.map((l) => ('raw' in l ? l.raw : formatLine(l)));
     const text = (body.some((l) => l.startsWith(HEADER[0]!)) ? body : [...HEADER, ...body]).join('\n') + '\n';
-    mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
+    ensurePrivateDir(dirname(this.path));
     // Every write happens under the lock, so a temp file seen now was left by a writer that died.
     const prefix = `${basename(this.path)}.`;
     for (const f of readdirSync(dirname(this.path))) if (f.startsWith(prefix) && f.endsWith('.tmp')) rmSync(join(dirname(this.path), f), { force: true });
@@ -198,7 +198,7 @@ export class KnownHostsStore {
 
   /** Read-modify-write under the shared lock; `change` returns the new lines, or null for no write. */
   private update<T>(change: (lines: Line[]) => { lines: Line[] | null; result: T }): T {
-    mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
+    ensurePrivateDir(dirname(this.path));
     return withFileLock(this.path, () => {
       const { lines, result } = change(this.readLines());
       if (lines) this.writeLines(lines);
@@ -208,7 +208,7 @@ export class KnownHostsStore {
 
   /** Converts known_hosts.json of earlier versions (once; the old file is kept as *.migrated). */
   private migrate(): Line[] {
-    mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
+    ensurePrivateDir(dirname(this.path));
     return withFileLock(this.path, () => {
       if (existsSync(this.path)) return this.readLines(); // another process migrated meanwhile
       const data = readJsonFile<Record<string, KnownHostEntry>>(this.legacyPath, 1, () => ({}), (raw) => {

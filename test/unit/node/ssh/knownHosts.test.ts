@@ -1,7 +1,7 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateKeyPairSync } from 'node:crypto';
@@ -41,6 +41,22 @@ describe('KnownHostsStore', () => {
     assert.equal(knownHostsName('1.2.3.4:22'), '1.2.3.4');
     assert.equal(knownHostsName('1.2.3.4:2222'), '[1.2.3.4]:2222');
     assert.equal(knownHostsName('::1:2222'), '[::1]:2222');
+  });
+
+  it('tightens the config directory it finds 0755 to 0700, as every other store write does', () => {
+    const home = join(dir, 'home-loose');
+    const config = join(home, 'config');
+    mkdirSync(config, { recursive: true });
+    chmodSync(config, 0o755);
+    const saved = process.env.TAGSSH_HOME;
+    process.env.TAGSSH_HOME = home;
+    try {
+      new KnownHostsStore(join(config, 'known_hosts')).trust(I1, entry('web', I1));
+      assert.equal(statSync(config).mode & 0o777, 0o700);
+    } finally {
+      if (saved === undefined) delete process.env.TAGSSH_HOME;
+      else process.env.TAGSSH_HOME = saved;
+    }
   });
 
   it('stores entries in a private OpenSSH known_hosts file that ssh-keygen reads, and forgets by id, label or key', () => {
