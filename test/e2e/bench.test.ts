@@ -96,6 +96,7 @@ test('sysinfo on two instances: script first, live progress, results saved, deta
   await pickInstances(['bench-m5', 'bench-m5a']);
   await view().getByTestId('bench-accept-new').check();
   assert.match(await view().getByTestId('bench-script').innerText(), /trap '.*tagssh_cleanup/);
+  await shot('benchmarks-form');
   const summary = view().locator('.bench-script-box summary');
   await summary.click();
   assert.equal(await view().getByTestId('bench-script').isVisible(), false, 'the script folds away');
@@ -272,6 +273,7 @@ test('Cancel stops a running fio; a dropped connection leaves the run going and 
 });
 
 test('compare: baseline, chart metric, every export (CSV with a BOM), a warning for mixed presets, delete', async () => {
+  await view().getByTestId('bench-details-close').click();
   // The two sysinfo results of the first test.
   const boxes = view().locator('[data-testid=bench-results] tbody tr', { hasText: 'sysinfo' }).locator('input[type=checkbox]');
   for (const r of await view().locator('[data-testid=bench-results] tbody tr input[type=checkbox]').all()) await r.setChecked(false);
@@ -340,6 +342,13 @@ test('the Benchmarks tab speaks Japanese when the language changes, without a re
   assert.match(await view().getByTestId('bench-details').innerText(), /生の出力/);
   assert.match(await view().getByTestId('bench-preset').locator('option[value=iperf3]').innerText(), /iperf3（2 台）/);
   await shot('benchmarks-ja');
+  await choosePreset('dd', "'dd' 'if=/dev/zero'");
+  assert.match(await view().locator('[data-help-for=count]').innerText(), /ブロック数（count=）/);
+  await view().getByTestId('bench-run').click();
+  const ask = page.getByRole('dialog', { name: 'dd を実行しますか？' });
+  assert.match(await ask.innerText(), /書き込み: インスタンス上の作業ディレクトリに書き込みます（終了後に削除）（Writes 1024 MiB to \/tmp\/tagssh-scratch-…\/ddtest/);
+  await ask.getByRole('button', { name: 'キャンセル' }).click();
+  await ask.waitFor({ state: 'detached' });
   await page.locator('#tab-settings').click();
   await page.locator('#set-language').selectOption('en');
   await page.locator('#set-language').evaluate((e) => (e as HTMLSelectElement).form?.requestSubmit());

@@ -46,6 +46,7 @@ export const t = defineMessages({
     confirmWrite: 'Writes',
     confirmSudo: 'Uses sudo',
     confirmUpload: 'Uploads',
+    confirmDetail: '{reason}',
     deleteTitle: 'Delete results?',
     deleteBody: '{count} result(s) and their raw output will be deleted.',
     deleteConfirm: 'Delete',
@@ -64,7 +65,7 @@ export const t = defineMessages({
     hintTryPublic: 'Set “{field}” to “public” and run again (the peer’s security group must allow TCP port {port} from the client).',
     hintCheckPort: 'Check that the peer’s security group allows TCP port {port}; if both are in one VPC, set “{field}” to “private”.',
     hintSeeOutput: 'The raw output below shows what the tool printed.',
-    hintTrustNew: 'This instance’s host key is not trusted yet. Tick “{field}” and run again (a changed key is still refused).',
+    hintTrustNew: 'This instance’s host key is not trusted yet. Tick “{field}” and run again.',
     hintKeyChanged: 'The instance’s host key has changed since it was trusted, so TagSSH refused it. If the instance was rebuilt, forget its old key first.',
     hintAuth: 'The instance refused the login. Check the login user and the private key file in Settings.',
     hintConnect: 'Check that the instance is running and that its security group allows SSH from this computer.',
@@ -156,6 +157,7 @@ export const t = defineMessages({
     confirmWrite: '書き込み',
     confirmSudo: 'sudo 使用',
     confirmUpload: 'アップロード',
+    confirmDetail: '{what}（{reason}）',
     deleteTitle: '結果を削除しますか？',
     deleteBody: '{count} 件の結果と生の出力を削除します。',
     deleteConfirm: '削除',
@@ -174,7 +176,7 @@ export const t = defineMessages({
     hintTryPublic: '「{field}」を「public」にして再実行してください（相手のセキュリティグループでクライアントからの TCP {port} 番を許可する必要があります）。',
     hintCheckPort: '相手のセキュリティグループで TCP {port} 番が許可されているか確認してください。2 台が同じ VPC なら「{field}」を「private」にしてください。',
     hintSeeOutput: 'ツールが出力した内容は下の「生の出力」で確認できます。',
-    hintTrustNew: 'このインスタンスのホスト鍵はまだ信頼されていません。「{field}」にチェックを付けて再実行してください（変わった鍵は引き続き拒否します）。',
+    hintTrustNew: 'このインスタンスのホスト鍵はまだ信頼されていません。「{field}」にチェックを付けて再実行してください。',
     hintKeyChanged: '信頼したときからホスト鍵が変わっているため、TagSSH は接続を拒否しました。インスタンスを作り直した場合は、先に古い鍵を削除してください。',
     hintAuth: 'インスタンスがログインを拒否しました。設定でログインユーザーと秘密鍵ファイルを確認してください。',
     hintConnect: 'インスタンスが実行中か、セキュリティグループでこのコンピューターからの SSH が許可されているか確認してください。',
@@ -224,6 +226,18 @@ export const t = defineMessages({
 });
 
 export type BenchMessage = Parameters<typeof t>[0];
+
+/** The Japanese sentence for a kind of confirmation; the preset's own (English) specifics follow it. */
+const CONFIRM_JA: Record<string, string> = {
+  install: '足りないパッケージを sudo でインストールします',
+  write: 'インスタンス上の作業ディレクトリに書き込みます（終了後に削除）',
+  sudo: 'sudo で設定を変更します',
+  upload: 'このコンピューターのファイルをアップロードします',
+};
+
+export function confirmationText(kind: string, reason: string): string {
+  return getLocale() === 'ja' ? t('confirmDetail', { what: CONFIRM_JA[kind] ?? '', reason }) : t('confirmDetail', { reason });
+}
 
 /** Preset titles and descriptions in Japanese; English comes from the preset definitions. */
 const PRESET_JA: Record<string, { title: string; description: string }> = {

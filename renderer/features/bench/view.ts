@@ -12,7 +12,7 @@ import { confirmDialog } from '../../lib/dialog.js';
 import type { SettingsField } from '../settings/view.js';
 import { formatDateTime, onLocaleChange } from '../../i18n/index.js';
 import { renderMetricChart } from './chart.js';
-import { formatBytes, paramHelp, presetDescription, presetTitle, t, type BenchMessage } from './messages.js';
+import { confirmationText, formatBytes, paramHelp, presetDescription, presetTitle, t, type BenchMessage } from './messages.js';
 import './bench.css';
 
 // The Benchmarks view: pick instances and a preset, set parameters (defaults from the preset
@@ -393,7 +393,7 @@ export function createBenchView(deps: BenchDeps): BenchView {
           'ul',
           {},
           ...pre.confirmations.map((c) =>
-            h('li', { text: `${t(confirmKind[c.kind] ?? 'confirmWrite')}: ${c.kind === 'upload' && tarball ? t('uploadConfirm', { file: tarball.name, size: formatBytes(tarball.size) }) : c.reason}` }),
+            h('li', { text: `${t(confirmKind[c.kind] ?? 'confirmWrite')}: ${c.kind === 'upload' && tarball ? t('uploadConfirm', { file: tarball.name, size: formatBytes(tarball.size) }) : confirmationText(c.kind, c.reason)}` }),
           ),
         ),
         confirm: t('runConfirm'),
