@@ -13,6 +13,7 @@ import { startCredentialServer, type CredentialServer } from '../../../lab/crede
 import { runTagssh } from '../../../lab/run.js';
 import { ec2Adapter, ec2For, resetClients, type Ec2Adapter } from '../../../../src/node/aws/clients.js';
 import { listInstances } from '../../../../src/node/aws/inventory.js';
+import { resolveTarget } from '../../../../src/node/aws/resolve.js';
 import { createEngine } from '../../../../src/node/engine.js';
 import { AppError } from '../../../../src/common/errors.js';
 
@@ -86,7 +87,7 @@ function useEnv(extra: Record<string, string> = {}) {
 }
 
 for (const adapter of ['sdk', 'lean'] as Ec2Adapter[]) {
-  test(`${adapter}: 5-second credentials from credential_process are refreshed across three expiries, no restart`, async () => {
+  test(`${adapter}: 5-second credentials from credential_process are refreshed across three expiries: list and resolve keep working, no restart`, async () => {
     useEnv({ TAGSSH_EC2_CLIENT: adapter });
     assert.equal((await ec2For({ profile: 'short' }, 'us-east-1')).adapter, adapter);
     const before = creds.issued().length;
@@ -96,6 +97,9 @@ for (const adapter of ['sdk', 'lean'] as Ec2Adapter[]) {
       const seen = proxy.seen.length;
       const list = await listInstances({ profile: 'short' }, { useCache: 'refresh' });
       assert.ok(list.some((i) => i.name === 'refresh-web'), `round ${round}`);
+      // What a connect asks EC2 first: the instance's address, by name.
+      const target = await resolveTarget('refresh-web', { profile: 'short' });
+      assert.equal(target.instance.name, 'refresh-web', `round ${round}`);
       for (const r of proxy.seen.slice(seen)) keysUsed.add(r.accessKeyId ?? '');
     }
     assert.ok(creds.issued().length - before >= 4, 'credential_process ran again for every expiry');
