@@ -229,6 +229,8 @@ export async function resultsCommand(flags: ResultsFlags): Promise<number> {
   }
   if (flags.compare?.length) {
     const results = flags.compare.map((id) => store.get(id));
+    const presets = [...new Set(results.map((r) => r.preset))];
+    if (presets.length > 1) process.stderr.write(`tagssh: warning: these results come from different presets (${presets.join(', ')}); their metrics do not measure the same thing.\n`);
     const c = compareResults(results, flags.baseline);
     process.stdout.write(formatComparison(c, (fmt ?? 'md') as ExportFormat, { bom: flags.bom !== false }));
     return 0;

@@ -153,5 +153,10 @@ describe('tagssh bench (CLI, instances resolved through moto)', () => {
     assert.equal(r.code, 0, r.stderr);
     const res = json(r);
     assert.equal(res.metrics.find((m: { key: string }) => m.key === 'read.iops').value, 39303.569643);
+    const saved = json(await tagssh(['bench', 'parse', 'fio', join(fixtures, 'fio/fio-3.33-randread-4k-numjobs4-group.captured.json'), '--save', '--json']));
+    const mixed = await tagssh(['results', '--compare', ids[0]!, saved.id]);
+    assert.equal(mixed.code, 0, mixed.stderr);
+    assert.equal(mixed.stderr, 'tagssh: warning: these results come from different presets (sysinfo, fio); their metrics do not measure the same thing.\n');
+    assert.equal((await tagssh(['results', '--compare', ids[0]!, ids[1]!])).stderr, '', 'one preset: no warning');
   });
 });
