@@ -197,6 +197,17 @@ test('the profile picker lists the default profile once and shows a profile adde
     await ui.page.waitForFunction(() => document.querySelectorAll('select[aria-label="AWS profile"] option').length === 3);
     assert.deepEqual(await offered(), ['Default profile (default)', 'newcomer', 'staging']);
     assert.equal(await picker.inputValue(), '');
+    // Choosing a profile saves it and lists its instances (it has no credentials here: said so).
+    await picker.selectOption('newcomer');
+    await ui.page.locator('.list-status.error').waitFor({ timeout: 20_000 });
+    await ui.page.locator('#tab-settings').click();
+    assert.equal(await ui.page.locator('#set-profile').inputValue(), 'newcomer');
+    await ui.page.locator('#tab-instances').click();
+    await picker.selectOption('');
+    await ui.page.waitForFunction(() => !document.querySelector('.list-status.error') && document.querySelectorAll('tr.row').length > 0, undefined, { timeout: 20_000 });
+    await ui.page.locator('#tab-settings').click();
+    assert.equal(await ui.page.locator('#set-profile').inputValue(), '');
+    await ui.page.locator('#tab-instances').click();
   } finally {
     for (const [k, v] of [['AWS_CONFIG_FILE', saved.config], ['AWS_SHARED_CREDENTIALS_FILE', saved.credentials]] as const) {
       if (v === undefined) delete process.env[k];

@@ -68,7 +68,18 @@ test('Settings: a bad value is refused naming the field, in the app’s words; g
   await form().getByRole('button', { name: 'Save settings' }).click();
   assert.match(await status().innerText(), /^Check the highlighted field: Default login user — /);
   await user.fill(labUser);
+  const regions = form().getByRole('textbox', { name: 'Regions' });
+  await regions.fill('ap-northeast-1, mars');
+  await form().getByRole('button', { name: 'Save settings' }).click();
+  assert.equal(await status().innerText(), 'Check the highlighted field: Regions — region names such as ap-northeast-1, or “all”');
+  assert.equal(await regions.getAttribute('aria-invalid'), 'true');
+  await regions.fill('');
   // Every field takes a value; the ones that change nothing for the lab are set and saved.
+  const key = form().getByRole('textbox', { name: 'Default private key file' });
+  await key.fill(` ${await key.inputValue()} `);
+  const font = form().getByRole('textbox', { name: 'Terminal font' });
+  assert.match(await font.inputValue(), /"Noto Sans Mono CJK JP"/);
+  await font.fill(await font.inputValue());
   await form().getByRole('textbox', { name: 'Other profiles to offer' }).fill('staging, prod');
   await form().getByRole('textbox', { name: 'Jump host' }).fill('');
   await form().getByRole('spinbutton', { name: 'Font size' }).fill('15');
@@ -80,6 +91,7 @@ test('Settings: a bad value is refused naming the field, in the app’s words; g
   assert.equal(await form().getByRole('spinbutton', { name: 'Font size' }).inputValue(), '15');
   assert.equal(await form().getByRole('combobox', { name: 'Theme' }).inputValue(), 'light');
   assert.equal(await form().getByRole('textbox', { name: 'Other profiles to offer' }).inputValue(), 'staging, prod');
+  assert.equal(await form().getByRole('textbox', { name: 'Default private key file' }).inputValue(), ui.lab.clientKey.privatePath, 'saved trimmed');
   // The extra profiles are offered in the list's picker at once, the default chain once only.
   await instancesTab().click();
   const profile = page().getByRole('combobox', { name: 'AWS profile' });
@@ -103,6 +115,7 @@ test('Language 日本語 relabels Settings, the list, its pickers and dialogs', 
   assert.equal(await page().evaluate(() => document.documentElement.lang), 'ja');
   await form().getByRole('spinbutton', { name: 'SSH ポート' }).waitFor();
   await form().getByRole('combobox', { name: '表示言語' }).waitFor();
+  await page().locator('section.settings').evaluate((e) => (e.scrollTop = 0));
   await shot('settings-ja');
 
   await instancesTab().click();
@@ -155,7 +168,7 @@ test('in Japanese, Connect opens a shell; the Japanese name renders as glyphs in
   await typeInTerminal(`printf 'name=${octal}\\n'`);
   await waitForTerminal(`name=${JA_NAME}`);
   assert.deepEqual(await tofuIn(page(), '[role=tabpanel]:not([hidden]) .xterm-rows', `name=${JA_NAME}`), [], 'no empty boxes in the terminal');
-  await shot('terminal-ja');
+  await shot('terminal-cjk');
 });
 
 test('Language back to Automatic follows the browser (English here)', async () => {
