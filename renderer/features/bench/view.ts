@@ -82,7 +82,8 @@ function failureHint(r: Pick<BenchResultSummary, 'status' | 'peerAddress' | 'par
       return t('hintConnect');
   }
   const port = String(r.params.port ?? '');
-  if (r.peerAddress) return r.peerAddress.kind === 'private' ? t('hintTryPublic', { field: ADDRESS_PARAM, port }) : t('hintCheckPort', { field: ADDRESS_PARAM, port });
+  // The runner names the address in the message only when the client could not reach the peer.
+  if (r.peerAddress && r.error?.message.includes(r.peerAddress.address)) return r.peerAddress.kind === 'private' ? t('hintTryPublic', { field: ADDRESS_PARAM, port }) : t('hintCheckPort', { field: ADDRESS_PARAM, port });
   return t('hintSeeOutput');
 }
 

@@ -87,7 +87,8 @@ export function peerAddressFor(host: BenchHost, peer: BenchHost, mode: unknown):
  * other kind of address, and the port the security group must allow).
  */
 function explainPeerFailure(r: BenchResult, choice: PeerAddressChoice, port: unknown): void {
-  if (r.status !== 'failed' || !r.error) return;
+  // Only a client that could not reach its server: a missing tool or a bad option is not about the address.
+  if (r.status !== 'failed' || !r.error || !/unable to connect|no route|unreachable|refused|timed out/i.test(r.error.message)) return;
   const tried = `the client on ${r.instance.label} tried ${r.peer?.label ?? 'the peer'} at its ${describePeerAddress(choice)}`;
   r.error.message = `${r.error.message.replace(/\.$/, '')} — ${tried}.`;
   r.error.hint =
