@@ -221,7 +221,7 @@ async function main(): Promise<void> {
   const settingsView = createSettingsView({ settings: () => settings, save: saveSettings });
 
   addTab({ id: 'instances', panel: instancesView.el, onActivate: () => instancesView.activate(), word: 'tabInstances' }, { closable: false });
-  const benchView = createBenchView({ api, instances: async () => (await api.call('instances.list', { refresh: false })).instances });
+  const benchView = createBenchView({ api, instances: async () => (await api.call('instances.list', { refresh: false })).instances, openSettings });
   addTab({ id: 'bench', panel: benchView.el, onActivate: () => void benchView.refresh(), word: 'tabBench' }, { closable: false });
   const settingsEntry = addTab({ id: 'settings', panel: settingsView.el, onActivate: () => settingsView.refresh(), word: 'tabSettings' }, { closable: false });
   settingsEntry.button.classList.add('tab-settings');

@@ -1,7 +1,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser, openApp, saveScreenshot } from './browser.js';
@@ -324,6 +325,34 @@ test('compare: baseline, chart metric, every export (CSV with a BOM), a warning 
   await dialog.getByRole('button', { name: 'Delete' }).click();
   await page.waitForFunction((n) => document.querySelectorAll('[data-testid=bench-results] tbody tr').length === n, before - 3);
   assert.equal(await view().getByTestId('bench-comparison').isHidden(), true);
+});
+
+test('a run refused at login offers Open Settings, which lands on the key file field', async () => {
+  // A real key the hosts do not authorise, set through the Settings form as a person would.
+  const keyDir = mkdtempSync(join(tmpdir(), 'tagssh-e2e-key-'));
+  execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(keyDir, 'stranger')]);
+  const keyField = page.locator('#set-identityFile');
+  const saveSettings = async (path: string) => {
+    await page.locator('#tab-settings').click();
+    await keyField.fill(path);
+    await keyField.evaluate((e) => (e as HTMLInputElement).form?.requestSubmit());
+    await page.waitForFunction((p) => (document.querySelector('#set-identityFile') as HTMLInputElement | null)?.value === p, path);
+  };
+  await page.locator('#tab-settings').click();
+  const original = await keyField.inputValue();
+  await saveSettings(join(keyDir, 'stranger'));
+  await page.locator('#tab-bench').click();
+  await choosePreset('sysinfo', 'LC_ALL=C');
+  await pickInstances(['bench-m5']);
+  const refused = await run();
+  assert.match(refused[0]!, /failed/);
+  await view().getByTestId('bench-open-settings').click();
+  assert.equal(await page.locator('#tab-settings').getAttribute('aria-selected'), 'true');
+  assert.equal(await page.evaluate(() => document.activeElement?.id), 'set-identityFile');
+  await saveSettings(original);
+  await page.locator('#tab-bench').click();
+  assert.match((await run())[0]!, /done/, 'the right key works again');
+  rmSync(keyDir, { recursive: true, force: true });
 });
 
 test('the Benchmarks tab speaks Japanese when the language changes, without a reload', async () => {

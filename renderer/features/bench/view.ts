@@ -26,7 +26,7 @@ export interface BenchDeps {
   /** Instances the app knows (the Instances view's list). */
   instances(): Promise<Instance[]>;
   /** Opens the Settings tab at a field (offered when a run failed on the key or login user). */
-  openSettings?(field?: SettingsField): void;
+  openSettings(field: SettingsField): void;
 }
 
 export interface BenchView {
@@ -330,8 +330,8 @@ export function createBenchView(deps: BenchDeps): BenchView {
 
   /** A failed login is fixed in Settings: offer the way there. */
   function settingsButton(r: Pick<BenchResultSummary, 'status' | 'error'>): HTMLElement | null {
-    if (r.status !== 'failed' || r.error?.code !== 'AUTH_FAILED' || !deps.openSettings) return null;
-    return h('button', { class: 'btn subtle bench-run-note', type: 'button', text: t('openSettings'), 'data-testid': 'bench-open-settings', onClick: () => deps.openSettings?.('identityFile') });
+    if (r.status !== 'failed' || r.error?.code !== 'AUTH_FAILED') return null;
+    return h('button', { class: 'btn subtle bench-run-note', type: 'button', text: t('openSettings'), 'data-testid': 'bench-open-settings', onClick: () => deps.openSettings('identityFile') });
   }
 
   function appendLog(text: string): void {
