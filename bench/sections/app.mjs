@@ -82,6 +82,7 @@ async function bigAccount(ctx) {
 
     ctx.log('app: first paint of 5,000 instances from cache');
     const context = await browser.newContext({ viewport: { width: 1280, height: 760 } });
+    const split = [];
     const paint = await ctx.median(async () => {
       const page = await context.newPage();
       const url = lab.server.openUrl;
@@ -89,16 +90,21 @@ async function bigAccount(ctx) {
       await page.goto(url);
       await page.waitForFunction((text) => document.querySelector('.list-status')?.textContent?.startsWith(text) && document.querySelector('tr.row'), status(total), { timeout: 30_000, polling: 'raf' });
       const ms = performance.now() - t0;
+      // Where the time goes, in the page's clock: loading the app vs asking for and drawing the list.
+      split.push(await page.evaluate(() => ({ loaded: performance.getEntriesByType('navigation')[0].domContentLoadedEventEnd, shown: performance.now() })));
       await page.close();
       return ms;
     }, Math.min(ctx.runs, 5));
+    const mid = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    const loadedMs = mid(split.map((x) => x.loaded));
+    const listMs = mid(split.map((x) => x.shown - x.loaded));
     rows.push({
       name: `Instance list: first paint of ${total.toLocaleString('en')} instances (${BIG_REGIONS.length} regions) from cache`,
       tagssh: { median_ms: paint.median_ms },
       incumbent: null,
       target: '<= 1000 ms',
       pass: paint.median_ms <= 1000,
-      note: 'Page open → the count shown and the first rows drawn; EC2 is asked in the background.',
+      note: `Page open → the count shown and the first rows drawn; EC2 is asked in the background. In the page: app loaded (DOMContentLoaded) at ${loadedMs.toFixed(0)} ms, then ${listMs.toFixed(0)} ms to ask for the cached list and draw it.`,
     });
 
     ctx.log('app: filter keystrokes over 5,000 instances');
