@@ -39,8 +39,9 @@ async function hostsFor(names: string[], flags: BenchFlags): Promise<BenchHost[]
 function printResult(r: BenchResult): void {
   const head = `${printable(hostTitle(r.instance))}${r.peer ? ` → ${printable(hostTitle(r.peer))}` : ''}: ${r.status}  [${r.id}]`;
   process.stdout.write(`${head}\n`);
-  if (r.error) process.stdout.write(`  ${r.error.message}${r.error.hint ? `\n  → ${r.error.hint}` : ''}\n`);
-  for (const n of r.notes) process.stdout.write(`  note: ${n}\n`);
+  // Error text and notes may quote the instance (banners, tool output): never raw to the terminal.
+  if (r.error) process.stdout.write(`  ${escapeControls(r.error.message)}${r.error.hint ? `\n  → ${escapeControls(r.error.hint)}` : ''}\n`);
+  for (const n of r.notes) process.stdout.write(`  note: ${escapeControls(n)}\n`);
   const facts = Object.entries(r.facts).filter(([k]) => k !== 'lshw');
   if (facts.length) process.stdout.write(table(['fact', 'value'], facts.map(([k, v]) => [k, printable(v)])).replace(/^(?=.)/gm, '  '));
   const shown = r.metrics.map((m) => {
@@ -257,7 +258,7 @@ export async function resultsCommand(flags: ResultsFlags): Promise<number> {
   process.stdout.write(
     table(
       ['id', 'preset', 'status', 'instance', 'type', 'started', 'headline'],
-      list.map((r) => [r.id, r.preset, r.status, printable(r.instance.label), r.instance.type ?? '-', r.startedAt.replace('T', ' ').replace(/\..*/, ''), r.metrics[0] ? `${r.metrics[0].label} ${formatWithUnit(r.metrics[0].value, r.metrics[0].unit)}` : (r.error?.message ?? '')]),
+      list.map((r) => [r.id, r.preset, r.status, printable(r.instance.label), r.instance.type ?? '-', r.startedAt.replace('T', ' ').replace(/\..*/, ''), r.metrics[0] ? `${r.metrics[0].label} ${formatWithUnit(r.metrics[0].value, r.metrics[0].unit)}` : printable(r.error?.message ?? '')]),
     ),
   );
   return 0;

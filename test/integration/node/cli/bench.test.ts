@@ -148,6 +148,19 @@ describe('tagssh bench (CLI, instances resolved through moto)', () => {
     assert.deepEqual(readdirSync('/tmp').filter((n) => n.includes(res.id)), []);
   });
 
+  it('a failed run on a hostile Name prints its error, hint and list row with every control character escaped', async () => {
+    // C1 controls (8-bit CSI and OSC) in the Name: moto's XML carries them, a terminal would obey them.
+    const name = 'evil\u009b2J\u009d0;PWNED\u009c';
+    await seedInstance(moto.sdk(), { name, eip: '127.0.0.39', tags: { 'tagssh:port': '9' } });
+    const r = await tagssh(['bench', 'sysinfo', name, '--accept-new']);
+    assert.notEqual(r.code, 0);
+    const listed = await tagssh(['results']);
+    // eslint-disable-next-line no-control-regex -- the point is that none reaches the terminal
+    for (const out of [r.stdout, r.stderr, listed.stdout]) assert.doesNotMatch(out, /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/, JSON.stringify(out));
+    assert.match(r.stdout, /evil\\x9b2J\\x9d0;PWNED\\x9c.*: failed/);
+    assert.match(listed.stdout, /evil\\x9b2J/);
+  });
+
   it('bench parse imports a run made by hand', async () => {
     const r = await tagssh(['bench', 'parse', 'fio', join(fixtures, 'fio/fio-3.33-randread-4k-numjobs4-group.captured.json'), '--json']);
     assert.equal(r.code, 0, r.stderr);
