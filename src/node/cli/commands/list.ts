@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { addAwsOptions, awsScopeFrom, type AwsFlags } from '../options.js';
+import { escapeControls } from '../../../common/safeText.js';
 
 // `tagssh list`: every instance of the scope (all pages, regions concurrently) as a table or JSON.
 
@@ -30,7 +31,7 @@ export function register(program: Command): void {
       const instances = flags.filter ? filterInstances(all, flags.filter) : all;
       if (flags.json) return printJson(instances);
       if (instances.length === 0) {
-        process.stderr.write(all.length ? `No instance matches --filter ${JSON.stringify(flags.filter)} (${all.length} listed before filtering).\n` : 'No instances in this profile/region (try --region all).\n');
+        process.stderr.write(all.length ? `No instance matches --filter ${escapeControls(JSON.stringify(flags.filter))} (${all.length} listed before filtering).\n` : 'No instances in this profile/region (try --region all).\n');
         return;
       }
       // Several regions (or "all"): a REGION column, so rows from different regions are told apart.

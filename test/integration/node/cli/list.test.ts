@@ -62,6 +62,8 @@ test('--filter that matches nothing says so on stderr, with how many were listed
   assert.equal(r.code, 0);
   assert.equal(r.stdout, '');
   assert.match(r.stderr, /No instance matches --filter "env=nope" \(2 listed before filtering\)/);
+  const hostile = await tagssh(['list', '--filter', 'x\u009b2J\u009d0;T\u009c']);
+  assert.match(hostile.stderr, /No instance matches --filter "x\\x9b2J\\x9d0;T\\x9c"/, 'what the user typed is echoed with C1 controls escaped');
 });
 
 test('--filter without words is a usage error naming the flag (exit 2)', async () => {
