@@ -1,7 +1,7 @@
 import type { Instance } from '../../../src/common/model/instance.js';
 import type { Settings } from '../../../src/common/model/settings.js';
 import type { InstanceList } from '../../../src/common/contract.js';
-import { AppError } from '../../../src/common/errors.js';
+import { AppError, type ErrorCode } from '../../../src/common/errors.js';
 import type { Api } from '../../lib/api.js';
 import { h, clear } from '../../lib/dom.js';
 import { ago } from '../../lib/time.js';
@@ -10,6 +10,10 @@ import { onLocaleChange } from '../../i18n/index.js';
 import { describeError } from '../../i18n/errors.js';
 import type { SettingsField } from '../settings/view.js';
 import { addressOf, arrange, linesOf, windowOf, type GroupKey, type Line, type SortKey } from './model.js';
+
+const RETRY_FIRST_MS = 3_000;
+const RETRY_MAX_MS = 60_000;
+const TRANSIENT = new Set<ErrorCode>(['NETWORK', 'THROTTLED', 'AWS_API', 'TIMEOUT']);
 import { t } from './messages.js';
 
 // The instance list: cache-first (the backend answers from cache and pushes a fresh list),
@@ -51,6 +55,11 @@ export function createInstancesView(deps: InstancesDeps): InstancesView {
   let focusedId: string | null = null;
   const busy = new Map<string, 'busyStarting' | 'busyStopping'>();
   let loadSeq = 0;
+  // A passing EC2 fault (network, throttling, 5xx) is retried by itself, backing off; errors a
+  // person must fix (credentials, access, region) wait for them.
+  let retryTimer: ReturnType<typeof setTimeout> | undefined;
+  let retryAt = 0;
+  let retryDelayMs = RETRY_FIRST_MS;
   // What the pickers offer, kept so a language switch can redraw them without asking again.
   let profiles: { names: string[]; defaultProfile: string | null; defaultRegion: string | null } = { names: [], defaultProfile: null, defaultRegion: null };
   let regions: string[] = [];
@@ -162,7 +171,7 @@ export function createInstancesView(deps: InstancesDeps): InstancesView {
     error = null;
     render();
   });
-  setInterval(renderUpdated, 1000);
+  setInterval(() => (retryAt ? renderStatus() : renderUpdated()), 1000);
   onLocaleChange(() => {
     applyWords();
     render();
@@ -225,18 +234,29 @@ export function createInstancesView(deps: InstancesDeps): InstancesView {
     loading = true;
     renderStatus();
     if (!refresh) void loadPickers(false);
+    clearTimeout(retryTimer);
+    retryAt = 0;
     try {
       const res = await deps.api.call('instances.list', { refresh });
       if (seq !== loadSeq) return;
       list = res;
       error = null;
+      retryDelayMs = RETRY_FIRST_MS;
     } catch (e) {
       if (seq !== loadSeq) return;
       error = e instanceof AppError ? e : new AppError('INTERNAL', String(e));
+      if (TRANSIENT.has(error.code)) scheduleRetry();
     } finally {
       if (seq === loadSeq) loading = false;
     }
     render();
+  }
+
+  function scheduleRetry() {
+    const delay = retryDelayMs;
+    retryDelayMs = Math.min(retryDelayMs * 2, RETRY_MAX_MS);
+    retryAt = Date.now() + delay;
+    retryTimer = setTimeout(() => void load(true), delay);
   }
 
   function renderUpdated() {
@@ -250,6 +270,7 @@ export function createInstancesView(deps: InstancesDeps): InstancesView {
       // The app's words for the error (the shared catalogue), with a button to the Settings field that fixes it.
       const words = describeError(error);
       status.append(h('strong', { text: words.title, title: words.detail ?? '' }), words.hint ? ' ' : '', words.hint ? h('span', { class: 'hint', text: words.hint }) : '');
+      if (retryAt) status.append(h('span', { class: 'retry', 'data-testid': 'list-retry', text: t('retrying', { seconds: Math.max(1, Math.ceil((retryAt - Date.now()) / 1000)) }) }));
       if (words.field && deps.openSettings) {
         const field = words.field;
         status.append(' ', h('button', { class: 'btn subtle', type: 'button', text: t('openSettings'), onClick: () => deps.openSettings?.(field) }));
