@@ -215,7 +215,7 @@ async function main(): Promise<void> {
     saveSettings,
     connect: (i: Instance, opts) => openTerminal({ ref: i.id, region: i.region, label: i.name ?? i.id, start: opts.start }),
     connectByName: (name) => openTerminal({ ref: name, label: name, start: false }),
-    exportInstances: (list) => openExportDialog(list, settings),
+    exportInstances: (list) => openExportDialog(list, settings, api),
     openSettings,
   });
   const settingsView = createSettingsView({ settings: () => settings, save: saveSettings });

@@ -115,12 +115,22 @@ export const hostKeyCalls = {
   'hostKeys.forget': call(z.object({ instanceId: InstanceIdSchema }), z.object({ removed: z.boolean() })),
 };
 
+// ---- exports -----------------------------------------------------------------------------------
+export const exportCalls = {
+  /**
+   * What an exported OpenSSH config needs from the backend's machine: the absolute command its
+   * ProxyCommand runs (null when none can run, with `unavailable` saying why) and TagSSH's known_hosts.
+   */
+  'export.sshConfigEnv': call(z.object({}), z.object({ tagsshCommand: z.array(z.string().min(1)).min(1).nullable(), knownHostsFile: z.string().min(1), unavailable: z.string().optional() })),
+};
+
 // ---- the whole contract -----------------------------------------------------------------------
 export const calls = {
   ...instanceCalls,
   ...sessionCalls,
   ...settingsCalls,
   ...hostKeyCalls,
+  ...exportCalls,
   ...benchCalls,
 };
 export const events = {

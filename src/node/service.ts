@@ -4,6 +4,7 @@ import type { Scope } from '../common/vocab.js';
 import { AppError, toAppError, type AppErrorData } from '../common/errors.js';
 import type { BenchMethod, Emit, Handlers, InstanceList, Parsed } from '../common/contract.js';
 import { benchSection } from './bench/serviceSection.js';
+import { sshConfigEnv } from './export/exportEnv.js';
 import type { Instance } from '../common/model/instance.js';
 import type { Settings } from '../common/model/settings.js';
 import type { SettingsStore } from './store/settings.js';
@@ -383,6 +384,9 @@ export function createAppService(deps: AppServiceDeps): AppService {
         },
         async 'hostKeys.forget'({ instanceId }) {
           return { removed: await engine.forgetHostKey(instanceId) };
+        },
+        'export.sshConfigEnv'() {
+          return sshConfigEnv();
         },
       };
 

@@ -1,14 +1,20 @@
 import type { Instance } from '../../../src/common/model/instance.js';
 import type { Settings } from '../../../src/common/model/settings.js';
+import type { Output } from '../../../src/common/contract.js';
+import type { AliasMapping } from '../../../src/common/export/alias.js';
 import { AppError } from '../../../src/common/errors.js';
 import { sshConfigBlock, sshConfigHostsFrom, teraTermFileNames, teraTermHostsFrom, teraTermMacro, teraTermMenuMacro, type ExportFile, type TtlAuth } from '../../../src/common/export/index.js';
 import { h, clear } from '../../lib/dom.js';
+import type { Api } from '../../lib/api.js';
 import { onLocaleChange } from '../../i18n/index.js';
 import { t } from './messages.js';
 
 // Export the listed instances as an OpenSSH config block or Tera Term macros. The generators are
 // the engine's pure ones (src/common/export), the same the CLI writes to disk; here they produce
 // a preview to copy or download. Nothing secret goes in: key *paths* only, never keys.
+// An OpenSSH config runs TagSSH as its ProxyCommand and checks host keys against TagSSH's
+// known_hosts; the backend says which command can run there (export.sshConfigEnv), and without
+// one the export is refused rather than written with a command that fails at connect time.
 
 export type ExportFormat = 'ssh-config' | 'teraterm';
 
@@ -24,17 +30,27 @@ export interface ExportChoices {
   helper?: 'tagssh' | 'aws-cli';
 }
 
+/** The backend's answer for OpenSSH exports: what the ProxyCommand runs and where host keys live. */
+export type SshConfigEnv = Output<'export.sshConfigEnv'>;
+
+export interface GeneratedExport {
+  files: ExportFile[];
+  /** OpenSSH: which Host alias each instance got (Name → alias), to tell the user. */
+  mapping: AliasMapping[];
+}
+
 const WINDOWS_PATH = /^(?:[A-Za-z]:[\\/]|\\\\[^\\/]+[\\/])/;
 
 /** The files an export writes; throws EXPORT_INVALID in the app's words for what the dialog can fix. */
-export function generateExport(choices: ExportChoices, instances: readonly Instance[], settings: Settings, exportedAt = new Date().toISOString()): ExportFile[] {
+export function generateExport(choices: ExportChoices, instances: readonly Instance[], settings: Settings, sshEnv: SshConfigEnv | null, exportedAt = new Date().toISOString()): GeneratedExport {
   if (instances.length === 0) throw new AppError('EXPORT_INVALID', t('noneSelected'), t('noneSelectedHint'));
   const user = settings.defaultUser ?? undefined;
   if (choices.format === 'ssh-config') {
     const identityFile = choices.sshKeyFile === undefined ? settings.identityFile : choices.sshKeyFile;
+    if (!sshEnv?.tagsshCommand) throw new AppError('EXPORT_INVALID', t('noTagssh'), t('noTagsshHint'));
     const hosts = sshConfigHostsFrom(instances, { ...(user ? { user } : {}), ...(identityFile ? { identityFile } : {}), ...(settings.jumpHost ? { jump: settings.jumpHost } : {}) });
-    const block = sshConfigBlock(hosts, { profile: settings.profile, exportedAt });
-    return [{ fileName: 'tagssh_config', content: `${block.text}\n` }];
+    const block = sshConfigBlock(hosts, { profile: settings.profile, exportedAt, tagsshCommand: sshEnv.tagsshCommand, knownHostsFile: sshEnv.knownHostsFile });
+    return { files: [{ fileName: SSH_CONFIG_FILE, content: `${block.text}\n` }], mapping: block.mapping };
   }
   const auth = choices.auth ?? (choices.keyFile ? 'publickey' : 'pageant');
   const keyFile = choices.keyFile?.trim() || null;
@@ -45,10 +61,18 @@ export function generateExport(choices: ExportChoices, instances: readonly Insta
   const hosts = teraTermHostsFrom(instances, { ...(user ? { user } : {}), auth, ...(auth === 'publickey' && keyFile ? { keyFile, keyHasPassphrase: !!choices.keyHasPassphrase } : {}) });
   const opts = { profile: settings.profile, exportedAt, mode: choices.mode ?? 'dynamic', helper: choices.helper ?? 'tagssh' };
   const names = teraTermFileNames(hosts);
-  return [teraTermMenuMacro(hosts, opts), ...hosts.map((host, i) => teraTermMacro(host, opts, names[i]))];
+  return { files: [teraTermMenuMacro(hosts, opts), ...hosts.map((host, i) => teraTermMacro(host, opts, names[i]))], mapping: [] };
 }
 
-export function openExportDialog(instances: readonly Instance[], settings: Settings): void {
+const SSH_CONFIG_FILE = 'tagssh_config';
+
+/** One line of the Name → Host alias list, with why the alias is not simply the Name. */
+function mappingLine(m: AliasMapping): string {
+  const note = m.note === 'no-name' ? t('aliasNoName') : m.note === 'duplicate' ? t('aliasDuplicate') : m.note === 'changed' ? t('aliasChanged') : '';
+  return t('aliasLine', { name: m.name ?? t('noName'), alias: m.alias, id: m.instanceId }) + (note ? ` ${note}` : '');
+}
+
+export function openExportDialog(instances: readonly Instance[], settings: Settings, api: Api): void {
   const selected = new Set(instances.map((i) => i.id));
   const title = h('h2', {});
   const format = h('select', {}, h('option', { value: 'ssh-config' }), h('option', { value: 'teraterm' }));
@@ -87,6 +111,12 @@ export function openExportDialog(instances: readonly Instance[], settings: Setti
   const picker = h('fieldset', { class: 'export-instances' }, instancesLegend, h('div', { class: 'export-select' }, selectAll, selectNone, count), h('div', { class: 'export-list', 'data-testid': 'export-instances' }, ...checks.map((c) => c.row)));
 
   const preview = h('div', { class: 'export-preview', 'data-testid': 'export-preview' });
+  const aliasesTitle = h('h3', {});
+  const aliasesList = h('ul', {});
+  const aliasesUse = h('p', { class: 'muted' });
+  const aliases = h('section', { class: 'export-aliases', 'data-testid': 'export-aliases' }, aliasesTitle, aliasesList, aliasesUse);
+  // null until the backend answers; an Error when it could not.
+  let sshEnv: SshConfigEnv | Error | null = null;
   const message = h('p', { class: 'form-message', role: 'status' });
   const copyBtn = h('button', { class: 'btn', type: 'button', onClick: () => copy() });
   const downloadBtn = h('button', { class: 'btn', type: 'button', onClick: () => download() });
@@ -119,11 +149,25 @@ export function openExportDialog(instances: readonly Instance[], settings: Setti
     passphrase.disabled = auth.value !== 'publickey';
     count.textContent = t('selected', { n: selected.size, total: instances.length });
     clear(preview);
+    clear(aliasesList);
+    aliases.hidden = true;
     message.className = 'form-message';
     message.textContent = '';
     try {
-      files = generateExport(choices(), instances.filter((i) => selected.has(i.id)), settings);
-      for (const f of files) preview.append(h('div', { class: 'export-file' }, h('div', { class: 'export-name', text: f.fileName }), h('pre', { text: f.content })));
+      if (!tt && sshEnv === null) {
+        files = [];
+        message.textContent = t('checkingTagssh');
+      } else {
+        if (!tt && sshEnv instanceof Error) throw new AppError('EXPORT_INVALID', t('envFailed', { message: sshEnv.message }), t('envFailedHint'));
+        const out = generateExport(choices(), instances.filter((i) => selected.has(i.id)), settings, sshEnv instanceof Error ? null : sshEnv);
+        files = out.files;
+        for (const f of files) preview.append(h('div', { class: 'export-file' }, h('div', { class: 'export-name', text: f.fileName }), h('pre', { text: f.content })));
+        for (const m of out.mapping) aliasesList.append(h('li', { text: mappingLine(m) }));
+        if (out.mapping.length) {
+          aliases.hidden = false;
+          aliasesUse.textContent = t('aliasUse', { file: SSH_CONFIG_FILE, alias: out.mapping[0]!.alias });
+        }
+      }
     } catch (e) {
       files = [];
       const err = e instanceof AppError ? e : new AppError('INTERNAL', String(e));
@@ -156,6 +200,7 @@ export function openExportDialog(instances: readonly Instance[], settings: Setti
     selectNone.textContent = t('selectNone');
     for (const c of checks) c.nameText.textContent = c.i.name ?? t('noName');
     preview.setAttribute('aria-label', t('previewLabel'));
+    aliasesTitle.textContent = t('aliasesTitle');
     copyBtn.textContent = t('copy');
     downloadBtn.textContent = t('download');
     closeBtn.textContent = t('close');
@@ -185,6 +230,7 @@ export function openExportDialog(instances: readonly Instance[], settings: Setti
     title,
     h('div', { class: 'export-grid' }, picker, h('div', { class: 'export-controls' }, format, sshOptions, ttOptions)),
     preview,
+    aliases,
     message,
     h('div', { class: 'dialog-actions' }, copyBtn, downloadBtn, closeBtn),
   );
@@ -203,4 +249,10 @@ export function openExportDialog(instances: readonly Instance[], settings: Setti
   document.body.append(dlg);
   applyWords();
   dlg.showModal();
+  api.call('export.sshConfigEnv', {}).then(
+    (env) => (sshEnv = env),
+    (e: unknown) => (sshEnv = e instanceof Error ? e : new Error(String(e))),
+  ).finally(() => {
+    if (dlg.open) render();
+  });
 }
