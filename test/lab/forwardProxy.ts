@@ -15,6 +15,9 @@ export interface ForwardProxy {
 
 export async function startForwardProxy(): Promise<ForwardProxy> {
   const carried: string[] = [];
+  // Every socket, tunnels included (closeAllConnections does not know CONNECT sockets, and
+  // clients keep them alive), so close() really ends everything.
+  const sockets = new Set<net.Socket>();
   const server = http.createServer((req, res) => {
     carried.push(`${req.method} ${req.url}`);
     let target: URL;
@@ -34,6 +37,10 @@ export async function startForwardProxy(): Promise<ForwardProxy> {
     });
     req.pipe(up);
   });
+  server.on('connection', (socket: net.Socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
   server.on('connect', (req, socket, head) => {
     carried.push(`CONNECT ${req.url}`);
     const [host, port] = (req.url ?? '').split(':');
@@ -43,8 +50,14 @@ export async function startForwardProxy(): Promise<ForwardProxy> {
       up.pipe(socket);
       socket.pipe(up);
     });
+    sockets.add(up);
+    up.on('close', () => {
+      sockets.delete(up);
+      socket.destroy();
+    });
     up.on('error', () => socket.end('HTTP/1.1 502 Bad Gateway\r\n\r\n'));
     socket.on('error', () => up.destroy());
+    socket.on('close', () => up.destroy());
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
@@ -53,8 +66,9 @@ export async function startForwardProxy(): Promise<ForwardProxy> {
     carried,
     close: () =>
       new Promise<void>((resolve) => {
-        server.closeAllConnections();
         server.close(() => resolve());
+        server.closeAllConnections();
+        for (const s of sockets) s.destroy();
       }),
   };
 }
