@@ -1,6 +1,8 @@
-import { test } from 'node:test';
+import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
 import type { Download } from 'playwright-core';
 import { useAppUi, verbs } from './ui.js';
 
@@ -13,6 +15,18 @@ const ui = useAppUi([
   { name: 'batch', tags: { env: 'staging' } },
 ]);
 const { row, shot } = verbs(ui);
+// The OpenSSH export runs the installed tagssh (the backend here is not the CLI): install one,
+// as `npm link` does. Without it the export is refused (test/e2e/exportSshConfig.test.ts).
+const savedPath = process.env.PATH;
+const bin = mkdtempSync(join(tmpdir(), 'tagssh-npm-bin-'));
+before(() => {
+  symlinkSync(join(import.meta.dirname, '../../bin/tagssh.mjs'), join(bin, 'tagssh'));
+  process.env.PATH = [bin, savedPath].join(delimiter);
+});
+after(() => {
+  process.env.PATH = savedPath;
+  rmSync(bin, { recursive: true, force: true });
+});
 const dialog = () => ui.page.getByRole('dialog', { name: /^Export \d+ instances?$/ });
 const preview = () => ui.page.getByTestId('export-preview');
 const message = () => dialog().getByRole('status');
@@ -27,7 +41,8 @@ test('Export opens with every listed instance ticked; unticking one drops it fro
   await row('web-1').waitFor({ timeout: 20_000 });
   await ui.page.getByRole('button', { name: 'Export…' }).click();
   await dialog().waitFor();
-  assert.equal(await dialog().getByRole('heading').innerText(), 'Export 3 instances');
+  await preview().locator('.export-file').waitFor();
+  assert.equal(await dialog().getByRole('heading', { level: 2 }).innerText(), 'Export 3 instances');
   assert.equal(await dialog().getByTestId('export-count').innerText(), '3 of 3 selected');
   let text = await preview().innerText();
   for (const n of ['web-1', 'db-1', 'batch']) assert.match(text, new RegExp(`Host ${n}\\n`));

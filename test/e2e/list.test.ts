@@ -1,7 +1,7 @@
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { appendFileSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
 import { seedInstance } from '../lab/seed.js';
 import { useAppUi, verbs } from './ui.js';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -71,13 +71,23 @@ test('type-to-filter narrows the list by name, tag or IP and keyboard moves thro
 test('Export previews an OpenSSH config and Tera Term macros for the listed instances', async () => {
   await ui.page.getByRole('searchbox', { name: 'Filter instances' }).fill('prod');
   await ui.page.waitForFunction(() => document.querySelectorAll('tr.row').length === 2);
-  await ui.page.getByRole('button', { name: 'Export…' }).click();
+  // The OpenSSH export runs the tagssh installed on PATH (as `npm link` installs it) by absolute path.
+  const bin = join(ui.lab.home, 'npm-bin');
+  mkdirSync(bin, { recursive: true });
+  symlinkSync(join(import.meta.dirname, '../../bin/tagssh.mjs'), join(bin, 'tagssh'));
+  const savedPath = process.env.PATH;
+  process.env.PATH = [bin, savedPath].join(delimiter);
   const preview = ui.page.getByTestId('export-preview');
-  await preview.waitFor();
+  try {
+    await ui.page.getByRole('button', { name: 'Export…' }).click();
+    await preview.locator('.export-file').waitFor();
+  } finally {
+    process.env.PATH = savedPath;
+  }
   const text = await preview.innerText();
   assert.match(text, /Host web-1\n/);
   assert.match(text, /Host db-1\n/);
-  assert.match(text, /ProxyCommand tagssh proxy/);
+  assert.match(text, /ProxyCommand \/\S+ \/\S+\/bin\/tagssh\.mjs proxy/);
   assert.doesNotMatch(text, /rebuilt-1/);
   await ui.page.getByRole('combobox', { name: 'Export format' }).selectOption('teraterm');
   await ui.page.waitForFunction(() => document.querySelector('[data-testid=export-preview]')?.textContent?.includes('tagssh-menu.ttl'));

@@ -209,7 +209,9 @@ export function openExportDialog(instances: readonly Instance[], settings: Setti
 
   function download() {
     for (const f of files) {
-      const url = URL.createObjectURL(new Blob([f.content], { type: 'text/plain;charset=utf-8' }));
+      // Not text/plain: Chromium would save `tagssh_config` as `tagssh_config.txt`, a name the
+      // Include line and `ssh -F` shown to the user would then miss.
+      const url = URL.createObjectURL(new Blob([f.content], { type: 'application/octet-stream' }));
       const a = h('a', { href: url, download: f.fileName });
       a.click();
       setTimeout(() => URL.revokeObjectURL(url), 10_000);
