@@ -128,12 +128,13 @@ test('a changed host key is refused in the UI', async () => {
 test('an encrypted key asks for its passphrase in the tab (wrong, then right) and connects', async () => {
   // Close every terminal: sessions to a host share one connection, and this needs a fresh login.
   // Live sessions ask before their tab closes.
-  for (let n = await ui.page.locator('.tab-close').count(); n > 0; n--) {
+  // A tab leaves the strip once its session has closed, which may take a moment under load.
+  for (let tries = 0; tries < 20 && (await ui.page.locator('.tab-close').count()) > 0; tries++) {
     await ui.page.locator('.tab-close').first().click();
     const confirm = ui.page.getByRole('dialog').getByRole('button', { name: 'Close tab' });
     await confirm.click({ timeout: 2000 }).catch(() => {}); // disconnected tabs close without asking
   }
-  assert.equal(await ui.page.locator('.tab-close').count(), 0);
+  await ui.page.waitForFunction(() => document.querySelectorAll('.tab-close').length === 0, undefined, { timeout: 10_000 });
   await ui.page.getByRole('tab', { name: 'Settings' }).click();
   await ui.page.getByLabel('Default private key file').fill(ui.lab.lockedKey.privatePath);
   await ui.page.getByRole('button', { name: 'Save settings' }).click();
