@@ -11,8 +11,8 @@ import { SessionManager } from './ssh/sessionManager.js';
 import { connectTargetFor, type TargetOptions } from './ssh/target.js';
 import { portTag } from '../common/vocab.js';
 
-// The real engine behind the service: engineer 1's inventory/lifecycle and engineer 2's SSH
-// session manager, adapted to the small Engine interface the service is written against.
+// The real engine behind the service: the EC2 inventory and lifecycle and the SSH session
+// manager, adapted to the small Engine interface the service is written against.
 
 async function listCacheFirst(scope: EngineScope, refresh: boolean, onUpdate: Parameters<Engine['listInstances']>[1]['onUpdate']) {
   if (!refresh) {

@@ -12,7 +12,7 @@ import type { ConnectTarget } from './types.js';
 
 export type { ConnectTarget } from './types.js';
 
-// From "a Name tag" to everything needed to connect: address (engineer 1's resolver), login
+// From "a Name tag" to everything needed to connect: address (the Name-tag resolver), login
 // user, port, key, bastions and host-key acceptance. Per-instance overrides travel on the
 // instance itself as tags (tagssh:user, tagssh:port, tagssh:jump) so a team shares them.
 // Precedence: command-line flag > tag > AMI rule (user only) > settings > built-in default.
