@@ -18,7 +18,8 @@ function sleep(ms: number): void {
   Atomics.wait(sleeper, 0, 0, ms);
 }
 
-function alive(pid: number): boolean {
+/** True while a process with this pid exists (EPERM: it exists but is another user's). */
+export function isProcessAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -30,7 +31,7 @@ function alive(pid: number): boolean {
 /** Why the lock at `lockPath` (whose content is `owner`) is stale, or null while its holder may still be working. */
 function staleReason(owner: string, ageMs: number): string | null {
   const [pid, host] = owner.split(' ');
-  if (host === hostname() && Number(pid) > 0 && !alive(Number(pid))) return 'holder exited';
+  if (host === hostname() && Number(pid) > 0 && !isProcessAlive(Number(pid))) return 'holder exited';
   if (ageMs > STALE_AFTER_MS) return 'held too long';
   // An empty file: its creator died between open and write. Give it a moment, then break it.
   if (owner === '' && ageMs > 1000) return 'empty';

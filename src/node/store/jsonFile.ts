@@ -3,6 +3,7 @@ import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { AppError } from '../../common/errors.js';
 import { ensurePrivateDir } from './paths.js';
+import { isProcessAlive } from './fileLock.js';
 
 // Versioned JSON files written atomically (temp file + rename), so a crash or a concurrent
 // reader never sees half a file. A file from a newer schema is refused rather than clobbered.
@@ -48,16 +49,6 @@ export function writeJsonFile<T>(path: string, schemaVersion: number, data: T, m
   }
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    // EPERM: the process exists but belongs to someone else.
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /**
  * A writer killed between its temp write and the rename leaves `<file>.<pid>.<hex>.tmp` behind.
  * The next writer removes those whose process is gone; a live writer's temp file is left alone.
@@ -75,7 +66,7 @@ export function removeOrphanedTempFiles(path: string): void {
     const m = /^(\d+)\.[0-9a-f]{8}\.tmp$/.exec(name.slice(prefix.length));
     if (!m) continue;
     const pid = Number(m[1]);
-    if (pid === process.pid || isAlive(pid)) continue;
+    if (pid === process.pid || isProcessAlive(pid)) continue;
     rmSync(join(dirname(path), name), { force: true });
   }
 }

@@ -4,28 +4,18 @@
 //   writer.ts settings|results|knownHosts <dir> <firstIndex>
 import { writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { generateKeyPairSync } from 'node:crypto';
 import { jsonSettingsStore } from '../../../src/node/store/settings.js';
 import { defaultSettings } from '../../../src/common/model/settings.js';
 import { resultsStore } from '../../../src/node/bench/store.js';
 import { KnownHostsStore } from '../../../src/node/ssh/knownHosts.js';
 import { sha256Fingerprint } from '../../../src/node/ssh/fingerprint.js';
 import type { BenchResult } from '../../../src/common/bench/result.js';
+import { ed25519KeyBlob } from '../../support/sshKeyBlob.js';
 import { hostId, portFor, resultId } from './writeNames.js';
 
 const [kind, dir, first] = process.argv.slice(2) as [string, string, string];
 
 
-function sshString(b: Buffer): Buffer {
-  const len = Buffer.alloc(4);
-  len.writeUInt32BE(b.length);
-  return Buffer.concat([len, b]);
-}
-
-function keyBlob(): Buffer {
-  const jwk = generateKeyPairSync('ed25519').publicKey.export({ format: 'jwk' });
-  return Buffer.concat([sshString(Buffer.from('ssh-ed25519')), sshString(Buffer.from(jwk.x!, 'base64url'))]);
-}
 
 function result(i: number): BenchResult {
   return {
@@ -47,7 +37,7 @@ if (kind && dir && first) {
   const results = resultsStore(join(dir, 'results'));
   const known = new KnownHostsStore(join(dir, 'known_hosts'));
   const base = defaultSettings();
-  const blob = keyBlob();
+  const blob = ed25519KeyBlob();
   for (let i = Number(first); ; i++) {
     if (kind === 'settings') settings.set({ ...base, port: portFor(i) });
     else if (kind === 'results') results.save(result(i));

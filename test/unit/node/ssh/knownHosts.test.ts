@@ -4,23 +4,14 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { generateKeyPairSync } from 'node:crypto';
 import { KnownHostsStore, carryOverOpenSshKeys, hostIdOf, knownHostsName, type KnownHostEntry } from '../../../../src/node/ssh/knownHosts.js';
+import { ed25519KeyBlob } from '../../../support/sshKeyBlob.js';
 import { sha256Fingerprint } from '../../../../src/node/ssh/fingerprint.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tagssh-kh-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-function sshString(b: Buffer): Buffer {
-  const len = Buffer.alloc(4);
-  len.writeUInt32BE(b.length);
-  return Buffer.concat([len, b]);
-}
-function keyBlob(): Buffer {
-  const jwk = generateKeyPairSync('ed25519').publicKey.export({ format: 'jwk' });
-  return Buffer.concat([sshString(Buffer.from('ssh-ed25519')), sshString(Buffer.from(jwk.x!, 'base64url'))]);
-}
-const entry = (label: string, instanceId: string | null, blob = keyBlob()): KnownHostEntry => ({
+const entry = (label: string, instanceId: string | null, blob = ed25519KeyBlob()): KnownHostEntry => ({
   label,
   instanceId,
   region: instanceId ? 'eu-west-1' : null,
@@ -113,7 +104,7 @@ describe('KnownHostsStore', () => {
   it("keeps lines it did not write, and trusts keys added by hand as OpenSSH would", () => {
     const path = join(dir, 'foreign', 'known_hosts');
     mkdirSync(join(dir, 'foreign'));
-    const blob = keyBlob();
+    const blob = ed25519KeyBlob();
     const foreign = ['|1|abc=|def= ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl', '@revoked * ssh-rsa AAAA', 'not a key line'];
     writeFileSync(path, [...foreign, `${I2} ssh-ed25519 ${blob.toString('base64')} me@laptop`].join('\n') + '\n');
     const s = new KnownHostsStore(path);
@@ -127,7 +118,7 @@ describe('KnownHostsStore', () => {
   it('migrates known_hosts.json of earlier versions on first read, once', () => {
     const cfg = join(dir, 'legacy');
     mkdirSync(cfg);
-    const blob = keyBlob();
+    const blob = ed25519KeyBlob();
     const old = { ...entry('web 1', I1, blob), region: 'ap-northeast-3' };
     writeFileSync(join(cfg, 'known_hosts.json'), JSON.stringify({ schemaVersion: 1, data: { [`ap-northeast-3/${I1}`]: old, '10.0.0.5:2222': entry('bastion', null) } }));
     const s = new KnownHostsStore(join(cfg, 'known_hosts'));
@@ -141,7 +132,7 @@ describe('KnownHostsStore', () => {
   it("carries over keys OpenSSH already trusts for the instances (hashed or not), never over a different trusted key", () => {
     const d = join(dir, 'carry');
     mkdirSync(d);
-    const [a, b, c, other] = [keyBlob(), keyBlob(), keyBlob(), keyBlob()];
+    const [a, b, c, other] = [ed25519KeyBlob(), ed25519KeyBlob(), ed25519KeyBlob(), ed25519KeyBlob()];
     const I3 = 'i-0123456789abcdef3';
     const openssh = join(d, 'openssh_known_hosts');
     writeFileSync(openssh, [`${I1} ssh-ed25519 ${a.toString('base64')}`, `${I3} ssh-ed25519 ${other.toString('base64')}`, `somehost ssh-ed25519 ${c.toString('base64')}`].join('\n') + '\n');
