@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync, renameSync, writeFileSync, rmSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { AppError } from '../../common/errors.js';
 import { ensurePrivateDir } from './paths.js';
@@ -36,6 +36,9 @@ export function readJsonFile<T>(path: string, schemaVersion: number, fallback: (
   return validate ? validate(parsed.data) : (parsed.data as T);
 }
 
+/** What writeJsonFile names its temp files: `<file>.<pid>.<8 hex>.tmp`. */
+const TEMP_NAME = /^.+\.(\d+)\.[0-9a-f]{8}\.tmp$/;
+
 export function writeJsonFile<T>(path: string, schemaVersion: number, data: T, mode = 0o600): void {
   ensurePrivateDir(dirname(path));
   removeOrphanedTempFiles(path);
@@ -51,22 +54,23 @@ export function writeJsonFile<T>(path: string, schemaVersion: number, data: T, m
 
 /**
  * A writer killed between its temp write and the rename leaves `<file>.<pid>.<hex>.tmp` behind.
- * The next writer removes those whose process is gone; a live writer's temp file is left alone.
+ * The next write into the same directory removes those whose process is gone (results are one
+ * file per run, so waiting for the same file to be written again would keep them for ever); a
+ * live writer's temp file is left alone.
  */
 export function removeOrphanedTempFiles(path: string): void {
-  const prefix = `${basename(path)}.`;
+  const dir = dirname(path);
   let names: string[];
   try {
-    names = readdirSync(dirname(path));
+    names = readdirSync(dir);
   } catch {
     return;
   }
   for (const name of names) {
-    if (!name.startsWith(prefix)) continue;
-    const m = /^(\d+)\.[0-9a-f]{8}\.tmp$/.exec(name.slice(prefix.length));
+    const m = TEMP_NAME.exec(name);
     if (!m) continue;
     const pid = Number(m[1]);
     if (pid === process.pid || isProcessAlive(pid)) continue;
-    rmSync(join(dirname(path), name), { force: true });
+    rmSync(join(dir, name), { force: true });
   }
 }
