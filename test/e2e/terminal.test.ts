@@ -128,10 +128,12 @@ test('a changed host key is refused in the UI', async () => {
 test('an encrypted key asks for its passphrase in the tab (wrong, then right) and connects', async () => {
   // Close every terminal: sessions to a host share one connection, and this needs a fresh login.
   // Live sessions ask before their tab closes.
-  // A tab leaves the strip once its session has closed, which may take a moment under load.
-  for (let tries = 0; tries < 20 && (await ui.page.locator('.tab-close').count()) > 0; tries++) {
-    await ui.page.locator('.tab-close').first().click();
-    const confirm = ui.page.getByRole('dialog').getByRole('button', { name: 'Close tab' });
+  // A tab leaves the strip once its session has closed, which may take a moment under load, so a
+  // tab found here may be gone by the time it is clicked: short timeouts, then look again.
+  const closers = ui.page.locator('.tab-close');
+  const confirm = ui.page.getByRole('dialog').getByRole('button', { name: 'Close tab' });
+  for (const deadline = Date.now() + 30_000; (await closers.count()) > 0 && Date.now() < deadline; ) {
+    await closers.first().click({ timeout: 2000 }).catch(() => {});
     await confirm.click({ timeout: 2000 }).catch(() => {}); // disconnected tabs close without asking
   }
   await ui.page.waitForFunction(() => document.querySelectorAll('.tab-close').length === 0, undefined, { timeout: 10_000 });
