@@ -5,24 +5,14 @@
 //   touch   <store> <startAt> <hostIds,…> <rounds>   touches each host with a new address per round
 //   forget  <store> <startAt> <hostIds,…>            forgets each host, one by one
 //   decide  <store> <startAt> <instanceId> <delayMs> first contact with a fresh key, the handshake taking delayMs
-import { generateKeyPairSync } from 'node:crypto';
 import { KnownHostsStore, type KnownHostEntry } from '../../src/node/ssh/knownHosts.js';
 import { decideHostKey } from '../../src/node/ssh/hostKeys.js';
+import { ed25519KeyBlob } from './sshKeyBlob.js';
 import { sha256Fingerprint } from '../../src/node/ssh/fingerprint.js';
 
 const [mode, path, startAt, a, b] = process.argv.slice(2) as [string, string, string, string, string];
 const store = new KnownHostsStore(path);
 
-function sshString(b: Buffer): Buffer {
-  const len = Buffer.alloc(4);
-  len.writeUInt32BE(b.length);
-  return Buffer.concat([len, b]);
-}
-/** A fresh ssh-ed25519 public-key blob (wire encoding). */
-export function freshKeyBlob(): Buffer {
-  const jwk = generateKeyPairSync('ed25519').publicKey.export({ format: 'jwk' });
-  return Buffer.concat([sshString(Buffer.from('ssh-ed25519')), sshString(Buffer.from(jwk.x!, 'base64url'))]);
-}
 function entry(label: string, blob: Buffer): KnownHostEntry {
   return { label, instanceId: null, region: null, keys: [{ keyType: 'ssh-ed25519', fingerprint: sha256Fingerprint(blob), publicKey: blob.toString('base64') }], source: 'accept-new', addedAt: new Date().toISOString(), lastAddress: null };
 }
@@ -32,7 +22,7 @@ if (wait > 0) await new Promise((r) => setTimeout(r, wait));
 
 if (mode === 'trust') {
   let ok = 0;
-  for (let i = 0; i < Number(b); i++) if ((store.trust(`${a}-${i}:22`, entry(`${a}-${i}`, freshKeyBlob())) as { ok?: boolean } | undefined)?.ok !== false) ok++;
+  for (let i = 0; i < Number(b); i++) if ((store.trust(`${a}-${i}:22`, entry(`${a}-${i}`, ed25519KeyBlob())) as { ok?: boolean } | undefined)?.ok !== false) ok++;
   console.log(JSON.stringify({ ok }));
 } else if (mode === 'touch') {
   const ids = a.split(',');
@@ -42,7 +32,7 @@ if (mode === 'trust') {
   const removed = a.split(',').flatMap((id) => store.forget({ hostId: id }));
   console.log(JSON.stringify({ removed }));
 } else if (mode === 'decide') {
-  const blob = freshKeyBlob();
+  const blob = ed25519KeyBlob();
   const d = await decideHostKey(
     { host: '127.0.0.1', port: 22, label: 'web', instanceId: a, region: 'eu-west-1', acceptNewHostKey: true },
     blob,

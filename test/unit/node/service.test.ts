@@ -26,7 +26,10 @@ class FakeSessions extends EventEmitter {
   }
 }
 
-function setup() {
+type OpenSession = Engine['openSession'];
+
+/** The service over a fake engine; `open` replaces the default session opener (which answers early output). */
+function setup(open?: (req: Parameters<OpenSession>[0], id: string, sessions: FakeSessions) => ReturnType<OpenSession>) {
   const sessions = new FakeSessions();
   let n = 0;
   const engine: Engine = {
@@ -38,6 +41,7 @@ function setup() {
     sessions: sessions as unknown as SessionPort,
     async openSession(req) {
       const id = `s${++n}`;
+      if (open) return open(req, id, sessions);
       req.onProgress('connecting');
       // ssh2 may deliver the first bytes in the same tick the shell opens.
       sessions.emit('data', id, Buffer.from('hello '));
@@ -48,7 +52,7 @@ function setup() {
   const service = createAppService({ engine, settings: { get: () => settings, set: (s) => (settings = s) }, sections: [] });
   const events: Array<[EventName, unknown]> = [];
   const client = service.connect((event, payload) => events.push([event, payload]));
-  return { sessions, client, events };
+  return { sessions, service, client, events };
 }
 
 const tick = () => new Promise((r) => setImmediate(r));
@@ -149,23 +153,10 @@ test('a lost connection and a closed tab are told apart for the UI', async () =>
 });
 
 test('output held while a passphrase prompt waits is bounded: other windows’ sessions are not held, an unclaimed one stops at the limit', async () => {
-  const sessions = new FakeSessions();
-  let n = 0;
-  const engine: Engine = {
-    listInstances: async () => ({ instances: [], fetchedAt: 0, fromCache: false }),
-    startInstance: async () => assert.fail('not used'),
-    stopInstance: async () => assert.fail('not used'),
-    listProfiles: async () => ({ profiles: [], defaultRegion: null }),
-    forgetHostKey: async () => false,
-    sessions: sessions as unknown as SessionPort,
-    async openSession(req) {
-      const id = `s${++n}`;
-      if (req.ref === 'locked') await req.askPassphrase('/k', 1);
-      return { sessionId: id, label: req.ref, instanceId: null, host: '127.0.0.2:22' };
-    },
-  };
-  let settings: Settings = defaultSettings();
-  const service = createAppService({ engine, settings: { get: () => settings, set: (s) => (settings = s) }, sections: [] });
+  const { sessions, service } = setup(async (req, id) => {
+    if (req.ref === 'locked') await req.askPassphrase('/k', 1);
+    return { sessionId: id, label: req.ref, instanceId: null, host: '127.0.0.2:22' };
+  });
   const other = service.connect(() => {});
   const busy = await other.handlers['session.open']({ ref: 'web-1', openId: 'b1', cols: 80, rows: 24, start: false });
   let prompt: { promptId: string } | undefined;
@@ -213,23 +204,13 @@ test('cancelling an open stops its wait and says when the instance was left star
 });
 
 test('a login that failed because the person cancelled the passphrase prompt reports the cancel', async () => {
-  const sessions = new FakeSessions();
-  const engine: Engine = {
-    listInstances: async () => ({ instances: [], fetchedAt: 0, fromCache: false }),
-    startInstance: async () => assert.fail('not used'),
-    stopInstance: async () => assert.fail('not used'),
-    listProfiles: async () => ({ profiles: [], defaultRegion: null }),
-    forgetHostKey: async () => false,
-    sessions: sessions as unknown as SessionPort,
-    async openSession(req) {
-      // As the SSH layer does: a key whose passphrase was not given is skipped, and the login fails.
-      await req.askPassphrase('/k', 1).catch(() => undefined);
-      throw new AppError('AUTH_FAILED', 'web-1 refused the login as "root"; tried: /k (no passphrase).');
-    },
-  };
-  let settings: Settings = defaultSettings();
   let prompt: { promptId: string } | undefined;
-  const client = createAppService({ engine, settings: { get: () => settings, set: (s) => (settings = s) }, sections: [] }).connect((event, payload) => {
+  const { service } = setup(async (req) => {
+    // As the SSH layer does: a key whose passphrase was not given is skipped, and the login fails.
+    await req.askPassphrase('/k', 1).catch(() => undefined);
+    throw new AppError('AUTH_FAILED', 'web-1 refused the login as "root"; tried: /k (no passphrase).');
+  });
+  const client = service.connect((event, payload) => {
     if (event === 'session.passphrase') prompt = payload as { promptId: string };
   });
   const open = client.handlers['session.open']({ ref: 'web-1', openId: 'p1', cols: 80, rows: 24, start: false });
