@@ -1,16 +1,16 @@
 import { join } from 'node:path';
 import { app, BrowserWindow, protocol, session, shell } from 'electron';
-import { createAppService, type AppService } from '../src/node/service.js';
-import { createEngine } from '../src/node/engine.js';
+import { createEngineHost, type EngineHost } from '../src/node/host/engineHost.js';
 import { APP_ENTRY, APP_SCHEME } from './channel.js';
 import { attachIpc } from './ipcTransport.js';
 import { appProtocolResponse } from './protocol.js';
-import { electronSettingsStore } from './settingsStore.js';
+import { utilitySpawner } from './utilityHost.js';
 import { allowPermission, hardenContents, windowOptions } from './window.js';
 
 // The Electron main process: lifecycle and hardening. The UI is served from app://, sandboxed,
-// isolated, without Node; it reaches the one backend (createAppService) only through the
-// validated IPC transport. AWS credentials and private keys stay in this process.
+// isolated, without Node; it reaches the one backend (createAppService, hosted in its own
+// utility process by the engine host supervisor) only through the validated IPC transport.
+// AWS credentials and private keys stay in the engine's process.
 
 app.enableSandbox();
 protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true } }]);
@@ -18,11 +18,11 @@ protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME, privileges: { standa
 if (!app.requestSingleInstanceLock()) app.quit();
 
 const rendererDir = join(__dirname, '..', 'renderer');
-let service: AppService | undefined;
+let host: EngineHost | undefined;
 
 function createWindow(): BrowserWindow {
   const win = new BrowserWindow(windowOptions(join(__dirname, 'preload.cjs')));
-  attachIpc(win, service!);
+  attachIpc(win, host!);
   win.once('ready-to-show', () => win.show());
   void win.loadURL(APP_ENTRY);
   return win;
@@ -49,7 +49,7 @@ void app.whenReady().then(() => {
   ses.webRequest.onBeforeRequest((details, callback) => callback({ cancel: !details.url.startsWith(`${APP_SCHEME}:`) && !details.url.startsWith('devtools:') }));
   protocol.handle(APP_SCHEME, (req) => appProtocolResponse(rendererDir, req.url));
 
-  service = createAppService({ engine: createEngine(), settings: electronSettingsStore() });
+  host = createEngineHost({ spawn: utilitySpawner(join(__dirname, 'engineHost.cjs')) });
   createWindow();
   app.on('activate', () => {
     if (BrowserWindow.getAllWindows().length === 0) createWindow();
@@ -60,4 +60,4 @@ app.on('window-all-closed', () => {
   if (process.platform !== 'darwin') app.quit();
 });
 
-app.on('before-quit', () => service?.close());
+app.on('before-quit', () => host?.stop());

@@ -1,33 +1,29 @@
 import { ipcMain, type BrowserWindow, type IpcMainEvent } from 'electron';
-import { contract, type Emit } from '../src/common/contract.js';
-import { createDispatcher, type Dispatcher, type Envelope } from '../src/common/rpc.js';
-import type { AppClient, AppService } from '../src/node/service.js';
+import type { Envelope } from '../src/common/rpc.js';
+import type { EngineHost, HostConnection } from '../src/node/host/engineHost.js';
 import { RPC_CHANNEL } from './channel.js';
 import { isTrustedSender } from './window.js';
 
 // The only ipcMain user. Serves the contract to one window: a message counts only when it comes
-// from that window's own top-level frame on the app:// origin, and the dispatcher validates it
-// against the contract's schemas before any handler runs.
+// from that window's own top-level frame on the app:// origin; it is relayed to the engine host,
+// whose dispatcher validates it against the contract's schemas before any handler runs.
 
-export function attachIpc(win: BrowserWindow, service: AppService): () => void {
+export function attachIpc(win: BrowserWindow, host: EngineHost): () => void {
   const contents = win.webContents;
   const send = (msg: Envelope) => {
     if (!contents.isDestroyed()) contents.send(RPC_CHANNEL, msg);
   };
-  const emit: Emit = (event, payload) => send({ t: 'evt', event, payload });
 
-  // One backend client per page load: a reload starts a fresh UI, so the old one's sessions end.
-  let client: AppClient = service.connect(emit);
-  let dispatcher: Dispatcher = createDispatcher(contract, client.handlers, send);
+  // One backend connection per page load: a reload starts a fresh UI, so the old one's sessions end.
+  let conn: HostConnection = host.connect(send);
   const renew = () => {
-    client.dispose();
-    client = service.connect(emit);
-    dispatcher = createDispatcher(contract, client.handlers, send);
+    conn.close();
+    conn = host.connect(send);
   };
 
   const onMessage = (event: IpcMainEvent, msg: unknown) => {
     if (event.sender !== contents || !isTrustedSender(event.senderFrame, contents.mainFrame)) return;
-    void dispatcher.handle(msg);
+    conn.send(msg);
   };
   ipcMain.on(RPC_CHANNEL, onMessage);
 
@@ -40,7 +36,7 @@ export function attachIpc(win: BrowserWindow, service: AppService): () => void {
     if (detached) return;
     detached = true;
     ipcMain.removeListener(RPC_CHANNEL, onMessage);
-    client.dispose();
+    conn.close();
   };
   win.on('closed', detach);
   return detach;

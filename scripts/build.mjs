@@ -96,6 +96,8 @@ if (want('main') && existsSync(at('main/index.ts'))) {
   const mainExternal = nodeExternal.filter((m) => m !== 'electron-store');
   const common = { bundle: true, platform: 'node', target: 'node20', format: 'cjs', external: mainExternal, sourcemap: 'linked', logLevel: 'warning' };
   jobs.push(build({ ...common, entryPoints: [at('main/index.ts')], outfile: at('dist/main/index.cjs') }));
+  // The engine's own process (Electron's utilityProcess; child_process.fork in tests).
+  jobs.push(build({ ...common, entryPoints: [at('src/node/host/hostMain.ts')], outfile: at('dist/main/engineHost.cjs') }));
   if (existsSync(at('main/preload.ts'))) {
     // A sandboxed preload may require only 'electron': bundle everything else in.
     jobs.push(build({ ...common, entryPoints: [at('main/preload.ts')], outfile: at('dist/main/preload.cjs') }));

@@ -133,10 +133,16 @@ export const calls = {
   ...exportCalls,
   ...benchCalls,
 };
+/** The engine's process was replaced (it crashed or hung): calls in flight failed, sessions closed. */
+export const ENGINE_RESTARTED = 'engine.restarted';
+export const engineEvents = {
+  [ENGINE_RESTARTED]: z.object({ reason: z.string() }),
+} as const;
 export const events = {
   ...instanceEvents,
   ...sessionEvents,
   ...benchEvents,
+  ...engineEvents,
 };
 export const contract = { calls, events };
 

@@ -6,12 +6,12 @@ import Module from 'node:module';
 import { mkdtempSync, rmSync, existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 
 // Loads the built main process (dist/main/index.cjs) against a stand-in `electron` module (no
 // Electron binary can be installed here) and checks what it asks Electron to do: sandbox, the
 // privileged app:// scheme, permission denial, the window options, and that IPC answers only
-// the app's own frame, through the validating dispatcher.
+// the app's own frame, through the validating dispatcher in the engine's own process.
 
 const root = join(import.meta.dirname, '..', '..', '..');
 const require = createRequire(import.meta.url);
@@ -48,6 +48,26 @@ class FakeWindow extends EventEmitter {
   static getAllWindows = () => windows;
 }
 const permissionHandlers: Array<(...a: unknown[]) => void> = [];
+// utilityProcess stand-in: the real host bundle under child_process.fork, with Electron's method names.
+const hosts: ChildProcess[] = [];
+let hostReadyResolve!: () => void;
+const hostReady = new Promise<void>((r) => (hostReadyResolve = r));
+const utilityProcess = {
+  fork(entry: string) {
+    record('utilityProcess.fork', entry);
+    const child = fork(entry, [], { serialization: 'advanced' });
+    hosts.push(child);
+    child.on('message', (m: { k?: string }) => m.k === 'ready' && hostReadyResolve());
+    return {
+      postMessage: (m: unknown) => child.connected && child.send(m as object),
+      on: (event: string, cb: (...a: unknown[]) => void) => child.on(event, cb),
+      kill: () => child.kill('SIGKILL'),
+      get pid() {
+        return child.pid;
+      },
+    };
+  },
+};
 const fakeElectron = {
   app: Object.assign(new EventEmitter(), {
     enableSandbox: () => record('enableSandbox'),
@@ -72,6 +92,7 @@ const fakeElectron = {
   },
   shell: { openExternal: (u: string) => record('openExternal', u) },
   ipcMain,
+  utilityProcess,
 };
 
 before(() => {
@@ -85,7 +106,9 @@ before(() => {
   require(join(root, 'dist/main/index.cjs'));
 });
 
-after(() => {
+after(async () => {
+  fakeElectron.app.emit('before-quit');
+  await Promise.all(hosts.map((h) => (h.exitCode !== null || h.signalCode !== null ? undefined : new Promise((r) => h.once('exit', r)))));
   rmSync(home, { recursive: true, force: true });
   process.env = saved;
 });
@@ -123,16 +146,19 @@ test('on ready: permissions denied, UI from app://, window sandboxed and isolate
 test('IPC: only the window’s own app:// main frame is answered, and messages are validated', async () => {
   const win = windows[0]!;
   const contents = win.webContents;
-  const ask = async (sender: unknown, senderFrame: unknown, msg: unknown) => {
+  // The engine runs in its own process: answers take a round trip to it.
+  await hostReady;
+  assert.match(String((calls['utilityProcess.fork'] as unknown[][])[0]![0]), /engineHost\.cjs$/);
+  const ask = async (sender: unknown, senderFrame: unknown, msg: unknown, waitMs = 2000) => {
     const n = contents.sent.length;
     ipcMain.emit('tagssh:rpc', { sender, senderFrame }, msg);
-    await new Promise((r) => setTimeout(r, 50));
+    for (let waited = 0; waited < waitMs && contents.sent.length === n; waited += 25) await new Promise((r) => setTimeout(r, 25));
     return contents.sent.slice(n) as Array<{ channel: string; msg: Record<string, unknown> }>;
   };
   // Another frame (an iframe), another origin, another WebContents: ignored.
-  assert.deepEqual(await ask(contents, { url: 'app://tagssh/index.html', parent: contents.mainFrame }, { t: 'req', id: 1, method: 'settings.get', params: {} }), []);
-  assert.deepEqual(await ask(contents, { url: 'https://evil.example/', parent: null }, { t: 'req', id: 1, method: 'settings.get', params: {} }), []);
-  assert.deepEqual(await ask(new FakeContents(), contents.mainFrame, { t: 'req', id: 1, method: 'settings.get', params: {} }), []);
+  assert.deepEqual(await ask(contents, { url: 'app://tagssh/index.html', parent: contents.mainFrame }, { t: 'req', id: 1, method: 'settings.get', params: {} }, 300), []);
+  assert.deepEqual(await ask(contents, { url: 'https://evil.example/', parent: null }, { t: 'req', id: 1, method: 'settings.get', params: {} }, 300), []);
+  assert.deepEqual(await ask(new FakeContents(), contents.mainFrame, { t: 'req', id: 1, method: 'settings.get', params: {} }, 300), []);
   // The real frame: answered; malformed input gets a typed error.
   const ok = await ask(contents, contents.mainFrame, { t: 'req', id: 2, method: 'settings.get', params: {} });
   assert.equal(ok[0]!.channel, 'tagssh:rpc');
@@ -141,7 +167,7 @@ test('IPC: only the window’s own app:// main frame is answered, and messages a
   const bad = await ask(contents, contents.mainFrame, { t: 'req', id: 3, method: 'settings.set', params: { port: 'twenty-two' } });
   assert.equal(bad[0]!.msg.ok, false);
   assert.equal((bad[0]!.msg.error as { code: string }).code, 'INVALID_INPUT');
-  // Settings go through electron-store into the shared settings.json format.
+  // Settings go through the engine's store into the shared settings.json format.
   const saved = await ask(contents, contents.mainFrame, { t: 'req', id: 4, method: 'settings.set', params: { defaultUser: 'ubuntu' } });
   assert.equal(saved[0]!.msg.ok, true, JSON.stringify(saved[0]?.msg));
   const file = JSON.parse(readFileSync(join(home, 'config', 'settings.json'), 'utf8')) as { schemaVersion: number; data: { defaultUser: string } };

@@ -1,0 +1,164 @@
+import { fork } from 'node:child_process';
+import { ENGINE_RESTARTED } from '../../common/contract.js';
+import type { Envelope } from '../../common/rpc.js';
+import type { FromHost, HostProcess, HostSpawner, ToHost } from './wire.js';
+
+// The supervisor in the parent (Electron's main process, or a test): starts the engine host,
+// relays each UI connection's envelopes to it, pings it, and when it dies or stops answering,
+// replaces it. Whatever the old host owed a UI is settled here, so nothing waits forever: each
+// call in flight rejects, each open session reports closed, and an engine.restarted event follows.
+
+export interface HostConnection {
+  /** An envelope from the UI (still untrusted: the host validates it). */
+  send(msg: unknown): void;
+  close(): void;
+}
+
+export interface EngineHost {
+  /** Opens one UI connection; `deliver` receives the host's envelopes for it. */
+  connect(deliver: (msg: Envelope) => void): HostConnection;
+  /** The current host's pid (for tests and logs). */
+  readonly pid: number | undefined;
+  /** How many times the host was replaced. */
+  readonly restarts: number;
+  stop(): void;
+}
+
+export interface EngineHostOptions {
+  spawn: HostSpawner;
+  /** Ping period; the host counts as hung after `missedBeats` periods without an answer. */
+  heartbeatMs?: number;
+  missedBeats?: number;
+  onRestart?: (reason: string) => void;
+}
+
+/** child_process.fork as a HostSpawner (Node and tests). */
+export function forkSpawner(entry: string, opts: { execArgv?: string[]; env?: NodeJS.ProcessEnv } = {}): HostSpawner {
+  return () => {
+    const child = fork(entry, [], { execArgv: opts.execArgv ?? [], env: opts.env ?? process.env, serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    return {
+      send: (m: ToHost) => {
+        if (child.connected) child.send(m);
+      },
+      onMessage: (cb) => child.on('message', (m) => cb(m as FromHost)),
+      onExit: (cb) => child.on('exit', (code) => cb(code)),
+      kill: () => child.kill('SIGKILL'),
+      get pid() {
+        return child.pid;
+      },
+    };
+  };
+}
+
+interface Conn {
+  deliver: (msg: Envelope) => void;
+  /** Request ids sent to the host and not yet answered. */
+  pending: Map<number, string>;
+  /** Sessions the host opened for this connection and has not closed. */
+  sessions: Set<string>;
+}
+
+const asRecord = (v: unknown): Record<string, unknown> | undefined => (v && typeof v === 'object' ? (v as Record<string, unknown>) : undefined);
+
+export function createEngineHost(opts: EngineHostOptions): EngineHost {
+  const heartbeatMs = opts.heartbeatMs ?? 5000;
+  const missedBeats = opts.missedBeats ?? 3;
+  const conns = new Map<number, Conn>();
+  let nextConn = 1;
+  let restarts = 0;
+  let stopped = false;
+  let proc: HostProcess;
+  let lastPong = Date.now();
+  let beat = 0;
+
+  const track = (conn: Conn, msg: Envelope) => {
+    if (msg.t === 'res' && msg.id !== null) {
+      const method = conn.pending.get(msg.id);
+      conn.pending.delete(msg.id);
+      const sessionId = asRecord(msg.ok ? msg.result : undefined)?.sessionId;
+      if (method === 'session.open' && typeof sessionId === 'string') conn.sessions.add(sessionId);
+    } else if (msg.t === 'evt' && msg.event === 'session.closed') {
+      const sessionId = asRecord(msg.payload)?.sessionId;
+      if (typeof sessionId === 'string') conn.sessions.delete(sessionId);
+    }
+  };
+
+  const start = () => {
+    const p = opts.spawn();
+    proc = p;
+    lastPong = Date.now();
+    p.onMessage((m) => {
+      if (p !== proc) return;
+      if (m.k === 'pong') lastPong = Date.now();
+      else if (m.k === 'msg') {
+        const conn = conns.get(m.conn);
+        if (!conn) return;
+        track(conn, m.msg);
+        conn.deliver(m.msg);
+      }
+    });
+    p.onExit((code) => {
+      if (p === proc) replace(`The engine process exited (code ${code ?? 'signal'}).`);
+    });
+    for (const id of conns.keys()) p.send({ k: 'open', conn: id });
+  };
+
+  /** Settles what the old host owed every UI, then starts a new one. */
+  const replace = (reason: string) => {
+    const old = proc;
+    if (stopped) return;
+    restarts++;
+    old.kill();
+    const message = `The engine restarted: ${reason}`;
+    for (const conn of conns.values()) {
+      for (const id of conn.pending.keys()) {
+        conn.deliver({ t: 'res', id, ok: false, error: { code: 'INTERNAL', message, hint: 'Try again; the engine is running again.' } });
+      }
+      conn.pending.clear();
+      for (const sessionId of conn.sessions) conn.deliver({ t: 'evt', event: 'session.closed', payload: { sessionId, reason: message, cause: 'lost' } });
+      conn.sessions.clear();
+      conn.deliver({ t: 'evt', event: ENGINE_RESTARTED, payload: { reason } });
+    }
+    opts.onRestart?.(reason);
+    start();
+  };
+
+  const timer = setInterval(() => {
+    if (Date.now() - lastPong > heartbeatMs * missedBeats) return replace(`it did not answer for ${Math.round((Date.now() - lastPong) / 1000)} s.`);
+    proc.send({ k: 'ping', n: ++beat });
+  }, heartbeatMs);
+  timer.unref();
+
+  start();
+
+  return {
+    connect(deliver) {
+      const id = nextConn++;
+      const conn: Conn = { deliver, pending: new Map(), sessions: new Set() };
+      conns.set(id, conn);
+      proc.send({ k: 'open', conn: id });
+      return {
+        send(msg) {
+          const r = asRecord(msg);
+          if (r?.t === 'req' && typeof r.id === 'number' && typeof r.method === 'string') conn.pending.set(r.id, r.method);
+          proc.send({ k: 'msg', conn: id, msg });
+        },
+        close() {
+          if (!conns.delete(id)) return;
+          proc.send({ k: 'close', conn: id });
+        },
+      };
+    },
+    get pid() {
+      return proc.pid;
+    },
+    get restarts() {
+      return restarts;
+    },
+    stop() {
+      stopped = true;
+      clearInterval(timer);
+      proc.kill();
+    },
+  };
+}

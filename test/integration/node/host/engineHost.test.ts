@@ -1,0 +1,146 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startMoto, type Moto } from '../../../lab/moto.js';
+import { seedInstance, type Seeded } from '../../../lab/seed.js';
+import { contract, type Calls, type Events } from '../../../../src/common/contract.js';
+import { createClient, type Client, type Envelope } from '../../../../src/common/rpc.js';
+import { AppError } from '../../../../src/common/errors.js';
+import { createEngineHost, forkSpawner, type EngineHost } from '../../../../src/node/host/engineHost.js';
+import type { HostSpawner } from '../../../../src/node/host/wire.js';
+
+// The engine in its own process, as the app runs it: the built host bundle forked for real,
+// contract calls through the supervisor, a hung host found by the heartbeat, a killed host
+// replaced, and every caller told instead of left waiting.
+
+const root = fileURLToPath(new URL('../../../../', import.meta.url));
+const entry = join(root, 'dist/main/engineHost.cjs');
+
+let moto: Moto;
+let home: string;
+let seeded: Seeded;
+const pids = new Set<number>();
+
+before(async () => {
+  moto = await startMoto();
+  home = mkdtempSync(join(tmpdir(), 'tagssh-host-'));
+  seeded = await seedInstance(moto.sdk('us-east-1'), { name: 'hosted' });
+});
+
+after(async () => {
+  await moto?.stop();
+  rmSync(home, { recursive: true, force: true });
+});
+
+function spawner(): HostSpawner {
+  const fork = forkSpawner(entry, { env: { ...process.env, ...moto.env, TAGSSH_HOME: home } });
+  return () => {
+    const p = fork();
+    if (p.pid) pids.add(p.pid);
+    return p;
+  };
+}
+
+function connect(host: EngineHost): Client<Calls, Events> {
+  const listeners = new Set<(m: unknown) => void>();
+  const conn = host.connect((m: Envelope) => {
+    for (const l of listeners) l(m);
+  });
+  return createClient(contract, {
+    send: (m) => conn.send(m),
+    onMessage: (cb) => {
+      listeners.add(cb);
+      return () => listeners.delete(cb);
+    },
+  });
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+async function until(what: string, check: () => boolean, ms = 10_000) {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+async function listIds(client: Client<Calls, Events>) {
+  return (await client.call('instances.list', { regions: ['us-east-1'], refresh: true })).instances.map((i) => i.id);
+}
+
+test('a forked host answers contract calls for two connections, validated on both ends', async () => {
+  const host = createEngineHost({ spawn: spawner() });
+  try {
+    const a = connect(host);
+    const b = connect(host);
+    assert.ok(host.pid && host.pid !== process.pid);
+    const settings = await a.call('settings.get', {});
+    assert.equal(settings.port, 22);
+    assert.deepEqual(await listIds(b), [seeded.id]);
+    await assert.rejects(a.call('settings.set', { port: 'x' } as never), (e: AppError) => e.code === 'INVALID_INPUT');
+  } finally {
+    host.stop();
+  }
+});
+
+test('the heartbeat replaces a stopped host; the call it held rejects with a typed error and the event arrives', async () => {
+  const restarts: string[] = [];
+  const host = createEngineHost({ spawn: spawner(), heartbeatMs: 150, missedBeats: 3, onRestart: (r) => restarts.push(r) });
+  try {
+    const client = connect(host);
+    assert.deepEqual(await listIds(client), [seeded.id]);
+    const events: string[] = [];
+    client.on('engine.restarted', (p) => events.push(p.reason));
+    const first = host.pid!;
+    process.kill(first, 'SIGSTOP');
+    const started = Date.now();
+    await assert.rejects(client.call('settings.get', {}), (e: AppError) => e instanceof AppError && e.code === 'INTERNAL' && /engine restarted/.test(e.message));
+    assert.ok(Date.now() - started < 3000, 'found within a few heartbeats');
+    await until('the event', () => events.length === 1);
+    assert.match(events[0]!, /did not answer/);
+    assert.equal(host.restarts, 1);
+    assert.notEqual(host.pid, first);
+    await until('the stopped host to be gone', () => !alive(first));
+    assert.deepEqual(await listIds(client), [seeded.id], 'the new host answers');
+  } finally {
+    host.stop();
+  }
+});
+
+test('kill -9 of the host mid-call: the call rejects, the UI hears "engine restarted", the new host answers', async () => {
+  const host = createEngineHost({ spawn: spawner(), heartbeatMs: 60_000 });
+  try {
+    const client = connect(host);
+    const events: string[] = [];
+    client.on('engine.restarted', (p) => events.push(p.reason));
+    assert.equal((await client.call('settings.get', {})).port, 22);
+    const first = host.pid!;
+    // Held so the call is surely in flight when the host dies.
+    process.kill(first, 'SIGSTOP');
+    const inFlight = client.call('instances.list', { regions: ['us-east-1'], refresh: true });
+    process.kill(first, 'SIGKILL');
+    await assert.rejects(inFlight, (e: AppError) => e instanceof AppError && e.code === 'INTERNAL' && /engine restarted/.test(e.message));
+    await until('the event', () => events.length === 1);
+    assert.match(events[0]!, /exited/);
+    assert.notEqual(host.pid, first);
+    assert.deepEqual(await listIds(client), [seeded.id]);
+  } finally {
+    host.stop();
+  }
+});
+
+test('no host process outlives its supervisor', async () => {
+  assert.ok(pids.size >= 5, `hosts started: ${pids.size}`);
+  await until('every host to exit', () => [...pids].every((p) => !alive(p)));
+});
