@@ -68,6 +68,10 @@ export function createEngineHost(opts: EngineHostOptions): EngineHost {
   let restarts = 0;
   let stopped = false;
   let proc: HostProcess;
+  /** Messages sent while no host runs (between a crash and the delayed restart). */
+  let queue: ToHost[] | null = null;
+  let restartTimer: NodeJS.Timeout | undefined;
+  const recentRestarts: number[] = [];
   let lastPong = Date.now();
   let beat = 0;
 
@@ -88,7 +92,7 @@ export function createEngineHost(opts: EngineHostOptions): EngineHost {
     proc = p;
     lastPong = Date.now();
     p.onMessage((m) => {
-      if (p !== proc) return;
+      if (p !== proc || queue) return;
       if (m.k === 'pong') lastPong = Date.now();
       else if (m.k === 'msg') {
         const conn = conns.get(m.conn);
@@ -98,15 +102,20 @@ export function createEngineHost(opts: EngineHostOptions): EngineHost {
       }
     });
     p.onExit((code) => {
-      if (p === proc) replace(`The engine process exited (code ${code ?? 'signal'}).`);
+      if (p === proc && !queue) replace(`The engine process exited (code ${code ?? 'signal'}).`);
     });
     for (const id of conns.keys()) p.send({ k: 'open', conn: id });
+    // Connections opened meanwhile were opened just above.
+    for (const m of queue ?? []) if (m.k !== 'open') p.send(m);
+    queue = null;
   };
+
+  const post = (m: ToHost) => (queue ? queue.push(m) : proc.send(m));
 
   /** Settles what the old host owed every UI, then starts a new one. */
   const replace = (reason: string) => {
     const old = proc;
-    if (stopped) return;
+    if (stopped || queue) return;
     restarts++;
     old.kill();
     const message = `The engine restarted: ${reason}`;
@@ -120,10 +129,18 @@ export function createEngineHost(opts: EngineHostOptions): EngineHost {
       conn.deliver({ t: 'evt', event: ENGINE_RESTARTED, payload: { reason } });
     }
     opts.onRestart?.(reason);
-    start();
+    // A host that dies as it starts would otherwise be restarted in a hot loop: back off.
+    const now = Date.now();
+    while (recentRestarts.length && now - recentRestarts[0]! > 60_000) recentRestarts.shift();
+    recentRestarts.push(now);
+    const delay = recentRestarts.length <= 1 ? 0 : Math.min(100 * 2 ** (recentRestarts.length - 2), 5000);
+    queue = [];
+    if (delay === 0) start();
+    else restartTimer = setTimeout(start, delay);
   };
 
   const timer = setInterval(() => {
+    if (queue) return;
     if (Date.now() - lastPong > heartbeatMs * missedBeats) return replace(`it did not answer for ${Math.round((Date.now() - lastPong) / 1000)} s.`);
     proc.send({ k: 'ping', n: ++beat });
   }, heartbeatMs);
@@ -136,16 +153,16 @@ export function createEngineHost(opts: EngineHostOptions): EngineHost {
       const id = nextConn++;
       const conn: Conn = { deliver, pending: new Map(), sessions: new Set() };
       conns.set(id, conn);
-      proc.send({ k: 'open', conn: id });
+      post({ k: 'open', conn: id });
       return {
         send(msg) {
           const r = asRecord(msg);
           if (r?.t === 'req' && typeof r.id === 'number' && typeof r.method === 'string') conn.pending.set(r.id, r.method);
-          proc.send({ k: 'msg', conn: id, msg });
+          post({ k: 'msg', conn: id, msg });
         },
         close() {
           if (!conns.delete(id)) return;
-          proc.send({ k: 'close', conn: id });
+          post({ k: 'close', conn: id });
         },
       };
     },
@@ -158,6 +175,7 @@ export function createEngineHost(opts: EngineHostOptions): EngineHost {
     stop() {
       stopped = true;
       clearInterval(timer);
+      clearTimeout(restartTimer);
       proc.kill();
     },
   };

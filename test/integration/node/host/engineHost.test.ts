@@ -1,6 +1,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -135,6 +135,28 @@ test('kill -9 of the host mid-call: the call rejects, the UI hears "engine resta
     assert.match(events[0]!, /exited/);
     assert.notEqual(host.pid, first);
     assert.deepEqual(await listIds(client), [seeded.id]);
+  } finally {
+    host.stop();
+  }
+});
+
+test('a host that dies as it starts is restarted with growing delays, and calls meanwhile reject instead of hanging', async () => {
+  const broken = join(home, 'broken-host.cjs');
+  writeFileSync(broken, 'process.exit(3);\n');
+  const fork = forkSpawner(broken);
+  const host = createEngineHost({
+    spawn: () => {
+      const p = fork();
+      if (p.pid) pids.add(p.pid);
+      return p;
+    },
+  });
+  try {
+    const client = connect(host);
+    await assert.rejects(client.call('settings.get', {}), (e: AppError) => e.code === 'INTERNAL' && /exited \(code 3\)/.test(e.message));
+    await new Promise((r) => setTimeout(r, 1500));
+    // Delays of 0, 0.1, 0.2, 0.4, 0.8 s: a handful in 1.5 s, not a hot loop of hundreds.
+    assert.ok(host.restarts >= 3 && host.restarts <= 7, `restarts in 1.5 s: ${host.restarts}`);
   } finally {
     host.stop();
   }
