@@ -13,7 +13,7 @@ const wanted = new Set(process.argv.slice(2));
 const want = (t) => wanted.size === 0 || wanted.has(t);
 
 // Native or Electron-provided modules stay outside the bundles.
-const nodeExternal = ['ssh2', 'cpu-features', 'electron', 'electron-store', 'playwright-core'];
+const nodeExternal = ['ssh2', 'cpu-features', 'electron', 'playwright-core'];
 
 const jobs = [];
 
@@ -92,9 +92,7 @@ if (want('renderer') && existsSync(at('renderer/index.ts'))) {
 
 if (want('main') && existsSync(at('main/index.ts'))) {
   rmSync(at('dist/main'), { recursive: true, force: true });
-  // electron-store is ESM-only: bundle it into the CJS main rather than require() it at runtime.
-  const mainExternal = nodeExternal.filter((m) => m !== 'electron-store');
-  const common = { bundle: true, platform: 'node', target: 'node20', format: 'cjs', external: mainExternal, sourcemap: 'linked', logLevel: 'warning' };
+  const common = { bundle: true, platform: 'node', target: 'node20', format: 'cjs', external: nodeExternal, sourcemap: 'linked', logLevel: 'warning' };
   jobs.push(build({ ...common, entryPoints: [at('main/index.ts')], outfile: at('dist/main/index.cjs') }));
   // The engine's own process (Electron's utilityProcess; child_process.fork in tests).
   jobs.push(build({ ...common, entryPoints: [at('src/node/host/hostMain.ts')], outfile: at('dist/main/engineHost.cjs') }));

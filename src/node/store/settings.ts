@@ -5,7 +5,8 @@ import { readJsonFile, writeJsonFile } from './jsonFile.js';
 import { tagsshPaths } from './paths.js';
 
 // The settings file every face reads: <config>/settings.json, {schemaVersion, data}. The Electron
-// app reaches the same file through electron-store (main/settingsStore.ts) using this format.
+// app's engine runs in its own process (src/node/host/), which has no Electron `app` object for
+// electron-store to find its paths with, so it uses this same store: one file, one format, one lock.
 
 export interface SettingsStore {
   get(): Settings;

@@ -39,7 +39,7 @@ function connect(h: EngineHost): Client<Calls, Events> {
   });
 }
 
-async function until(what: string, check: () => boolean, ms = 20_000) {
+async function until(what: string, check: () => boolean, ms = 45_000) {
   const end = Date.now() + ms;
   while (!check()) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
