@@ -1,0 +1,58 @@
+import { z } from 'zod';
+import { CandidateSchema } from './model/instance.js';
+import type { AppErrorData, ErrorCode } from './errors.js';
+
+// The machine-readable `details` each error code carries, defined once so every face reads them
+// through a schema instead of a cast. The wire keeps `details: unknown`; a reader parses with
+// detailsOf(), which answers undefined for a payload that does not fit (a UI never throws on it).
+
+export const HostKeyUnknownDetailsSchema = z.object({
+  instanceId: z.string().nullable(),
+  label: z.string(),
+  fingerprint: z.string(),
+  keyType: z.string(),
+  /** True/false when the instance's console output was checked; null when it could not be. */
+  consoleMatch: z.boolean().nullable(),
+});
+export type HostKeyUnknownDetails = z.infer<typeof HostKeyUnknownDetailsSchema>;
+
+export const HostKeyChangedDetailsSchema = z.object({
+  instanceId: z.string().nullable(),
+  label: z.string(),
+  oldFingerprint: z.string(),
+  newFingerprint: z.string(),
+});
+export type HostKeyChangedDetails = z.infer<typeof HostKeyChangedDetailsSchema>;
+
+export const AmbiguousDetailsSchema = z.object({ candidates: z.array(CandidateSchema).min(2) });
+export type AmbiguousDetails = z.infer<typeof AmbiguousDetailsSchema>;
+
+/** NOT_FOUND for an instance that has (or will have) no public address. */
+export const NoPublicAddressDetailsSchema = z.object({
+  reason: z.literal('no-public-address'),
+  instanceId: z.string(),
+  name: z.string().nullable(),
+  region: z.string(),
+  privateIp: z.string().nullable(),
+  subnetId: z.string().nullable(),
+  /** True when the instance is already running without one; false when a start would give it none. */
+  started: z.boolean(),
+});
+export type NoPublicAddressDetails = z.infer<typeof NoPublicAddressDetailsSchema>;
+
+export const ERROR_DETAILS = {
+  HOST_KEY_UNKNOWN: HostKeyUnknownDetailsSchema,
+  HOST_KEY_CHANGED: HostKeyChangedDetailsSchema,
+  AMBIGUOUS: AmbiguousDetailsSchema,
+  NOT_FOUND: NoPublicAddressDetailsSchema,
+} as const satisfies Partial<Record<ErrorCode, z.ZodType>>;
+
+export type CodeWithDetails = keyof typeof ERROR_DETAILS;
+export type DetailsOf<C extends CodeWithDetails> = z.infer<(typeof ERROR_DETAILS)[C]>;
+
+/** The error's details parsed by its code's schema; undefined for another code or a malformed payload. */
+export function detailsOf<C extends CodeWithDetails>(err: AppErrorData | null | undefined, code: C): DetailsOf<C> | undefined {
+  if (!err || err.code !== code) return undefined;
+  const parsed = ERROR_DETAILS[code].safeParse(err.details);
+  return parsed.success ? (parsed.data as DetailsOf<C>) : undefined;
+}
