@@ -1,6 +1,5 @@
 import type { AppErrorData, ErrorCode } from '../../src/common/errors.js';
 import { defineMessages } from './index.js';
-import { detailsOf } from '../../src/common/errorDetails.js';
 
 // The app's words for errors the backend reports. The backend sends a code, a message naming
 // what failed (kept as the detail line) and details; its hint speaks the CLI's language
@@ -115,20 +114,24 @@ const FIELD: Partial<Record<ErrorCode, ErrorField>> = {
 };
 
 
+function detailsOf(err: AppErrorData): Record<string, unknown> {
+  return err.details && typeof err.details === 'object' ? (err.details as Record<string, unknown>) : {};
+}
+
 /** True when the error says the instance has (or will have) no public address. */
 export function isNoPublicAddress(err: AppErrorData): boolean {
-  return detailsOf(err, 'NOT_FOUND') !== undefined;
+  return detailsOf(err).reason === 'no-public-address';
 }
 
 /** The app's words for an error from the backend. */
 export function describeError(err: AppErrorData): ErrorWords {
-  const d = detailsOf(err, 'NOT_FOUND');
-  if (d) {
-    const name = d.name ?? d.instanceId;
-    const why = d.started ? t('noPublicAddressWhyRunning') : t('noPublicAddressWhySubnet', { subnet: d.subnetId ?? '' });
+  const d = detailsOf(err);
+  if (isNoPublicAddress(err)) {
+    const name = String(d.name ?? d.instanceId ?? '');
+    const why = d.started ? t('noPublicAddressWhyRunning') : t('noPublicAddressWhySubnet', { subnet: String(d.subnetId ?? '') });
     return {
       title: `${t('noPublicAddress', { name })} ${why}`,
-      hint: t('noPublicAddress_hint', { privateIp: d.privateIp ?? t('privateUnknown') }),
+      hint: t('noPublicAddress_hint', { privateIp: typeof d.privateIp === 'string' ? d.privateIp : t('privateUnknown') }),
       detail: null,
       field: 'jumpHost',
     };
