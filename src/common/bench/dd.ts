@@ -119,5 +119,6 @@ export const dd: PresetDef<typeof params> = {
       precheck: spaceCheck('"$DIR"', (BS_BYTES[p.bs] * p.count) / 1024 + 1024),
     }),
   cleanup: (p, ctx) => dirScratchCleanup(p.dir, ctx.runId),
+  estimateSeconds: (p) => 10 + p.count / 100,
   parse: (stdout, stderr) => parseDd(stdout, stderr),
 };

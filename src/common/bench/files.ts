@@ -78,6 +78,7 @@ export const smallfiles: PresetDef<typeof smallParams> = {
       precheck: `[ -d "$DIR" ] || { echo "directory $DIR does not exist" >&2; exit 2; }`,
     }),
   cleanup: (p, ctx) => dirScratchCleanup(p.dir, ctx.runId),
+  estimateSeconds: (p) => 5 + p.count / 500,
   parse: (stdout, stderr) => parseSmallFiles(stdout, stderr),
 };
 

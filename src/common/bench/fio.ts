@@ -159,5 +159,6 @@ export const fio: PresetDef<typeof params> = {
       precheck: spaceCheck('"$DIR"', ((sizeToBytes(p.size) * p.numjobs) / 1024) * 1.05 + 1024),
     }),
   cleanup: (p, ctx) => dirScratchCleanup(p.dir, ctx.runId),
+  estimateSeconds: (p) => p.runtime + 10,
   parse: (stdout, stderr) => parseFio(stdout, stderr),
 };

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AppError } from '../errors.js';
-import type { ParsedOutput, PresetDef } from './types.js';
+import type { ParsedOutput } from './types.js';
+import { registerPreset, type Preset } from './preset.js';
 import { sysinfo } from './sysinfo.js';
 import { cpufreq } from './cpufreq.js';
 import { unixbench } from './unixbench.js';
@@ -12,16 +13,27 @@ import { listing, smallfiles } from './files.js';
 // The preset registry, plus parameter helpers shared by the CLI (strings from --param k=v) and
 // the app (values from a form built from describeParams()).
 
-export type { Metric, ParsedOutput, PresetDef, ScriptContext, Confirmation } from './types.js';
+export type { Metric, ParsedOutput, PresetDef, ScriptContext, Confirmation, LocalUpload, PeerAddressing } from './types.js';
+export type { BoundPeer, BoundPreset, Preset } from './preset.js';
+export { registerPreset } from './preset.js';
 
 export const PRESET_IDS = ['sysinfo', 'cpufreq', 'unixbench', 'iperf3', 'fio', 'dd', 'smallfiles', 'listing'] as const;
 export type PresetId = (typeof PRESET_IDS)[number];
 export const PresetIdSchema = z.enum(PRESET_IDS);
 
-export const PRESETS: Record<PresetId, PresetDef> = { sysinfo, cpufreq, unixbench, iperf3, fio, dd, smallfiles, listing } as unknown as Record<PresetId, PresetDef>;
+export const PRESETS: Record<PresetId, Preset> = {
+  sysinfo: registerPreset(sysinfo),
+  cpufreq: registerPreset(cpufreq),
+  unixbench: registerPreset(unixbench),
+  iperf3: registerPreset(iperf3),
+  fio: registerPreset(fio),
+  dd: registerPreset(dd),
+  smallfiles: registerPreset(smallfiles),
+  listing: registerPreset(listing),
+};
 
-export function getPreset(id: string): PresetDef {
-  const p = Object.hasOwn(PRESETS, id) ? (PRESETS as Record<string, PresetDef | undefined>)[id] : undefined;
+export function getPreset(id: string): Preset {
+  const p = Object.hasOwn(PRESETS, id) ? (PRESETS as Record<string, Preset | undefined>)[id] : undefined;
   if (!p) throw new AppError('INVALID_INPUT', `Unknown benchmark preset "${id}".`, `Use one of: ${PRESET_IDS.join(', ')}.`);
   return p;
 }
@@ -37,7 +49,7 @@ export interface ParamInfo {
 }
 
 /** The parameters of a preset, for forms and `--help`: names, types, defaults, help text. */
-export function describeParams(preset: PresetDef): ParamInfo[] {
+export function describeParams(preset: Preset): ParamInfo[] {
   const js = z.toJSONSchema(preset.params, { io: 'input', unrepresentable: 'any' }) as { properties?: Record<string, Record<string, unknown>> };
   return Object.entries(js.properties ?? {}).map(([name, s]) => {
     const info: ParamInfo = { name, type: 'string', help: typeof s.description === 'string' ? s.description : '' };
@@ -53,7 +65,7 @@ export function describeParams(preset: PresetDef): ParamInfo[] {
 }
 
 /** Parses `k=v` strings (CLI) into typed values using the preset's parameter types. */
-export function paramsFromStrings(preset: PresetDef, pairs: string[]): Record<string, unknown> {
+export function paramsFromStrings(preset: Preset, pairs: string[]): Record<string, unknown> {
   const info = new Map(describeParams(preset).map((p) => [p.name, p]));
   const out: Record<string, unknown> = {};
   for (const pair of pairs) {
@@ -75,16 +87,8 @@ export function paramsFromStrings(preset: PresetDef, pairs: string[]): Record<st
 }
 
 /** Validates parameters against the preset schema, filling in defaults; one-line errors. */
-export function validateParams(preset: PresetDef, raw: unknown): Record<string, unknown> {
-  const r = preset.params.safeParse(raw ?? {});
-  if (!r.success) {
-    const issue = r.error.issues[0];
-    const where = issue?.path.join('.') || 'parameters';
-    throw new AppError('INVALID_INPUT', `${preset.id}: ${where}: ${issue?.message ?? 'invalid'}.`, `See the parameters: tagssh bench presets ${preset.id}`);
-  }
-  const extra = Object.keys((raw as Record<string, unknown>) ?? {}).filter((k) => !(k in preset.params.shape));
-  if (extra.length) throw new AppError('INVALID_INPUT', `${preset.id} has no parameter "${extra[0]}".`);
-  return r.data as Record<string, unknown>;
+export function validateParams(preset: Preset, raw: unknown): Record<string, unknown> {
+  return preset.bind(raw).params;
 }
 
 /** Re-parses raw output with the current parser (for `bench parse` and re-reading old runs). */

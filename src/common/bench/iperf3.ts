@@ -27,11 +27,7 @@ const params = z.object({
 });
 type Params = z.infer<typeof params>;
 
-/**
- * Stands in for the peer's address in a script shown before a run (the address is chosen when
- * the run starts, from the two instances' VPCs). A valid host name, so the preview is the script.
- */
-export const PREVIEW_PEER_ADDRESS = 'PEER-ADDRESS';
+export { PREVIEW_PEER_ADDRESS } from './peerAddress.js';
 
 const ADDRESS_RE = /^(?:[0-9]{1,3}(?:\.[0-9]{1,3}){3}|[0-9a-fA-F:]{2,39}|[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?)$/;
 
@@ -169,5 +165,7 @@ export const iperf3: PresetDef<typeof params> = {
   peerScript: (p, ctx) =>
     wrapScript(serverBody(p, ctx.peerAddress), { runDir: ctx.runDir, title: `iperf3 server port ${p.port}`, cleanup: PEER_CLEANUP }),
   peerReady: /^@@tagssh:ready$/m,
+  peerAddressing: (p) => ({ mode: p.address, param: 'address', port: p.port }),
+  estimateSeconds: (p) => p.duration + 2,
   parse: (stdout, stderr) => parseIperf3(stdout, stderr),
 };

@@ -8,6 +8,12 @@ import { z } from 'zod';
 export const PeerAddressModeSchema = z.enum(['auto', 'private', 'public']);
 export type PeerAddressMode = z.infer<typeof PeerAddressModeSchema>;
 
+/**
+ * Stands in for the peer's address in a script shown before a run (the address is chosen when
+ * the run starts, from the two instances' VPCs). A valid host name, so the preview is the script.
+ */
+export const PREVIEW_PEER_ADDRESS = 'PEER-ADDRESS';
+
 /** Why this address: a code the faces put into their own words. */
 export const PeerAddressReasonSchema = z.enum(['same-vpc', 'different-vpc', 'vpc-unknown', 'no-private-address', 'asked']);
 export type PeerAddressReason = z.infer<typeof PeerAddressReasonSchema>;
@@ -53,14 +59,17 @@ export function choosePeerAddress(mode: PeerAddressMode, client: PeerSide | unde
   return { address: priv, kind: 'private', mode, reason: 'same-vpc', vpcId: peer.vpcId };
 }
 
-/** English words for the CLI and saved results: "private address 10.0.1.5 (both in vpc-1)". */
-export function describePeerAddress(c: PeerAddressChoice): string {
+/**
+ * English words for the CLI and saved results: "private address 10.0.1.5 (both in vpc-1)".
+ * `param` is the preset's parameter that chose the mode (named when it was asked for).
+ */
+export function describePeerAddress(c: PeerAddressChoice, param = 'address'): string {
   const why: Record<PeerAddressReason, string> = {
     'same-vpc': `both instances are in ${c.vpcId ?? 'one VPC'}`,
     'different-vpc': 'the instances are in different VPCs',
     'vpc-unknown': 'the VPC of one side is not known',
     'no-private-address': 'the peer has no private address',
-    asked: `address=${c.mode} was asked for`,
+    asked: `${param}=${c.mode} was asked for`,
   };
   return `${c.kind} address ${c.address} (${why[c.reason]})`;
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Metric, ParsedOutput, PresetDef } from './types.js';
+import type { LocalUpload, Metric, ParsedOutput, PresetDef } from './types.js';
 import { marks, stripMarks, wrapScript } from './script.js';
 import { shQuote } from '../shell.js';
 
@@ -28,13 +28,33 @@ export const UNIXBENCH_TARBALL_NAME = 'unixbench-upload.tar.gz';
  */
 export const UNIXBENCH_MAX_TARBALL_BYTES = 1024 * 1024;
 
-/** The tarball checks shared by the CLI (a path) and the app (bytes the person picked). */
-export function tarballProblem(size: number, head: Uint8Array): string | undefined {
+/**
+ * The tarball checks shared by the CLI (a path) and the app (bytes the person picked). Without
+ * `head`, only the size is checked (a file too large is refused before it is read).
+ */
+export function tarballProblem(size: number, head?: Uint8Array): string | undefined {
   if (size === 0) return 'is empty';
   if (size > UNIXBENCH_MAX_TARBALL_BYTES) return `is ${Math.ceil(size / 1024)} KiB; the limit is ${UNIXBENCH_MAX_TARBALL_BYTES / 1024} KiB`;
   // gzip's magic number: a .tar.gz is one; a private key, a device or a text file is not.
-  if (head[0] !== 0x1f || head[1] !== 0x8b) return 'is not a gzip-compressed tarball (.tar.gz)';
+  if (head && (head[0] !== 0x1f || head[1] !== 0x8b)) return 'is not a gzip-compressed tarball (.tar.gz)';
   return undefined;
+}
+
+/** The tarball source=upload sends: the file localTarball names (the CLI) or the one picked in the form (the app). */
+export function unixbenchUpload(path: string): LocalUpload {
+  return {
+    param: 'localTarball',
+    path,
+    remoteName: UNIXBENCH_TARBALL_NAME,
+    maxBytes: UNIXBENCH_MAX_TARBALL_BYTES,
+    problem: tarballProblem,
+    words: {
+      noPath: { message: 'source=upload needs localTarball (a .tar.gz on this computer).', hint: 'Pass --param localTarball=PATH.' },
+      notPicked: 'UnixBench with source "upload" needs the tarball file chosen in the form.',
+      refusedHint: 'Give a byte-unixbench .tar.gz (source=upload), or use source=git or source=tarball.',
+      unreadableHint: 'Give the path of a byte-unixbench .tar.gz.',
+    },
+  };
 }
 
 const params = z.object({
@@ -214,5 +234,7 @@ export const unixbench: PresetDef<typeof params> = {
   ],
   script: (p, ctx) => wrapScript(body(p), { runDir: ctx.runDir, title: 'UnixBench' }),
   progress: (p, stdout) => unixbenchProgress(p.copies, p.tests, stdout),
+  estimateSeconds: (p) => 1800 * p.copies.split(',').length * p.iterations * 0.5,
+  upload: (p) => (p.source === 'upload' ? unixbenchUpload(p.localTarball) : undefined),
   parse: (stdout, stderr) => parseUnixbench(stdout, stderr),
 };

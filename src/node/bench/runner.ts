@@ -1,22 +1,22 @@
 import { randomBytes } from 'node:crypto';
 import { AppError, isAppError, toAppError } from '../../common/errors.js';
 import type { Instance } from '../../common/model/instance.js';
-import { getPreset, validateParams, type ParsedOutput, type PresetDef } from '../../common/bench/index.js';
+import { getPreset, type BoundPeer, type BoundPreset, type ParsedOutput, type PeerAddressing, type Preset } from '../../common/bench/index.js';
 import type { BenchHostInfo, BenchResult } from '../../common/bench/result.js';
-import { UNIXBENCH_TARBALL_NAME } from '../../common/bench/unixbench.js';
 import { MARK } from '../../common/bench/script.js';
-import { choosePeerAddress, describePeerAddress, PeerAddressError, type PeerAddressChoice, type PeerAddressMode } from '../../common/bench/peerAddress.js';
+import { choosePeerAddress, describePeerAddress, PeerAddressError, type PeerAddressChoice } from '../../common/bench/peerAddress.js';
 import { connect as engineConnect, type ConnectOptions, type SshConnection } from '../ssh/connection.js';
 import type { ConnectTarget } from '../ssh/types.js';
 import { followRun, removeRun, runDirFor, startAndFollow, startRun, stopRun, uploadToRun } from './remote.js';
 import type { ResultsStore } from './store.js';
-import { readLocalTarball, type Tarball } from './localTarball.js';
+import { readUpload, type UploadFile } from './localTarball.js';
 
 // Runs one preset on many hosts with bounded concurrency. Each run is detached on its host (see
 // remote.ts) and followed live; cancel or timeout kills the remote process group and cleans up;
 // a dropped connection leaves the run going and the result saved as "detached", to be
 // re-attached with attachRun(). Pair presets (iperf3) start the server on the peer first and
-// always stop it afterwards.
+// always stop it afterwards. What differs between presets (duration, a file to upload, the
+// peer's role) comes from the preset's own hooks: nothing here names a preset.
 
 export interface BenchHost {
   target: ConnectTarget;
@@ -49,12 +49,16 @@ export interface RunOptions {
 }
 
 export interface RunRequest extends RunOptions {
-  preset: string;
+  /** A preset id, or a registry entry itself. */
+  preset: string | Preset;
   params?: Record<string, unknown>;
   hosts: BenchHost[];
   peer?: BenchHost;
-  /** UnixBench source=upload: the tarball (the app sends the bytes the person picked); else read from params.localTarball. */
-  tarball?: Tarball;
+  /**
+   * The file the preset's upload hook asks for, already checked (the app sends the bytes the
+   * person picked); without it, the runner reads the path the parameters name.
+   */
+  upload?: UploadFile;
 }
 
 export function newRunId(): string {
@@ -73,11 +77,11 @@ export function hostInfo(h: BenchHost): BenchHostInfo {
 }
 
 /** The peer's address for this pair (see peerAddress.ts), as an AppError when there is none. */
-export function peerAddressFor(host: BenchHost, peer: BenchHost, mode: unknown): PeerAddressChoice {
+export function peerAddressFor(host: BenchHost, peer: BenchHost, addressing: PeerAddressing): PeerAddressChoice {
   try {
-    return choosePeerAddress((mode ?? 'auto') as PeerAddressMode, host.instance, peer.instance, peer.target.host);
+    return choosePeerAddress(addressing.mode, host.instance, peer.instance, peer.target.host);
   } catch (e) {
-    if (e instanceof PeerAddressError) throw new AppError('INVALID_INPUT', `${peer.target.label} has no ${e.wanted} address in the inventory.`, 'Use its public address: --param address=public.');
+    if (e instanceof PeerAddressError) throw new AppError('INVALID_INPUT', `${peer.target.label} has no ${e.wanted} address in the inventory.`, `Use its public address: --param ${addressing.param}=public.`);
     throw e;
   }
 }
@@ -86,34 +90,15 @@ export function peerAddressFor(host: BenchHost, peer: BenchHost, mode: unknown):
  * A pair run that failed says which address the client tried and what to try next (the
  * other kind of address, and the port the security group must allow).
  */
-function explainPeerFailure(r: BenchResult, choice: PeerAddressChoice, port: unknown): void {
+function explainPeerFailure(r: BenchResult, choice: PeerAddressChoice, addressing: PeerAddressing): void {
   // Only a client that could not reach its server: a missing tool or a bad option is not about the address.
   if (r.status !== 'failed' || !r.error || !/unable to connect|no route|unreachable|refused|timed out/i.test(r.error.message)) return;
-  const tried = `the client on ${r.instance.label} tried ${r.peer?.label ?? 'the peer'} at its ${describePeerAddress(choice)}`;
+  const tried = `the client on ${r.instance.label} tried ${r.peer?.label ?? 'the peer'} at its ${describePeerAddress(choice, addressing.param)}`;
   r.error.message = `${r.error.message.replace(/\.$/, '')} — ${tried}.`;
   r.error.hint =
     choice.kind === 'private'
-      ? `Try its public address: --param address=public (the peer's security group must allow TCP port ${String(port)} from the client).`
-      : `Check that the peer's security group allows TCP port ${String(port)} from the client's public address; in one VPC, try --param address=private.`;
-}
-
-/** Rough duration of a run, for the progress bar, ETA and default timeout. */
-export function estimateSeconds(preset: string, p: Record<string, unknown>): number {
-  const n = (k: string, d: number) => (typeof p[k] === 'number' ? (p[k] as number) : d);
-  switch (preset) {
-    case 'iperf3':
-      return n('duration', 10) + 2;
-    case 'fio':
-      return n('runtime', 30) + 10;
-    case 'unixbench':
-      return 1800 * String(p.copies ?? '1,auto').split(',').length * n('iterations', 1) * 0.5;
-    case 'dd':
-      return 10 + n('count', 1024) / 100;
-    case 'smallfiles':
-      return 5 + n('count', 1000) / 500;
-    default:
-      return 10;
-  }
+      ? `Try its public address: --param ${addressing.param}=public (the peer's security group must allow TCP port ${addressing.port} from the client).`
+      : `Check that the peer's security group allows TCP port ${addressing.port} from the client's public address; in one VPC, try --param ${addressing.param}=private.`;
 }
 
 /** Splits streamed stdout into lines to pick out `@@tagssh:phase …` markers. */
@@ -147,16 +132,20 @@ function applyParsed(r: BenchResult, parsed: ParsedOutput, exitCode: number | nu
   }
 }
 
-interface Ctx {
-  preset: PresetDef;
-  params: Record<string, unknown>;
+/** What opening a connection needs. */
+interface Conns {
   opts: RunOptions;
-  emit: (e: BenchEvent) => void;
   connect: Connector;
-  tarball?: Tarball;
 }
 
-async function withConn<T>(ctx: Ctx, target: ConnectTarget, fn: (c: SshConnection) => Promise<T>): Promise<T> {
+interface Ctx extends Conns {
+  run: BoundPreset;
+  emit: (e: BenchEvent) => void;
+  /** The preset's upload, read and checked once per batch. */
+  upload?: { file: UploadFile; remoteName: string };
+}
+
+async function withConn<T>(ctx: Conns, target: ConnectTarget, fn: (c: SshConnection) => Promise<T>): Promise<T> {
   const conn = await ctx.connect(target, { ...(ctx.opts.connectOptions ?? {}), ...(ctx.opts.signal ? { signal: ctx.opts.signal } : {}) });
   try {
     return await fn(conn);
@@ -166,8 +155,8 @@ async function withConn<T>(ctx: Ctx, target: ConnectTarget, fn: (c: SshConnectio
 }
 
 /** Starts the peer side (iperf3 server) and resolves once it prints its ready line. */
-async function startPeer(ctx: Ctx, conn: SshConnection, runId: string, runDir: string, r: BenchResult, address: string, signal: AbortSignal): Promise<{ done: Promise<void> }> {
-  const script = ctx.preset.peerScript!(ctx.params as never, { runId, runDir, peerAddress: address });
+async function startPeer(ctx: Ctx, peer: BoundPeer, conn: SshConnection, runId: string, runDir: string, r: BenchResult, address: string, signal: AbortSignal): Promise<{ done: Promise<void> }> {
+  const script = peer.script({ runId, runDir, peerAddress: address });
   await startRun(conn, runDir, script, false, signal);
   let out = '';
   let err = '';
@@ -178,14 +167,14 @@ async function startPeer(ctx: Ctx, conn: SshConnection, runId: string, runDir: s
     stdout: (c) => {
       out += c.toString('utf8');
       ctx.emit({ type: 'output', runId, stream: 'peer', text: c.toString('utf8') });
-      if (ctx.preset.peerReady?.test(out)) readyResolve();
+      if (peer.ready?.test(out)) readyResolve();
     },
     stderr: (c) => (err += c.toString('utf8')),
   }, signal).then(
     () => {
       r.raw.peerStdout = out;
       r.raw.peerStderr = err;
-      readyReject(new AppError('REMOTE_FAILED', `The ${ctx.preset.title} server on ${r.peer?.label} exited before it was ready: ${err.trim().split('\n').pop() ?? ''}`));
+      readyReject(new AppError('REMOTE_FAILED', `The ${ctx.run.preset.title} server on ${r.peer?.label} exited before it was ready: ${err.trim().split('\n').pop() ?? ''}`));
     },
     (e) => {
       r.raw.peerStdout = out;
@@ -204,7 +193,9 @@ async function startPeer(ctx: Ctx, conn: SshConnection, runId: string, runDir: s
 }
 
 async function runOne(ctx: Ctx, host: BenchHost, peer: BenchHost | undefined, batchId: string): Promise<BenchResult> {
-  const { preset, params, opts, emit } = ctx;
+  const { run, opts, emit } = ctx;
+  const { preset, params } = run;
+  const peerSide = peer ? run.peer : undefined;
   const runId = newRunId();
   const runDir = runDirFor(runId);
   const peerRunDir = peer ? runDirFor(`${runId}-srv`) : undefined;
@@ -235,12 +226,12 @@ async function runOne(ctx: Ctx, host: BenchHost, peer: BenchHost | undefined, ba
   let script: string;
   let choice: PeerAddressChoice | undefined;
   try {
-    if (peer) {
-      choice = peerAddressFor(host, peer, params.address);
+    if (peer && peerSide) {
+      choice = peerAddressFor(host, peer, peerSide.addressing);
       r.peerAddress = choice;
       emit({ type: 'peer', runId, peer: peer.target.label, choice });
     }
-    script = preset.script(params as never, { runId, runDir, ...(choice ? { peerAddress: choice.address } : {}) });
+    script = run.script({ runId, runDir, ...(choice ? { peerAddress: choice.address } : {}) });
   } catch (e) {
     r.status = 'failed';
     r.error = toAppError(e).toJSON();
@@ -257,18 +248,18 @@ async function runOne(ctx: Ctx, host: BenchHost, peer: BenchHost | undefined, ba
     abort.abort();
   };
   opts.signal?.addEventListener('abort', onUserAbort, { once: true });
-  const timeoutMs = opts.timeoutMs ?? (estimateSeconds(preset.id, params) * 3 + 120) * 1000;
+  const estimate = run.estimateSeconds();
+  const timeoutMs = opts.timeoutMs ?? (estimate * 3 + 120) * 1000;
   const timer = setTimeout(() => {
     why ??= 'timeout';
     abort.abort();
   }, timeoutMs);
   const started = Date.now();
-  const estimate = estimateSeconds(preset.id, params);
   let streamed = '';
   const ticker = setInterval(() => {
     const el = (Date.now() - started) / 1000;
     // The tool's own progress when the preset can read it (UnixBench), else time vs the estimate.
-    const fromTool = preset.progress?.(params as never, streamed);
+    const fromTool = run.progress?.(streamed);
     const fraction = fromTool ?? Math.min(0.99, el / estimate);
     const eta = fromTool ? (el / fromTool) * (1 - fromTool) : estimate - el;
     emit({ type: 'progress', runId, fraction, etaSeconds: Math.max(0, Math.round(eta)) });
@@ -277,7 +268,7 @@ async function runOne(ctx: Ctx, host: BenchHost, peer: BenchHost | undefined, ba
     if (opts.signal?.aborted) throw new AppError('CANCELLED', 'Cancelled before starting.');
     const connOpts = { ...(opts.connectOptions ?? {}), signal: abort.signal };
     conn = await ctx.connect(host.target, connOpts);
-    if (peer && preset.peerScript) {
+    if (peer && peerSide) {
       peerConn = await ctx.connect(peer.target, connOpts);
       const pc = peerConn;
       let peerFollow: Promise<void> = Promise.resolve();
@@ -285,17 +276,17 @@ async function runOne(ctx: Ctx, host: BenchHost, peer: BenchHost | undefined, ba
       stopPeer.push(async () => {
         // The one-shot server normally exits after the test; give it a moment, then stop it anyway.
         await Promise.race([peerFollow, new Promise((res) => setTimeout(res, 2000))]);
-        await stopRun(pc, peerRunDir!, preset.cleanup?.(params as never, { runId, runDir: peerRunDir! }) ?? '');
+        await stopRun(pc, peerRunDir!, run.cleanup({ runId, runDir: peerRunDir! }));
         // The follower records the peer's output into the result when it ends: wait for it, so a
         // failed run (the server was still waiting for a client) keeps what the server printed.
         await Promise.race([peerFollow.catch(() => undefined), new Promise((res) => setTimeout(res, 3000))]);
       });
-      peerFollow = (await startPeer(ctx, pc, runId, peerRunDir!, r, choice!.address, abort.signal)).done;
+      peerFollow = (await startPeer(ctx, peerSide, pc, runId, peerRunDir!, r, choice!.address, abort.signal)).done;
     }
     save();
     let existing = false;
-    if (ctx.tarball) {
-      await uploadToRun(conn, runDir, UNIXBENCH_TARBALL_NAME, ctx.tarball.data, abort.signal);
+    if (ctx.upload) {
+      await uploadToRun(conn, runDir, ctx.upload.remoteName, ctx.upload.file.data, abort.signal);
       existing = true;
     }
     const out: Buffer[] = [];
@@ -311,7 +302,7 @@ async function runOne(ctx: Ctx, host: BenchHost, peer: BenchHost | undefined, ba
           stdout: (c) => {
             out.push(c);
             const text = c.toString('utf8');
-            if (preset.progress) streamed += text;
+            if (run.progress) streamed += text;
             watch(text);
             emit({ type: 'output', runId, stream: 'stdout', text });
           },
@@ -333,11 +324,11 @@ async function runOne(ctx: Ctx, host: BenchHost, peer: BenchHost | undefined, ba
     for (const s of stopPeer.splice(0)) await s();
     delete r.remote;
     applyParsed(r, preset.parse(r.raw.stdout, r.raw.stderr, exitCode), exitCode);
-    if (choice) explainPeerFailure(r, choice, params.port);
+    if (choice && peerSide) explainPeerFailure(r, choice, peerSide.addressing);
   } catch (e) {
     if (why && conn && !conn.closed) {
       // Cancel/timeout: kill the remote process group and clean up before reporting.
-      await stopRun(conn, runDir, preset.cleanup?.(params as never, { runId, runDir }) ?? '').catch(() => undefined);
+      await stopRun(conn, runDir, run.cleanup({ runId, runDir })).catch(() => undefined);
       delete r.remote;
       r.status = why;
       r.error =
@@ -358,7 +349,7 @@ async function runOne(ctx: Ctx, host: BenchHost, peer: BenchHost | undefined, ba
       if (!conn) delete r.remote;
       r.error = toAppError(e).toJSON();
       if (conn && !conn.closed) {
-        await stopRun(conn, runDir, preset.cleanup?.(params as never, { runId, runDir }) ?? '').catch(() => undefined);
+        await stopRun(conn, runDir, run.cleanup({ runId, runDir })).catch(() => undefined);
         delete r.remote;
       }
     }
@@ -375,14 +366,15 @@ async function runOne(ctx: Ctx, host: BenchHost, peer: BenchHost | undefined, ba
 
 /** Runs a preset on every host (bounded concurrency); resolves with one result per host. */
 export async function runBench(req: RunRequest): Promise<BenchResult[]> {
-  const preset = getPreset(req.preset);
-  const params = validateParams(preset, req.params ?? {});
+  const preset = typeof req.preset === 'string' ? getPreset(req.preset) : req.preset;
+  const run = preset.bind(req.params ?? {});
   if (preset.pair && !req.peer) throw new AppError('INVALID_INPUT', `${preset.title} needs a peer instance.`, 'Pass --peer NAME (it runs the server).');
   if (!preset.pair && req.peer) throw new AppError('INVALID_INPUT', `${preset.title} does not take a peer.`);
   if (req.hosts.length === 0) throw new AppError('INVALID_INPUT', 'No hosts to benchmark.');
   // Read and checked once per batch, before any host is touched.
-  const tarball = preset.id === 'unixbench' && params.source === 'upload' ? (req.tarball ?? (await readLocalTarball(String(params.localTarball ?? '')))) : undefined;
-  const ctx: Ctx = { preset, params, opts: req, emit: (e) => req.onEvent?.(e), connect: req.connect ?? engineConnect, ...(tarball ? { tarball } : {}) };
+  const wanted = run.upload();
+  const upload = wanted ? { file: req.upload ?? (await readUpload(wanted)), remoteName: wanted.remoteName } : undefined;
+  const ctx: Ctx = { run, opts: req, emit: (e) => req.onEvent?.(e), connect: req.connect ?? engineConnect, ...(upload ? { upload } : {}) };
   const batchId = req.batchId ?? newRunId();
   const limit = Math.max(1, Math.min(req.concurrency ?? 8, 64));
   const results: BenchResult[] = new Array(req.hosts.length);
@@ -403,8 +395,7 @@ export async function attachRun(result: BenchResult, hosts: { host: BenchHost; p
   if (!result.remote) throw new AppError('INVALID_INPUT', `Result ${result.id} has no remote run to re-attach to.`);
   const preset = getPreset(result.preset);
   const emit = (e: BenchEvent) => opts.onEvent?.(e);
-  const connectFn = opts.connect ?? engineConnect;
-  const ctx: Ctx = { preset, params: result.params, opts, emit, connect: connectFn };
+  const ctx: Conns = { opts, connect: opts.connect ?? engineConnect };
   const r: BenchResult = structuredClone(result);
   const { runDir, peerRunDir } = result.remote;
   emit({ type: 'started', runId: r.id, batchId: r.batchId ?? r.id, host: r.instance, preset: r.preset });
@@ -442,14 +433,24 @@ export async function attachRun(result: BenchResult, hosts: { host: BenchHost; p
   return r;
 }
 
+function bindRecorded(preset: Preset, params: Record<string, unknown>): BoundPreset | undefined {
+  try {
+    return preset.bind(params);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Stops a detached run from another connection (the CLI's `bench cancel ID`). */
 export async function cancelDetached(result: BenchResult, hosts: { host: BenchHost; peer?: BenchHost }, opts: RunOptions = {}): Promise<BenchResult> {
   if (!result.remote) throw new AppError('INVALID_INPUT', `Result ${result.id} has no remote run.`);
   const preset = getPreset(result.preset);
-  const connectFn = opts.connect ?? engineConnect;
-  const ctx: Ctx = { preset, params: result.params, opts, emit: () => undefined, connect: connectFn };
+  const ctx: Conns = { opts, connect: opts.connect ?? engineConnect };
   const { runDir, peerRunDir } = result.remote;
-  await withConn(ctx, hosts.host.target, (c) => stopRun(c, runDir, preset.cleanup?.(result.params as never, { runId: result.id, runDir }) ?? ''));
+  // The recorded parameters pass the preset's schema again before its cleanup uses them; a result
+  // from an older version whose parameters no longer do is still stopped (without that extra).
+  const cleanup = bindRecorded(preset, result.params)?.cleanup({ runId: result.id, runDir }) ?? '';
+  await withConn(ctx, hosts.host.target, (c) => stopRun(c, runDir, cleanup));
   if (peerRunDir && hosts.peer) await withConn(ctx, hosts.peer.target, (c) => stopRun(c, peerRunDir));
   const r: BenchResult = { ...structuredClone(result), status: 'cancelled', endedAt: new Date().toISOString(), error: { code: 'CANCELLED', message: `${preset.title} on ${result.instance.label} was cancelled from another session; cleaned up.` } };
   delete r.remote;

@@ -1,11 +1,11 @@
 import { AppError, toAppError } from '../../common/errors.js';
-import { describeParams, getPreset, PRESET_IDS, validateParams } from '../../common/bench/index.js';
-import { PREVIEW_PEER_ADDRESS } from '../../common/bench/iperf3.js';
+import { describeParams, getPreset, PRESET_IDS } from '../../common/bench/index.js';
 import type { Handlers } from '../../common/contract.js';
 import type { HandlerSection } from '../service.js';
 import type { Instance } from '../../common/model/instance.js';
 import type { BenchHost, BenchEvent } from './runner.js';
 import type { ResultsStore } from './store.js';
+import type { UploadFile } from './localTarball.js';
 
 // The benchmark handlers of the app service (one set per UI connection): presets, preview (the
 // exact script and what needs confirmation), run with progress pushed as `bench.event`, cancel,
@@ -61,35 +61,34 @@ export function benchSection(o: BenchSectionOptions = {}): HandlerSection {
         };
       },
       'bench.preview'({ preset: id, params }) {
-        const p = getPreset(id);
-        const valid = validateParams(p, params);
-        const ctx = { runId: 'preview-run', runDir: '/tmp/tagssh-preview-run', ...(p.pair ? { peerAddress: PREVIEW_PEER_ADDRESS } : {}) };
-        const out = { params: valid, script: p.script(valid as never, ctx), confirmations: p.confirmations(valid as never) };
-        return p.peerScript ? { ...out, peerScript: p.peerScript(valid as never, { runId: 'preview-run-srv', runDir: '/tmp/tagssh-preview-run-srv', peerAddress: PREVIEW_PEER_ADDRESS }) } : out;
+        const run = getPreset(id).bind(params);
+        const { script, peerScript } = run.preview();
+        return { params: run.params, script, confirmations: run.confirmations(), ...(peerScript !== undefined ? { peerScript } : {}) };
       },
       async 'bench.run'(input) {
-        const p = getPreset(input.preset);
-        const params = validateParams(p, input.params);
-        if (p.confirmations(params as never).length && !input.confirmed) {
+        const run = getPreset(input.preset).bind(input.params);
+        const { preset: p, params } = run;
+        if (run.confirmations().length && !input.confirmed) {
           throw new AppError('INVALID_INPUT', `${p.title} installs, writes or uses sudo and was not confirmed.`, 'Review the script and confirm.');
         }
         if (p.pair && !input.peer) throw new AppError('INVALID_INPUT', `${p.title} needs a peer instance (it runs the server).`);
         // An upload from the app is only ever the bytes of the file the person picked in the file
         // dialog (and confirmed, named, in the dialog that follows): a path sent over the RPC is
         // never read, so a forged request cannot make the backend upload ~/.ssh/id_rsa.
-        let tarball: { name: string; data: Buffer } | undefined;
-        if (p.id === 'unixbench' && params.source === 'upload') {
-          if (!input.tarball) throw new AppError('INVALID_INPUT', 'UnixBench with source "upload" needs the tarball file chosen in the form.');
-          const { checkTarball } = await import('./localTarball.js');
-          tarball = checkTarball({ name: input.tarball.name, data: Buffer.from(input.tarball.base64, 'base64') });
-          params.localTarball = tarball.name;
+        const wanted = run.upload();
+        let upload: UploadFile | undefined;
+        if (wanted) {
+          if (!input.tarball) throw new AppError('INVALID_INPUT', wanted.words.notPicked);
+          const { checkUpload } = await import('./localTarball.js');
+          upload = checkUpload(wanted, { name: input.tarball.name, data: Buffer.from(input.tarball.base64, 'base64') });
+          params[wanted.param] = upload.name;
         }
         const { runBench, newRunId } = await import('./runner.js');
         const [hosts, peer, store] = await Promise.all([Promise.all(input.instances.map((i) => hostFor(i, input.acceptNew))), input.peer ? hostFor(input.peer, input.acceptNew) : undefined, storeOf()]);
         const batchId = input.batchId ?? newRunId();
         if (batches.has(batchId)) throw new AppError('INVALID_INPUT', `Batch ${batchId} is already running.`);
         inBackground(batchId, (signal, onEvent) =>
-          runBench({ preset: p.id, params, hosts, ...(peer ? { peer } : {}), ...(tarball ? { tarball } : {}), batchId, signal, store, onEvent, ...(input.concurrency ? { concurrency: input.concurrency } : {}) }),
+          runBench({ preset: p.id, params, hosts, ...(peer ? { peer } : {}), ...(upload ? { upload } : {}), batchId, signal, store, onEvent, ...(input.concurrency ? { concurrency: input.concurrency } : {}) }),
         );
         return { batchId };
       },

@@ -1,12 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { AppError, toAppError } from '../../common/errors.js';
-import { describeParams, getPreset, paramsFromStrings, PRESET_IDS, validateParams } from '../../common/bench/index.js';
+import { describeParams, getPreset, paramsFromStrings, PRESET_IDS } from '../../common/bench/index.js';
 import { compareResults, historyByType } from '../../common/bench/compare.js';
 import { displayScale, formatComparison, formatNumber, formatResultList, formatWithUnit, type ExportFormat } from '../../common/bench/format.js';
 import { hostTitle, type BenchResult } from '../../common/bench/result.js';
-import { PREVIEW_PEER_ADDRESS } from '../../common/bench/iperf3.js';
-import { describePeerAddress } from '../../common/bench/peerAddress.js';
+import { describePeerAddress, PREVIEW_PEER_ADDRESS } from '../../common/bench/peerAddress.js';
 import { escapeControls } from '../../common/safeText.js';
 import type { Instance } from '../../common/model/instance.js';
 import { awsScopeFrom } from './options.js';
@@ -51,7 +50,7 @@ function printResult(r: BenchResult): void {
   if (shown.length) process.stdout.write(table(['metric', 'value', 'unit'], shown).replace(/^(?=.)/gm, '  '));
 }
 
-function eventPrinter(flags: { follow?: boolean; json?: boolean }, labels: Map<string, string>): (e: BenchEvent) => void {
+function eventPrinter(flags: { follow?: boolean; json?: boolean }, labels: Map<string, string>, addressParam?: string): (e: BenchEvent) => void {
   const progress = progressLine(!flags.json || !!process.stderr.isTTY);
   return (e) => {
     if (e.type === 'started') labels.set(e.runId, e.host.label);
@@ -60,7 +59,7 @@ function eventPrinter(flags: { follow?: boolean; json?: boolean }, labels: Map<s
     else if (e.type === 'peer') {
       // Its own line, kept on screen: a failure later refers to this choice.
       progress.done();
-      process.stderr.write(`[${escapeControls(who)}] reaching the peer ${escapeControls(e.peer)} at its ${escapeControls(describePeerAddress(e.choice))}\n`);
+      process.stderr.write(`[${escapeControls(who)}] reaching the peer ${escapeControls(e.peer)} at its ${escapeControls(describePeerAddress(e.choice, addressParam))}\n`);
     }
     else if (e.type === 'output' && flags.follow) process.stderr.write(e.text.split('\n').filter((l) => !l.startsWith('@@tagssh:')).join('\n'));
     else if (e.type === 'finished') progress(`[${who}] ${e.result.status}`);
@@ -71,18 +70,20 @@ export async function runBenchCommand(presetId: string | undefined, names: strin
   try {
     if (!presetId) throw new AppError('INVALID_INPUT', 'Which preset?', `Usage: tagssh bench PRESET NAME… (presets: ${PRESET_IDS.join(', ')}).`);
     const preset = getPreset(presetId);
-    const params = validateParams(preset, paramsFromStrings(preset, flags.param ?? []));
+    const run = preset.bind(paramsFromStrings(preset, flags.param ?? []));
+    const { params } = run;
     if (flags.showScript) {
-      const peerAddress = preset.pair ? { peerAddress: PREVIEW_PEER_ADDRESS } : {};
-      process.stdout.write(preset.script(params as never, { runId: 'preview-run', runDir: '/tmp/tagssh-preview-run', ...peerAddress }));
-      if (preset.peerScript) process.stdout.write(`\n# ---- on the peer ----\n${preset.peerScript(params as never, { runId: 'preview-run-srv', runDir: '/tmp/tagssh-preview-run-srv', ...peerAddress })}`);
-      if (preset.pair) process.stderr.write(`${PREVIEW_PEER_ADDRESS} stands for the peer's address, chosen when the run starts (address=${String(params.address)}).\n`);
+      const { script, peerScript } = run.preview();
+      process.stdout.write(script);
+      if (peerScript !== undefined) process.stdout.write(`\n# ---- on the peer ----\n${peerScript}`);
+      if (run.peer) process.stderr.write(`${PREVIEW_PEER_ADDRESS} stands for the peer's address, chosen when the run starts (${run.peer.addressing.param}=${run.peer.addressing.mode}).\n`);
       return 0;
     }
     if (names.length === 0) throw new AppError('INVALID_INPUT', `Which instances should run ${preset.id}?`, `Usage: tagssh bench ${preset.id} NAME…`);
-    // The file is checked before anything is confirmed or connected (regular .tar.gz, bounded).
-    const tarball = preset.id === 'unixbench' && params.source === 'upload' ? await (await import('../bench/localTarball.js')).readLocalTarball(String(params.localTarball ?? '')) : undefined;
-    const confirm = preset.confirmations(params as never);
+    // The file is checked before anything is confirmed or connected (a regular file the preset accepts, bounded).
+    const wanted = run.upload();
+    const upload = wanted ? await (await import('../bench/localTarball.js')).readUpload(wanted) : undefined;
+    const confirm = run.confirmations();
     if (confirm.length && !flags.yes) {
       throw new AppError('INVALID_INPUT', `${preset.title} needs your confirmation: ${confirm.map((c) => c.reason).join(' ')}`, 'Review it (--show-script prints the exact script), then run again with --yes.');
     }
@@ -105,12 +106,12 @@ export async function runBenchCommand(presetId: string | undefined, names: strin
         params,
         hosts,
         ...(peer ? { peer } : {}),
-        ...(tarball ? { tarball } : {}),
+        ...(upload ? { upload } : {}),
         ...(flags.concurrency ? { concurrency: flags.concurrency } : {}),
         ...(flags.timeout ? { timeoutMs: flags.timeout * 1000 } : {}),
         signal: ac.signal,
         store: resultsStore(),
-        onEvent: eventPrinter(flags, labels),
+        onEvent: eventPrinter(flags, labels, run.peer?.addressing.param),
       });
     } finally {
       process.off('SIGINT', onSigint);
