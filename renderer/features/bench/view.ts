@@ -72,7 +72,6 @@ function failureHint(r: Pick<BenchResultSummary, 'status' | 'peerAddress' | 'par
     case 'HOST_KEY_UNKNOWN':
       return t('hintTrustNew', { field: t('acceptNew') });
     case 'HOST_KEY_CHANGED':
-    case 'HOST_KEY_MISMATCH_CONSOLE':
       return t('hintKeyChanged');
     case 'AUTH_FAILED':
       return t('hintAuth');

@@ -274,7 +274,6 @@ export class TerminalTab {
       case 'HOST_KEY_UNKNOWN':
         return this.promptHostKey(d);
       case 'HOST_KEY_CHANGED':
-      case 'HOST_KEY_MISMATCH_CONSOLE':
         return this.refuseHostKey(err, d);
       case 'AMBIGUOUS':
         return this.pickCandidate((d.candidates as Candidate[] | undefined) ?? []);

@@ -72,16 +72,6 @@ export function parseReservations(response: Node, region: string, eips?: Readonl
   return out;
 }
 
-/** Public IPs of the region's Elastic IPs (a DescribeAddresses response). */
-export function parseElasticIps(response: Node): Set<string> {
-  const out = new Set<string>();
-  for (const a of items(response.addressesSet)) {
-    const ip = text(a.publicIp);
-    if (ip) out.add(ip);
-  }
-  return out;
-}
-
 /** A timestamp as ISO 8601 with milliseconds, whichever client parsed it (null when absent; kept as given when unreadable). */
 export function isoTime(v: string | undefined): string | null {
   if (!v) return null;

@@ -194,14 +194,6 @@ export class SessionManager extends EventEmitter {
     s.shell.close();
   }
 
-  closeAll(): void {
-    for (const id of [...this.sessions.keys()]) this.close(id);
-    for (const [key, p] of this.pool) {
-      this.pool.delete(key);
-      p.conn.then((c) => c.close(), () => {});
-    }
-  }
-
   list(): SessionInfo[] {
     return [...this.sessions.values()].map((s) => s.info);
   }

@@ -113,7 +113,7 @@ describe('SessionManager', () => {
     for (let i = 0; i < 800 && !seen.includes('END'); i++) await new Promise((r) => setTimeout(r, 25));
     assert.match(seen, /END/);
     assert.ok(bytes > 4_000_000);
-    sm.closeAll();
+    sm.close(id);
   });
 
   it('reports a dead connection as error + closed and shares the pool for exec', { timeout: 20_000 }, async () => {
