@@ -1,13 +1,8 @@
 // Lint = correctness rules + the layer rules that keep the engine free of Electron and the DOM.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import local from './scripts/eslint/layering.mjs';
 
-const nodeBuiltins = { group: ['node:*'], message: 'src/common and renderer/ run without Node: no node:* imports.' };
-const noElectron = { group: ['electron', 'electron/*'], message: 'Only main/ may import Electron.' };
-const noUi = { group: ['@xterm/*', 'chart.js', 'chart.js/*'], message: 'UI libraries belong in renderer/.' };
-const upToMain = { group: ['**/main/**', '../main/*', '../../main/*'], message: 'main/ is the top layer: nothing imports it.' };
-const upToRenderer = { group: ['**/renderer/**'], message: 'renderer/ is a top layer: nothing imports it.' };
-const toNode = { group: ['**/node/**', '**/src/node/*'], message: 'This layer may not import src/node (the Node-only engine).' };
 const ipc = {
   name: 'electron',
   importNames: ['ipcMain', 'ipcRenderer', 'contextBridge'],
@@ -27,21 +22,15 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/common/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [nodeBuiltins, noElectron, noUi, upToMain, upToRenderer, toNode] }] },
-  },
-  {
-    files: ['src/node/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [noElectron, noUi, upToMain, upToRenderer] }] },
-  },
-  {
-    files: ['renderer/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [nodeBuiltins, noElectron, upToMain, toNode] }] },
+    // The layers (src/common → src/node → main/, renderer/), for import() too: scripts/eslint/layering.mjs.
+    files: ['src/**/*.ts', 'main/**/*.ts', 'renderer/**/*.ts'],
+    plugins: { local },
+    rules: { 'local/layering': 'error' },
   },
   {
     files: ['main/**/*.ts'],
     ignores: ['main/ipcTransport.ts', 'main/preload.ts'],
-    rules: { 'no-restricted-imports': ['error', { paths: [ipc], patterns: [upToRenderer, noUi] }] },
+    rules: { 'no-restricted-imports': ['error', { paths: [ipc] }] },
   },
   {
     files: ['**/*.mjs', 'bin/**', 'scripts/**', 'bench/**'],
