@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { Duplex } from 'node:stream';
 import ssh2 from 'ssh2';
-import type { Client, ClientChannel, ConnectConfig } from 'ssh2';
+import type { Client, ClientChannel, ConnectConfig, SFTPWrapper } from 'ssh2';
 import { AppError } from '../../common/errors.js';
 import { MAX_HOPS } from '../../common/vocab.js';
 import { authFailedError, createAuthHandler, defaultAgent, defaultIdentityFiles, expandHome, keyFileProblem, type AskPassphrase } from './auth.js';
@@ -83,6 +83,8 @@ export interface SshConnection {
   exec(cmd: string, opts?: ExecOptions): Promise<ExecResult>;
   shell(opts: ShellOptions): Promise<ShellChannel>;
   forwardOut(host: string, port: number): Promise<Duplex>;
+  /** An SFTP channel (the `sftp` subsystem) on this connection; end() it when done. */
+  sftp(): Promise<SFTPWrapper>;
   close(): void;
   readonly closed: boolean;
   /** 'close' (error?: AppError): the connection ended; the error says why when it was not close(). */
@@ -379,6 +381,20 @@ class Connection extends EventEmitter implements SshConnection {
   forwardOut(host: string, port: number): Promise<Duplex> {
     if (this.ended) return this.closedError();
     return forwardOutOn(this.client, host, port, this.target.label);
+  }
+
+  sftp(): Promise<SFTPWrapper> {
+    if (this.ended) return this.closedError();
+    return new Promise((resolve, reject) => {
+      this.client.sftp((err, sftp) => {
+        if (err) return reject(new AppError('REMOTE_FAILED', `${this.target.label} refused to open SFTP: ${err.message}.`, 'The server needs its sftp subsystem enabled (Subsystem sftp in sshd_config).'));
+        // A dropped connection ends the channel, so every pending request fails instead of hanging.
+        const onConnClose = () => sftp.end();
+        this.once('close', onConnClose);
+        sftp.once('close', () => this.off('close', onConnClose));
+        resolve(sftp);
+      });
+    });
   }
 
   close(): void {
