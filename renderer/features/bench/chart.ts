@@ -1,6 +1,6 @@
 import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, Tooltip } from 'chart.js';
 import type { Comparison } from '../../../src/common/bench/compare.js';
-import { displayScale } from '../../../src/common/bench/format.js';
+import { columnTitle, displayScale } from '../../../src/common/bench/format.js';
 
 // One bar chart per metric of a comparison (chart.js, tree-shaken to bars only).
 
@@ -10,7 +10,7 @@ export function renderMetricChart(canvas: HTMLCanvasElement, c: Comparison, metr
   previous?.destroy();
   const row = c.rows.find((r) => r.key === metricKey);
   if (!row) return undefined;
-  const labels = c.columns.map((col) => [col.title, col.type].filter(Boolean).join(' · '));
+  const labels = c.columns.map(columnTitle);
   const colors = c.columns.map((_, i) => (i === c.baseline ? '#8b98a7' : '#3d8bfd'));
   const scale = displayScale(row.unit, row.cells.map((cell) => cell?.value ?? 0));
   return new Chart(canvas, {

@@ -4,7 +4,7 @@ import type { BenchEventPayload, BenchResultSummary, PresetInfo } from '../../..
 import type { BenchResult } from '../../../src/common/bench/result.js';
 import type { PeerAddressChoice } from '../../../src/common/bench/peerAddress.js';
 import { compareResults, relativeVerdict } from '../../../src/common/bench/compare.js';
-import { displayScale, formatComparison, formatNumber, formatRelative, formatWithUnit, type ExportFormat } from '../../../src/common/bench/format.js';
+import { columnTitle, displayScale, formatComparison, formatNumber, formatRelative, formatWithUnit, type ExportFormat } from '../../../src/common/bench/format.js';
 import { toAppError } from '../../../src/common/errors.js';
 import type { Api } from '../../lib/api.js';
 import { h, clear, append } from '../../lib/dom.js';
@@ -593,7 +593,7 @@ export function createBenchView(deps: BenchDeps): BenchView {
       picked.map((r) => ({ ...r, raw: { stdout: '', stderr: '' } })),
       comparing.baselineId,
     );
-    const colTitle = (col: (typeof c.columns)[number]) => `${col.title}${col.type ? ` · ${col.type}` : ''}`;
+    const colTitle = columnTitle;
     const baseSel = h('select', { class: 'picker', 'aria-label': t('baseline'), 'data-testid': 'bench-baseline' }, ...c.columns.map((col) => h('option', { value: col.resultId, text: colTitle(col) })));
     baseSel.value = c.columns[c.baseline]!.resultId;
     baseSel.addEventListener('change', () => {

@@ -1,4 +1,5 @@
 import type { BenchResult } from './result.js';
+import { variantLabel, varyingParams } from './matrix.js';
 
 // Comparison the way people publish these numbers: instances as columns, metrics as rows, and
 // each value's relative difference to a chosen baseline column. Pure data; formatters and the
@@ -9,6 +10,8 @@ export interface CompareColumn {
   title: string;
   instanceId?: string;
   type?: string;
+  /** Matrix runs: the parameter values that differ between the columns, with their file systems. */
+  variant?: string;
   startedAt: string;
   status: BenchResult['status'];
 }
@@ -37,11 +40,14 @@ export interface Comparison {
 export function compareResults(results: BenchResult[], baselineId?: string): Comparison {
   const presets = [...new Set(results.map((r) => r.preset))];
   const baseline = Math.max(0, baselineId ? results.findIndex((r) => r.id === baselineId) : 0);
+  // Runs of one preset with different parameters (a matrix) are told apart by those values.
+  const varying = presets.length === 1 ? varyingParams(results.map((r) => r.params)) : [];
   const columns: CompareColumn[] = results.map((r) => ({
     resultId: r.id,
     title: r.instance.label,
     ...(r.instance.instanceId ? { instanceId: r.instance.instanceId } : {}),
     ...(r.instance.type ? { type: r.instance.type } : {}),
+    ...(varying.length ? { variant: variantLabel(r.params, varying, r.mounts) } : {}),
     startedAt: r.startedAt,
     status: r.status,
   }));

@@ -120,5 +120,6 @@ export const dd: PresetDef<typeof params> = {
     }),
   cleanup: (p, ctx) => dirScratchCleanup(p.dir, ctx.runId),
   estimateSeconds: (p) => 10 + p.count / 100,
+  mountDirs: (p) => ({ dir: p.dir }),
   parse: (stdout, stderr) => parseDd(stdout, stderr),
 };

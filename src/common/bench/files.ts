@@ -79,6 +79,7 @@ export const smallfiles: PresetDef<typeof smallParams> = {
     }),
   cleanup: (p, ctx) => dirScratchCleanup(p.dir, ctx.runId),
   estimateSeconds: (p) => 5 + p.count / 500,
+  mountDirs: (p) => ({ dir: p.dir }),
   parse: (stdout, stderr) => parseSmallFiles(stdout, stderr),
 };
 
@@ -136,5 +137,6 @@ export const listing: PresetDef<typeof listParams> = {
       vars: `DIR=${shQuote(p.dir)}`,
       precheck: `[ -d "$DIR" ] || { echo "directory $DIR does not exist" >&2; exit 2; }`,
     }),
+  mountDirs: (p) => ({ dir: p.dir }),
   parse: (stdout, stderr) => parseListing(stdout, stderr),
 };

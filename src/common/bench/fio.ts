@@ -160,5 +160,6 @@ export const fio: PresetDef<typeof params> = {
     }),
   cleanup: (p, ctx) => dirScratchCleanup(p.dir, ctx.runId),
   estimateSeconds: (p) => p.runtime + 10,
+  mountDirs: (p) => ({ dir: p.dir }),
   parse: (stdout, stderr) => parseFio(stdout, stderr),
 };

@@ -68,8 +68,9 @@ export function mdCell(s: string): string {
   return s.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, ' ').replace(/([<>`*_[\]])/g, '\\$1');
 }
 
-function columnTitle(c: Comparison['columns'][number]): string {
-  return [c.title, c.type].filter(Boolean).join(' · ');
+/** A comparison column's heading: instance, type and, for matrix runs, the values that differ. */
+export function columnTitle(c: Comparison['columns'][number]): string {
+  return [c.title, c.type, c.variant].filter(Boolean).join(' · ');
 }
 
 export function comparisonToCsv(c: Comparison, o: ExportOptions = {}): string {

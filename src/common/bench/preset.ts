@@ -9,7 +9,7 @@ import { PREVIEW_PEER_ADDRESS } from './peerAddress.js';
 // the hooks with those parameters already applied: the runner and the faces never cast.
 
 /** The hooks of a definition that take its parameters first. */
-type ParamHook = 'confirmations' | 'script' | 'peerScript' | 'peerAddressing' | 'cleanup' | 'progress' | 'estimateSeconds' | 'upload';
+type ParamHook = 'confirmations' | 'script' | 'peerScript' | 'peerAddressing' | 'cleanup' | 'progress' | 'estimateSeconds' | 'upload' | 'mountDirs';
 
 /** A hook whose parameters are known only to its own preset: callable only through bind() (or a cast). */
 type Erased<F> = F extends (p: never, ...rest: infer R) => infer O ? (p: never, ...rest: R) => O : F;
@@ -43,6 +43,8 @@ export interface BoundPreset {
   estimateSeconds(): number;
   /** The local file these parameters ask to send, if any. */
   upload(): LocalUpload | undefined;
+  /** The directories whose file systems a result records, by parameter ({} when none). */
+  mountDirs(): Record<string, string>;
   /** The exact scripts a run would start, with a stand-in for the peer's address (chosen at run time). */
   preview(): { script: string; peerScript?: string };
 }
@@ -82,6 +84,7 @@ export function registerPreset<S extends z.ZodObject>(def: PresetDef<S>): Preset
         ...(def.progress ? { progress: (stdout: string) => def.progress!(p, stdout) } : {}),
         estimateSeconds: () => def.estimateSeconds?.(p) ?? DEFAULT_ESTIMATE_SECONDS,
         upload: () => def.upload?.(p),
+        mountDirs: () => def.mountDirs?.(p) ?? {},
         preview() {
           const peerAddress = def.pair ? { peerAddress: PREVIEW_PEER_ADDRESS } : {};
           const script = def.script(p, { runId: 'preview-run', runDir: '/tmp/tagssh-preview-run', ...peerAddress });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { PeerAddressChoiceSchema } from './peerAddress.js';
+import { MountFactsSchema } from './mounts.js';
 
 // A saved benchmark result: who (instance identity and facts from the inventory), what (preset,
 // parameters, tool version), when, the parsed metrics with units, and the raw output so a parser
@@ -39,6 +40,8 @@ export const BenchResultSchema = z.object({
   /** Pair presets: the address the client reached the peer at, and why that one. */
   peerAddress: PeerAddressChoiceSchema.optional(),
   toolVersion: z.string().optional(),
+  /** The file systems of the directories the run used, by parameter (from the instance's mount table). */
+  mounts: z.record(z.string(), MountFactsSchema).optional(),
   startedAt: z.string(),
   endedAt: z.string().optional(),
   exitCode: z.number().nullable().optional(),

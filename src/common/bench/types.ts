@@ -113,6 +113,8 @@ export interface PresetDef<S extends z.ZodObject = z.ZodObject> {
   estimateSeconds?(p: z.infer<S>): number;
   /** A local file to send before the script starts, when these parameters ask for one. */
   upload?(p: z.infer<S>): LocalUpload | undefined;
+  /** The directories the run reads or writes, by parameter: their file systems are recorded with the result. */
+  mountDirs?(p: z.infer<S>): Record<string, string>;
 }
 
 export function emptyParsed(): ParsedOutput {

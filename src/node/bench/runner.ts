@@ -10,6 +10,7 @@ import type { ConnectTarget } from '../ssh/types.js';
 import { followRun, removeRun, runDirFor, startAndFollow, startRun, stopRun, uploadToRun } from './remote.js';
 import type { ResultsStore } from './store.js';
 import { readUpload, type UploadFile } from './localTarball.js';
+import { readMounts } from './mountTable.js';
 
 // Runs one preset on many hosts with bounded concurrency. Each run is detached on its host (see
 // remote.ts) and followed live; cancel or timeout kills the remote process group and cleans up;
@@ -52,6 +53,11 @@ export interface RunRequest extends RunOptions {
   /** A preset id, or a registry entry itself. */
   preset: string | Preset;
   params?: Record<string, unknown>;
+  /**
+   * A matrix: one run per parameter set on every host (see common/bench/matrix.ts), in place of
+   * `params`. A host runs its sets one after another, so they do not compete for its disks and CPUs.
+   */
+  paramSets?: Record<string, unknown>[];
   hosts: BenchHost[];
   peer?: BenchHost;
   /**
@@ -283,6 +289,12 @@ async function runOne(ctx: Ctx, host: BenchHost, peer: BenchHost | undefined, ba
       });
       peerFollow = (await startPeer(ctx, peerSide, pc, runId, peerRunDir!, r, choice!.address, abort.signal)).done;
     }
+    // Which file systems the run's directories are on, before it writes anything there.
+    const dirs = run.mountDirs();
+    if (Object.keys(dirs).length) {
+      const mounts = await readMounts(conn, dirs, abort.signal);
+      if (Object.keys(mounts).length) r.mounts = mounts;
+    }
     save();
     let existing = false;
     if (ctx.upload) {
@@ -367,22 +379,27 @@ async function runOne(ctx: Ctx, host: BenchHost, peer: BenchHost | undefined, ba
 /** Runs a preset on every host (bounded concurrency); resolves with one result per host. */
 export async function runBench(req: RunRequest): Promise<BenchResult[]> {
   const preset = typeof req.preset === 'string' ? getPreset(req.preset) : req.preset;
-  const run = preset.bind(req.params ?? {});
+  const sets = req.paramSets?.length ? req.paramSets : [req.params ?? {}];
+  const bound = sets.map((s) => preset.bind(s));
   if (preset.pair && !req.peer) throw new AppError('INVALID_INPUT', `${preset.title} needs a peer instance.`, 'Pass --peer NAME (it runs the server).');
   if (!preset.pair && req.peer) throw new AppError('INVALID_INPUT', `${preset.title} does not take a peer.`);
   if (req.hosts.length === 0) throw new AppError('INVALID_INPUT', 'No hosts to benchmark.');
-  // Read and checked once per batch, before any host is touched.
-  const wanted = run.upload();
-  const upload = wanted ? { file: req.upload ?? (await readUpload(wanted)), remoteName: wanted.remoteName } : undefined;
-  const ctx: Ctx = { run, opts: req, emit: (e) => req.onEvent?.(e), connect: req.connect ?? engineConnect, ...(upload ? { upload } : {}) };
+  // Read and checked once per parameter set, before any host is touched.
+  const ctxs: Ctx[] = [];
+  for (const run of bound) {
+    const wanted = run.upload();
+    const upload = wanted ? { file: req.upload ?? (await readUpload(wanted)), remoteName: wanted.remoteName } : undefined;
+    ctxs.push({ run, opts: req, emit: (e) => req.onEvent?.(e), connect: req.connect ?? engineConnect, ...(upload ? { upload } : {}) });
+  }
   const batchId = req.batchId ?? newRunId();
   const limit = Math.max(1, Math.min(req.concurrency ?? 8, 64));
-  const results: BenchResult[] = new Array(req.hosts.length);
+  // Host by host, then set by set: results[host × sets + set].
+  const results: BenchResult[] = new Array(req.hosts.length * ctxs.length);
   let next = 0;
   const worker = async () => {
     while (next < req.hosts.length) {
       const i = next++;
-      results[i] = await runOne(ctx, req.hosts[i]!, req.peer, batchId);
+      for (const [j, ctx] of ctxs.entries()) results[i * ctxs.length + j] = await runOne(ctx, req.hosts[i]!, req.peer, batchId);
     }
   };
   await Promise.all(Array.from({ length: Math.min(limit, req.hosts.length) }, worker));

@@ -6,6 +6,7 @@ import { compareResults, historyByType } from '../../common/bench/compare.js';
 import { displayScale, formatComparison, formatNumber, formatResultList, formatWithUnit, type ExportFormat } from '../../common/bench/format.js';
 import { hostTitle, type BenchResult } from '../../common/bench/result.js';
 import { describePeerAddress, PREVIEW_PEER_ADDRESS } from '../../common/bench/peerAddress.js';
+import { expandMatrix, matrixFromStrings, variantLabel, varyingParams } from '../../common/bench/matrix.js';
 import { escapeControls } from '../../common/safeText.js';
 import type { Instance } from '../../common/model/instance.js';
 import { awsScopeFrom } from './options.js';
@@ -41,6 +42,8 @@ function printResult(r: BenchResult): void {
   // Error text and notes may quote the instance (banners, tool output): never raw to the terminal.
   if (r.error) process.stdout.write(`  ${escapeControls(r.error.message)}${r.error.hint ? `\n  → ${escapeControls(r.error.hint)}` : ''}\n`);
   for (const n of r.notes) process.stdout.write(`  note: ${escapeControls(n)}\n`);
+  // The mount table is the instance's: its names are untrusted text too.
+  for (const [param, m] of Object.entries(r.mounts ?? {})) process.stdout.write(`  ${param}: ${escapeControls(m.dir)} is on ${escapeControls(m.label)} (${escapeControls(m.source)} at ${escapeControls(m.mountPoint)}; ${escapeControls(m.options)})\n`);
   const facts = Object.entries(r.facts).filter(([k]) => k !== 'lshw');
   if (facts.length) process.stdout.write(table(['fact', 'value'], facts.map(([k, v]) => [k, printable(v)])).replace(/^(?=.)/gm, '  '));
   const shown = r.metrics.map((m) => {
@@ -66,16 +69,34 @@ function eventPrinter(flags: { follow?: boolean; json?: boolean }, labels: Map<s
   };
 }
 
+/** The parameter sets of `--param` flags; a repeated one runs once per value. */
+function matrixSets(preset: ReturnType<typeof getPreset>, pairs: string[]): Record<string, unknown>[] {
+  try {
+    return expandMatrix(preset, matrixFromStrings(preset, pairs, paramsFromStrings));
+  } catch (e) {
+    const err = toAppError(e);
+    if (err.code !== 'INVALID_INPUT' || err.hint) throw err;
+    const hint = / runs per instance; /.test(err.message) ? 'Repeat --param with fewer values, or run the rest as another batch.' : / is given twice\.$/.test(err.message) ? 'Give each --param value once.' : `See the parameters: tagssh bench presets ${preset.id}`;
+    throw new AppError('INVALID_INPUT', err.message, hint);
+  }
+}
+
 export async function runBenchCommand(presetId: string | undefined, names: string[], flags: BenchFlags): Promise<number> {
   try {
     if (!presetId) throw new AppError('INVALID_INPUT', 'Which preset?', `Usage: tagssh bench PRESET NAME… (presets: ${PRESET_IDS.join(', ')}).`);
     const preset = getPreset(presetId);
-    const run = preset.bind(paramsFromStrings(preset, flags.param ?? []));
-    const { params } = run;
+    // A --param given several times is a matrix: one run per value (every combination).
+    const paramSets = matrixSets(preset, flags.param ?? []);
+    const varying = varyingParams(paramSets);
+    const runs = paramSets.map((s) => preset.bind(s));
+    const run = runs[0]!;
     if (flags.showScript) {
-      const { script, peerScript } = run.preview();
-      process.stdout.write(script);
-      if (peerScript !== undefined) process.stdout.write(`\n# ---- on the peer ----\n${peerScript}`);
+      for (const r of runs) {
+        if (varying.length) process.stdout.write(`# ---- ${variantLabel(r.params, varying)} ----\n`);
+        const { script, peerScript } = r.preview();
+        process.stdout.write(script);
+        if (peerScript !== undefined) process.stdout.write(`\n# ---- on the peer ----\n${peerScript}`);
+      }
       if (run.peer) process.stderr.write(`${PREVIEW_PEER_ADDRESS} stands for the peer's address, chosen when the run starts (${run.peer.addressing.param}=${run.peer.addressing.mode}).\n`);
       return 0;
     }
@@ -83,9 +104,9 @@ export async function runBenchCommand(presetId: string | undefined, names: strin
     // The file is checked before anything is confirmed or connected (a regular file the preset accepts, bounded).
     const wanted = run.upload();
     const upload = wanted ? await (await import('../bench/localTarball.js')).readUpload(wanted) : undefined;
-    const confirm = run.confirmations();
+    const confirm = [...new Set(runs.flatMap((r) => r.confirmations().map((c) => c.reason)))];
     if (confirm.length && !flags.yes) {
-      throw new AppError('INVALID_INPUT', `${preset.title} needs your confirmation: ${confirm.map((c) => c.reason).join(' ')}`, 'Review it (--show-script prints the exact script), then run again with --yes.');
+      throw new AppError('INVALID_INPUT', `${preset.title} needs your confirmation: ${confirm.join(' ')}`, 'Review it (--show-script prints the exact script), then run again with --yes.');
     }
     if (preset.pair && !flags.peer) throw new AppError('INVALID_INPUT', `${preset.title} needs --peer NAME (the instance that runs the server).`);
     const hosts = await hostsFor(names, flags);
@@ -103,7 +124,7 @@ export async function runBenchCommand(presetId: string | undefined, names: strin
     try {
       results = await runBench({
         preset: preset.id,
-        params,
+        paramSets,
         hosts,
         ...(peer ? { peer } : {}),
         ...(upload ? { upload } : {}),
