@@ -94,7 +94,11 @@ export async function runSsh(name: string, command: string[], flags: SshFlags, s
   const targetP = connectTargetFor(name, { ...targetOptionsFrom(flags), ...scope, onProgress: progress });
   await Promise.all([targetP, import('../ssh/connection.js')]).catch(() => undefined);
   const target = await targetP;
-  const conn = await connectInteractively(target, flags.keepalive ? flags.keepalive * 1000 : undefined, progress);
+  const conn = await connectInteractively(target, flags.keepalive ? flags.keepalive * 1000 : undefined, progress).catch(async (e: unknown) => {
+    // A timeout is often a changed public IP: say what the security groups make of it.
+    const [{ explainTimeout }, { myIpUrl }] = await Promise.all([import('../aws/securityGroups.js'), import('../aws/myIp.js')]);
+    throw await explainTimeout(e, target, scope, myIpUrl());
+  });
   progress.done();
   try {
     return command.length ? await runCommand(conn, command.join(' ')) : await runShell(conn, target.label);

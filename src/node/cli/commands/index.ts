@@ -8,6 +8,7 @@ import { register as registerProxy } from './proxy.js';
 import { register as registerSsh } from './ssh.js';
 import { register as registerBench } from './bench.js';
 import { register as registerResults } from './results.js';
+import { register as registerSg } from './sg.js';
 
 // One module per command (or command group). Each exports register(program).
 const registrars: Array<(program: Command) => void> = [
@@ -20,6 +21,7 @@ const registrars: Array<(program: Command) => void> = [
   registerSsh,
   registerBench,
   registerResults,
+  registerSg,
 ];
 
 export function registerCommands(program: Command): void {

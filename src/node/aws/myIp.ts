@@ -1,0 +1,39 @@
+import { isIP } from 'node:net';
+import { AppError } from '../../common/errors.js';
+
+// "What is my public IP?" — asked of a plain-text service, checkip.amazonaws.com unless the
+// user names another (--my-ip-url or TAGSSH_MY_IP_URL; tests use a local server). The answer is
+// checked to be an IPv4 or IPv6 address and nothing else.
+
+export const DEFAULT_MY_IP_URL = 'https://checkip.amazonaws.com';
+const TIMEOUT_MS = 5000;
+
+/** The service to ask: the flag, then TAGSSH_MY_IP_URL, then the default. */
+export function myIpUrl(flag?: string | null, env: NodeJS.ProcessEnv = process.env): string {
+  return flag || env.TAGSSH_MY_IP_URL || DEFAULT_MY_IP_URL;
+}
+
+/** The caller's public IP as the service sees it. Throws NETWORK with a hint when it can't be told. */
+export async function lookUpMyIp(url: string, timeoutMs = TIMEOUT_MS): Promise<string> {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new AppError('INVALID_INPUT', `The IP lookup service "${url}" is not a URL.`, `Use an http(s) URL that answers with your address as plain text, such as ${DEFAULT_MY_IP_URL}.`);
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') {
+    throw new AppError('INVALID_INPUT', `The IP lookup service "${url}" is not an http(s) URL.`, `Use a URL such as ${DEFAULT_MY_IP_URL}.`);
+  }
+  let body: string;
+  try {
+    const res = await fetch(parsed, { signal: AbortSignal.timeout(timeoutMs), redirect: 'follow' });
+    if (!res.ok) throw new Error(`HTTP ${res.status}`);
+    body = (await res.text()).slice(0, 200).trim();
+  } catch (e) {
+    throw new AppError('NETWORK', `Could not look up your public IP at ${parsed.origin}: ${(e as Error).message}.`, 'Give the address yourself (--ip), or name another lookup service (--my-ip-url or TAGSSH_MY_IP_URL).');
+  }
+  if (!isIP(body)) {
+    throw new AppError('NETWORK', `${parsed.origin} did not answer with an IP address.`, 'Give the address yourself (--ip), or name a service that answers with the address as plain text (--my-ip-url).');
+  }
+  return body;
+}
