@@ -410,8 +410,10 @@ export async function connect(target: ConnectTarget, opts: ConnectOptions = {}):
   try {
     for (const [i, hop] of hops.entries()) {
       const prev = clients[i - 1];
-      const via = i > 0 ? hops[i - 1]!.label : undefined;
-      const sock = prev ? await forwardOutOn(prev, hop.host, hop.port, via!) : undefined;
+      // The first hop may ride on a tunnel (EC2 Instance Connect Endpoint, SSM) instead of TCP.
+      const tunnel = i === 0 ? hop.transport : undefined;
+      const via = i > 0 ? hops[i - 1]!.label : tunnel?.label;
+      const sock = prev ? await forwardOutOn(prev, hop.host, hop.port, via!) : tunnel ? await tunnel.open(opts.signal) : undefined;
       clients.push(await connectHop(hop, { ...opts, ...(via ? { via } : {}), ...(sock ? { sock } : {}) }));
     }
   } catch (e) {

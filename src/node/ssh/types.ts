@@ -1,3 +1,6 @@
+import type { Duplex } from 'node:stream';
+import type { TransportName } from '../../common/model/transport.js';
+
 // Everything needed to reach one SSH endpoint (target.ts builds it from an instance, its tags and
 // the settings; tests and the benchmark runner may build one by hand for a plain host:port).
 
@@ -20,4 +23,16 @@ export interface ConnectTarget {
   jump?: ConnectTarget[];
   /** true = accept a new host key (OpenSSH accept-new); a string = the one fingerprint confirmed. */
   acceptNewHostKey?: boolean | string;
+  /**
+   * How the first hop's byte stream is opened when it is not plain TCP to host:port (an EC2
+   * Instance Connect Endpoint tunnel, an SSM session); see src/node/transport/choose.ts.
+   */
+  transport?: TransportOpener;
+}
+
+export interface TransportOpener {
+  name: TransportName;
+  /** Shown to people: "EC2 Instance Connect Endpoint eice-…". */
+  label: string;
+  open(signal?: AbortSignal): Promise<Duplex>;
 }

@@ -1,0 +1,109 @@
+import type { Instance } from '../../common/model/instance.js';
+import { AppError } from '../../common/errors.js';
+import { checkedEndpoint, ec2Settings } from './awsSettings.js';
+import { credentialsFor } from './clients.js';
+import { ec2AppError, type Ec2Failure } from './ec2Errors.js';
+import { cjsExports } from './interop.js';
+import { sdkLogger } from './sdkLogger.js';
+
+// The two EC2 Instance Connect APIs a private instance needs: the Instance Connect Endpoint of its
+// VPC (DescribeInstanceConnectEndpoints, an EC2 action) and the 60-second key push
+// (ec2-instance-connect:SendSSHPublicKey). Both over the AWS SDK, loaded only when used. An
+// AccessDenied names the one permission that is missing.
+
+export interface InstanceConnectEndpoint {
+  id: string;
+  dnsName: string;
+  vpcId: string;
+  subnetId: string | null;
+}
+
+/** States in which an endpoint carries tunnels (the aws CLI accepts the same ones). */
+const USABLE_STATES = ['create-complete', 'update-in-progress', 'update-failed', 'update-complete'];
+
+interface SdkError {
+  name?: string;
+  code?: string;
+  message?: string;
+  $fault?: string;
+  $metadata?: { httpStatusCode?: number };
+}
+
+const DENIED = new Set(['UnauthorizedOperation', 'AccessDenied', 'AccessDeniedException']);
+
+function apiError(e: unknown, region: string, endpoint: string, permission: string, profile: string | undefined): AppError {
+  if (e instanceof AppError) return e;
+  const s = (e ?? {}) as SdkError;
+  if (s.name && DENIED.has(s.name)) {
+    return new AppError('ACCESS_DENIED', `Your AWS role lacks ${permission} in ${region}.`, `Ask for ${permission} on this account, or use another --profile.`, { permission });
+  }
+  const f: Ec2Failure = { message: s.message ?? String(e), region, endpoint };
+  if (profile !== undefined) f.profile = profile;
+  const status = s.$metadata?.httpStatusCode;
+  if (status) f.status = status;
+  if (s.code && /^E[A-Z]+$/.test(s.code)) f.netCode = s.code;
+  else if (s.name === 'TimeoutError') f.netCode = 'TIMEOUT';
+  else if (s.$fault || status) f.code = s.name;
+  return ec2AppError(f);
+}
+
+function clientConfig(region: string, profile: string | undefined, endpoint: string | undefined) {
+  return {
+    region,
+    ...(profile !== undefined ? { profile } : {}),
+    ...(endpoint ? { endpoint } : {}),
+    credentials: credentialsFor(profile),
+    logger: sdkLogger,
+  };
+}
+
+/**
+ * The endpoint that reaches `instance`: one in its subnet if there is one, else any in its VPC
+ * (as the aws CLI chooses); null when its VPC has none.
+ */
+export async function findInstanceConnectEndpoint(instance: Pick<Instance, 'id' | 'region' | 'vpcId' | 'subnetId'>, profile?: string): Promise<InstanceConnectEndpoint | null> {
+  if (!instance.vpcId) return null;
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  const { EC2Client, paginateDescribeInstanceConnectEndpoints } = cjsExports(await import('@aws-sdk/client-ec2'));
+  const settings = await ec2Settings(profile);
+  const endpoint = settings.endpointUrl ? checkedEndpoint(settings.endpointUrl).href : undefined;
+  const client = new EC2Client(clientConfig(instance.region, profile, endpoint));
+  const found: InstanceConnectEndpoint[] = [];
+  try {
+    const pages = paginateDescribeInstanceConnectEndpoints(
+      { client },
+      { Filters: [{ Name: 'state', Values: USABLE_STATES }, { Name: 'vpc-id', Values: [instance.vpcId] }] },
+    );
+    for await (const page of pages) {
+      for (const e of page.InstanceConnectEndpoints ?? []) {
+        if (!e.InstanceConnectEndpointId || !e.DnsName) continue;
+        const one = { id: e.InstanceConnectEndpointId, dnsName: e.DnsName, vpcId: e.VpcId ?? instance.vpcId, subnetId: e.SubnetId ?? null };
+        if (one.subnetId && one.subnetId === instance.subnetId) return one;
+        found.push(one);
+      }
+    }
+  } catch (e) {
+    throw apiError(e, instance.region, endpoint ?? `https://ec2.${instance.region}.amazonaws.com`, 'ec2:DescribeInstanceConnectEndpoints', profile);
+  } finally {
+    client.destroy();
+  }
+  return found[0] ?? null;
+}
+
+/** Pushes an OpenSSH public key for `user`; the instance accepts it for 60 seconds. */
+export async function sendSshPublicKey(o: { instance: Pick<Instance, 'id' | 'region' | 'az'>; user: string; publicKey: string; profile?: string }): Promise<void> {
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  const { EC2InstanceConnectClient, SendSSHPublicKeyCommand } = cjsExports(await import('@aws-sdk/client-ec2-instance-connect'));
+  const endpoint = process.env.AWS_ENDPOINT_URL_EC2_INSTANCE_CONNECT;
+  const client = new EC2InstanceConnectClient(clientConfig(o.instance.region, o.profile, endpoint));
+  try {
+    const out = await client.send(
+      new SendSSHPublicKeyCommand({ InstanceId: o.instance.id, InstanceOSUser: o.user, SSHPublicKey: o.publicKey, ...(o.instance.az ? { AvailabilityZone: o.instance.az } : {}) }),
+    );
+    if (out.Success === false) throw new AppError('AWS_API', `EC2 Instance Connect did not accept the key for ${o.instance.id}.`, 'Try again in a moment.');
+  } catch (e) {
+    throw apiError(e, o.instance.region, endpoint ?? `https://ec2-instance-connect.${o.instance.region}.amazonaws.com`, 'ec2-instance-connect:SendSSHPublicKey', o.profile);
+  } finally {
+    client.destroy();
+  }
+}
