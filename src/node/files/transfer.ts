@@ -1,0 +1,432 @@
+import { constants as fsc } from 'node:fs';
+import { chmod, lstat, mkdir, open, readdir, rename, stat, utimes, type FileHandle } from 'node:fs/promises';
+import { basename, dirname, join, posix } from 'node:path';
+import { AppError } from '../../common/errors.js';
+import type { SshConnection } from '../ssh/connection.js';
+import { localPrefixHash, remotePrefixHash } from './checksum.js';
+import { entryTypeOf } from './remoteFs.js';
+import type { SftpOps } from './sftpOps.js';
+
+// Uploads and downloads of files and trees over one SFTP channel. Each file is written under a
+// temporary name beside its destination and renamed into place only once complete, so a partial
+// file never looks like a finished one; an interrupted copy leaves that temporary file behind for
+// `resume`, which continues it only when its bytes hash the same as the source's first bytes.
+// Within a file, many reads or writes are in flight at once (as OpenSSH's sftp does): over a
+// network the round trip, not the bandwidth, would otherwise set the pace.
+
+export interface TransferProgress {
+  /** Bytes copied so far in this run (skipped and resumed prefixes count as copied). */
+  bytes: number;
+  totalBytes: number;
+  files: number;
+  totalFiles: number;
+  /** Bytes per second actually moved in this run. */
+  rate: number;
+  /** The file being copied (source path). */
+  current: string;
+}
+
+export interface TransferOptions {
+  /** Copy directories with their contents. Without it a directory source is refused. */
+  recursive?: boolean;
+  /** Keep permission bits and modification/access times. */
+  preserve?: boolean;
+  /** Continue a partial copy left by an interrupted run (after checking its checksum). */
+  resume?: boolean;
+  signal?: AbortSignal;
+  onProgress?: (p: TransferProgress) => void;
+  /** Requests in flight per file (default 64). */
+  concurrency?: number;
+  /** Bytes per request (default 255 KiB: what OpenSSH's sftp-server accepts in one packet). */
+  chunkSize?: number;
+}
+
+export interface TransferSummary {
+  files: number;
+  bytes: number;
+  /** Bytes that did not need to cross the network (resumed prefixes, already complete files). */
+  skippedBytes: number;
+  ms: number;
+}
+
+const DEFAULT_CONCURRENCY = 64;
+const DEFAULT_CHUNK = 255 * 1024;
+const PROGRESS_EVERY_MS = 200;
+
+/** The temporary name a copy is written under, beside its destination (found again by resume). */
+export function partialNameFor(dest: string, path: { dirname(p: string): string; basename(p: string): string; join(...p: string[]): string } = posix): string {
+  return path.join(path.dirname(dest), `.${path.basename(dest)}.tagssh-part`);
+}
+
+interface Item {
+  src: string;
+  dst: string;
+  dir: boolean;
+  size: number;
+  mode: number;
+  atime: number;
+  mtime: number;
+}
+
+interface Side {
+  /** stat following links; null when missing. */
+  stat(p: string): Promise<{ dir: boolean; size: number; mode: number; atime: number; mtime: number } | null>;
+  list(p: string): Promise<string[]>;
+  join(a: string, b: string): string;
+  base(p: string): string;
+}
+
+function localSide(): Side {
+  return {
+    async stat(p) {
+      try {
+        const s = await stat(p);
+        return { dir: s.isDirectory(), size: s.size, mode: s.mode, atime: Math.floor(s.atimeMs / 1000), mtime: Math.floor(s.mtimeMs / 1000) };
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+        throw localError(e, 'stat', p);
+      }
+    },
+    list: async (p) => (await local(readdir(p), 'list', p)).sort(),
+    join: (a, b) => join(a, b),
+    base: (p) => basename(p.replace(/[/\\]+$/, '')) || p,
+  };
+}
+
+function remoteSide(ops: SftpOps): Side {
+  return {
+    async stat(p) {
+      const s = await ops.statOrNull(p);
+      return s && { dir: entryTypeOf(s.mode) === 'dir', size: s.size, mode: s.mode, atime: s.atime, mtime: s.mtime };
+    },
+    list: async (p) => (await ops.readdir(p)).map((e) => e.filename).filter((n) => n !== '.' && n !== '..').sort(),
+    join: (a, b) => posix.join(a, b),
+    base: (p) => posix.basename(p.replace(/\/+$/, '')) || p,
+  };
+}
+
+export function localError(err: unknown, action: string, path: string): AppError {
+  const e = err as NodeJS.ErrnoException;
+  if (e instanceof AppError) return e;
+  if (e.code === 'ENOENT') return new AppError('NOT_FOUND', `${path} does not exist (${action}).`, 'Check the local path.', { path, action, side: 'local' });
+  if (e.code === 'EACCES' || e.code === 'EPERM') return new AppError('REMOTE_FAILED', `Permission denied on ${path} (${action}).`, 'Choose a path you may access.', { path, action, side: 'local', reason: 'permission' });
+  return new AppError('REMOTE_FAILED', `${action} ${path} failed: ${e.message}.`, undefined, { path, action, side: 'local' });
+}
+
+/** A local fs call whose failure becomes an AppError naming the path. */
+async function local<T>(p: Promise<T>, action: string, path: string): Promise<T> {
+  try {
+    return await p;
+  } catch (e) {
+    throw localError(e, action, path);
+  }
+}
+
+function cancelled(): AppError {
+  return new AppError('CANCELLED', 'The copy was cancelled.', 'Run it again with resume to continue where it stopped.');
+}
+
+/** Expands the sources into the files and directories to copy, with their destinations (scp's rules). */
+async function plan(from: Side, to: Side, sources: string[], dest: string, opts: TransferOptions, label: (p: string, isSource?: boolean) => string): Promise<Item[]> {
+  if (sources.length === 0) throw new AppError('INVALID_INPUT', 'Nothing to copy: no source was given.');
+  const destStat = await to.stat(dest);
+  const intoDir = destStat?.dir ?? false;
+  if ((sources.length > 1 || /[/\\]$/.test(dest)) && !intoDir) {
+    throw new AppError('INVALID_INPUT', `${label(dest)} is not an existing directory, and several sources (or a path ending in /) need one.`, 'Create the directory first, or copy one source at a time.', { path: dest, reason: 'notDirectory' });
+  }
+  const items: Item[] = [];
+  const walk = async (src: string, dst: string, depth: number): Promise<void> => {
+    const s = await from.stat(src);
+    if (!s) throw new AppError('NOT_FOUND', `${label(src, true)} does not exist.`, 'Check the source path.', { path: src, reason: 'missing' });
+    if (!s.dir) {
+      items.push({ src, dst, dir: false, size: s.size, mode: s.mode, atime: s.atime, mtime: s.mtime });
+      return;
+    }
+    if (!opts.recursive) throw new AppError('INVALID_INPUT', `${label(src, true)} is a directory.`, 'Copy it recursively to include its contents.', { path: src, reason: 'isDirectory' });
+    if (depth > 64) throw new AppError('INVALID_INPUT', `${label(src, true)} nests more than 64 directories deep (a symlink loop?).`);
+    items.push({ src, dst, dir: true, size: 0, mode: s.mode, atime: s.atime, mtime: s.mtime });
+    for (const name of await from.list(src)) await walk(from.join(src, name), to.join(dst, name), depth + 1);
+  };
+  for (const src of sources) await walk(src, intoDir ? to.join(dest, from.base(src)) : dest, 0);
+  return items;
+}
+
+/** Counts bytes and files and reports progress at most every PROGRESS_EVERY_MS. */
+class Meter {
+  private readonly started = Date.now();
+  private last = 0;
+  moved = 0;
+  bytes = 0;
+  files = 0;
+  constructor(
+    private readonly totalBytes: number,
+    private readonly totalFiles: number,
+    private readonly onProgress?: (p: TransferProgress) => void,
+  ) {}
+  report(current: string, force = false) {
+    const now = Date.now();
+    if (!this.onProgress || (!force && now - this.last < PROGRESS_EVERY_MS)) return;
+    this.last = now;
+    const secs = Math.max((now - this.started) / 1000, 0.001);
+    this.onProgress({ bytes: this.bytes, totalBytes: this.totalBytes, files: this.files, totalFiles: this.totalFiles, rate: Math.round(this.moved / secs), current });
+  }
+  get ms() {
+    return Date.now() - this.started;
+  }
+}
+
+/**
+ * Copies [start, size) with at most `concurrency` requests of `chunk` bytes in flight. `read`
+ * fills a buffer at a position; `write` stores it. Writes happen in file order, so the partial
+ * file is always a prefix of the source (what resume relies on).
+ */
+async function pipe(
+  start: number,
+  size: number,
+  chunk: number,
+  concurrency: number,
+  read: (buf: Buffer, pos: number) => Promise<number>,
+  write: (buf: Buffer, pos: number) => Promise<void>,
+  onBytes: (n: number) => void,
+  signal: AbortSignal | undefined,
+  what: string,
+): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let next = start;
+    let written = start;
+    let active = 0;
+    let writing = false;
+    let failed: AppError | undefined;
+    const ready = new Map<number, Buffer>();
+    const settle = () => {
+      if (active > 0 || writing) return;
+      if (failed) reject(failed);
+      else if (written >= size) resolve();
+    };
+    const fail = (e: unknown) => {
+      failed ??= e instanceof AppError ? e : new AppError('REMOTE_FAILED', `Copying ${what} failed: ${(e as Error).message}.`);
+      settle();
+    };
+    const onAbort = () => fail(cancelled());
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const flush = async () => {
+      if (writing) return;
+      writing = true;
+      try {
+        for (let buf = ready.get(written); buf && !failed; buf = ready.get(written)) {
+          ready.delete(written);
+          await write(buf, written);
+          written += buf.length;
+          onBytes(buf.length);
+        }
+      } catch (e) {
+        fail(e);
+      } finally {
+        writing = false;
+      }
+      pump();
+    };
+    const issue = async (pos: number, len: number) => {
+      active++;
+      try {
+        const buf = Buffer.allocUnsafe(len);
+        let got = 0;
+        while (got < len && !failed) {
+          const n = await read(buf.subarray(got), pos + got);
+          if (n === 0) throw new AppError('REMOTE_FAILED', `${what} became shorter while it was being copied.`, 'Copy it again once nothing is writing to it.');
+          got += n;
+        }
+        if (!failed) ready.set(pos, buf);
+      } catch (e) {
+        fail(e);
+      } finally {
+        active--;
+      }
+      void flush();
+    };
+    const pump = () => {
+      // The window bounds memory: nothing is read further than `concurrency` chunks past the write point.
+      while (!failed && active < concurrency && next < size && next - written < concurrency * chunk) {
+        const len = Math.min(chunk, size - next);
+        void issue(next, len);
+        next += len;
+      }
+      if (failed || (written >= size && active === 0)) {
+        signal?.removeEventListener('abort', onAbort);
+        settle();
+      }
+    };
+    pump();
+  });
+}
+
+/** How much of `partial` can be kept: its size when it hashes as the source's prefix, else 0. */
+async function resumableBytes(partialSize: number | null, srcSize: number, hashPartial: (n: number) => Promise<string>, hashSource: (n: number) => Promise<string>): Promise<number> {
+  if (partialSize === null || partialSize === 0 || partialSize > srcSize) return 0;
+  const [a, b] = await Promise.all([hashPartial(partialSize), hashSource(partialSize)]);
+  return a === b ? partialSize : 0;
+}
+
+async function closeQuietly(fh: FileHandle | undefined) {
+  await fh?.close().catch(() => undefined);
+}
+
+/** One SFTP channel's transfers: uploads and downloads of files and trees. */
+export class Transfers {
+  constructor(
+    private readonly conn: SshConnection,
+    private readonly ops: SftpOps,
+  ) {}
+
+  private remoteLabel = (p: string) => `${this.ops.host}:${p}`;
+
+  /** Copies local files/trees to `dest` on the server (into it when it is a directory). */
+  async upload(sources: string[], dest: string, opts: TransferOptions = {}): Promise<TransferSummary> {
+    const items = await plan(localSide(), remoteSide(this.ops), sources, dest, opts, (p: string, isSource?: boolean) => (isSource ? p : this.remoteLabel(p)));
+    const meter = new Meter(sumSizes(items), items.filter((i) => !i.dir).length, opts.onProgress);
+    let skipped = 0;
+    for (const it of items) {
+      if (opts.signal?.aborted) throw cancelled();
+      if (it.dir) {
+        if (!(await this.ops.statOrNull(it.dst))?.isDirectory()) await this.ops.mkdir(it.dst, it.mode & 0o777);
+        continue;
+      }
+      skipped += await this.uploadFile(it, opts, meter);
+      meter.files++;
+      meter.report(it.src, true);
+    }
+    if (opts.preserve) for (const it of items.filter((i) => i.dir).reverse()) await this.ops.setstat(it.dst, { mode: it.mode & 0o7777, atime: it.atime, mtime: it.mtime });
+    return { files: meter.files, bytes: meter.bytes, skippedBytes: skipped, ms: meter.ms };
+  }
+
+  private async uploadFile(it: Item, opts: TransferOptions, meter: Meter): Promise<number> {
+    const tmp = partialNameFor(it.dst);
+    const src = await local(open(it.src, 'r'), 'open', it.src);
+    let handle: Buffer | undefined;
+    try {
+      let start = 0;
+      if (opts.resume) {
+        const part = await this.ops.statOrNull(tmp);
+        start = await resumableBytes(part ? part.size : null, it.size, (n) => remotePrefixHash(this.conn, this.ops, tmp, n, opts.signal), (n) => localPrefixHash(it.src, n));
+        if (start === 0) {
+          // The last run may have finished but for the rename; or an earlier copy is identical.
+          const done = await this.ops.statOrNull(it.dst);
+          if (done && entryTypeOf(done.mode) === 'file' && done.size === it.size && it.size > 0 && (await remotePrefixHash(this.conn, this.ops, it.dst, it.size, opts.signal)) === (await localPrefixHash(it.src, it.size))) {
+            meter.bytes += it.size;
+            if (opts.preserve) await this.ops.setstat(it.dst, { mode: it.mode & 0o7777, atime: it.atime, mtime: it.mtime });
+            return it.size;
+          }
+        }
+      }
+      handle = await this.ops.open(tmp, start > 0 ? 'r+' : 'w', { mode: it.mode & 0o777 });
+      const h = handle;
+      meter.bytes += start;
+      await pipe(
+        start,
+        it.size,
+        opts.chunkSize ?? DEFAULT_CHUNK,
+        opts.concurrency ?? DEFAULT_CONCURRENCY,
+        async (buf, pos) => (await src.read(buf, 0, buf.length, pos)).bytesRead,
+        (buf, pos) => this.ops.write(h, buf, 0, buf.length, pos, tmp),
+        (n) => {
+          meter.bytes += n;
+          meter.moved += n;
+          meter.report(it.src);
+        },
+        opts.signal,
+        it.src,
+      );
+      await this.ops.close(h, tmp);
+      handle = undefined;
+      if (opts.preserve) await this.ops.setstat(tmp, { mode: it.mode & 0o7777, atime: it.atime, mtime: it.mtime });
+      await this.ops.rename(tmp, it.dst);
+      return start;
+    } finally {
+      if (handle) await this.ops.close(handle, tmp).catch(() => undefined);
+      await closeQuietly(src);
+    }
+  }
+
+  /** Copies files/trees from the server to `dest` locally (into it when it is a directory). */
+  async download(sources: string[], dest: string, opts: TransferOptions = {}): Promise<TransferSummary> {
+    const items = await plan(remoteSide(this.ops), localSide(), sources, dest, opts, (p: string, isSource?: boolean) => (isSource ? this.remoteLabel(p) : p));
+    const meter = new Meter(sumSizes(items), items.filter((i) => !i.dir).length, opts.onProgress);
+    let skipped = 0;
+    for (const it of items) {
+      if (opts.signal?.aborted) throw cancelled();
+      if (it.dir) {
+        await local(mkdir(it.dst, { recursive: true, mode: it.mode & 0o777 }), 'create directory', it.dst);
+        continue;
+      }
+      skipped += await this.downloadFile(it, opts, meter);
+      meter.files++;
+      meter.report(it.src, true);
+    }
+    if (opts.preserve) {
+      for (const it of items.filter((i) => i.dir).reverse()) await this.preserveLocal(it.dst, it);
+    }
+    return { files: meter.files, bytes: meter.bytes, skippedBytes: skipped, ms: meter.ms };
+  }
+
+  private async downloadFile(it: Item, opts: TransferOptions, meter: Meter): Promise<number> {
+    const tmp = partialNameFor(it.dst, { dirname, basename, join });
+    let start = 0;
+    if (opts.resume) {
+      const part = await lstat(tmp).catch(() => null);
+      start = await resumableBytes(part?.isFile() ? part.size : null, it.size, (n) => localPrefixHash(tmp, n), (n) => remotePrefixHash(this.conn, this.ops, it.src, n, opts.signal));
+      if (start === 0) {
+        const done = await lstat(it.dst).catch(() => null);
+        if (done?.isFile() && done.size === it.size && it.size > 0 && (await localPrefixHash(it.dst, it.size)) === (await remotePrefixHash(this.conn, this.ops, it.src, it.size, opts.signal))) {
+          meter.bytes += it.size;
+          if (opts.preserve) await this.preserveLocal(it.dst, it);
+          return it.size;
+        }
+      }
+    }
+    const handle = await this.ops.open(it.src, 'r');
+    let out: FileHandle | undefined;
+    try {
+      // O_NOFOLLOW: a symlink planted at the temporary name must not redirect the write.
+      const flags = start > 0 ? fsc.O_WRONLY | fsc.O_NOFOLLOW : fsc.O_WRONLY | fsc.O_CREAT | fsc.O_TRUNC | fsc.O_NOFOLLOW;
+      out = await local(open(tmp, flags, it.mode & 0o777), 'write', tmp);
+      if (start > 0) await out.truncate(start);
+      const fh = out;
+      meter.bytes += start;
+      await pipe(
+        start,
+        it.size,
+        opts.chunkSize ?? DEFAULT_CHUNK,
+        opts.concurrency ?? DEFAULT_CONCURRENCY,
+        (buf, pos) => this.ops.read(handle, buf, 0, buf.length, pos, it.src),
+        async (buf, pos) => {
+          await fh.write(buf, 0, buf.length, pos);
+        },
+        (n) => {
+          meter.bytes += n;
+          meter.moved += n;
+          meter.report(it.src);
+        },
+        opts.signal,
+        this.remoteLabel(it.src),
+      );
+      await out.close();
+      out = undefined;
+      if (opts.preserve) await this.preserveLocal(tmp, it);
+      await local(rename(tmp, it.dst), 'rename', it.dst);
+      return start;
+    } finally {
+      await closeQuietly(out);
+      await this.ops.close(handle, it.src).catch(() => undefined);
+    }
+  }
+
+  /** preserve: exactly the source's mode and times (a new file otherwise has the source's mode less the umask). */
+  private async preserveLocal(path: string, it: Item) {
+    await local(chmod(path, it.mode & 0o7777), 'set the mode of', path);
+    await local(utimes(path, it.atime, it.mtime), 'set the times of', path);
+  }
+}
+
+function sumSizes(items: Item[]): number {
+  return items.reduce((n, i) => n + i.size, 0);
+}
