@@ -14,6 +14,7 @@ import { TerminalTab, type ConnectRequest, type TabState } from './features/term
 import { t, type TerminalWord } from './features/terminal/messages.js';
 import { confirmDialog } from './lib/dialog.js';
 import { onLocaleChange } from './i18n/index.js';
+import { createRestartNotice } from './features/engine/restartNotice.js';
 
 // The app shell: a tab strip (Instances, Benchmarks, one tab per terminal, Settings) over one
 // typed client. Which transport carries the client (Electron IPC or the browser-mode WebSocket)
@@ -245,7 +246,7 @@ async function main(): Promise<void> {
     }
   });
 
-  root.replaceChildren(h('header', { class: 'appbar' }, h('div', { class: 'brand' }, h('img', { src: 'assets/icon.png', alt: '', width: '20', height: '20' }), 'TagSSH'), tabstrip), banner, panels);
+  root.replaceChildren(h('header', { class: 'appbar' }, h('div', { class: 'brand' }, h('img', { src: 'assets/icon.png', alt: '', width: '20', height: '20' }), 'TagSSH'), tabstrip), banner, createRestartNotice(api), panels);
   activate('instances');
 
   window.tagsshDebug = {

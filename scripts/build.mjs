@@ -68,13 +68,21 @@ function swapIn(stage, dest) {
   }
 }
 
+/** A fresh staging dir for `dest`: every output is swapped in whole (see swapIn). */
+function stageFor(dest) {
+  const stage = at(`${dest}.build-${process.pid}`);
+  rmSync(stage, { recursive: true, force: true });
+  mkdirSync(stage, { recursive: true });
+  return stage;
+}
+
 if (want('renderer') && existsSync(at('renderer/index.ts'))) {
-  rmSync(at('dist/renderer'), { recursive: true, force: true });
-  mkdirSync(at('dist/renderer'), { recursive: true });
+  // Staged like the CLI: a browser-mode server in another process keeps serving a whole UI.
+  const stage = stageFor('dist/renderer');
   jobs.push(
     build({
       entryPoints: { app: at('renderer/index.ts'), wsWorker: at('renderer/lib/wsWorker.ts') },
-      outdir: at('dist/renderer'),
+      outdir: stage,
       bundle: true,
       format: 'esm',
       platform: 'browser',
@@ -84,22 +92,27 @@ if (want('renderer') && existsSync(at('renderer/index.ts'))) {
       sourcemap: 'linked',
       logLevel: 'warning',
     }).then(() => {
-      for (const f of ['index.html']) if (existsSync(at(`renderer/${f}`))) cpSync(at(`renderer/${f}`), at(`dist/renderer/${f}`));
-      if (existsSync(at('renderer/assets'))) cpSync(at('renderer/assets'), at('dist/renderer/assets'), { recursive: true });
+      for (const f of ['index.html']) if (existsSync(at(`renderer/${f}`))) cpSync(at(`renderer/${f}`), join(stage, f));
+      if (existsSync(at('renderer/assets'))) cpSync(at('renderer/assets'), join(stage, 'assets'), { recursive: true });
+      swapIn(stage, at('dist/renderer'));
     }),
   );
 }
 
 if (want('main') && existsSync(at('main/index.ts'))) {
-  rmSync(at('dist/main'), { recursive: true, force: true });
+  // Staged too: browser mode forks dist/main/engineHost.cjs again whenever its engine restarts.
+  const stage = stageFor('dist/main');
   const common = { bundle: true, platform: 'node', target: 'node20', format: 'cjs', external: nodeExternal, sourcemap: 'linked', logLevel: 'warning' };
-  jobs.push(build({ ...common, entryPoints: [at('main/index.ts')], outfile: at('dist/main/index.cjs') }));
-  // The engine's own process (Electron's utilityProcess; child_process.fork in tests).
-  jobs.push(build({ ...common, entryPoints: [at('src/node/host/hostMain.ts')], outfile: at('dist/main/engineHost.cjs') }));
+  const mainJobs = [
+    build({ ...common, entryPoints: [at('main/index.ts')], outfile: join(stage, 'index.cjs') }),
+    // The engine's own process (Electron's utilityProcess; child_process.fork in browser mode and tests).
+    build({ ...common, entryPoints: [at('src/node/host/hostMain.ts')], outfile: join(stage, 'engineHost.cjs') }),
+  ];
   if (existsSync(at('main/preload.ts'))) {
     // A sandboxed preload may require only 'electron': bundle everything else in.
-    jobs.push(build({ ...common, entryPoints: [at('main/preload.ts')], outfile: at('dist/main/preload.cjs') }));
+    mainJobs.push(build({ ...common, entryPoints: [at('main/preload.ts')], outfile: join(stage, 'preload.cjs') }));
   }
+  jobs.push(Promise.all(mainJobs).then(() => swapIn(stage, at('dist/main'))));
 }
 
 await Promise.all(jobs);

@@ -86,7 +86,8 @@ export async function startAppLab(specs: LabHostSpec[]): Promise<AppLab> {
       });
     }
     jsonSettingsStore(settingsPath()).set({ ...defaultSettings(), defaultUser: user, identityFile: clientKey.privatePath, port });
-    server = await createServer({ port: 0 });
+    // In this process: tests change process.env (PATH, AWS_CONFIG_FILE) while the engine runs.
+    server = await createServer({ port: 0, engine: 'inline' });
     return { moto, server, home, clientKey, lockedKey, hosts, ids, stop };
   } catch (e) {
     await stop();

@@ -37,8 +37,9 @@ export function forkSpawner(entry: string, opts: { execArgv?: string[]; env?: No
   return () => {
     const child = fork(entry, [], { execArgv: opts.execArgv ?? [], env: opts.env ?? process.env, serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     return {
+      // A host killed a moment ago may still look connected: a failed send is the exit's business, not an error here.
       send: (m: ToHost) => {
-        if (child.connected) child.send(m);
+        if (child.connected) child.send(m, () => {});
       },
       onMessage: (cb) => child.on('message', (m) => cb(m as FromHost)),
       onExit: (cb) => child.on('exit', (code) => cb(code)),
@@ -102,7 +103,7 @@ export function createEngineHost(opts: EngineHostOptions): EngineHost {
       }
     });
     p.onExit((code) => {
-      if (p === proc && !queue) replace(`The engine process exited (code ${code ?? 'signal'}).`);
+      if (p === proc && !queue) replace(code === null ? 'The engine process was killed.' : `The engine process exited with code ${code}.`);
     });
     for (const id of conns.keys()) p.send({ k: 'open', conn: id });
     // Connections opened meanwhile were opened just above.
@@ -110,7 +111,11 @@ export function createEngineHost(opts: EngineHostOptions): EngineHost {
     queue = null;
   };
 
-  const post = (m: ToHost) => (queue ? queue.push(m) : proc.send(m));
+  const post = (m: ToHost) => {
+    if (stopped) return;
+    if (queue) queue.push(m);
+    else proc.send(m);
+  };
 
   /** Settles what the old host owed every UI, then starts a new one. */
   const replace = (reason: string) => {

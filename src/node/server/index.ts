@@ -5,9 +5,9 @@ import { fileURLToPath } from 'node:url';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { AppError, type AppErrorData } from '../../common/errors.js';
-import { contract, type Emit } from '../../common/contract.js';
-import { createDispatcher, type Envelope } from '../../common/rpc.js';
+import type { Envelope } from '../../common/rpc.js';
 import type { AppService } from '../service.js';
+import { inlineBackend, inlineEngineBackend, processBackend, type Backend } from './backend.js';
 import { serveStatic, securityHeaders } from './static.js';
 import { checkHostAndOrigin, createAccess, type AccessOptions, type Verdict } from './access.js';
 import { createLimiter, DEFAULT_SOCKET_LIMITS, type SocketLimits } from './limits.js';
@@ -20,8 +20,14 @@ import { createLimiter, DEFAULT_SOCKET_LIMITS, type SocketLimits } from './limit
 // are bounded in flight and in rate (limits.ts).
 
 export interface WebServerOptions {
-  /** The backend; default: the real engine with the settings file under TAGSSH_HOME. */
+  /** A backend service in this process (tests); without it, the real engine with the settings file under TAGSSH_HOME. */
   service?: AppService;
+  /**
+   * Where the real engine runs: 'process' (default) = its own child process, supervised and
+   * restarted like the desktop app's; 'inline' = this process (tests that change process.env
+   * while the engine runs).
+   */
+  engine?: 'process' | 'inline';
   port?: number;
   /** Directory of the built renderer; default: dist/renderer of this checkout. */
   rendererDir?: string;
@@ -95,17 +101,8 @@ function refuse(socket: Duplex, status: number, reason: string): void {
   socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${reason.length + 1}\r\n\r\n${reason}\n`);
 }
 
-async function defaultService(): Promise<AppService> {
-  const [{ createAppService }, { createEngine }, { jsonSettingsStore }] = await Promise.all([
-    import('../service.js'),
-    import('../engine.js'),
-    import('../store/settings.js'),
-  ]);
-  return createAppService({ engine: createEngine(), settings: jsonSettingsStore() });
-}
-
 export async function createServer(opts: WebServerOptions = {}): Promise<WebServer> {
-  const service = opts.service ?? (await defaultService());
+  const backend: Backend = opts.service ? inlineBackend(opts.service, false) : opts.engine === 'inline' ? await inlineEngineBackend() : processBackend();
   const rendererDir = resolve(opts.rendererDir ?? defaultRendererDir());
   if (!existsSync(join(rendererDir, 'index.html'))) {
     throw new AppError('NOT_FOUND', `The UI is not built (${rendererDir}/index.html is missing).`, 'Run `npm run build` (or `node scripts/build.mjs renderer`) first.');
@@ -155,10 +152,13 @@ export async function createServer(opts: WebServerOptions = {}): Promise<WebServ
     const send = (msg: Envelope) => {
       if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(msg));
     };
-    const emit: Emit = (event, payload) => send({ t: 'evt', event, payload });
-    const client = service.connect(emit);
-    const dispatcher = createDispatcher(contract, client.handlers, send);
     const limiter = createLimiter(limits);
+    // Requests of this socket still owed an answer: each answer frees its place in the limiter.
+    const owed = new Set<number>();
+    const conn = backend.connect((msg) => {
+      if (msg.t === 'res' && msg.id !== null && owed.delete(msg.id)) limiter.done();
+      send(msg);
+    });
     ws.on('message', (data, isBinary) => {
       if (isBinary) {
         send({ t: 'res', id: null, ok: false, error: { code: 'INVALID_INPUT', message: 'Binary frames are not part of the protocol.', hint: 'Send JSON text frames.' } });
@@ -170,12 +170,23 @@ export async function createServer(opts: WebServerOptions = {}): Promise<WebServ
         send({ t: 'res', id: requestId(text), ok: false, error: throttled(admitted) });
         return;
       }
-      void dispatcher.handle(text).finally(() => limiter.done());
+      // Parsed once here (the backend validates the envelope); unparsable text goes on as text
+      // so the dispatcher answers it with its usual error.
+      let msg: unknown = text;
+      try {
+        msg = JSON.parse(text);
+      } catch {
+        // left as text
+      }
+      const id = (msg as { id?: unknown } | null)?.id;
+      if (typeof id === 'number' && Number.isSafeInteger(id) && id >= 0 && !owed.has(id)) owed.add(id);
+      else limiter.done(); // no answer will name it: it holds no place
+      conn.send(msg);
     });
     // Oversized frames and protocol violations close this socket (ws reports them here); the
     // server and other clients carry on.
     ws.on('error', () => ws.terminate());
-    ws.on('close', () => client.dispose());
+    ws.on('close', () => conn.close());
   });
 
   await new Promise<void>((resolveListen, reject) => {
@@ -201,7 +212,7 @@ export async function createServer(opts: WebServerOptions = {}): Promise<WebServ
     async close() {
       for (const ws of wss.clients) ws.terminate();
       wss.close();
-      if (!opts.service) service.close();
+      backend.close();
       http.closeAllConnections();
       await new Promise<void>((r) => http.close(() => r()));
     },
