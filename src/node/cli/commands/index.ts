@@ -8,6 +8,7 @@ import { register as registerProxy } from './proxy.js';
 import { register as registerSsh } from './ssh.js';
 import { register as registerBench } from './bench.js';
 import { register as registerResults } from './results.js';
+import { register as registerSsmShell } from './ssmShell.js';
 import { register as registerSg } from './sg.js';
 
 // One module per command (or command group). Each exports register(program).
@@ -21,6 +22,7 @@ const registrars: Array<(program: Command) => void> = [
   registerSsh,
   registerBench,
   registerResults,
+  registerSsmShell,
   registerSg,
 ];
 

@@ -1,0 +1,75 @@
+import { AppError } from '../../common/errors.js';
+import { startSession, terminateSession, type SsmScope } from './api.js';
+import { openDataChannel, type DataChannel } from './client.js';
+import { FLAGS, PAYLOAD_TYPES } from './message.js';
+
+// A plain shell on the instance through Session Manager (the Standard_Stream session: no SSH, no
+// key), for instances whose users have none. The terminal size travels as `size` messages;
+// keystrokes (Ctrl-C included) travel as they are; the session ends when the agent closes the
+// channel (the shell exited) or the caller closes it.
+
+export interface SsmShell {
+  readonly sessionId: string;
+  onData: (data: Buffer) => void;
+  /** The channel closed: reason set when it closed in error or with a message from the agent. */
+  onExit: (reason?: Error) => void;
+  write(data: Buffer | string): Promise<void>;
+  resize(cols: number, rows: number): Promise<void>;
+  close(): void;
+}
+
+export interface SsmShellOptions extends SsmScope {
+  cols: number;
+  rows: number;
+  signal?: AbortSignal;
+}
+
+function sizePayload(cols: number, rows: number): Buffer {
+  return Buffer.from(JSON.stringify({ cols: Math.max(1, Math.floor(cols)), rows: Math.max(1, Math.floor(rows)) }));
+}
+
+export async function openSsmShell(o: SsmShellOptions): Promise<SsmShell> {
+  const scope: SsmScope = { instanceId: o.instanceId, region: o.region, ...(o.profile !== undefined ? { profile: o.profile } : {}) };
+  const session = await startSession(scope);
+  let dc: DataChannel;
+  try {
+    dc = await openDataChannel({ streamUrl: session.streamUrl, token: session.token, ...(o.signal ? { signal: o.signal } : {}) });
+  } catch (e) {
+    await terminateSession(scope, session.sessionId);
+    throw e;
+  }
+  if (dc.sessionType && dc.sessionType !== 'Standard_Stream' && dc.sessionType !== 'InteractiveCommands') {
+    dc.close();
+    await terminateSession(scope, session.sessionId);
+    throw new AppError('CONNECT_FAILED', `Session Manager opened a ${dc.sessionType} session where a shell was asked for.`);
+  }
+  let closed = false;
+  const shell: SsmShell = {
+    sessionId: session.sessionId,
+    onData: () => {},
+    onExit: () => {},
+    write: (data) => dc.write(Buffer.isBuffer(data) ? data : Buffer.from(data, 'utf8')),
+    resize: (cols, rows) => dc.write(sizePayload(cols, rows), PAYLOAD_TYPES.size),
+    close: () => {
+      if (closed) return;
+      closed = true;
+      void dc
+        .sendFlag(FLAGS.terminateSession)
+        .catch(() => {})
+        .finally(() => {
+          dc.close();
+          void terminateSession(scope, session.sessionId);
+        });
+    },
+  };
+  dc.onOutput = (type, data) => {
+    if (type === PAYLOAD_TYPES.output || type === PAYLOAD_TYPES.stdErr) shell.onData(data);
+  };
+  dc.onClose = (reason) => {
+    closed = true;
+    void terminateSession(scope, session.sessionId);
+    shell.onExit(reason);
+  };
+  await shell.resize(o.cols, o.rows);
+  return shell;
+}
