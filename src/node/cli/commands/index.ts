@@ -10,6 +10,7 @@ import { register as registerBench } from './bench.js';
 import { register as registerResults } from './results.js';
 import { register as registerSsmShell } from './ssmShell.js';
 import { register as registerSg } from './sg.js';
+import { register as registerStack } from './stack.js';
 
 // One module per command (or command group). Each exports register(program).
 const registrars: Array<(program: Command) => void> = [
@@ -24,6 +25,7 @@ const registrars: Array<(program: Command) => void> = [
   registerResults,
   registerSsmShell,
   registerSg,
+  registerStack,
 ];
 
 export function registerCommands(program: Command): void {
