@@ -1,0 +1,103 @@
+// SSM rows of the transports section: ssh2 over a Session Manager port session (the data
+// channel TagSSH speaks itself, src/node/ssm/) against the same ssh2 over plain TCP, to the same
+// sshd. The Session Manager side is the test lab's (test/lab/ssmServer.ts): StartSession and the
+// agent's end of the data channel on loopback, so the figure is the protocol's own cost (1 KiB
+// frames, a SHA-256 digest and an acknowledgement per frame), not AWS's network.
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import net from 'node:net';
+import { join } from 'node:path';
+
+const ADDRESS = '127.0.0.31';
+
+async function load(ctx, rel) {
+  const { tsImport } = await import('tsx/esm/api');
+  return tsImport(join(ctx.root, rel), import.meta.url);
+}
+
+function login(Client, sock, host, key) {
+  const known = new Set(host.hostKeys.map((k) => k.publicKey.split(' ')[1]));
+  return new Promise((resolve, reject) => {
+    const c = new Client();
+    c.once('ready', () => resolve(c));
+    c.once('error', reject);
+    c.connect({ sock, username: host.user, privateKey: readFileSync(key.privatePath), hostVerifier: (blob) => known.has(blob.toString('base64')), readyTimeout: 20_000 });
+  });
+}
+
+/** Streams `bytes` of zeros from the server; resolves with MiB/s from first byte to end, checking the digest. */
+function stream(client, bytes) {
+  return new Promise((resolve, reject) => {
+    client.exec(`head -c ${bytes} /dev/zero`, (err, ch) => {
+      if (err) return reject(err);
+      const h = createHash('sha256');
+      let got = 0;
+      let first = 0;
+      ch.on('data', (d) => {
+        if (!first) first = performance.now();
+        got += d.length;
+        h.update(d);
+      });
+      ch.stderr.resume();
+      ch.on('close', () => {
+        const ms = performance.now() - first;
+        if (got !== bytes) return reject(new Error(`got ${got} of ${bytes} bytes`));
+        resolve({ mibps: bytes / 1048576 / (ms / 1000), digest: h.digest('hex') });
+      });
+    });
+  });
+}
+
+export async function ssmRows(ctx) {
+  const { Client } = await import('ssh2');
+  const { startSshd, makeKey, cleanupSshd } = await load(ctx, 'test/lab/sshd.ts');
+  const { startSsmLab } = await load(ctx, 'test/lab/ssmServer.ts');
+  const { openSsmSocket } = await load(ctx, 'src/node/ssm/socket.ts');
+  const { resetSsmClients } = await load(ctx, 'src/node/ssm/api.ts');
+  const dir = ctx.tmpdir('tagssh-bench-ssm-');
+  const key = makeKey(join(dir, 'keys'), 'ed25519');
+  const host = await startSshd({ address: ADDRESS, authorizedKeys: [key.publicKey] });
+  const lab = await startSsmLab();
+  const saved = { ...process.env };
+  const id = 'i-0bench0000000ssm1';
+  lab.nodes.set(id, { sshHost: ADDRESS });
+  Object.assign(process.env, lab.env, { AWS_ACCESS_KEY_ID: 'testing', AWS_SECRET_ACCESS_KEY: 'testing', AWS_CONFIG_FILE: join(dir, 'none'), AWS_SHARED_CREDENTIALS_FILE: join(dir, 'none') });
+  resetSsmClients();
+  const bytes = (ctx.quick ? 8 : 64) * 1048576;
+  const runs = ctx.quick ? 1 : Math.min(3, ctx.runs);
+  try {
+    ctx.log(`SSM vs direct: ${bytes / 1048576} MiB × ${runs}`);
+    const direct = await login(Client, net.connect({ host: ADDRESS, port: host.port }), host, key);
+    const ssmSock = await openSsmSocket({ instanceId: id, region: 'us-east-1', port: host.port });
+    const ssm = await login(Client, ssmSock, host, key);
+    const d = [];
+    const s = [];
+    for (let i = 0; i < runs; i++) {
+      const a = await stream(direct, bytes);
+      const b = await stream(ssm, bytes);
+      if (a.digest !== b.digest) throw new Error('the SSM path delivered different bytes');
+      d.push(a.mibps);
+      s.push(b.mibps);
+    }
+    direct.end();
+    ssm.end();
+    const median = (xs) => xs.sort((x, y) => x - y)[Math.floor(xs.length / 2)];
+    const ssmMiBps = median(s);
+    const directMiBps = median(d);
+    return [
+      {
+        name: `SSM port session: ssh stream ${bytes / 1048576} MiB (MiB/s)`,
+        tagssh: { value: Number(ssmMiBps.toFixed(1)), unit: 'MiB/s' },
+        incumbent: { value: Number(directMiBps.toFixed(1)), unit: 'MiB/s', label: 'same ssh2 over plain TCP' },
+        ratio: Number((ssmMiBps / directMiBps).toFixed(3)),
+        note: 'loopback lab agent; 1 KiB frames as the session-manager-plugin sends them; same bytes checked by SHA-256',
+      },
+    ];
+  } finally {
+    resetSsmClients();
+    process.env = saved;
+    await lab.stop();
+    await host.stop();
+    cleanupSshd(host);
+  }
+}
