@@ -1,4 +1,5 @@
 import type { AppErrorData, ErrorCode } from '../../src/common/errors.js';
+import { detailsOf } from '../../src/common/errorDetails.js';
 import { defineMessages } from './index.js';
 
 // The app's words for errors the backend reports. The backend sends a code, a message naming
@@ -113,25 +114,20 @@ const FIELD: Partial<Record<ErrorCode, ErrorField>> = {
   CONNECT_FAILED: 'port',
 };
 
-
-function detailsOf(err: AppErrorData): Record<string, unknown> {
-  return err.details && typeof err.details === 'object' ? (err.details as Record<string, unknown>) : {};
-}
-
 /** True when the error says the instance has (or will have) no public address. */
 export function isNoPublicAddress(err: AppErrorData): boolean {
-  return detailsOf(err).reason === 'no-public-address';
+  return detailsOf(err, 'NOT_FOUND') !== undefined;
 }
 
 /** The app's words for an error from the backend. */
 export function describeError(err: AppErrorData): ErrorWords {
-  const d = detailsOf(err);
-  if (isNoPublicAddress(err)) {
-    const name = String(d.name ?? d.instanceId ?? '');
-    const why = d.started ? t('noPublicAddressWhyRunning') : t('noPublicAddressWhySubnet', { subnet: String(d.subnetId ?? '') });
+  const d = detailsOf(err, 'NOT_FOUND');
+  if (d) {
+    const name = d.name ?? d.instanceId;
+    const why = d.started ? t('noPublicAddressWhyRunning') : t('noPublicAddressWhySubnet', { subnet: d.subnetId ?? '' });
     return {
       title: `${t('noPublicAddress', { name })} ${why}`,
-      hint: t('noPublicAddress_hint', { privateIp: typeof d.privateIp === 'string' ? d.privateIp : t('privateUnknown') }),
+      hint: t('noPublicAddress_hint', { privateIp: d.privateIp ?? t('privateUnknown') }),
       detail: null,
       field: 'jumpHost',
     };

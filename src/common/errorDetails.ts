@@ -40,11 +40,16 @@ export const NoPublicAddressDetailsSchema = z.object({
 });
 export type NoPublicAddressDetails = z.infer<typeof NoPublicAddressDetailsSchema>;
 
+/** CANCELLED for an open given up while the instance it started keeps starting. */
+export const CancelledDetailsSchema = z.object({ instanceStarting: z.boolean() });
+export type CancelledDetails = z.infer<typeof CancelledDetailsSchema>;
+
 export const ERROR_DETAILS = {
   HOST_KEY_UNKNOWN: HostKeyUnknownDetailsSchema,
   HOST_KEY_CHANGED: HostKeyChangedDetailsSchema,
   AMBIGUOUS: AmbiguousDetailsSchema,
   NOT_FOUND: NoPublicAddressDetailsSchema,
+  CANCELLED: CancelledDetailsSchema,
 } as const satisfies Partial<Record<ErrorCode, z.ZodType>>;
 
 export type CodeWithDetails = keyof typeof ERROR_DETAILS;

@@ -5,6 +5,7 @@ import { WebLinksAddon } from '@xterm/addon-web-links';
 import { AppError, type AppErrorData } from '../../../src/common/errors.js';
 import type { Settings } from '../../../src/common/model/settings.js';
 import type { Candidate } from '../../../src/common/model/instance.js';
+import { detailsOf, type HostKeyChangedDetails, type HostKeyUnknownDetails } from '../../../src/common/errorDetails.js';
 import type { Api } from '../../lib/api.js';
 import { h, clear } from '../../lib/dom.js';
 import { confirmDialog } from '../../lib/dialog.js';
@@ -269,18 +270,20 @@ export class TerminalTab {
 
   private onOpenError(err: AppError): void {
     this.setState('failed');
-    const d = (err.details ?? {}) as Record<string, unknown>;
+    // Details are read through their code's schema: a payload that does not fit gets the plain error view.
+    const unknownKey = detailsOf(err, 'HOST_KEY_UNKNOWN');
+    const ambiguous = detailsOf(err, 'AMBIGUOUS');
     switch (err.code) {
       case 'HOST_KEY_UNKNOWN':
-        return this.promptHostKey(d);
+        return unknownKey ? this.promptHostKey(unknownKey) : this.showError(err);
       case 'HOST_KEY_CHANGED':
-        return this.refuseHostKey(err, d);
+        return this.refuseHostKey(err, detailsOf(err, 'HOST_KEY_CHANGED'));
       case 'AMBIGUOUS':
-        return this.pickCandidate((d.candidates as Candidate[] | undefined) ?? []);
+        return ambiguous ? this.pickCandidate(ambiguous.candidates) : this.showError(err);
       case 'CANCELLED':
         return this.view(
           'info',
-          () => h('span', { 'data-testid': 'cancelled', text: d.instanceStarting ? t('cancelledStarting', { label: this.request.label }) : t('cancelled') }),
+          () => h('span', { 'data-testid': 'cancelled', text: detailsOf(err, 'CANCELLED')?.instanceStarting ? t('cancelledStarting', { label: this.request.label }) : t('cancelled') }),
           () => [this.button(t('connectAgain'), 'primary', () => void this.connect())],
         );
       case 'STOPPED':
@@ -340,10 +343,10 @@ export class TerminalTab {
     input.focus();
   }
 
-  private promptHostKey(d: Record<string, unknown>): void {
-    const fp = String(d.fingerprint ?? '');
-    const consoleMatch = d.consoleMatch as boolean | null | undefined;
-    const label = `${String(d.label ?? this.request.label)}${d.instanceId ? ` (${String(d.instanceId)})` : ''}`;
+  private promptHostKey(d: HostKeyUnknownDetails): void {
+    const fp = d.fingerprint;
+    const consoleMatch = d.consoleMatch;
+    const label = `${d.label}${d.instanceId ? ` (${d.instanceId})` : ''}`;
     this.view(
       consoleMatch === false ? 'error' : 'warn',
       () =>
@@ -351,7 +354,7 @@ export class TerminalTab {
           'div',
           { class: 'hostkey', 'data-testid': 'hostkey-prompt' },
           h('strong', { text: t('hkFirst', { label }) }),
-          h('p', {}, `${t('hkFingerprint', { type: String(d.keyType ?? '') })} `, h('code', { class: 'fp', text: fp })),
+          h('p', {}, `${t('hkFingerprint', { type: d.keyType })} `, h('code', { class: 'fp', text: fp })),
           h('p', { class: 'console-match', 'data-match': consoleMatch === false ? 'false' : 'none', text: consoleMatch === false ? t('hkConsoleNoMatchShort') : t('hkConsoleNoneShort') }),
           consoleMatch === false ? h('p', { class: 'bad', text: t('hkConsoleNoMatch') }) : h('p', { text: t('hkConsoleNone') }),
         ),
@@ -362,7 +365,8 @@ export class TerminalTab {
     );
   }
 
-  private refuseHostKey(err: AppError, d: Record<string, unknown>): void {
+  private refuseHostKey(err: AppError, d: HostKeyChangedDetails | undefined): void {
+    const instanceId = d?.instanceId;
     this.view(
       'error',
       () =>
@@ -371,17 +375,17 @@ export class TerminalTab {
           { class: 'hostkey', 'data-testid': 'hostkey-refused' },
           h('strong', { text: t('hkChanged') }),
           h('p', { class: 'detail', text: err.message }),
-          d.oldFingerprint ? h('p', {}, `${t('hkTrusted')} `, h('code', { class: 'fp', text: String(d.oldFingerprint) })) : null,
-          d.newFingerprint ? h('p', {}, `${t('hkOffered')} `, h('code', { class: 'fp', text: String(d.newFingerprint) })) : null,
+          d ? h('p', {}, `${t('hkTrusted')} `, h('code', { class: 'fp', text: d.oldFingerprint })) : null,
+          d ? h('p', {}, `${t('hkOffered')} `, h('code', { class: 'fp', text: d.newFingerprint })) : null,
           h('p', { class: 'hint', text: t('hkChangedHint') }),
         ),
       () =>
-        typeof d.instanceId === 'string'
+        instanceId
           ? [
               this.button(t('hkForget'), 'danger', async () => {
-                const ok = await confirmDialog({ title: t('hkForgetTitle'), body: t('hkForgetBody', { id: String(d.instanceId) }), confirm: t('hkForgetConfirm'), cancel: t('cancel'), danger: true });
+                const ok = await confirmDialog({ title: t('hkForgetTitle'), body: t('hkForgetBody', { id: instanceId }), confirm: t('hkForgetConfirm'), cancel: t('cancel'), danger: true });
                 if (!ok) return;
-                await this.deps.api.call('hostKeys.forget', { instanceId: String(d.instanceId) });
+                await this.deps.api.call('hostKeys.forget', { instanceId });
                 void this.connect();
               }),
             ]

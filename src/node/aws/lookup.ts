@@ -1,3 +1,4 @@
+import type { AmbiguousDetails } from '../../common/errorDetails.js';
 import type { Candidate, Instance } from '../../common/model/instance.js';
 import { AppError } from '../../common/errors.js';
 import { ec2For } from './clients.js';
@@ -116,6 +117,6 @@ export function ambiguous(ref: string, list: Instance[], what: string): AppError
     'AMBIGUOUS',
     `${displayName(ref)} matches ${list.length} ${what} instances: ${list.map(describeCandidate).join('; ')}.`,
     `Choose one with --pick ${list[0]?.id ?? 'i-…'} (or use the instance id instead of the name).`,
-    { candidates: candidatesOf(list) },
+    { candidates: candidatesOf(list) } satisfies AmbiguousDetails,
   );
 }

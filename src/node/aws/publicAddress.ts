@@ -1,3 +1,4 @@
+import type { NoPublicAddressDetails } from '../../common/errorDetails.js';
 import type { Instance } from '../../common/model/instance.js';
 import { AppError } from '../../common/errors.js';
 import { ec2For } from './clients.js';
@@ -52,7 +53,7 @@ export function noPublicAddressError(instance: Instance, why: 'subnet' | 'runnin
     privateIp: instance.privateIp,
     subnetId: instance.subnetId,
     started: why === 'running-without',
-  });
+  } satisfies NoPublicAddressDetails);
 }
 
 /** Throws before a start when the instance will not get the public address a direct connection needs. */

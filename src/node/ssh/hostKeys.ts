@@ -1,3 +1,4 @@
+import type { HostKeyChangedDetails, HostKeyUnknownDetails } from '../../common/errorDetails.js';
 import { AppError } from '../../common/errors.js';
 import { isTerminalSafe } from '../../common/safeText.js';
 import { matchConsole, parseConsoleHostKeys, type ConsoleOutputSource } from './consoleFingerprints.js';
@@ -34,21 +35,6 @@ export interface HostKeyPolicy {
 export interface HostKeyDecision {
   ok: boolean;
   error?: AppError;
-}
-
-export interface HostKeyUnknownDetails {
-  instanceId: string | null;
-  label: string;
-  fingerprint: string;
-  keyType: string;
-  consoleMatch: boolean | null;
-}
-
-export interface HostKeyChangedDetails {
-  instanceId: string | null;
-  label: string;
-  oldFingerprint: string;
-  newFingerprint: string;
 }
 
 /** Host-key algorithms to offer first so that the server presents a key type we already trust. */

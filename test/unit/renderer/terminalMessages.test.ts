@@ -29,11 +29,15 @@ test('errors name the app’s controls, never CLI flags, and say which Settings 
   assert.equal(profile.field, 'profile');
   assert.doesNotMatch(`${profile.title} ${profile.hint}`, /--profile/);
   assert.match(profile.hint ?? '', /Settings › AWS profile/);
-  const noAddress = describeError({ code: 'NOT_FOUND', message: 'x', hint: 'Connect … (--via HOST, or --private over a VPN).', details: { reason: 'no-public-address', instanceId: 'i-1', name: 'inner-1', privateIp: '10.0.1.5', subnetId: 'subnet-1', started: false } });
+  const noAddress = describeError({ code: 'NOT_FOUND', message: 'x', hint: 'Connect … (--via HOST, or --private over a VPN).', details: { reason: 'no-public-address', instanceId: 'i-1', name: 'inner-1', region: 'eu-west-1', privateIp: '10.0.1.5', subnetId: 'subnet-1', started: false } });
   assert.equal(noAddress.field, 'jumpHost');
   assert.match(noAddress.title, /inner-1 gets no public IP address/);
   assert.match(noAddress.hint ?? '', /10\.0\.1\.5/);
   assert.doesNotMatch(`${noAddress.title} ${noAddress.hint}`, /--via|--private/);
+  // Details that do not fit their schema (a field missing) are not guessed at: the plain NOT_FOUND words, the backend's line kept.
+  const partial = describeError({ code: 'NOT_FOUND', message: 'x has no public address.', details: { reason: 'no-public-address', instanceId: 'i-1' } });
+  assert.equal(partial.detail, 'x has no public address.');
+  assert.doesNotMatch(partial.title, /gets no public IP address/);
   // A code the catalogue does not know: the backend's own words.
   const other = describeError({ code: 'EXPORT_INVALID', message: 'The export is not valid.', hint: 'Fix it.' });
   assert.deepEqual(other, { title: 'The export is not valid.', hint: 'Fix it.', detail: null, field: null });
