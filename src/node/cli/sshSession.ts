@@ -68,7 +68,8 @@ function withAcceptance(t: ConnectTarget, hop: { label: string }, fingerprint: s
   return apply(t);
 }
 
-async function connectInteractively(target: ConnectTarget, keepaliveMs: number | undefined, progress: (m: string) => void): Promise<SshConnection> {
+/** Connects, asking on the terminal for a first-seen host key or a key passphrase (as `ssh` does). */
+export async function connectInteractively(target: ConnectTarget, keepaliveMs: number | undefined, progress: (m: string) => void): Promise<SshConnection> {
   const { connect } = await import('../ssh/connection.js');
   const askPassphrase = canPrompt() ? (path: string, attempt: number) => promptLine(`${attempt > 1 ? 'Wrong passphrase. ' : ''}Passphrase for ${escapeControls(path)}: `, true) : undefined;
   let t = target;

@@ -35,6 +35,8 @@ export interface TransferOptions {
   resume?: boolean;
   signal?: AbortSignal;
   onProgress?: (p: TransferProgress) => void;
+  /** A copy continues from `bytes` already at the destination (a checked partial, or complete). */
+  onResume?: (source: string, bytes: number, complete: boolean) => void;
   /** Requests in flight per file (default 64). */
   concurrency?: number;
   /** Bytes per request (default 255 KiB: what OpenSSH's sftp-server accepts in one packet). */
@@ -312,12 +314,14 @@ export class Transfers {
           // The last run may have finished but for the rename; or an earlier copy is identical.
           const done = await this.ops.statOrNull(it.dst);
           if (done && entryTypeOf(done.mode) === 'file' && done.size === it.size && it.size > 0 && (await remotePrefixHash(this.conn, this.ops, it.dst, it.size, opts.signal)) === (await localPrefixHash(it.src, it.size))) {
+            opts.onResume?.(it.src, it.size, true);
             meter.bytes += it.size;
             if (opts.preserve) await this.ops.setstat(it.dst, { mode: it.mode & 0o7777, atime: it.atime, mtime: it.mtime });
             return it.size;
           }
         }
       }
+      if (start > 0) opts.onResume?.(it.src, start, false);
       handle = await this.ops.open(tmp, start > 0 ? 'r+' : 'w', { mode: it.mode & 0o777 });
       const h = handle;
       meter.bytes += start;
@@ -377,12 +381,14 @@ export class Transfers {
       if (start === 0) {
         const done = await lstat(it.dst).catch(() => null);
         if (done?.isFile() && done.size === it.size && it.size > 0 && (await localPrefixHash(it.dst, it.size)) === (await remotePrefixHash(this.conn, this.ops, it.src, it.size, opts.signal))) {
+          opts.onResume?.(it.src, it.size, true);
           meter.bytes += it.size;
           if (opts.preserve) await this.preserveLocal(it.dst, it);
           return it.size;
         }
       }
     }
+    if (start > 0) opts.onResume?.(it.src, start, false);
     const handle = await this.ops.open(it.src, 'r');
     let out: FileHandle | undefined;
     try {

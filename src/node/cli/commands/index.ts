@@ -6,6 +6,7 @@ import { register as registerWeb } from './web.js';
 import { register as registerExport } from './export.js';
 import { register as registerProxy } from './proxy.js';
 import { register as registerSsh } from './ssh.js';
+import { register as registerCp } from './cp.js';
 import { register as registerBench } from './bench.js';
 import { register as registerResults } from './results.js';
 import { register as registerSsmShell } from './ssmShell.js';
@@ -21,6 +22,7 @@ const registrars: Array<(program: Command) => void> = [
   registerExport,
   registerProxy,
   registerSsh,
+  registerCp,
   registerBench,
   registerResults,
   registerSsmShell,
