@@ -291,7 +291,7 @@ export async function startSsmLab(opts: { sshPort?: number } = {}): Promise<SsmL
 
     const handshake = {
       AgentVersion: '3.3.0.0',
-      RequestedClientActions: [{ ActionType: 'SessionType', ActionParameters: { SessionType: isPort ? 'Port' : 'Standard_Stream', Properties: isPort ? { portNumber: rec.portNumber, type: 'LocalPortForwarding' } : {} } }],
+      RequestedClientActions: [{ ActionType: 'SessionType', ActionParameters: { SessionType: isPort ? 'Port' : 'Standard_Stream', Properties: isPort ? { portNumber: rec.portNumber } : {} } }],
     };
     void channel.send(PAYLOAD_TYPES.handshakeRequest, Buffer.from(JSON.stringify(handshake))).catch(() => {});
   }

@@ -6,6 +6,7 @@ import type { PeerAddressChoice } from '../../../src/common/bench/peerAddress.js
 import { compareResults, relativeVerdict } from '../../../src/common/bench/compare.js';
 import { columnTitle, displayScale, formatComparison, formatNumber, formatRelative, formatWithUnit, type ExportFormat } from '../../../src/common/bench/format.js';
 import { toAppError } from '../../../src/common/errors.js';
+import { MATRIX_LIMIT, variantLabel } from '../../../src/common/bench/matrix.js';
 import type { Api } from '../../lib/api.js';
 import { h, clear, append } from '../../lib/dom.js';
 import { confirmDialog } from '../../lib/dialog.js';
@@ -43,6 +44,8 @@ interface RunState {
   status?: string;
   result?: BenchResultSummary;
   peer?: { name: string; choice: PeerAddressChoice };
+  /** Matrix runs: the values that tell this run from the batch's others. */
+  variant?: string;
 }
 
 const MAX_LOG = 200_000;
@@ -100,6 +103,8 @@ export function createBenchView(deps: BenchDeps): BenchView {
   let details: { id: string; result?: BenchResult; error?: string } | null = null;
   let previewSeq = 0;
   let formErrorKey: { key: BenchMessage; params?: Record<string, string> } | { text: string } | null = null;
+  /** The parameters the running batch varies (a matrix), to label its run rows. */
+  let batchVarying: string[] = [];
 
   const presetSel = h('select', { class: 'picker', 'data-testid': 'bench-preset' });
   const presetDesc = h('p', { class: 'bench-help' });
@@ -112,6 +117,8 @@ export function createBenchView(deps: BenchDeps): BenchView {
   const acceptNewText = h('label', { for: 'bench-accept-new' });
   const script = h('pre', { class: 'bench-script', 'data-testid': 'bench-script' });
   const scriptNote = h('p', { class: 'bench-help', hidden: true });
+  const matrixNote = h('div', { class: 'bench-help bench-matrix-note', hidden: true, 'data-testid': 'bench-matrix-note' });
+  let variants: string[] = [];
   const scriptSummary = h('summary');
   const formError = h('div', { class: 'bench-error', role: 'alert', 'data-testid': 'bench-form-error' });
   const runBtn = h('button', { class: 'btn primary', type: 'button', 'data-testid': 'bench-run' });
@@ -140,6 +147,7 @@ export function createBenchView(deps: BenchDeps): BenchView {
       peerRow,
       form,
       h('div', { class: 'bench-check' }, acceptNew, acceptNewText),
+      matrixNote,
       h('details', { class: 'bench-script-box', open: true }, scriptSummary, scriptNote, script),
       h('div', { class: 'bench-actions' }, runBtn, cancelBtn),
       formError,
@@ -182,6 +190,9 @@ export function createBenchView(deps: BenchDeps): BenchView {
       const p = presets.find((x) => x.id === o.value);
       if (p) o.textContent = p.pair ? t('presetPair', { title: presetTitle(p) }) : presetTitle(p);
     }
+    for (const b of form.querySelectorAll<HTMLButtonElement>('[data-add-value]')) setAddWords(b, b.dataset.addValue!);
+    for (const b of form.querySelectorAll<HTMLButtonElement>('[data-remove-value]')) b.setAttribute('aria-label', t('removeValue', { name: b.dataset.removeValue! }));
+    showVariants();
     const p = preset();
     if (p) {
       presetDesc.textContent = presetDescription(p);
@@ -205,18 +216,75 @@ export function createBenchView(deps: BenchDeps): BenchView {
   const preset = () => presets.find((p) => p.id === presetSel.value);
   const fileInput = () => form.querySelector<HTMLInputElement>(`input[type=file][data-param="${FILE_PARAM}"]`);
 
+  /** An input's value as the preset takes it; undefined for an empty number box. */
+  function valueOf(input: HTMLInputElement | HTMLSelectElement): string | number | boolean | undefined {
+    const type = input.dataset.type;
+    if (input instanceof HTMLInputElement && input.type === 'file') return input.files?.[0]?.name ?? '';
+    if (type === 'boolean') return (input as HTMLInputElement).checked;
+    if (type === 'integer' || type === 'number') return input.value === '' ? undefined : Number(input.value);
+    return input.value;
+  }
+
   function paramValues(): Record<string, string | number | boolean> {
     const out: Record<string, string | number | boolean> = {};
     for (const input of form.querySelectorAll<HTMLInputElement | HTMLSelectElement>('[data-param]')) {
-      const name = input.dataset.param!;
-      const type = input.dataset.type;
-      if (input instanceof HTMLInputElement && input.type === 'file') out[name] = input.files?.[0]?.name ?? '';
-      else if (type === 'boolean') out[name] = (input as HTMLInputElement).checked;
-      else if (type === 'integer' || type === 'number') {
-        if (input.value !== '') out[name] = Number(input.value);
-      } else out[name] = input.value;
+      const v = valueOf(input);
+      if (v !== undefined) out[input.dataset.param!] = v;
     }
     return out;
+  }
+
+  /** The fields given more than one value (with “+ value”): every value, the first field's first. */
+  function matrixValues(): Record<string, (string | number | boolean)[]> | undefined {
+    const out: Record<string, (string | number | boolean)[]> = {};
+    for (const extra of form.querySelectorAll<HTMLInputElement | HTMLSelectElement>('[data-matrix-param]')) {
+      const name = extra.dataset.matrixParam!;
+      const first = form.querySelector<HTMLInputElement | HTMLSelectElement>(`[data-param="${name}"]`);
+      if (!out[name] && first) out[name] = [valueOf(first) ?? ''];
+      out[name]?.push(valueOf(extra) ?? '');
+    }
+    return Object.keys(out).length ? out : undefined;
+  }
+
+  function paramInput(info: PresetInfo['params'][number]): HTMLInputElement | HTMLSelectElement {
+    let input: HTMLInputElement | HTMLSelectElement;
+    if (info.name === FILE_PARAM) {
+      input = h('input', { type: 'file', accept: '.tar.gz,.tgz,application/gzip' });
+    } else if (info.type === 'enum') {
+      input = h('select', { class: 'picker' }, ...(info.options ?? []).map((o) => h('option', { value: o, text: o })));
+      input.value = String(info.default ?? info.options?.[0] ?? '');
+    } else if (info.type === 'boolean') {
+      input = h('input', { type: 'checkbox', checked: info.default === true });
+    } else {
+      input = h('input', { type: info.type === 'string' ? 'text' : 'number', value: info.default === undefined ? '' : String(info.default), spellcheck: 'false', ...(info.min !== undefined ? { min: String(info.min) } : {}), ...(info.max !== undefined ? { max: String(info.max) } : {}) });
+    }
+    input.dataset.type = info.type;
+    input.addEventListener('change', () => void preview());
+    input.addEventListener('input', () => void preview());
+    return input;
+  }
+
+  function setAddWords(b: HTMLButtonElement, name: string): void {
+    b.textContent = t('addValue');
+    b.title = t('addValueTitle', { name });
+    b.setAttribute('aria-label', t('addValueTitle', { name }));
+  }
+
+  /** “+ value”: another value for this field; the preset then runs once per value (a matrix). */
+  function addValue(info: PresetInfo['params'][number], list: HTMLElement, focus: boolean): void {
+    if (list.querySelectorAll('[data-matrix-param]').length + 1 >= MATRIX_LIMIT) return setFormError({ key: 'tooManyValues', params: { max: String(MATRIX_LIMIT) } });
+    const input = paramInput(info);
+    input.dataset.matrixParam = info.name;
+    input.setAttribute('aria-label', t('extraValue', { name: info.name }));
+    const remove = h('button', { class: 'btn subtle', type: 'button', text: '×', 'data-remove-value': info.name, 'aria-label': t('removeValue', { name: info.name }) });
+    const row = h('div', { class: 'bench-value' }, input, remove);
+    remove.addEventListener('click', () => {
+      row.remove();
+      void preview();
+    });
+    list.append(row);
+    if (focus) input.focus();
+    void preview();
   }
 
   function renderForm(): void {
@@ -226,29 +294,33 @@ export function createBenchView(deps: BenchDeps): BenchView {
     presetDesc.textContent = presetDescription(p);
     peerRow.hidden = !p.pair;
     for (const info of p.params) {
-      let input: HTMLInputElement | HTMLSelectElement;
+      const input = paramInput(info);
       const id = `bench-param-${p.id}-${info.name}`;
-      if (info.name === FILE_PARAM) {
-        input = h('input', { type: 'file', accept: '.tar.gz,.tgz,application/gzip' });
-      } else if (info.type === 'enum') {
-        input = h('select', { class: 'picker' }, ...(info.options ?? []).map((o) => h('option', { value: o, text: o })));
-        input.value = String(info.default ?? info.options?.[0] ?? '');
-      } else if (info.type === 'boolean') {
-        input = h('input', { type: 'checkbox', checked: info.default === true });
-      } else {
-        input = h('input', { type: info.type === 'string' ? 'text' : 'number', value: info.default === undefined ? '' : String(info.default), spellcheck: 'false', ...(info.min !== undefined ? { min: String(info.min) } : {}), ...(info.max !== undefined ? { max: String(info.max) } : {}) });
-      }
       input.id = id;
       input.dataset.param = info.name;
-      input.dataset.type = info.type;
-      input.addEventListener('change', () => void preview());
-      input.addEventListener('input', () => void preview());
       const help = h('small', { class: 'bench-help', 'data-help-for': info.name, text: paramHelp(p.id, info.name, info.help) });
       const name = h('label', { class: 'bench-param-name', for: id, text: info.name });
-      // A checkbox sits right before its own name; other inputs sit under theirs.
-      form.append(info.type === 'boolean' ? h('div', { class: 'bench-check' }, input, name, help) : h('div', { class: 'bench-field' }, name, input, help));
+      if (info.type === 'boolean') {
+        // A checkbox sits right before its own name.
+        form.append(h('div', { class: 'bench-check' }, input, name, help));
+        continue;
+      }
+      // Other inputs sit under their name; a field that can take several values has “+ value”.
+      const list = h('div', { class: 'bench-values' });
+      const add = info.name === FILE_PARAM ? null : h('button', { class: 'btn subtle', type: 'button', 'data-add-value': info.name, 'data-testid': `bench-add-${info.name}` });
+      if (add) {
+        setAddWords(add, info.name);
+        add.addEventListener('click', () => addValue(info, list, true));
+      }
+      form.append(h('div', { class: 'bench-field' }, name, h('div', { class: 'bench-value' }, input, add), list, help));
     }
     void preview();
+  }
+
+  function showVariants(): void {
+    matrixNote.hidden = variants.length === 0;
+    clear(matrixNote);
+    if (variants.length) matrixNote.append(h('span', { text: t('matrixRuns', { count: variants.length }) }), h('ul', {}, ...variants.map((v) => h('li', { text: v }))));
   }
 
   async function preview(): Promise<{ confirmations: { kind: string; reason: string }[] } | null> {
@@ -256,8 +328,11 @@ export function createBenchView(deps: BenchDeps): BenchView {
     if (!p) return null;
     const seq = ++previewSeq;
     try {
-      const r = await deps.api.call('bench.preview', { preset: p.id, params: paramValues() });
+      const matrix = matrixValues();
+      const r = await deps.api.call('bench.preview', { preset: p.id, params: paramValues(), ...(matrix ? { matrix } : {}) });
       if (seq !== previewSeq) return r;
+      variants = r.variants;
+      showVariants();
       script.textContent = r.script + (r.peerScript ? `\n# ---- peer ----\n${r.peerScript}` : '');
       scriptNote.hidden = !p.pair;
       scriptNote.textContent = p.pair ? t('peerStandIn', { placeholder: 'PEER-ADDRESS' }) : '';
@@ -269,6 +344,8 @@ export function createBenchView(deps: BenchDeps): BenchView {
         // Never leave another preset's script on show next to this one's error.
         script.textContent = t('scriptUnavailable');
         scriptNote.hidden = true;
+        variants = [];
+        showVariants();
         setFormError({ text: toAppError(e).message });
         runBtn.disabled = true;
       }
@@ -281,7 +358,8 @@ export function createBenchView(deps: BenchDeps): BenchView {
     const peer = peerSel.value;
     clear(hostList);
     clear(peerSel);
-    const running = instances.filter((i) => i.state === 'running');
+    // By name, so the list (and the order the batch starts its hosts in) never depends on the inventory's order.
+    const running = instances.filter((i) => i.state === 'running').sort((a, b) => (a.name ?? a.id).localeCompare(b.name ?? b.id) || a.id.localeCompare(b.id));
     if (!running.length) hostList.append(h('span', { class: 'bench-help', text: t('noInstances') }));
     for (const i of running) {
       const label = `${i.name ?? i.id} (${i.type}, ${i.id})`;
@@ -299,7 +377,7 @@ export function createBenchView(deps: BenchDeps): BenchView {
 
   function renderProgress(): void {
     clear(progress);
-    for (const [, r] of runs) {
+    for (const [id, r] of runs) {
       const bar = h('progress', { max: '1', value: String(r.status ? 1 : r.fraction) });
       const res = r.result;
       const text = res
@@ -315,8 +393,9 @@ export function createBenchView(deps: BenchDeps): BenchView {
       progress.append(
         h(
           'div',
-          { class: 'bench-run-row', 'data-status': r.status ?? 'running' },
+          { class: 'bench-run-row', 'data-status': r.status ?? 'running', 'data-run-id': id },
           h('span', { class: 'bench-run-label', text: r.label }),
+          r.variant ? h('span', { class: 'bench-run-note bench-run-variant', text: r.variant }) : null,
           bar,
           h('span', { class: 'bench-run-phase', text }),
           r.peer ? h('span', { class: 'bench-run-note', 'data-testid': 'bench-peer-note', text: peerSentence(r.peer.name, r.peer.choice) }) : null,
@@ -340,7 +419,7 @@ export function createBenchView(deps: BenchDeps): BenchView {
 
   deps.api.on('bench.event', ({ batchId, event }: { batchId: string; event: BenchEventPayload }) => {
     if (batchId !== currentBatch) return;
-    if (event.type === 'started') runs.set(event.runId, { label: event.host.label, phase: 'starting', fraction: 0 });
+    if (event.type === 'started') runs.set(event.runId, { label: event.host.label, phase: 'starting', fraction: 0, ...(batchVarying.length && event.params ? { variant: variantLabel(event.params, batchVarying) } : {}) });
     const r = runs.get(event.runId);
     if (event.type === 'output' && event.stream !== 'peer') appendLog(event.text);
     else if (event.type === 'phase' && r) r.phase = event.phase;
@@ -380,6 +459,7 @@ export function createBenchView(deps: BenchDeps): BenchView {
     if (!hosts.length) return setFormError({ key: 'pickInstance' });
     if (p.pair && !peerSel.value) return setFormError({ key: 'pickPeer' });
     const params = paramValues();
+    const matrix = matrixValues();
     const uploading = p.params.some((x) => x.name === FILE_PARAM) && params.source === 'upload';
     const tarball = uploading ? await readTarball() : undefined;
     if (uploading && !tarball) return setFormError({ key: 'pickTarball', params: { field: FILE_PARAM } });
@@ -406,6 +486,7 @@ export function createBenchView(deps: BenchDeps): BenchView {
     log.textContent = '';
     setFormError(null);
     runBtn.disabled = true;
+    batchVarying = Object.keys(matrix ?? {});
     // Chosen here: the batch's first events can arrive before the call returns.
     currentBatch = `ui-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
     cancelBtn.disabled = false;
@@ -413,6 +494,7 @@ export function createBenchView(deps: BenchDeps): BenchView {
       await deps.api.call('bench.run', {
         preset: p.id,
         params,
+        ...(matrix ? { matrix } : {}),
         instances: hosts,
         ...(p.pair ? { peer: refOf(peerSel.value) } : {}),
         confirmed,
@@ -543,6 +625,10 @@ export function createBenchView(deps: BenchDeps): BenchView {
             h('tbody', {}, ...r.metrics.map((m) => h('tr', {}, h('td', { text: m.label }), h('td', { class: 'num', text: formatNumber(m.value / scale(m).factor) }), h('td', { text: scale(m).unit })))),
           )
         : null,
+      r.mounts && Object.keys(r.mounts).length ? h('h3', { text: t('fileSystems') }) : null,
+      r.mounts && Object.keys(r.mounts).length
+        ? h('div', { 'data-testid': 'bench-details-mounts' }, kv(Object.entries(r.mounts).map(([param, m]) => [param, t('mountLine', { dir: m.dir, label: m.label, source: m.source, mountPoint: m.mountPoint, options: m.options })])))
+        : null,
       Object.keys(r.facts).length ? h('h3', { text: t('facts') }) : null,
       Object.keys(r.facts).length ? kv(Object.entries(r.facts).filter(([k]) => k !== 'lshw')) : null,
       r.notes.length ? h('h3', { text: t('notes') }) : null,
@@ -557,6 +643,7 @@ export function createBenchView(deps: BenchDeps): BenchView {
 
   async function reattachRun(r: BenchResultSummary): Promise<void> {
     runs.clear();
+    batchVarying = [];
     log.textContent = '';
     setFormError(null);
     currentBatch = `ui-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;

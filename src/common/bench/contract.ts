@@ -4,13 +4,17 @@ import { call } from '../rpc.js';
 import { MetricSchema, BenchResultSchema, BenchHostInfoSchema } from './result.js';
 import { PeerAddressChoiceSchema } from './peerAddress.js';
 import { UNIXBENCH_MAX_TARBALL_BYTES } from './unixbench.js';
+import { MATRIX_LIMIT } from './matrix.js';
 
 // The benchmark part of the app contract (spread into src/common/contract.ts): presets with their
 // parameters, the exact script before it runs, run/cancel, results. Progress arrives as
 // `bench.event`; comparison and export are computed in the UI from results (pure common code).
 
 const Preset = z.string().min(1).max(32);
-const Params = z.record(z.string(), z.union([z.string().max(4096), z.number(), z.boolean()]));
+const ParamValue = z.union([z.string().max(4096), z.number(), z.boolean()]);
+const Params = z.record(z.string(), ParamValue);
+/** Matrix runs: several values for some parameters (they replace those in `params`); one run per combination. */
+const Matrix = z.record(z.string(), z.array(ParamValue).min(1).max(MATRIX_LIMIT)).optional();
 const InstanceRef = z.object({ id: z.string().regex(INSTANCE_ID), region: z.string().regex(REGION_NAME) });
 const ResultId = z.string().regex(/^[a-z0-9-]{6,64}$/);
 
@@ -34,7 +38,7 @@ export const BenchResultSummarySchema = BenchResultSchema.omit({ raw: true });
 export type BenchResultSummary = z.infer<typeof BenchResultSummarySchema>;
 
 export const BenchEventSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('started'), runId: z.string(), batchId: z.string(), host: BenchHostInfoSchema, preset: z.string() }),
+  z.object({ type: z.literal('started'), runId: z.string(), batchId: z.string(), host: BenchHostInfoSchema, preset: z.string(), /** The run's parameters (tells the runs of a matrix apart). */ params: z.record(z.string(), z.unknown()).optional() }),
   z.object({ type: z.literal('output'), runId: z.string(), stream: z.enum(['stdout', 'stderr', 'peer']), text: z.string() }),
   z.object({ type: z.literal('phase'), runId: z.string(), phase: z.string() }),
   z.object({ type: z.literal('peer'), runId: z.string(), peer: z.string(), choice: PeerAddressChoiceSchema }),
@@ -48,12 +52,19 @@ export const benchCalls = {
   'bench.presets': call(z.object({}), z.object({ presets: z.array(PresetInfoSchema) })),
   /** Validates parameters and returns the exact script(s) and what needs confirmation. */
   'bench.preview': call(
-    z.object({ preset: Preset, params: Params.default({}) }),
-    z.object({ params: z.record(z.string(), z.unknown()), script: z.string(), peerScript: z.string().optional(), confirmations: z.array(ConfirmationSchema) }),
+    z.object({ preset: Preset, params: Params.default({}), matrix: Matrix }),
+    z.object({
+      params: z.record(z.string(), z.unknown()),
+      script: z.string(),
+      peerScript: z.string().optional(),
+      confirmations: z.array(ConfirmationSchema),
+      /** Matrix: what tells each run apart ("dir=/mnt/efs, bs=4k"), in run order; [] for a single run. */
+      variants: z.array(z.string()).default([]),
+    }),
   ),
   /** Starts a batch; returns at once. `confirmed` must be true when the preview listed confirmations. */
   'bench.run': call(
-    z.object({ preset: Preset, params: Params.default({}), instances: z.array(InstanceRef).min(1).max(64), peer: InstanceRef.optional(), confirmed: z.boolean().default(false), /** Trust first-seen host keys, like the CLI's --accept-new (a changed key is never accepted). */ acceptNew: z.boolean().default(false), /** Caller-chosen id that the `bench.event`s of this batch carry (events may arrive before the reply). */ batchId: z.string().regex(/^[a-z0-9-]{6,64}$/).optional(), concurrency: z.number().int().min(1).max(64).optional(), /** UnixBench source=upload: the file the person picked in the app's file dialog (the app never names a local path). */ tarball: z.object({ name: z.string().min(1).max(255), base64: z.string().max(Math.ceil(UNIXBENCH_MAX_TARBALL_BYTES / 3) * 4 + 4) }).optional() }),
+    z.object({ preset: Preset, params: Params.default({}), matrix: Matrix, instances: z.array(InstanceRef).min(1).max(64), peer: InstanceRef.optional(), confirmed: z.boolean().default(false), /** Trust first-seen host keys, like the CLI's --accept-new (a changed key is never accepted). */ acceptNew: z.boolean().default(false), /** Caller-chosen id that the `bench.event`s of this batch carry (events may arrive before the reply). */ batchId: z.string().regex(/^[a-z0-9-]{6,64}$/).optional(), concurrency: z.number().int().min(1).max(64).optional(), /** UnixBench source=upload: the file the person picked in the app's file dialog (the app never names a local path). */ tarball: z.object({ name: z.string().min(1).max(255), base64: z.string().max(Math.ceil(UNIXBENCH_MAX_TARBALL_BYTES / 3) * 4 + 4) }).optional() }),
     z.object({ batchId: z.string() }),
   ),
   'bench.cancel': call(z.object({ batchId: z.string().max(64) }), z.null()),

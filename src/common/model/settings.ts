@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ALL_REGIONS, isRegionName } from '../vocab.js';
+import { TRANSPORT_CHOICES } from './transport.js';
 
 // User settings shared by the app, the browser mode and the CLI (one file under the config dir).
 // Nothing secret lives here: no credentials, no passphrases, no key material — only paths and names.
@@ -44,6 +45,8 @@ export const SettingsSchema = z.object({
   port: z.number().int().min(1).max(65535).default(22),
   /** Jump host as [user@]host[:port] or an instance Name; null = direct. */
   jumpHost: optionalText,
+  /** How instances are reached unless their tagssh:transport tag says otherwise (src/node/transport/choose.ts). */
+  transport: z.enum(TRANSPORT_CHOICES).default('auto'),
   terminal: TerminalSettingsSchema.prefault({}),
   /** The app's language: 'auto' follows the OS locale. The CLI stays English. */
   language: z.enum(['auto', 'en', 'ja']).default('auto'),

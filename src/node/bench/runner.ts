@@ -26,7 +26,7 @@ export interface BenchHost {
 }
 
 export type BenchEvent =
-  | { type: 'started'; runId: string; batchId: string; host: BenchHostInfo; preset: string }
+  | { type: 'started'; runId: string; batchId: string; host: BenchHostInfo; preset: string; params?: Record<string, unknown> }
   | { type: 'output'; runId: string; stream: 'stdout' | 'stderr' | 'peer'; text: string }
   | { type: 'phase'; runId: string; phase: string }
   /** Pair presets: the address the client reaches the peer at, and why that one. */
@@ -227,7 +227,7 @@ async function runOne(ctx: Ctx, host: BenchHost, peer: BenchHost | undefined, ba
     emit({ type: 'finished', runId, result: r });
     return r;
   };
-  emit({ type: 'started', runId, batchId, host: r.instance, preset: preset.id });
+  emit({ type: 'started', runId, batchId, host: r.instance, preset: preset.id, params });
 
   let script: string;
   let choice: PeerAddressChoice | undefined;

@@ -1,5 +1,6 @@
 import { AppError, toAppError } from '../../common/errors.js';
-import { describeParams, getPreset, PRESET_IDS } from '../../common/bench/index.js';
+import { describeParams, getPreset, PRESET_IDS, type BoundPreset } from '../../common/bench/index.js';
+import { expandMatrix, variantLabel, varyingParams, type MatrixValues } from '../../common/bench/matrix.js';
 import type { Handlers } from '../../common/contract.js';
 import type { HandlerSection } from '../service.js';
 import type { Instance } from '../../common/model/instance.js';
@@ -13,6 +14,14 @@ import type { UploadFile } from './localTarball.js';
 
 export interface BenchSectionOptions {
   store?: () => ResultsStore;
+}
+
+/** The runs a form asks for: one per combination of the matrix values (each validated), else one. */
+function runsOf(id: string, params: Record<string, string | number | boolean>, matrix: MatrixValues | undefined): BoundPreset[] {
+  const preset = getPreset(id);
+  if (!matrix) return [preset.bind(params)];
+  const values: MatrixValues = { ...Object.fromEntries(Object.entries(params).map(([k, v]) => [k, [v]])), ...matrix };
+  return expandMatrix(preset, values).map((p) => preset.bind(p));
 }
 
 export function benchSection(o: BenchSectionOptions = {}): HandlerSection {
@@ -60,15 +69,21 @@ export function benchSection(o: BenchSectionOptions = {}): HandlerSection {
           }),
         };
       },
-      'bench.preview'({ preset: id, params }) {
-        const run = getPreset(id).bind(params);
+      'bench.preview'({ preset: id, params, matrix }) {
+        const runs = runsOf(id, params, matrix);
+        const run = runs[0]!;
         const { script, peerScript } = run.preview();
-        return { params: run.params, script, confirmations: run.confirmations(), ...(peerScript !== undefined ? { peerScript } : {}) };
+        const varying = varyingParams(runs.map((r) => r.params));
+        const confirmations = runs.flatMap((r) => r.confirmations()).filter((c, i, all) => all.findIndex((o) => o.kind === c.kind && o.reason === c.reason) === i);
+        const variants = varying.length ? runs.map((r) => variantLabel(r.params, varying)) : [];
+        return { params: run.params, script, confirmations, variants, ...(peerScript !== undefined ? { peerScript } : {}) };
       },
       async 'bench.run'(input) {
-        const run = getPreset(input.preset).bind(input.params);
-        const { preset: p, params } = run;
-        if (run.confirmations().length && !input.confirmed) {
+        const runs = runsOf(input.preset, input.params, input.matrix);
+        const run = runs[0]!;
+        const { preset: p } = run;
+        const paramSets = runs.map((r) => ({ ...r.params }));
+        if (runs.some((r) => r.confirmations().length) && !input.confirmed) {
           throw new AppError('INVALID_INPUT', `${p.title} installs, writes or uses sudo and was not confirmed.`, 'Review the script and confirm.');
         }
         if (p.pair && !input.peer) throw new AppError('INVALID_INPUT', `${p.title} needs a peer instance (it runs the server).`);
@@ -81,14 +96,14 @@ export function benchSection(o: BenchSectionOptions = {}): HandlerSection {
           if (!input.tarball) throw new AppError('INVALID_INPUT', wanted.words.notPicked);
           const { checkUpload } = await import('./localTarball.js');
           upload = checkUpload(wanted, { name: input.tarball.name, data: Buffer.from(input.tarball.base64, 'base64') });
-          params[wanted.param] = upload.name;
+          for (const s of paramSets) s[wanted.param] = upload.name;
         }
         const { runBench, newRunId } = await import('./runner.js');
         const [hosts, peer, store] = await Promise.all([Promise.all(input.instances.map((i) => hostFor(i, input.acceptNew))), input.peer ? hostFor(input.peer, input.acceptNew) : undefined, storeOf()]);
         const batchId = input.batchId ?? newRunId();
         if (batches.has(batchId)) throw new AppError('INVALID_INPUT', `Batch ${batchId} is already running.`);
         inBackground(batchId, (signal, onEvent) =>
-          runBench({ preset: p.id, params, hosts, ...(peer ? { peer } : {}), ...(upload ? { upload } : {}), batchId, signal, store, onEvent, ...(input.concurrency ? { concurrency: input.concurrency } : {}) }),
+          runBench({ preset: p.id, paramSets, hosts, ...(peer ? { peer } : {}), ...(upload ? { upload } : {}), batchId, signal, store, onEvent, ...(input.concurrency ? { concurrency: input.concurrency } : {}) }),
         );
         return { batchId };
       },

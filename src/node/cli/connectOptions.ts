@@ -1,5 +1,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import type { TargetOptions } from '../ssh/target.js';
+import { isTransportChoice, TRANSPORT_CHOICES, type TransportChoice } from '../../common/model/transport.js';
+import { escapeControls } from '../../common/safeText.js';
 import { addAwsOptions, awsScopeFrom, type AwsFlags } from './options.js';
 import { parsePort } from './commands/resolve.js';
 
@@ -14,6 +16,13 @@ export interface ConnectFlags extends AwsFlags {
   private?: boolean;
   acceptNew?: boolean | string;
   start?: boolean;
+  transport?: TransportChoice;
+  verbose?: boolean;
+}
+
+export function parseTransportFlag(v: string): TransportChoice {
+  if (isTransportChoice(v)) return v;
+  throw new InvalidArgumentError(`expected one of ${TRANSPORT_CHOICES.join(', ')}`);
 }
 
 export const collect = (v: string, prev: string[] | undefined): string[] => [...(prev ?? []), v];
@@ -34,6 +43,8 @@ export function addConnectOptions<C extends Command>(cmd: C, opts: { portShort?:
     .option(`${opts.portShort ?? '-p'}, --port <port>`, 'SSH port (default: tag tagssh:port, else settings, else 22)', (v) => parsePort(v))
     .option('--via <bastion>', 'jump host: instance Name/id or [user@]host[:port]; repeat or comma-separate for several hops', collect)
     .option('--private', 'connect to the private IP (implied when a jump host is used)')
+    .option('--transport <how>', `how to reach the instance: ${TRANSPORT_CHOICES.join('|')} (default: tag tagssh:transport, else settings, else auto: jump host if one is configured, else public address, else EC2 Instance Connect Endpoint, else SSM)`, parseTransportFlag)
+    .option('-v, --verbose', 'say how the connection is made (the transport and why)')
     .option('--accept-new [fingerprint]', 'trust a first-seen host key (or only this exact fingerprint); a CHANGED key is never accepted', parseFingerprintFlag)
     .option('--start', 'if the instance is stopped, start it and wait until SSH answers');
   return addAwsOptions(cmd);
@@ -51,5 +62,7 @@ export function targetOptionsFrom(flags: ConnectFlags & { pick?: string }): Targ
     ...(flags.start ? { start: true } : {}),
     ...(flags.pick ? { pick: flags.pick } : {}),
     ...(flags.acceptNew !== undefined ? { acceptNew: flags.acceptNew } : {}),
+    ...(flags.transport ? { transport: flags.transport } : {}),
+    ...(flags.verbose ? { onTransport: (d) => process.stderr.write(`tagssh: transport ${d.name} (${escapeControls(d.why)})\n`) } : {}),
   };
 }

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Settings } from '../../common/model/settings.js';
 import type { Instance } from '../../common/model/instance.js';
+import type { TransportChoice } from '../../common/model/transport.js';
 import { AppError } from '../../common/errors.js';
 import { MAX_HOPS, portTag } from '../../common/vocab.js';
 import type { AwsScope } from '../aws/scope.js';
@@ -9,6 +10,7 @@ import { tagsshPaths } from '../store/paths.js';
 import { expandHome, sshDir } from './sshPaths.js';
 import { describeImage, loginUserFor } from './users.js';
 import type { ConnectTarget } from './types.js';
+import type { TransportDecision, TransportProbes } from '../transport/choose.js';
 
 export type { ConnectTarget } from './types.js';
 
@@ -32,10 +34,16 @@ export interface TargetOptions extends AwsScope {
   signal?: AbortSignal;
   /** Key for bastions that have none of their own (the target's --identity). */
   fallbackIdentity?: string;
+  /** How the first hop goes (--transport); default: tag tagssh:transport, else settings, else auto. */
+  transport?: TransportChoice;
+  /** Told which transport was chosen and why (for `tagssh ssh -v`). */
+  onTransport?: (decision: TransportDecision) => void;
+  /** AWS look-ups of the transport choice (tests). */
+  transportProbes?: TransportProbes;
 }
 
 /** The part of the settings that shapes a connection. */
-export type SshSettings = Pick<Settings, 'defaultUser' | 'identityFile' | 'port' | 'jumpHost'>;
+export type SshSettings = Pick<Settings, 'defaultUser' | 'identityFile' | 'port' | 'jumpHost'> & { transport?: TransportChoice };
 
 
 /** "[user@]host[:port]" when the spec names a host rather than an instance. */
@@ -58,7 +66,7 @@ export function parseHostSpec(spec: string): { user?: string; host: string; port
  */
 async function loadSettings(): Promise<SshSettings> {
   // Same path as store/settings.ts's settingsPath(), which cannot be imported without zod.
-  if (!existsSync(join(tagsshPaths().config, 'settings.json'))) return { defaultUser: null, identityFile: null, port: 22, jumpHost: null };
+  if (!existsSync(join(tagsshPaths().config, 'settings.json'))) return { defaultUser: null, identityFile: null, port: 22, jumpHost: null, transport: 'auto' };
   const { jsonSettingsStore } = await import('../store/settings.js');
   return jsonSettingsStore().get();
 }
@@ -79,9 +87,12 @@ async function build(nameOrId: string, opts: TargetOptions, settings: SshSetting
   // Resolve once; which address to use depends on the jump host, which may come from a tag, so
   // it is decided per instance as soon as the instance is known (before a --start waits for one).
   const jumpSpecsOf = (inst: Instance): string[] => jumpHostsFor(inst, depth === 0 ? settings.jumpHost : null, opts.via);
+  // Transports apply to the final target; bastions are reached as they always were.
+  const { transportChoiceFor, chooseTransport, needsPrivateAddress } = await import('../transport/choose.js');
+  const choiceOf = (inst: Instance): TransportChoice => (depth === 0 ? transportChoiceFor(inst, opts.transport, settings.transport) : 'direct');
   const resolved = await resolveTarget(nameOrId, {
     ...scope,
-    privateFor: (inst) => opts.private ?? jumpSpecsOf(inst).length > 0,
+    privateFor: (inst) => opts.private ?? (jumpSpecsOf(inst).length > 0 || (inst.state === 'running' && needsPrivateAddress(inst, choiceOf(inst), jumpSpecsOf(inst)))),
     ...(opts.start ? { start: true } : {}),
     ...(opts.pick ? { pick: opts.pick } : {}),
     ...(opts.port ? { port: opts.port } : {}),
@@ -94,8 +105,16 @@ async function build(nameOrId: string, opts: TargetOptions, settings: SshSetting
   seen.add(key);
 
   // Bastions: --via, else the instance's tag, else (for the final target only) the settings.
-  const jumpSpecs = jumpSpecsOf(inst);
+  let jumpSpecs = jumpSpecsOf(inst);
   const address = resolved.address;
+  const port = opts.port ?? portTag(inst.tags) ?? settings.port;
+  let decision: TransportDecision | undefined;
+  if (depth === 0 && !opts.private) {
+    decision = await chooseTransport({ instance: inst, choice: choiceOf(inst), jumpHosts: jumpSpecs, port, ...(scope.profile ? { profile: scope.profile } : {}), ...(opts.transportProbes ? { probes: opts.transportProbes } : {}) });
+    opts.onTransport?.(decision);
+    // A tunnel replaces the bastions.
+    if (decision.opener) jumpSpecs = [];
+  }
 
   const jump: ConnectTarget[] = [];
   for (const spec of jumpSpecs) jump.push(await bastion(spec, opts, settings, seen, depth + 1));
@@ -106,13 +125,13 @@ async function build(nameOrId: string, opts: TargetOptions, settings: SshSetting
     settingsUser: settings.defaultUser,
     lookupImage: (imageId) => describeImage(scope, inst.region, imageId),
   });
-  const port = opts.port ?? portTag(inst.tags) ?? settings.port;
 
   const t: ConnectTarget = { host: address, port, user, instanceId: inst.id, region: inst.region, label: inst.name ?? inst.id, keyName: inst.keyName };
   if (scope.profile) t.profile = scope.profile;
   const identity = opts.identity ?? keyPairFile(inst.keyName) ?? opts.fallbackIdentity ?? settings.identityFile ?? undefined;
   if (identity) t.identityFile = expandHome(identity);
   if (jump.length) t.jump = jump;
+  if (decision?.opener) t.transport = decision.opener;
   if (opts.acceptNew !== undefined) t.acceptNewHostKey = opts.acceptNew;
   return t;
 }

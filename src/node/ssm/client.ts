@@ -8,6 +8,9 @@ import { flagPayload, PAYLOAD_TYPES, type AgentMessage } from './message.js';
 // StreamUrl, present the session token, answer the agent's handshake (which says whether this
 // is a port session or a shell), then carry stream data both ways through SequencedChannel.
 
+// The agent multiplexes a port session (smux) only for AWS-StartPortForwardingSession's
+// LocalPortForwarding type with clients from 1.1.70 on; AWS-StartSSHSession, the only document
+// TagSSH starts for SSH, is always a plain byte stream, so this version is safe to announce.
 export const CLIENT_VERSION = '1.2.0.0';
 
 export interface DataChannelOptions extends ChannelOptions {

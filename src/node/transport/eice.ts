@@ -2,6 +2,7 @@ import type { Duplex } from 'node:stream';
 import WebSocket, { createWebSocketStream } from 'ws';
 import type { Instance } from '../../common/model/instance.js';
 import { AppError } from '../../common/errors.js';
+import { label } from '../aws/lifecycle.js';
 import { credentialsFor } from '../aws/clients.js';
 import { ec2Settings } from '../aws/awsSettings.js';
 import { agentFor } from '../aws/httpProxy.js';
@@ -33,14 +34,11 @@ export interface EiceSocketOptions {
   timeoutMs?: number;
 }
 
-function labelOf(i: Pick<Instance, 'id' | 'name'>): string {
-  return i.name ? `${i.name} (${i.id})` : i.id;
-}
 
 export function noEndpointError(instance: Pick<Instance, 'id' | 'name' | 'vpcId' | 'region'>): AppError {
   return new AppError(
     'NOT_FOUND',
-    `No EC2 Instance Connect Endpoint in ${instance.vpcId ?? 'the VPC'} (${instance.region}) of ${labelOf(instance)}.`,
+    `No EC2 Instance Connect Endpoint in ${instance.vpcId ?? 'the VPC'} (${instance.region}) of ${label(instance)}.`,
     'Create one in that VPC (VPC console → Endpoints → EC2 Instance Connect Endpoint), or choose another transport.',
     { missing: 'eice-endpoint', vpcId: instance.vpcId },
   );
@@ -60,7 +58,7 @@ export async function eiceTunnelUrl(o: { endpoint: InstanceConnectEndpoint; priv
  */
 export async function openEiceSocket(o: EiceSocketOptions): Promise<Duplex> {
   const { instance } = o;
-  if (!instance.privateIp) throw new AppError('NOT_FOUND', `${labelOf(instance)} has no private IP address for an EC2 Instance Connect Endpoint to reach.`, 'Check the instance in the EC2 console.');
+  if (!instance.privateIp) throw new AppError('NOT_FOUND', `${label(instance)} has no private IP address for an EC2 Instance Connect Endpoint to reach.`, 'Check the instance in the EC2 console.');
   const endpoint = o.endpoint ?? (await findInstanceConnectEndpoint(instance, o.profile));
   if (!endpoint) throw noEndpointError(instance);
   const url = await eiceTunnelUrl({ endpoint, privateIp: instance.privateIp, port: o.port, region: instance.region, ...(o.profile !== undefined ? { profile: o.profile } : {}) });
@@ -70,12 +68,12 @@ export async function openEiceSocket(o: EiceSocketOptions): Promise<Duplex> {
   const via = `EC2 Instance Connect Endpoint ${endpoint.id}`;
 
   return new Promise<Duplex>((resolve, reject) => {
-    if (o.signal?.aborted) return reject(new AppError('CANCELLED', `Connecting to ${labelOf(instance)} was cancelled.`));
+    if (o.signal?.aborted) return reject(new AppError('CANCELLED', `Connecting to ${label(instance)} was cancelled.`));
     const ws = new WebSocket(url, { handshakeTimeout: timeoutMs, perMessageDeflate: false, ...(agent ? { agent } : {}) });
     let stream: Duplex | undefined;
     let settled = false;
-    const timer = setTimeout(() => fail(new AppError('TIMEOUT', `${labelOf(instance)} did not answer on port ${o.port} through ${via} within ${Math.round(timeoutMs / 1000)} s.`, 'Check that the instance is running and its security group allows the port from the endpoint\'s security group.')), timeoutMs);
-    const onAbort = () => fail(new AppError('CANCELLED', `Connecting to ${labelOf(instance)} was cancelled.`));
+    const timer = setTimeout(() => fail(new AppError('TIMEOUT', `${label(instance)} did not answer on port ${o.port} through ${via} within ${Math.round(timeoutMs / 1000)} s.`, 'Check that the instance is running and its security group allows the port from the endpoint\'s security group.')), timeoutMs);
+    const onAbort = () => fail(new AppError('CANCELLED', `Connecting to ${label(instance)} was cancelled.`));
     o.signal?.addEventListener('abort', onAbort, { once: true });
     function done() {
       settled = true;
@@ -95,8 +93,8 @@ export async function openEiceSocket(o: EiceSocketOptions): Promise<Duplex> {
       const status = res.statusCode ?? 0;
       res.resume();
       if (status === 403 || status === 401)
-        fail(new AppError('ACCESS_DENIED', `${via} refused the tunnel to ${labelOf(instance)} (HTTP ${status}): your AWS role lacks ec2-instance-connect:OpenTunnel for it, or the request's signature or time was refused.`, 'Ask for ec2-instance-connect:OpenTunnel on the endpoint, and check this computer\'s clock.', { permission: 'ec2-instance-connect:OpenTunnel' }));
-      else fail(new AppError('CONNECT_FAILED', `${via} refused the tunnel to ${labelOf(instance)} (HTTP ${status}).`, 'Check the endpoint is available in the VPC console and try again.'));
+        fail(new AppError('ACCESS_DENIED', `${via} refused the tunnel to ${label(instance)} (HTTP ${status}): your AWS role lacks ec2-instance-connect:OpenTunnel for it, or the request's signature or time was refused.`, 'Ask for ec2-instance-connect:OpenTunnel on the endpoint, and check this computer\'s clock.', { permission: 'ec2-instance-connect:OpenTunnel' }));
+      else fail(new AppError('CONNECT_FAILED', `${via} refused the tunnel to ${label(instance)} (HTTP ${status}).`, 'Check the endpoint is available in the VPC console and try again.'));
     });
     ws.once('error', (e: Error & { code?: string }) => fail(new AppError('CONNECT_FAILED', `Cannot reach ${via} at ${target.host}: ${e.code ?? e.message}.`, 'Check your network, proxy (HTTPS_PROXY) or VPN, then try again.')));
     ws.once('open', () => {
@@ -111,7 +109,7 @@ export async function openEiceSocket(o: EiceSocketOptions): Promise<Duplex> {
         fail(
           new AppError(
             'CONNECT_FAILED',
-            `${via} opened a tunnel, but ${labelOf(instance)} did not accept TCP on ${instance.privateIp}:${o.port}: its security group must allow port ${o.port} from the endpoint's security group.`,
+            `${via} opened a tunnel, but ${label(instance)} did not accept TCP on ${instance.privateIp}:${o.port}: its security group must allow port ${o.port} from the endpoint's security group.`,
             'Add an inbound rule for the port from the endpoint\'s security group, and check that the service listens on it.',
             { missing: 'security-group-rule', endpointId: endpoint.id },
           ),

@@ -162,7 +162,7 @@ describe('SSH over an EC2 Instance Connect Endpoint tunnel', () => {
   it('names the missing piece when the VPC has no endpoint', async () => {
     await assert.rejects(openEiceSocket({ instance: noEndpoint, port: 22 }), (e: AppError) => {
       assert.equal(e.code, 'NOT_FOUND');
-      assert.equal(e.message, `No EC2 Instance Connect Endpoint in ${noEndpoint.vpcId} (us-east-1) of lonely (${noEndpoint.id}).`);
+      assert.equal(e.message, `No EC2 Instance Connect Endpoint in ${noEndpoint.vpcId} (us-east-1) of "lonely" (${noEndpoint.id}).`);
       return true;
     });
   });
@@ -185,7 +185,7 @@ describe('the lab endpoint checks the presigned request', () => {
     assert.deepEqual(await refusal(url), { status: 400, body: `privateIpAddress 10.250.0.9 is not in ${app.vpcId}` });
     await assert.rejects(openEiceSocket({ instance: outsider, port: sshd.port }), (e: AppError) => {
       assert.equal(e.code, 'CONNECT_FAILED');
-      assert.match(e.message, /EC2 Instance Connect Endpoint eice-0bbbbbbbbbbbbbbb2 refused the tunnel to app \(i-[0-9a-f]+\) \(HTTP 400\)/);
+      assert.match(e.message, /EC2 Instance Connect Endpoint eice-0bbbbbbbbbbbbbbb2 refused the tunnel to "app" \(i-[0-9a-f]+\) \(HTTP 400\)/);
       return true;
     });
   });

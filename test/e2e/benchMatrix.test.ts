@@ -1,0 +1,124 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { launchBrowser, openApp, saveScreenshot } from './browser.js';
+import { startAppLab, type AppLab } from './lab.js';
+
+// A matrix run from the Benchmarks form, as a person makes one: "+ value" gives a field a second
+// value (a bad one is refused by name, "×" takes one away), the form says how many runs that
+// makes, Run confirms every directory, the run rows and the comparison tell the runs apart by the
+// value and its file system (read from the host's mount table), and the details show the mount.
+// The two directories: one on this machine's disk, one a symlink into /dev/shm (a tmpfs).
+
+let lab: AppLab;
+let browser: Browser;
+let page: Page;
+let errors: string[];
+let work: string;
+
+before(async () => {
+  work = mkdtempSync(join('/var/tmp', 'tagssh-e2e-matrix-'));
+  mkdirSync(join(work, 'disk'));
+  symlinkSync('/dev/shm', join(work, 'shm'));
+  lab = await startAppLab([{ name: 'matrix-m5', address: '127.0.0.72' }]);
+  browser = await launchBrowser();
+  ({ page, errors } = await openApp(browser, lab.server.openUrl, { width: 1400, height: 900 }));
+});
+
+after(async () => {
+  await browser?.close();
+  await lab?.stop();
+  rmSync(work, { recursive: true, force: true });
+});
+
+const view = () => page.locator('section.bench');
+const script = () => page.locator('[data-testid=bench-script]').innerText();
+
+/** The file-system type of this machine's root mount (the disk directory is on it). */
+function rootFstype(): string {
+  for (const line of readFileSync('/proc/self/mountinfo', 'utf8').split('\n')) {
+    const f = line.split(' ');
+    const dash = f.indexOf('-', 6);
+    if (f[4] === '/' && dash > 0) return f[dash + 1]!;
+  }
+  throw new Error('no root mount');
+}
+
+test('"+ value" on a field runs the preset once per value, compared side by side with each directory\'s file system', async () => {
+  const disk = join(work, 'disk');
+  const shm = join(work, 'shm');
+  await page.locator('#tab-bench').click();
+  await view().getByTestId('bench-preset').selectOption('smallfiles');
+  await page.waitForFunction(() => document.querySelector('[data-testid=bench-script]')?.textContent?.includes('# TagSSH benchmark: small files'));
+  await view().getByRole('checkbox', { name: 'matrix-m5', exact: true }).check();
+  await view().getByTestId('bench-accept-new').check();
+  await view().locator('[data-param=dir]').fill(disk);
+  await view().locator('[data-param=count]').fill('20');
+  await page.waitForFunction(() => document.querySelector('[data-testid=bench-script]')?.textContent?.includes('N=20'));
+  assert.equal(await view().getByTestId('bench-matrix-note').isHidden(), true, 'one value per field: one run, no note');
+
+  // A second directory; first a wrong one, refused by its value.
+  const addDir = view().getByTestId('bench-add-dir');
+  assert.equal(await addDir.innerText(), '+ value');
+  await addDir.click();
+  const extraDir = view().getByRole('textbox', { name: 'Another value of dir' });
+  await extraDir.fill('relative/path');
+  await page.waitForFunction(() => document.querySelector('[data-testid=bench-form-error]')?.textContent !== '');
+  assert.equal(await view().getByTestId('bench-form-error').innerText(), 'smallfiles: dir=relative/path: must be an absolute path.');
+  assert.equal(await view().getByTestId('bench-run').isDisabled(), true);
+  assert.equal(await script(), 'No script: fix the form first.');
+  await extraDir.fill(shm);
+  const note = view().getByTestId('bench-matrix-note');
+  await note.waitFor();
+  assert.equal(await note.innerText(), `Runs 2 times on each instance, one after another:\ndir=${disk}\ndir=${shm}`);
+  assert.equal(await view().getByTestId('bench-form-error').innerText(), '');
+
+  // A second count makes four combinations; "×" takes it away again.
+  await view().getByTestId('bench-add-count').click();
+  await view().getByRole('spinbutton', { name: 'Another value of count' }).fill('40');
+  await page.waitForFunction(() => document.querySelector('[data-testid=bench-matrix-note]')?.textContent?.startsWith('Runs 4 times'));
+  assert.match(await note.innerText(), new RegExp(`dir=${disk}, count=40\\ndir=${shm}, count=20`));
+  await saveScreenshot(page, 'benchmarks-matrix-form');
+  await view().getByRole('button', { name: 'Remove this value of count' }).click();
+  await page.waitForFunction(() => document.querySelector('[data-testid=bench-matrix-note]')?.textContent?.startsWith('Runs 2 times'));
+
+  await view().getByTestId('bench-run').click();
+  const dialog = page.getByRole('dialog');
+  await dialog.waitFor();
+  const asked = await dialog.innerText();
+  assert.ok(asked.includes(`Creates 20 empty files under ${disk}/tagssh-scratch-…`) && asked.includes(`Creates 20 empty files under ${shm}/tagssh-scratch-…`), asked);
+  await dialog.getByRole('button', { name: 'Run it' }).click();
+  await page.waitForFunction(() => document.querySelectorAll('.bench-run-row[data-status=ok]').length === 2 && !document.querySelector<HTMLButtonElement>('[data-testid=bench-run]')?.disabled, undefined, { timeout: 60_000 });
+  const rows = await view().locator('.bench-run-row').allInnerTexts();
+  assert.match(rows[0]!, new RegExp(`matrix-m5\\s+dir=${disk}[\\s\\S]*done`));
+  assert.match(rows[1]!, new RegExp(`matrix-m5\\s+dir=${shm}[\\s\\S]*done`));
+
+  // The batch's results are the selection: compare them.
+  await view().getByTestId('bench-compare').click();
+  const head = await view().getByTestId('bench-compare-table').locator('thead').innerText();
+  assert.match(head, new RegExp(`matrix-m5 · t3\\.micro · dir=${disk} ${rootFstype()} \\(baseline\\)`));
+  assert.match(head, new RegExp(`matrix-m5 · t3\\.micro · dir=${shm} tmpfs`));
+  assert.match(await view().getByTestId('bench-baseline').innerText(), new RegExp(`dir=${shm} tmpfs`));
+
+  await view().locator('[data-testid=bench-results] tbody tr').first().locator('td').nth(2).click();
+  const mounts = view().getByTestId('bench-details-mounts');
+  await mounts.waitFor();
+  assert.match(await mounts.innerText(), new RegExp(`dir\\s+${shm} is on tmpfs \\(tmpfs mounted at /dev/shm; rw`));
+  assert.deepEqual(readdirSync(disk), [], 'scratch removed');
+
+  // The new controls speak Japanese too.
+  await page.locator('#tab-settings').click();
+  await page.locator('#set-language').selectOption('ja');
+  await page.locator('#set-language').evaluate((e) => (e as HTMLSelectElement).form?.requestSubmit());
+  await page.locator('#tab-bench').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid=bench-add-dir]')?.textContent === '+ 値を追加');
+  assert.equal(await view().getByRole('button', { name: 'dir のこの値を削除' }).count(), 1);
+  assert.match(await note.innerText(), /^各インスタンスで 2 回、順番に実行します:/);
+  assert.match(await mounts.innerText(), new RegExp(`${shm} は tmpfs 上にあります（tmpfs を /dev/shm にマウント、`));
+  await page.locator('#tab-settings').click();
+  await page.locator('#set-language').selectOption('en');
+  await page.locator('#set-language').evaluate((e) => (e as HTMLSelectElement).form?.requestSubmit());
+  assert.deepEqual(errors, []);
+});
