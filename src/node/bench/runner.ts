@@ -122,7 +122,8 @@ function isConnectionLoss(e: unknown): boolean {
   return isAppError(e) && ['SESSION_CLOSED', 'NETWORK', 'CONNECT_FAILED', 'TIMEOUT'].includes(e.code);
 }
 
-function applyParsed(r: BenchResult, parsed: ParsedOutput, exitCode: number | null): void {
+/** A parsed output applied to a result (status, metrics, error): one rule for SSH runs and SSM fleets. */
+export function applyParsed(r: BenchResult, parsed: ParsedOutput, exitCode: number | null): void {
   r.metrics = parsed.metrics;
   r.facts = parsed.facts;
   r.notes = parsed.notes;

@@ -1,5 +1,6 @@
 import { Option, type Command } from 'commander';
 import { addConnectOptions, collect, type ConnectFlags } from '../connectOptions.js';
+import type { FleetFlags } from '../fleetCli.js';
 
 // `tagssh bench PRESET NAME…` (run a preset on instances), `bench parse` (raw output → metrics),
 // `bench attach` / `bench cancel` (a detached run), `bench presets` (parameters with defaults).
@@ -41,8 +42,18 @@ export function register(program: Command): void {
     .option('--concurrency <n>', 'hosts at a time (default 8)', positive(64))
     .option('--timeout <seconds>', 'per-host timeout (default: estimated duration × 3 + 2 min)', positive(86400 * 2))
     .option('-f, --follow', 'stream the remote output to stderr')
-    .option('--json', 'print the results (with raw output) as JSON');
-  addConnectOptions(run).action(async (preset: string | undefined, names: string[], flags: BenchFlags) => {
+    .option('--json', 'print the results (with raw output) as JSON')
+    .option('--targets <target>', 'with --ssm: the managed nodes, tag:KEY=VALUE or instanceids=i-…,i-…')
+    .option('--ssm', 'run through Systems Manager Run Command instead of SSH (for fleets)')
+    .option('--max-concurrency <n|n%>', 'with --ssm: nodes at a time (default 50)')
+    .option('--max-errors <n|n%>', 'with --ssm: failed nodes before SSM stops sending (default 0)')
+    .option('--output-s3 <bucket/prefix>', 'with --ssm: also keep each node\'s whole output in S3');
+  addConnectOptions(run).action(async (preset: string | undefined, names: string[], flags: BenchFlags & FleetFlags) => {
+    if (flags.ssm || flags.targets !== undefined) {
+      const { runFleetCommand } = await import('../fleetCli.js');
+      process.exitCode = await runFleetCommand(preset, names, flags);
+      return;
+    }
     const { runBenchCommand } = await import('../benchCli.js');
     process.exitCode = await runBenchCommand(preset, names, flags);
   });

@@ -1,0 +1,112 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ListCommandsCommand, SSMClient } from '@aws-sdk/client-ssm';
+import { startMoto, type Moto } from '../../../lab/moto.js';
+import { seedInstance, type Seeded } from '../../../lab/seed.js';
+import { ERROR_CODES } from '../../../../src/common/errors.js';
+import { runTagssh, type Run } from '../../../lab/run.js';
+
+// `tagssh bench PRESET --targets … --ssm` against moto's Systems Manager: the SendCommand it
+// makes (document, targets, pacing, S3 output, the preset's own script), progress per node and
+// one saved result per matching node. moto runs no script — every invocation is "Success" with
+// empty output — so the parsing of real node output is tested with captured outputs in
+// test/unit/node/bench/ssmFleet.test.ts.
+
+let moto: Moto;
+let ssm: SSMClient;
+let home: string;
+const s: Record<string, Seeded> = {};
+
+function tagssh(args: string[]): Promise<Run> {
+  return runTagssh(args, { PATH: process.env.PATH ?? '', HOME: home, ...moto.env, AWS_ENDPOINT_URL_SSM: moto.endpoint, TAGSSH_HOME: join(home, 'tagssh'), TAGSSH_POLL_MS: '100' });
+}
+
+function assertCleanError(r: Run, code: keyof typeof ERROR_CODES, pattern: RegExp) {
+  assert.equal(r.code, ERROR_CODES[code], `exit code for ${code}; stderr: ${r.stderr}`);
+  assert.match(r.stderr, /^tagssh: /m);
+  assert.match(r.stderr, pattern);
+  assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
+}
+
+before(async () => {
+  moto = await startMoto();
+  ssm = new SSMClient({ region: 'us-east-1', endpoint: moto.endpoint, credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' } });
+  home = mkdtempSync(join(tmpdir(), 'tagssh-cli-ssm-'));
+  const ec2 = moto.sdk('us-east-1');
+  s.a = await seedInstance(ec2, { name: 'stg-1', tags: { env: 'staging' }, instanceType: 'm5.large' });
+  s.b = await seedInstance(ec2, { name: 'stg-2', tags: { env: 'staging' } });
+  s.prod = await seedInstance(ec2, { name: 'prod-1', tags: { env: 'prod' } });
+});
+
+after(async () => {
+  ssm?.destroy();
+  await moto?.stop();
+  rmSync(home, { recursive: true, force: true });
+});
+
+test('sends the preset script to every node the tag matches, with pacing and S3 output; one saved result per node', async () => {
+  const r = await tagssh(['bench', 'sysinfo', '--targets', 'tag:env=staging', '--ssm', '--max-concurrency', '2', '--max-errors', '10%', '--output-s3', 'bench-bucket/runs', '--json']);
+  // moto's empty output parses as a failed sysinfo: exit 1, but every node has its result.
+  assert.equal(r.code, 1, r.stderr);
+  assert.match(r.stderr, /Sent sysinfo with Systems Manager \(command [0-9a-f-]+\) to tag:env=staging in us-east-1\./);
+  assert.match(r.stderr, new RegExp(`\\[stg-1 \\(${s.a!.id}\\)\\] Success`));
+  assert.match(r.stderr, new RegExp(`\\[stg-2 \\(${s.b!.id}\\)\\] Success`));
+  const results = JSON.parse(r.stdout) as Array<{ id: string; preset: string; instance: { instanceId: string; name: string; type: string; host: string }; facts: Record<string, string>; batchId: string }>;
+  assert.deepEqual(results.map((x) => x.instance.instanceId).sort(), [s.a!.id, s.b!.id].sort());
+  assert.ok(!results.some((x) => x.instance.instanceId === s.prod!.id), 'env=prod is not a target');
+  const a = results.find((x) => x.instance.instanceId === s.a!.id)!;
+  assert.equal(a.instance.name, 'stg-1');
+  assert.equal(a.instance.type, 'm5.large');
+  assert.equal(a.instance.host, `ssm:${s.a!.id}`);
+  assert.equal(new Set(results.map((x) => x.batchId)).size, 1, 'one batch');
+
+  // The command as Systems Manager received it.
+  const cmd = (await ssm.send(new ListCommandsCommand({ CommandId: a.facts['ssm-command-id'] }))).Commands![0]!;
+  assert.equal(cmd.DocumentName, 'AWS-RunShellScript');
+  assert.deepEqual(cmd.Targets, [{ Key: 'tag:env', Values: ['staging'] }]);
+  assert.equal(cmd.MaxConcurrency, '2');
+  assert.equal(cmd.MaxErrors, '10%');
+  assert.equal(cmd.OutputS3BucketName, 'bench-bucket');
+  assert.equal(cmd.OutputS3KeyPrefix, 'runs');
+  const line = cmd.Parameters!.commands![0]!;
+  const b64 = /printf '%s' '([A-Za-z0-9+/=]+)' \| base64 -d/.exec(line)?.[1];
+  assert.ok(b64, line);
+  const script = Buffer.from(b64, 'base64').toString('utf8');
+  assert.match(script, /^#!\/bin\/sh\n# TagSSH benchmark: /);
+  assert.ok(script.includes(`RUN_DIR='/tmp/tagssh-${results[0]!.batchId}'`), 'the script runs in the batch\'s run directory');
+
+  // Saved like SSH runs: `tagssh results` lists them.
+  const listed = await tagssh(['results', '--format', 'json']);
+  assert.equal(listed.code, 0, listed.stderr);
+  const ids = (JSON.parse(listed.stdout) as Array<{ id: string }>).map((x) => x.id);
+  for (const x of results) assert.ok(ids.includes(x.id), `result ${x.id} saved`);
+});
+
+// (instanceids= targets are not run here: moto 5.2 adds every instance it knows to a command
+// sent with InstanceIds and no Targets, so it can't show which nodes were meant.)
+test('--show-script prints the script and sends nothing', async () => {
+  const before = (await ssm.send(new ListCommandsCommand({}))).Commands!.length;
+  const show = await tagssh(['bench', 'sysinfo', '--targets', 'tag:env=staging', '--ssm', '--show-script']);
+  assert.equal(show.code, 0, show.stderr);
+  assert.match(show.stdout, /^#!\/bin\/sh/);
+  assert.equal((await ssm.send(new ListCommandsCommand({}))).Commands!.length, before);
+});
+
+test('wrong inputs name the flag and send nothing', async () => {
+  const before = (await ssm.send(new ListCommandsCommand({}))).Commands!.length;
+  assertCleanError(await tagssh(['bench', 'sysinfo', '--targets', 'tag:env=staging']), 'INVALID_INPUT', /--targets goes with --ssm/);
+  assertCleanError(await tagssh(['bench', 'sysinfo', '--ssm']), 'INVALID_INPUT', /--ssm needs --targets/);
+  assertCleanError(await tagssh(['bench', 'sysinfo', 'stg-1', '--targets', 'tag:env=staging', '--ssm']), 'INVALID_INPUT', /either instance names or --targets/);
+  assertCleanError(await tagssh(['bench', 'sysinfo', '--targets', 'env=staging', '--ssm']), 'INVALID_INPUT', /--targets "env=staging" is not a Systems Manager target/);
+  assertCleanError(await tagssh(['bench', 'sysinfo', '--targets', 'tag:env=staging', '--ssm', '--max-concurrency', '0']), 'INVALID_INPUT', /--max-concurrency "0"/);
+  assertCleanError(await tagssh(['bench', 'sysinfo', '--targets', 'tag:env=staging', '--ssm', '--max-errors', 'many']), 'INVALID_INPUT', /--max-errors "many"/);
+  assertCleanError(await tagssh(['bench', 'sysinfo', '--targets', 'tag:env=staging', '--ssm', '--output-s3', 'Not A Bucket']), 'INVALID_INPUT', /--output-s3/);
+  assertCleanError(await tagssh(['bench', 'sysinfo', '--targets', 'tag:env=staging', '--ssm', '--via', 'bastion']), 'INVALID_INPUT', /--via is for SSH runs/);
+  assertCleanError(await tagssh(['bench', 'iperf3', '--targets', 'tag:env=staging', '--ssm', '--yes']), 'INVALID_INPUT', /pair of instances/);
+  assertCleanError(await tagssh(['bench', 'nosuch', '--targets', 'tag:env=staging', '--ssm']), 'INVALID_INPUT', /nosuch/);
+  assert.equal((await ssm.send(new ListCommandsCommand({}))).Commands!.length, before);
+  assertCleanError(await tagssh(['bench', 'sysinfo', '--targets', 'tag:env=nowhere', '--ssm']), 'NOT_FOUND', /No managed node matches tag:env=nowhere/);
+});
