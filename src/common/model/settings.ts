@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ALL_REGIONS, isRegionName } from '../vocab.js';
 import { TRANSPORT_CHOICES } from './transport.js';
+import { SnippetListSchema } from '../snippets.js';
 
 // User settings shared by the app, the browser mode and the CLI (one file under the config dir).
 // Nothing secret lives here: no credentials, no passphrases, no key material — only paths and names.
@@ -29,6 +30,12 @@ export const TerminalSettingsSchema = z.object({
 });
 export type TerminalSettings = z.infer<typeof TerminalSettingsSchema>;
 
+/** Session logs (src/node/log): every session, or only those a tab's "Log to file" starts. */
+export const SessionLogSettingsSchema = z.object({
+  always: z.boolean().default(false),
+  timestamps: z.boolean().default(false),
+});
+
 const optionalText = z.string().trim().min(1).max(500).nullable().default(null);
 
 export const SettingsSchema = z.object({
@@ -50,6 +57,9 @@ export const SettingsSchema = z.object({
   terminal: TerminalSettingsSchema.prefault({}),
   /** The app's language: 'auto' follows the OS locale. The CLI stays English. */
   language: z.enum(['auto', 'en', 'ja']).default('auto'),
+  /** Saved commands typed into a shell on request (src/common/snippets.ts). */
+  snippets: SnippetListSchema.default([]),
+  sessionLog: SessionLogSettingsSchema.prefault({}),
 });
 export type Settings = z.infer<typeof SettingsSchema>;
 

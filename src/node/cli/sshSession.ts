@@ -10,6 +10,7 @@ import { progressLine } from './output.js';
 import { escapeControls } from '../../common/safeText.js';
 import { isInstanceId } from '../../common/vocab.js';
 import type { SshFlags } from './commands/ssh.js';
+import { prepareShellExtras, type ShellExtras } from './shellExtras.js';
 
 // The terminal side of `tagssh ssh`: raw TTY + SIGWINCH for a shell, plain pipes (with
 // backpressure) for a command, prompts for first-seen host keys and key passphrases on the
@@ -95,6 +96,7 @@ export async function runSsh(name: string, command: string[], flags: SshFlags, s
   const targetP = connectTargetFor(name, { ...targetOptionsFrom(flags), ...scope, onProgress: progress });
   await Promise.all([targetP, import('../ssh/connection.js')]).catch(() => undefined);
   const target = await targetP;
+  const extras = await prepareShellExtras(target, flags, scope);
   const conn = await connectInteractively(target, flags.keepalive ? flags.keepalive * 1000 : undefined, progress).catch(async (e: unknown) => {
     // A timeout is often a changed public IP: say what the security groups make of it.
     const [{ explainTimeout }, { myIpUrl }] = await Promise.all([import('../aws/securityGroups.js'), import('../aws/myIp.js')]);
@@ -102,9 +104,10 @@ export async function runSsh(name: string, command: string[], flags: SshFlags, s
   });
   progress.done();
   try {
-    return command.length ? await runCommand(conn, command.join(' ')) : await runShell(conn, target.label);
+    return command.length ? await runCommand(conn, command.join(' ')) : await runShell(conn, target.label, extras);
   } finally {
     conn.close();
+    await extras.log?.close();
     process.stdin.pause();
   }
 }
@@ -122,7 +125,7 @@ function drain(s: NodeJS.WriteStream): Promise<void> {
   return new Promise((resolve) => (s.writableNeedDrain ? s.once('drain', () => resolve()) : resolve()));
 }
 
-async function runShell(conn: SshConnection, label: string): Promise<number> {
+async function runShell(conn: SshConnection, label: string, extras: ShellExtras = {}): Promise<number> {
   const stdin = process.stdin;
   const tty = !!stdin.isTTY && !!process.stdout.isTTY;
   const shell = await conn.shell({ cols: process.stdout.columns || 80, rows: process.stdout.rows || 24, term: process.env.TERM || 'xterm-256color', pty: tty });
@@ -133,6 +136,13 @@ async function runShell(conn: SshConnection, label: string): Promise<number> {
   }
   shell.stream.pipe(process.stdout, { end: false });
   if (!tty) shell.stream.stderr.pipe(process.stderr, { end: false });
+  if (extras.log) {
+    const log = extras.log;
+    shell.stream.on('data', (c: Buffer) => log.write(c));
+    if (!tty) shell.stream.stderr.on('data', (c: Buffer) => log.write(c));
+  }
+  // A snippet is typed as the first line, as a person would; the shell stays interactive.
+  if (extras.keystrokes) shell.write(extras.keystrokes);
   stdin.pipe(shell.stream);
   let lost: AppError | undefined;
   conn.once('close', (e?: AppError) => (lost = e));

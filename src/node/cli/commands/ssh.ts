@@ -1,11 +1,12 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { addConnectOptions, type ConnectFlags } from '../connectOptions.js';
 import { addAwsOptions, awsScopeFrom, type AwsFlags } from '../options.js';
+import { checkShellExtraFlags, type ShellExtraFlags } from '../shellExtras.js';
 
 // `tagssh ssh NAME [-- COMMAND…]` and `tagssh forget-host-key NAME`. The SSH engine (ssh2 and its
 // native crypto) is imported inside the actions so other commands never load it.
 
-export interface SshFlags extends ConnectFlags {
+export interface SshFlags extends ConnectFlags, ShellExtraFlags {
   pick?: string;
   keepalive?: number;
 }
@@ -21,8 +22,13 @@ export function register(program: Command): void {
       const n = Number(v);
       if (!(n > 0 && n <= 3600)) throw new InvalidArgumentError('expected seconds between 0 and 3600');
       return n;
-    });
+    })
+    .option('--log [file]', 'record the session\'s output as plain text (ANSI stripped) in FILE, or in a new file under the config dir\'s logs/')
+    .option('--raw', 'with --log: keep the output bytes exactly as received (escape sequences included)')
+    .option('--timestamps', 'with --log: start each line with the time it arrived (UTC)')
+    .option('--snippet <name>', 'type this saved snippet as the session\'s first line, then stay interactive');
   addConnectOptions(ssh).action(async (name: string, command: string[], flags: SshFlags) => {
+    checkShellExtraFlags(flags, command);
     const { runSsh } = await import('../sshSession.js');
     process.exitCode = await runSsh(name, command, flags, awsScopeFrom(flags));
   });

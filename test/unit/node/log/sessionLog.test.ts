@@ -1,0 +1,94 @@
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { isAppError } from '../../../../src/common/errors.js';
+import { SessionLog, defaultLogPath, logHeader } from '../../../../src/node/log/sessionLog.js';
+
+// The session log file: header, plain or raw body, time stamps, modes and bad paths.
+
+let dir: string;
+before(() => {
+  dir = mkdtempSync(join(tmpdir(), 'tagssh-log-'));
+});
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+const subject = { instanceId: 'i-0123456789abcdef0', name: 'web\x1b]0;pwned\x07 1', type: 't3.micro', region: 'eu-west-1', az: 'eu-west-1a', address: '203.0.113.5:22', user: 'ec2-user' };
+const start = new Date('2026-12-01T02:30:00.000Z');
+
+describe('logHeader', () => {
+  it('names instance id, Name, type, region, AZ, address and start time, controls escaped', () => {
+    const h = logHeader(subject, start);
+    assert.match(h, /^# Instance: i-0123456789abcdef0$/m);
+    assert.match(h, /^# Name: web\\x1b\]0;pwned\\x07 1$/m);
+    assert.match(h, /^# Type: t3\.micro$/m);
+    assert.match(h, /^# Region: eu-west-1$/m);
+    assert.match(h, /^# AZ: eu-west-1a$/m);
+    assert.match(h, /^# Address: ec2-user@203\.0\.113\.5:22$/m);
+    assert.match(h, /^# Started: 2026-12-01T02:30:00\.000Z$/m);
+    assert.ok(!h.includes('\x1b'));
+  });
+});
+
+describe('SessionLog', () => {
+  it('writes a 0600 plain-text file with time stamps', async () => {
+    const file = join(dir, 'plain.log');
+    let t = start.getTime();
+    const log = SessionLog.open(file, subject, { timestamps: true, now: () => new Date((t += 1000)) });
+    log.write(Buffer.from('\x1b[32mok\x1b[0m\r\nsecond'));
+    await log.close();
+    const text = readFileSync(file, 'utf8');
+    assert.equal(statSync(file).mode & 0o777, 0o600);
+    assert.match(text, /^\[2026-12-01T02:30:02\.000Z\] ok$/m);
+    assert.match(text, /^\[2026-12-01T02:30:03\.000Z\] second$/m);
+    assert.ok(!text.includes('\x1b'));
+  });
+
+  it('keeps the bytes as received in raw mode', async () => {
+    const file = join(dir, 'raw.log');
+    const log = SessionLog.open(file, subject, { raw: true });
+    log.write(Buffer.from('\x1b[32mok\x1b[0m\r\n'));
+    await log.close();
+    assert.ok(readFileSync(file, 'utf8').endsWith('\n\x1b[32mok\x1b[0m\r\n'));
+  });
+
+  it('decodes UTF-8 split across chunks', async () => {
+    const file = join(dir, 'utf8.log');
+    const log = SessionLog.open(file, subject);
+    const bytes = Buffer.from('日本語\n');
+    log.write(bytes.subarray(0, 2));
+    log.write(bytes.subarray(2));
+    await log.close();
+    assert.match(readFileSync(file, 'utf8'), /^日本語$/m);
+  });
+
+  it('tightens an existing file to 0600 and appends to it', async () => {
+    const file = join(dir, 'existing.log');
+    writeFileSync(file, 'before\n', { mode: 0o644 });
+    chmodSync(file, 0o644);
+    const log = SessionLog.open(file, subject);
+    await log.close();
+    assert.equal(statSync(file).mode & 0o777, 0o600);
+    assert.ok(readFileSync(file, 'utf8').startsWith('before\n# TagSSH session log'));
+  });
+
+  it('refuses a path it cannot write, naming it', () => {
+    // (A read-only directory would not stop root, who runs the tests: a file in the way does.)
+    const notADir = join(dir, 'plain-file');
+    writeFileSync(notADir, '');
+    for (const file of [join(notADir, 'x.log'), join(dir, 'missing', 'x.log'), dir]) {
+      assert.throws(
+        () => SessionLog.open(file, subject),
+        (e) => isAppError(e) && e.code === 'INVALID_INPUT' && e.message.includes(file),
+      );
+    }
+  });
+
+  it('puts a log with no path under the config dir logs/ (0700)', () => {
+    const env = { TAGSSH_HOME: join(dir, 'home') };
+    const p = defaultLogPath(subject, start, env);
+    assert.equal(p, join(dir, 'home', 'config', 'logs', '20261201T023000Z-web_0_pwned_1-i-0123456789abcdef0.log'));
+    assert.equal(statSync(join(dir, 'home', 'config', 'logs')).mode & 0o777, 0o700);
+  });
+});
