@@ -9,16 +9,19 @@ import { confirmDialog } from '../../lib/dialog.js';
 import { onLocaleChange } from '../../i18n/index.js';
 import { describeError } from '../../i18n/errors.js';
 import type { SettingsField } from '../settings/view.js';
-import { addressOf, arrange, linesOf, windowOf, type GroupKey, type Line, type SortKey } from './model.js';
+import { arrange, linesOf, windowOf, type GroupKey, type Line, type SortKey } from './model.js';
+import { createScopePickers, replaceOptions } from './scopePickers.js';
+import { instanceRow, labelOf, type Busy, type RowActions } from './instanceRow.js';
+import { t } from './messages.js';
 
 const RETRY_FIRST_MS = 3_000;
 const RETRY_MAX_MS = 60_000;
 const TRANSIENT = new Set<ErrorCode>(['NETWORK', 'THROTTLED', 'AWS_API', 'TIMEOUT']);
-import { t } from './messages.js';
 
 // The instance list: cache-first (the backend answers from cache and pushes a fresh list),
 // type-to-filter, sort/group, keyboard navigation, start/stop with confirmation, Connect per row.
 // Only the rows in view are in the DOM (fixed-height lines), so 5,000 instances filter as fast as 50.
+// The account pickers (scopePickers.ts) and each row (instanceRow.ts) are their own modules.
 
 export interface InstancesDeps {
   api: Api;
@@ -53,16 +56,13 @@ export function createInstancesView(deps: InstancesDeps): InstancesView {
   let loading = false;
   let error: AppError | null = null;
   let focusedId: string | null = null;
-  const busy = new Map<string, 'busyStarting' | 'busyStopping'>();
+  const busy = new Map<string, Busy>();
   let loadSeq = 0;
   // A passing EC2 fault (network, throttling, 5xx) is retried by itself, backing off; errors a
   // person must fix (credentials, access, region) wait for them.
   let retryTimer: ReturnType<typeof setTimeout> | undefined;
   let retryAt = 0;
   let retryDelayMs = RETRY_FIRST_MS;
-  // What the pickers offer, kept so a language switch can redraw them without asking again.
-  let profiles: { names: string[]; defaultProfile: string | null; defaultRegion: string | null } = { names: [], defaultProfile: null, defaultRegion: null };
-  let regions: string[] = [];
 
   // The arranged list and its drawn window.
   let lines: Line[] = [];
@@ -74,8 +74,7 @@ export function createInstancesView(deps: InstancesDeps): InstancesView {
   const filter = h('input', { class: 'filter', type: 'search', spellcheck: 'false' });
   const sortSel = h('select', { class: 'picker' });
   const groupSel = h('select', { class: 'picker' });
-  const profileSel = h('select', { class: 'picker' });
-  const regionSel = h('select', { class: 'picker' });
+  const pickers = createScopePickers({ api: deps.api, settings: deps.settings, changeScope: (patch) => void changeScope(patch) });
   const refreshBtn = h('button', { class: 'btn', type: 'button' });
   const exportBtn = h('button', { class: 'btn', type: 'button' });
   const updated = h('span', { class: 'updated', 'data-testid': 'updated' });
@@ -101,7 +100,7 @@ export function createInstancesView(deps: InstancesDeps): InstancesView {
   const el = h(
     'section',
     { class: 'instances' },
-    h('div', { class: 'toolbar' }, filter, sortSel, groupSel, h('span', { class: 'spacer' }), profileSel, regionSel, refreshBtn, exportBtn),
+    h('div', { class: 'toolbar' }, filter, sortSel, groupSel, h('span', { class: 'spacer' }), pickers.profileSel, pickers.regionSel, refreshBtn, exportBtn),
     h('div', { class: 'subbar' }, status, updated, h('span', { class: 'spacer' }), quick),
     body,
   );
@@ -112,8 +111,6 @@ export function createInstancesView(deps: InstancesDeps): InstancesView {
     filter.setAttribute('aria-label', t('filterLabel'));
     fillSelect(sortSel, t('sortLabel'), [['name', t('sortName')], ['state', t('sortState')], ['region', t('sortRegion')]], sort);
     fillSelect(groupSel, t('groupLabel'), [['none', t('groupNone')], ['region', t('groupRegion')], ['state', t('groupState')]], group);
-    profileSel.setAttribute('aria-label', t('profileLabel'));
-    regionSel.setAttribute('aria-label', t('regionLabel'));
     refreshBtn.textContent = t('refresh');
     refreshBtn.title = t('refreshTitle');
     exportBtn.textContent = t('export');
@@ -121,7 +118,7 @@ export function createInstancesView(deps: InstancesDeps): InstancesView {
     quick.placeholder = t('quickPlaceholder');
     quick.setAttribute('aria-label', t('quickLabel'));
     headRow.replaceChildren(...(['colName', 'colState', 'colType', 'colZone', 'colAddress', 'colKey'] as const).map((k) => h('th', { scope: 'col', text: t(k) })), h('th', { scope: 'col' }, h('span', { class: 'visually-hidden', text: t('colActions') })));
-    fillPickers();
+    pickers.paint();
   }
 
   filter.addEventListener('input', () => {
@@ -146,7 +143,7 @@ export function createInstancesView(deps: InstancesDeps): InstancesView {
     render();
   });
   refreshBtn.addEventListener('click', () => {
-    void loadPickers(true);
+    void pickers.load(true);
     void load(true);
   });
   exportBtn.addEventListener('click', () => deps.exportInstances(list ? arrange(list.instances, query, sort, group).flatMap((g) => g.items) : []));
@@ -155,14 +152,6 @@ export function createInstancesView(deps: InstancesDeps): InstancesView {
       deps.connectByName(quick.value.trim());
       quick.value = '';
     }
-  });
-  // New profiles in ~/.aws/config show up when the picker is opened, without a reload.
-  profileSel.addEventListener('focus', () => void loadPickers(false));
-  profileSel.addEventListener('change', () => void changeScope({ profile: profileSel.value || null }));
-  regionSel.addEventListener('change', () => {
-    const v = regionSel.value;
-    if (v === 'custom') return;
-    void changeScope({ regions: v === 'default' ? [] : [v] });
   });
   body.addEventListener('scroll', () => scheduleDraw());
 
@@ -184,56 +173,11 @@ export function createInstancesView(deps: InstancesDeps): InstancesView {
     await load(false);
   }
 
-  /** Rereads the profile names (cheap: local files) and the enabled regions (cached a day unless `fresh`). */
-  async function loadPickers(fresh: boolean) {
-    try {
-      const p = await deps.api.call('aws.profiles', {});
-      profiles = { names: p.profiles, defaultProfile: p.defaultProfile ?? null, defaultRegion: p.defaultRegion };
-    } catch {
-      // The picker keeps what it had; the list itself reports credential problems.
-    }
-    fillPickers();
-    try {
-      regions = (await deps.api.call('aws.regions', { refresh: fresh })).regions;
-    } catch {
-      // Without credentials there are no regions to ask about; the list reports why.
-    }
-    fillPickers();
-  }
-
-  function fillPickers() {
-    const s = deps.settings();
-    const focused = document.activeElement;
-    // The default chain's profile is one entry, named, never listed a second time.
-    const others = profiles.names.filter((p) => p !== profiles.defaultProfile);
-    const profileOptions: Array<[string, string]> = [['', profiles.defaultProfile ? t('profileDefault', { name: profiles.defaultProfile }) : t('profileDefaultPlain')], ...others.map((p): [string, string] => [p, p])];
-    const chosen = s.profile && s.profile !== profiles.defaultProfile ? s.profile : '';
-    if (chosen && !others.includes(chosen)) profileOptions.push([chosen, chosen]);
-    replaceOptions(profileSel, profileOptions, chosen);
-    const regionOptions: Array<[string, string]> = [
-      ['default', profiles.defaultRegion ? t('regionDefault', { name: profiles.defaultRegion }) : t('regionDefaultPlain')],
-      ['all', t('regionAll')],
-      ...regions.map((r): [string, string] => [r, r]),
-    ];
-    const rs = s.regions;
-    let value = 'default';
-    if (rs.length === 1 && (rs[0] === 'all' || regions.includes(rs[0]!))) value = rs[0]!;
-    else if (rs.length === 1) {
-      regionOptions.push([rs[0]!, rs[0]!]);
-      value = rs[0]!;
-    } else if (rs.length > 1) {
-      regionOptions.push(['custom', rs.join(', ')]);
-      value = 'custom';
-    }
-    replaceOptions(regionSel, regionOptions, value);
-    if (focused instanceof HTMLElement && document.activeElement !== focused) focused.focus();
-  }
-
   async function load(refresh = false) {
     const seq = ++loadSeq;
     loading = true;
     renderStatus();
-    if (!refresh) void loadPickers(false);
+    if (!refresh) void pickers.load(false);
     clearTimeout(retryTimer);
     retryAt = 0;
     try {
@@ -336,7 +280,7 @@ export function createInstancesView(deps: InstancesDeps): InstancesView {
       if (l.kind === 'group') out.push(h('tr', { class: 'group' }, h('th', { colspan: '7', scope: 'rowgroup', text: t('groupTitle', { title: groupLabel(l.title), n: l.count }) })));
       else {
         let tr = rowCache.get(l.instance.id);
-        if (!tr) rowCache.set(l.instance.id, (tr = row(l.instance, l.index)));
+        if (!tr) rowCache.set(l.instance.id, (tr = instanceRow(l.instance, l.index, busy.get(l.instance.id), rowActions)));
         out.push(tr);
       }
     }
@@ -389,53 +333,15 @@ export function createInstancesView(deps: InstancesDeps): InstancesView {
     if (ok) deps.connect(i, { start: true });
   }
 
-  function row(i: Instance, index: number): HTMLTableRowElement {
-    const addr = addressOf(i);
-    const state = busy.get(i.id);
-    const canConnect = i.state === 'running' || i.state === 'stopped';
-    const connectBtn = h('button', {
-      class: 'btn primary connect',
-      type: 'button',
-      text: i.state === 'stopped' ? t('startAndConnect') : t('connect'),
-      disabled: !canConnect || !!state,
-      title: i.state === 'stopped' ? t('startAndConnectTitle') : t('connectTitle', { address: addr.text }),
-      onClick: (e: Event) => {
-        e.stopPropagation();
-        connectRow(i);
-      },
-    });
-    const lifecycle =
-      i.state === 'running'
-        ? h('button', { class: 'btn subtle', type: 'button', text: t('stop'), disabled: !!state, onClick: (e: Event) => (e.stopPropagation(), void startStop(i, 'stop')) })
-        : i.state === 'stopped'
-          ? h('button', { class: 'btn subtle', type: 'button', text: t('start'), disabled: !!state, onClick: (e: Event) => (e.stopPropagation(), void startStop(i, 'start')) })
-          : null;
-    // The user's own tags first; TagSSH's per-instance overrides (tagssh:*) after them.
-    const tagText = Object.entries(i.tags)
-      .filter(([k]) => k !== 'Name')
-      .sort(([a], [b]) => Number(a.startsWith('tagssh:')) - Number(b.startsWith('tagssh:')))
-      .map(([k, v]) => `${k}=${v}`)
-      .join('  ');
-    const stateText = state ? t(state) : t(`state.${i.state}` as Words);
-    const tr = h(
-      'tr',
-      { class: 'row', tabindex: '-1', 'data-id': i.id, 'data-index': String(index), 'aria-label': `${i.name ?? i.id} ${stateText}` },
-      h('td', { class: 'name' }, h('div', { class: 'n', text: i.name ?? t('noName') }), h('div', { class: 'sub', text: `${i.id}${tagText ? ` · ${tagText}` : ''}`, title: tagText })),
-      h('td', {}, h('span', { class: `state s-${i.state}`, 'data-state': i.state }, h('span', { class: 'dot' }), stateText)),
-      h('td', { text: i.type }),
-      h('td', { text: i.az ?? i.region }),
-      h('td', { class: 'addr' }, addr.text, addr.eip ? h('span', { class: 'badge', title: t('eipTitle'), text: t('eip') }) : null, addr.kind === 'private' ? h('span', { class: 'badge muted', text: t('private') }) : null),
-      h('td', { text: i.keyName ?? '—' }),
-      h('td', { class: 'actions' }, lifecycle, connectBtn),
-    );
-    tr.addEventListener('focus', () => {
+  const rowActions: RowActions = {
+    connect: (i) => connectRow(i),
+    startStop: (i, action) => void startStop(i, action),
+    focused: (i, tr) => {
       focusedId = i.id;
       for (const r of rows()) r.tabIndex = r === tr ? 0 : -1;
-    });
-    tr.addEventListener('dblclick', () => canConnect && connectRow(i));
-    tr.addEventListener('keydown', (e) => onRowKey(e, tr, i, index));
-    return tr;
-  }
+    },
+    key: (e, tr, i, index) => onRowKey(e, tr, i, index),
+  };
 
   function onRowKey(e: KeyboardEvent, tr: HTMLElement, i: Instance, at: number) {
     if (e.target !== tr) return;
@@ -465,10 +371,6 @@ export function createInstancesView(deps: InstancesDeps): InstancesView {
       filter.value += e.key;
       filter.dispatchEvent(new Event('input'));
     }
-  }
-
-  function labelOf(i: Instance): string {
-    return i.name ? `${i.name} (${i.id})` : i.id;
   }
 
   async function startStop(i: Instance, action: 'start' | 'stop') {
@@ -516,7 +418,7 @@ export function createInstancesView(deps: InstancesDeps): InstancesView {
     load,
     activate() {
       (rows().find((r) => r.tabIndex === 0) ?? filter).focus();
-      void loadPickers(false);
+      void pickers.load(false);
       if (list && !loading && Date.now() - list.fetchedAt > STALE_MS) void load(true);
       else draw(true);
     },
@@ -545,9 +447,3 @@ function fillSelect(s: HTMLSelectElement, label: string, options: Array<[string,
   replaceOptions(s, options, value);
 }
 
-/** Replaces a select's options only when they changed (an open picker is not disturbed otherwise). */
-function replaceOptions(s: HTMLSelectElement, options: Array<[string, string]>, value: string) {
-  const same = s.options.length === options.length && options.every(([v, text], n) => s.options[n]!.value === v && s.options[n]!.text === text);
-  if (!same) s.replaceChildren(...options.map(([v, text]) => h('option', { value: v, text })));
-  s.value = value;
-}

@@ -1,0 +1,67 @@
+import type { Instance } from '../../../src/common/model/instance.js';
+import { h } from '../../lib/dom.js';
+import { addressOf } from './model.js';
+import { t } from './messages.js';
+
+// One instance's row in the list: name, id and tags, state, type, zone, address, key pair, and
+// its buttons (Start/Stop, Connect or Start and connect). What the buttons and keys do is the
+// list's business; the row only says which was used.
+
+export type Busy = 'busyStarting' | 'busyStopping';
+type Words = Parameters<typeof t>[0];
+
+export interface RowActions {
+  connect(i: Instance): void;
+  startStop(i: Instance, action: 'start' | 'stop'): void;
+  focused(i: Instance, tr: HTMLTableRowElement): void;
+  key(e: KeyboardEvent, tr: HTMLTableRowElement, i: Instance, index: number): void;
+}
+
+/** "web-1 (i-…)" in confirmations; the id alone for an unnamed instance. */
+export function labelOf(i: Instance): string {
+  return i.name ? `${i.name} (${i.id})` : i.id;
+}
+
+export function instanceRow(i: Instance, index: number, busy: Busy | undefined, act: RowActions): HTMLTableRowElement {
+  const addr = addressOf(i);
+  const canConnect = i.state === 'running' || i.state === 'stopped';
+  const connectBtn = h('button', {
+    class: 'btn primary connect',
+    type: 'button',
+    text: i.state === 'stopped' ? t('startAndConnect') : t('connect'),
+    disabled: !canConnect || !!busy,
+    title: i.state === 'stopped' ? t('startAndConnectTitle') : t('connectTitle', { address: addr.text }),
+    onClick: (e: Event) => {
+      e.stopPropagation();
+      act.connect(i);
+    },
+  });
+  const lifecycle =
+    i.state === 'running'
+      ? h('button', { class: 'btn subtle', type: 'button', text: t('stop'), disabled: !!busy, onClick: (e: Event) => (e.stopPropagation(), act.startStop(i, 'stop')) })
+      : i.state === 'stopped'
+        ? h('button', { class: 'btn subtle', type: 'button', text: t('start'), disabled: !!busy, onClick: (e: Event) => (e.stopPropagation(), act.startStop(i, 'start')) })
+        : null;
+  // The user's own tags first; TagSSH's per-instance overrides (tagssh:*) after them.
+  const tagText = Object.entries(i.tags)
+    .filter(([k]) => k !== 'Name')
+    .sort(([a], [b]) => Number(a.startsWith('tagssh:')) - Number(b.startsWith('tagssh:')))
+    .map(([k, v]) => `${k}=${v}`)
+    .join('  ');
+  const stateText = busy ? t(busy) : t(`state.${i.state}` as Words);
+  const tr = h(
+    'tr',
+    { class: 'row', tabindex: '-1', 'data-id': i.id, 'data-index': String(index), 'aria-label': `${i.name ?? i.id} ${stateText}` },
+    h('td', { class: 'name' }, h('div', { class: 'n', text: i.name ?? t('noName') }), h('div', { class: 'sub', text: `${i.id}${tagText ? ` · ${tagText}` : ''}`, title: tagText })),
+    h('td', {}, h('span', { class: `state s-${i.state}`, 'data-state': i.state }, h('span', { class: 'dot' }), stateText)),
+    h('td', { text: i.type }),
+    h('td', { text: i.az ?? i.region }),
+    h('td', { class: 'addr' }, addr.text, addr.eip ? h('span', { class: 'badge', title: t('eipTitle'), text: t('eip') }) : null, addr.kind === 'private' ? h('span', { class: 'badge muted', text: t('private') }) : null),
+    h('td', { text: i.keyName ?? '—' }),
+    h('td', { class: 'actions' }, lifecycle, connectBtn),
+  );
+  tr.addEventListener('focus', () => act.focused(i, tr));
+  tr.addEventListener('dblclick', () => canConnect && act.connect(i));
+  tr.addEventListener('keydown', (e) => act.key(e, tr, i, index));
+  return tr;
+}
