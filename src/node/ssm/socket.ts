@@ -33,11 +33,10 @@ class SsmSocket extends Duplex {
     };
     dc.onClose = (err) => {
       this.closing = true;
+      // A clean close ends the readable side once what arrived is read (the writable side
+      // follows: allowHalfOpen is off); destroying here could drop output not yet consumed.
       if (err) this.destroy(err);
-      else {
-        this.push(null);
-        this.destroy();
-      }
+      else this.push(null);
     };
   }
 

@@ -130,6 +130,23 @@ describe('SSH over an SSM port session', () => {
     assert.ok(lab.stats.agentRetransmissions > 0, 'the lab resent what the client never acknowledged');
   });
 
+  it('a server that sends and closes: every byte arrives, then the stream ends cleanly (channel_closed)', { timeout: 20_000 }, async () => {
+    const data = randomBytes(200_000);
+    const server = net.createServer((s) => s.end(data));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    lab.nodes.set('i-0sender00000000001', { sshHost: '127.0.0.1' });
+    try {
+      const sock = await openSsmSocket({ instanceId: 'i-0sender00000000001', region: REGION, port: (server.address() as net.AddressInfo).port });
+      const chunks: Buffer[] = [];
+      sock.on('data', (d: Buffer) => chunks.push(d));
+      await new Promise((r) => sock.once('end', r));
+      assert.equal(sha(Buffer.concat(chunks)), sha(data));
+      await new Promise((r) => sock.once('close', r));
+    } finally {
+      server.close();
+    }
+  });
+
   it('a closed SSH port on the instance ends the stream with a one-line error', async () => {
     const closedPort = await freePort('127.0.0.2');
     const sock = await openSsmSocket({ instanceId: ID, region: REGION, port: closedPort });
