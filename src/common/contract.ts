@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { InstanceSchema, CandidateSchema } from './model/instance.js';
 import { SettingsSchema } from './model/settings.js';
 import { benchCalls, benchEvents } from './bench/contract.js';
+import { securityGroupCalls } from './securityGroups/contract.js';
 import { ALL_REGIONS, INSTANCE_ID, REGION_NAME } from './vocab.js';
 import { AppErrorDataSchema, call, type CallInput, type CallOutput, type CallParsed, type EventPayload, type HandlerMap } from './rpc.js';
 
@@ -132,6 +133,7 @@ export const calls = {
   ...hostKeyCalls,
   ...exportCalls,
   ...benchCalls,
+  ...securityGroupCalls,
 };
 /** The engine's process was replaced (it crashed or hung): calls in flight failed, sessions closed. */
 export const ENGINE_RESTARTED = 'engine.restarted';
@@ -157,6 +159,8 @@ export type Payload<E extends EventName> = EventPayload<Events, E>;
 export type Handlers = HandlerMap<Calls>;
 /** Calls implemented by the benchmark handler section (src/node/bench/serviceSection.ts). */
 export type BenchMethod = keyof typeof benchCalls & string;
+/** Calls implemented by the security-group handler section (src/node/aws/securityGroupsSection.ts). */
+export type SecurityGroupsMethod = keyof typeof securityGroupCalls & string;
 export type Emit = <E extends EventName>(event: E, payload: Payload<E>) => void;
 
 export { CandidateSchema };

@@ -1,7 +1,7 @@
 import net from 'node:net';
-import type { Readable, Writable } from 'node:stream';
+import type { Duplex, Readable, Writable } from 'node:stream';
 import { AppError } from '../common/errors.js';
-import { portTag } from '../common/vocab.js';
+import { portTag, TAG } from '../common/vocab.js';
 import type { ResolveOptions } from './aws/resolve.js';
 
 // `tagssh proxy NAME --port P`: an OpenSSH ProxyCommand. Resolves the Name tag to the instance's
@@ -22,6 +22,11 @@ export interface ProxyOptions extends Omit<ResolveOptions, 'port'> {
   verifyHostKey?: boolean;
   /** Lines for the person at ssh's terminal (stderr), e.g. what the first contact found. */
   onNotice?: (msg: string) => void;
+  /**
+   * Through the EC2 Instance Connect Endpoint of the instance's VPC, to its private address
+   * (also when its tagssh:transport tag says eice, so an exported config needs no change).
+   */
+  eice?: boolean;
 }
 
 export interface ProxyResult {
@@ -33,16 +38,24 @@ export interface ProxyResult {
 
 export async function runProxy(nameOrId: string, opts: ProxyOptions = {}): Promise<ProxyResult> {
   const { resolveTarget } = await import('./aws/resolve.js');
-  const { port: wantedPort, connectTimeoutMs = 20_000, stdin = process.stdin, stdout = process.stdout, verifyHostKey = true, onNotice, ...resolveOpts } = opts;
-  const target = await resolveTarget(nameOrId, { ...resolveOpts, ...(wantedPort ? { port: wantedPort } : {}) });
+  const { port: wantedPort, connectTimeoutMs = 20_000, stdin = process.stdin, stdout = process.stdout, verifyHostKey = true, onNotice, eice, ...resolveOpts } = opts;
+  const viaEice = (i: { tags: Record<string, string> }) => !!eice || i.tags[TAG.transport]?.trim() === 'eice';
+  const target = await resolveTarget(nameOrId, { ...resolveOpts, ...(wantedPort ? { port: wantedPort } : {}), privateFor: (i) => !!resolveOpts.private || viaEice(i) });
   const port = wantedPort ?? portTag(target.instance.tags) ?? 22;
+  if (viaEice(target.instance)) {
+    const { openEiceSocket } = await import('./transport/eice.js');
+    const open = () => openEiceSocket({ instance: target.instance, port, timeoutMs: connectTimeoutMs, ...(resolveOpts.profile ? { profile: resolveOpts.profile } : {}) });
+    // The host-key look rides on a tunnel of its own: OpenSSH gets a fresh one from the start.
+    if (verifyHostKey) await firstContact(target.instance, target.address, port, resolveOpts.profile, onNotice, open);
+    return relay(await open(), stdin, stdout, target.address, port);
+  }
   if (verifyHostKey) await firstContact(target.instance, target.address, port, resolveOpts.profile, onNotice);
   const socket = await connectTcp(target.address, port, connectTimeoutMs, nameOrId);
   return relay(socket, stdin, stdout, target.address, port);
 }
 
 /** Trusts a first key the console output vouches for; says what else to do otherwise. Never fails the relay. */
-async function firstContact(instance: { id: string; region: string; name: string | null }, host: string, port: number, profile: string | undefined, notice: (msg: string) => void = () => {}): Promise<void> {
+async function firstContact(instance: { id: string; region: string; name: string | null }, host: string, port: number, profile: string | undefined, notice: (msg: string) => void = () => {}, openTunnel?: () => Promise<Duplex>): Promise<void> {
   const label = instance.name ?? instance.id;
   try {
     const { KnownHostsStore } = await import('./ssh/knownHosts.js');
@@ -50,7 +63,7 @@ async function firstContact(instance: { id: string; region: string; name: string
     if (store.get(instance.id)) return; // the common case: OpenSSH checks the trusted key itself
     const { probeFirstContact } = await import('./ssh/hostKeyProbe.js');
     const { ec2ConsoleOutput } = await import('./ssh/consoleFingerprints.js');
-    const d = await probeFirstContact({ host, port, label, instanceId: instance.id, region: instance.region }, { store, consoleOutput: ec2ConsoleOutput(profile ? { profile } : {}) });
+    const d = await probeFirstContact({ host, port, label, instanceId: instance.id, region: instance.region }, { store, consoleOutput: ec2ConsoleOutput(profile ? { profile } : {}) }, openTunnel ? await openTunnel() : undefined);
     if (!d) return;
     if (d.ok) {
       notice(`tagssh: the host key of ${label} (${instance.id}) matches its console output; trusted.`);
@@ -88,7 +101,7 @@ function connectTcp(host: string, port: number, timeoutMs: number, label: string
 }
 
 /** Pipes both ways until the remote side closes; stdin EOF half-closes the socket like `nc -N`. */
-function relay(socket: net.Socket, stdin: Readable, stdout: Writable, address: string, port: number): Promise<ProxyResult> {
+function relay(socket: Duplex, stdin: Readable, stdout: Writable, address: string, port: number): Promise<ProxyResult> {
   return new Promise((resolve, reject) => {
     const result: ProxyResult = { address, port, bytesIn: 0, bytesOut: 0 };
     let failed: Error | undefined;

@@ -127,8 +127,15 @@ export async function startEiceLab(opts: EiceLabOptions): Promise<EiceLab> {
         return;
       }
       const up = http.request({ hostname: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers }, (ures) => {
-        res.writeHead(ures.statusCode ?? 502, ures.headers);
-        ures.pipe(res);
+        const out: Buffer[] = [];
+        ures.on('data', (c: Buffer) => out.push(c));
+        ures.on('end', () => {
+          const answer = Buffer.concat(out);
+          const headers = { ...ures.headers, 'content-length': String(answer.length) };
+          delete headers['transfer-encoding'];
+          res.writeHead(ures.statusCode ?? 502, headers);
+          res.end(answer);
+        });
       });
       up.on('error', (e) => {
         res.writeHead(502);

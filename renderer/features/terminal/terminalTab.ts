@@ -11,6 +11,7 @@ import { h, clear } from '../../lib/dom.js';
 import { confirmDialog } from '../../lib/dialog.js';
 import { escapeControls } from '../../../src/common/safeText.js';
 import { describeError, type ErrorField } from '../../i18n/errors.js';
+import { showSgDiagnosis, timeoutDiagnosis } from '../network/sgDiagnosis.js';
 import { formatDateTime, onLocaleChange } from '../../i18n/index.js';
 import { OutputBatcher } from './outputBatcher.js';
 import { t, progressText, type TerminalWord } from './messages.js';
@@ -280,6 +281,11 @@ export class TerminalTab {
         return this.refuseHostKey(err, detailsOf(err, 'HOST_KEY_CHANGED'));
       case 'AMBIGUOUS':
         return ambiguous ? this.pickCandidate(ambiguous.candidates) : this.showError(err);
+      case 'TIMEOUT': {
+        // Timed out: what the security groups say (with "Allow my IP"), when the backend could tell.
+        const sg = timeoutDiagnosis(err);
+        return sg ? showSgDiagnosis(sg, { api: this.deps.api, retry: () => void this.connect(), view: (k, b, a) => this.view(k, b, a), button: (x, k, f) => this.button(x, k, f) }) : this.showError(err);
+      }
       case 'CANCELLED':
         return this.view(
           'info',

@@ -1,3 +1,4 @@
+import type { Duplex } from 'node:stream';
 import ssh2 from 'ssh2';
 import { AppError } from '../../common/errors.js';
 import { decideHostKey, type HostKeyDecision, type HostKeyPolicy, type HostKeySubject } from './hostKeys.js';
@@ -12,8 +13,12 @@ import { hostIdOf } from './knownHosts.js';
 const PROBE_TIMEOUT_MS = 15_000;
 
 /** null when a key is already trusted (OpenSSH will check it); else what the first contact decided. */
-export async function probeFirstContact(subject: HostKeySubject, policy: HostKeyPolicy): Promise<HostKeyDecision | null> {
-  if (policy.store.get(hostIdOf(subject))) return null;
+/** `sock`: a stream already open to the SSH port (an EC2 Instance Connect Endpoint tunnel) instead of TCP to host:port. */
+export async function probeFirstContact(subject: HostKeySubject, policy: HostKeyPolicy, sock?: Duplex): Promise<HostKeyDecision | null> {
+  if (policy.store.get(hostIdOf(subject))) {
+    sock?.destroy();
+    return null;
+  }
   return new Promise((resolve) => {
     const client = new ssh2.Client();
     let decided: HostKeyDecision | undefined;
@@ -31,6 +36,7 @@ export async function probeFirstContact(subject: HostKeySubject, policy: HostKey
       port: subject.port,
       username: 'tagssh-host-key-probe',
       readyTimeout: PROBE_TIMEOUT_MS,
+      ...(sock ? { sock } : {}),
       hostVerifier: (key: Buffer, verify: (ok: boolean) => void) => {
         decideHostKey(subject, key, policy).then(
           (d) => {

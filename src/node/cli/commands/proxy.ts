@@ -11,6 +11,7 @@ interface ProxyFlags extends AwsFlags {
   private?: boolean;
   pick?: string;
   nameB64?: string;
+  eice?: boolean;
 }
 
 export function register(program: Command): void {
@@ -21,6 +22,7 @@ export function register(program: Command): void {
     .option('--port <port>', 'TCP port on the instance (ssh passes %p; default: tag tagssh:port, else 22)', (v) => parsePort(v))
     .option('--start', 'if the instance is stopped, start it and wait until the port answers')
     .option('--private', 'connect to the private IP (over a VPN)')
+    .option('--eice', 'through the EC2 Instance Connect Endpoint of the instance\'s VPC (implied by the tag tagssh:transport=eice)')
     .option('--pick <id>', 'choose this instance id when several match the name')
     .option('--name-b64 <base64url>', 'the Name as base64url of its UTF-8 bytes, instead of NAME');
   addAwsOptions(cmd).action(async (rawName: string | undefined, flags: ProxyFlags) => {
@@ -36,6 +38,7 @@ export function register(program: Command): void {
         ...(flags.port ? { port: flags.port } : {}),
         ...(flags.start ? { start: true } : {}),
         ...(flags.private ? { private: true } : {}),
+        ...(flags.eice ? { eice: true } : {}),
         ...(flags.pick ? { pick: flags.pick } : {}),
         onProgress: progress,
         onNotice: (msg) => {
