@@ -265,6 +265,7 @@ const PRESET_JA: Record<string, { title: string; description: string }> = {
   dd: { title: 'dd', description: 'dd でシーケンシャル書き込み（conv=fdatasync）と読み戻し。root ならページキャッシュを破棄してから読みます。' },
   smallfiles: { title: '小さなファイル', description: '新しいディレクトリに N 個のファイルを `touch` して削除: 作成・削除の ops/s と 1 操作あたりの ms。' },
   listing: { title: 'ディレクトリ一覧', description: 'ディレクトリの `ls -laR`（コールドとウォーム）とエントリ数: エントリ/秒とエントリあたりの ms。' },
+  transfer: { title: '転送', description: 'ファイル群（生成したもの、ディレクトリ、S3 のプレフィックス）を rsync、cp、並列 cp、aws s3 sync、aws s3 cp でコピー: 所要時間、ファイル/秒、MB/秒。コピーは検証（件数・バイト数・チェックサム）してから削除します。' },
 };
 
 export function presetTitle(p: { id: string; title: string }): string {
@@ -320,6 +321,17 @@ const PARAM_HELP_JA: Record<string, string> = {
   'smallfiles.count': '作成するファイル数。',
   'smallfiles.method': 'loop: ファイルごとに `touch`（手作業と同じ）。xargs: まとめて `touch`（ファイルシステムのコストのみ）。',
   'listing.dir': '再帰的に一覧するディレクトリ（ls -laR）。読み取りのみです。',
+  'transfer.method': 'rsync: rsync -a。cp: cp -a。parallel: N 個のワーカーで cp（xargs -P）。s3-sync: aws s3 sync。s3-cp: aws s3 cp --recursive。',
+  'transfer.from': 'コピー元: 既存のディレクトリか s3://バケット/プレフィックス（読み取りのみ）。空欄ならファイル群を生成します。',
+  'transfer.to': 'コピー先: ディレクトリか s3://バケット/プレフィックス。新しいサブディレクトリ（プレフィックス）にコピーし、後で削除します。',
+  'transfer.files': '生成するファイルの数。',
+  'transfer.fileSize': '生成するファイル 1 個のサイズ（4k、64k、1M など）。',
+  'transfer.workers': 'parallel: 同時に実行するコピーの数。',
+  'transfer.endpoint': 'S3 のエンドポイント URL（aws --endpoint-url）。S3 互換サービス用。空欄なら AWS。',
+  'transfer.region': 'S3 のリージョン（aws --region）。空欄ならインスタンスの設定に従います。',
+  'transfer.profile': 'インスタンス上の AWS CLI プロファイル（aws --profile）。空欄なら既定（インスタンスロールなど）。',
+  'transfer.credentialsFile': 'インスタンス上の AWS 認証情報ファイル（AWS_SHARED_CREDENTIALS_FILE）。パスだけを渡し、秘密情報はスクリプトに入りません。',
+  'transfer.verify': 'コピー後に両側を比較します: ファイル数、バイト数、チェックサム。',
 };
 
 export function paramHelp(presetId: string, name: string, english: string): string {

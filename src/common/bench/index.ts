@@ -9,6 +9,7 @@ import { iperf3 } from './iperf3.js';
 import { fio } from './fio.js';
 import { dd } from './dd.js';
 import { listing, smallfiles } from './files.js';
+import { transfer } from './transfer.js';
 
 // The preset registry, plus parameter helpers shared by the CLI (strings from --param k=v) and
 // the app (values from a form built from describeParams()).
@@ -17,7 +18,7 @@ export type { Metric, ParsedOutput, PresetDef, ScriptContext, Confirmation, Loca
 export type { BoundPeer, BoundPreset, Preset } from './preset.js';
 export { registerPreset } from './preset.js';
 
-export const PRESET_IDS = ['sysinfo', 'cpufreq', 'unixbench', 'iperf3', 'fio', 'dd', 'smallfiles', 'listing'] as const;
+export const PRESET_IDS = ['sysinfo', 'cpufreq', 'unixbench', 'iperf3', 'fio', 'dd', 'smallfiles', 'listing', 'transfer'] as const;
 export type PresetId = (typeof PRESET_IDS)[number];
 export const PresetIdSchema = z.enum(PRESET_IDS);
 
@@ -30,6 +31,7 @@ export const PRESETS: Record<PresetId, Preset> = {
   dd: registerPreset(dd),
   smallfiles: registerPreset(smallfiles),
   listing: registerPreset(listing),
+  transfer: registerPreset(transfer),
 };
 
 export function getPreset(id: string): Preset {

@@ -4,8 +4,8 @@ import type { MountFacts } from './mounts.js';
 
 // Matrix runs: a parameter given several values runs the preset once per value, in one batch,
 // compared side by side (`--param dir=/mnt/efs --param dir=/mnt/s3fs`). Several parameters with
-// several values run every combination, up to MATRIX_LIMIT. Each value is checked on its own first,
-// so an error names the value at fault. The words name no flag or control: each face adds its own.
+// several values run every combination, up to MATRIX_LIMIT. Every combination is validated, and an
+// error names the value at fault (or the combination, when two parameters clash). The words name no flag or control: each face adds its own.
 
 /** The most combinations one batch runs (per host). */
 export const MATRIX_LIMIT = 16;
@@ -33,20 +33,23 @@ export function expandMatrix(preset: Preset, values: MatrixValues): Record<strin
     const shape = varying.map(([name, list]) => `${list.length} ${name}`).join(' × ');
     throw new AppError('INVALID_INPUT', `${preset.id}: ${shape} make ${total} runs per instance; one batch runs at most ${MATRIX_LIMIT}.`);
   }
-  // Each value on its own against the fixed ones: the error names the value at fault.
-  preset.bind(fixed);
-  for (const [name, list] of varying)
-    for (const v of list) {
-      try {
-        preset.bind({ ...fixed, [name]: v });
-      } catch (e) {
-        if (e instanceof AppError) throw new AppError(e.code, e.message.replace(`${preset.id}: ${name}:`, `${preset.id}: ${name}=${String(v)}:`), e.hint);
-        throw e;
-      }
-    }
   let sets: Record<string, ParamValue>[] = [fixed];
   for (const [name, list] of varying) sets = sets.flatMap((s) => list.map((v) => ({ ...s, [name]: v })));
-  return sets.map((s) => preset.bind(s).params);
+  return sets.map((s) => {
+    try {
+      return preset.bind(s).params;
+    } catch (e) {
+      throw e instanceof AppError ? new AppError(e.code, namedValue(preset.id, e.message, s, varying.map(([n]) => n)), e.hint) : e;
+    }
+  });
+}
+
+/** "fio: dir: must be…" → "fio: dir=relative: must be…" when dir varies; else the combination is named. */
+function namedValue(id: string, message: string, set: Record<string, ParamValue>, varying: string[]): string {
+  const at = new RegExp(`^${id}: (\\w+): `).exec(message)?.[1];
+  if (at && varying.includes(at)) return message.replace(`${id}: ${at}: `, `${id}: ${at}=${String(set[at])}: `);
+  if (!at || varying.length === 0) return message;
+  return `${message.replace(/\.$/, '')} (with ${varying.map((n) => `${n}=${String(set[n])}`).join(', ')}).`;
 }
 
 /** The parameters whose values differ between these parameter sets, in first-seen order. */

@@ -26,7 +26,7 @@ const positive = (max: number) => (v: string) => {
 export function register(program: Command): void {
   const bench = program
     .command('bench')
-    .description('benchmark instances: sysinfo, cpufreq, unixbench, iperf3, fio, dd, smallfiles, listing (`tagssh bench PRESET NAME…`)');
+    .description('benchmark instances: sysinfo, cpufreq, unixbench, iperf3, fio, dd, smallfiles, listing, transfer (`tagssh bench PRESET NAME…`)');
 
   // The default subcommand, so that `tagssh bench fio web-1` runs it; its options do not clash
   // with those of `bench parse`/`attach`.
@@ -36,7 +36,7 @@ export function register(program: Command): void {
     .argument('[preset]', 'preset name (see `tagssh bench presets`)')
     .argument('[names...]', 'Name tag values or instance ids to run it on')
     .option('--peer <name>', 'the second instance of a pair preset (iperf3 server)')
-    .option('--param <key=value>', 'preset parameter; repeat for several (see `tagssh bench presets PRESET`)', collect)
+    .option('--param <key=value>', 'preset parameter; repeat for several; the same key twice runs once per value (see `tagssh bench presets PRESET`)', collect)
     .option('-y, --yes', 'confirm what the preset installs, writes or runs with sudo')
     .option('--show-script', 'print the exact script that would run, and exit')
     .option('--concurrency <n>', 'hosts at a time (default 8)', positive(64))

@@ -86,6 +86,19 @@ describe('tagssh bench with a repeated --param (matrix)', () => {
     assert.equal(r.stdout.match(/'--bs=1M'/g)?.length, 2);
   });
 
+  it('transfer: a matrix over method compares rsync and cp side by side; a method without its places is refused by name', async () => {
+    const to = join(work, 'disk');
+    const r = await tagssh(['bench', 'transfer', 'matrix-1', '--param', 'method=rsync', '--param', 'method=cp', '--param', 'files=10', '--param', 'fileSize=1k', '--param', `to=${to}`, '--yes', '--accept-new']);
+    assert.equal(r.code, 0, r.stderr + r.stdout);
+    assert.match(r.stdout, /^\| Metric \| Unit \| matrix-1 · m5\.large · method=rsync \(baseline\) \| matrix-1 · m5\.large · method=cp \|$/m);
+    assert.match(r.stdout, /^\| files\/s \| files\/s \| [\d.]+ \| [\d.]+ \([+-][\d.]+%\) \|$/m);
+    assert.equal(r.stdout.match(/verified +10 of 10 files, 10240 of 10240 bytes; 10 checksums match/g)?.length, 2, r.stdout);
+    assert.deepEqual(readdirSync(to), []);
+    const s3 = await tagssh(['bench', 'transfer', 'matrix-1', '--param', 'method=s3-sync', '--yes']);
+    assert.equal(s3.code, 2);
+    assert.match(s3.stderr, /transfer: method: s3-sync copies between S3 and a directory: make one of from\/to an s3:\/\/ location\.[\s\S]*tagssh bench presets transfer/);
+  });
+
   it('wrong matrices: too many combinations, a bad value, a value twice, a confirmation for every directory', async () => {
     const many = await tagssh(['bench', 'fio', 'matrix-1', ...['/a', '/b', '/c'].flatMap((d) => ['--param', `dir=${d}`]), ...['4k', '8k', '16k'].flatMap((b) => ['--param', `bs=${b}`]), '--param', 'numjobs=1', '--param', 'numjobs=2', '--yes']);
     assert.equal(many.code, 2, many.stderr);

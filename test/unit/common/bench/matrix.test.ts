@@ -39,6 +39,11 @@ describe('matrix expansion', () => {
     assert.throws(() => strings(['dir=/a', 'dir=/a']), (e: Error) => e.message === 'fio: dir=/a is given twice.');
     assert.throws(() => expandMatrix(fio, { runtime: [5], nope: [1] }), (e: Error) => e.message === 'fio has no parameter "nope".');
     assert.throws(() => strings(['numjobs=x']), (e: Error) => e.message === 'numjobs must be a number, not "x".');
+    // Parameters that must agree (a method and its places) are checked per combination, which is named.
+    const transfer = getPreset('transfer');
+    assert.equal(expandMatrix(transfer, { method: ['s3-sync', 's3-cp'], to: ['s3://bkt/up'] }).length, 2);
+    assert.throws(() => expandMatrix(transfer, { method: ['rsync', 's3-cp'], to: ['/tmp', 's3://bkt/up'] }), (e: Error) => e.message === 'transfer: method=rsync: rsync copies between directories: for S3 use s3-sync or s3-cp.');
+    assert.throws(() => expandMatrix(transfer, { method: ['s3-sync'], to: ['s3://bkt/up', '/tmp'] }), (e: Error) => e.message === 'transfer: method: s3-sync copies between S3 and a directory: make one of from/to an s3:// location (with to=/tmp).');
   });
 
   it('labels matrix columns by the values that differ, with their file systems', () => {

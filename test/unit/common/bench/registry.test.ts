@@ -26,7 +26,7 @@ describe('preset registry entries', () => {
     const est = (id: string, raw: Record<string, unknown> = {}) => getPreset(id).bind(raw).estimateSeconds();
     assert.deepEqual(
       PRESET_IDS.map((id) => [id, est(id)]),
-      [['sysinfo', 10], ['cpufreq', 10], ['unixbench', 1800], ['iperf3', 12], ['fio', 40], ['dd', 10 + 1024 / 100], ['smallfiles', 7], ['listing', 10]],
+      [['sysinfo', 10], ['cpufreq', 10], ['unixbench', 1800], ['iperf3', 12], ['fio', 40], ['dd', 10 + 1024 / 100], ['smallfiles', 7], ['listing', 10], ['transfer', 10 + (500 * 65536) / 20e6 + 500 / 200]],
     );
     assert.equal(est('iperf3', { duration: 60 }), 62);
     assert.equal(est('unixbench', { copies: '1,2,auto', iterations: 3 }), 8100);
