@@ -255,6 +255,8 @@ async function runOne(ctx: Ctx, host: BenchHost, peer: BenchHost | undefined, ba
     abort.abort();
   };
   opts.signal?.addEventListener('abort', onUserAbort, { once: true });
+  // Cancelled before this run began (a matrix's later runs on a host): it never starts, and says so.
+  if (opts.signal?.aborted) why = 'cancelled';
   const estimate = run.estimateSeconds();
   const timeoutMs = opts.timeoutMs ?? (estimate * 3 + 120) * 1000;
   const timer = setTimeout(() => {

@@ -95,3 +95,28 @@ describe('transfer preset (sshd host, moto S3)', () => {
     assert.deepEqual(leftovers(r!.id), []);
   });
 });
+
+describe('transfer preset: cancel', () => {
+  it('a cancel mid-copy stops it and removes the partial copy; the matrix\'s next run is cancelled, never started', async () => {
+    const to = join(work, 'cancel');
+    mkdirSync(to);
+    const ac = new AbortController();
+    const sets = expandMatrix(getPreset('transfer'), { method: ['parallel', 'cp'], to: [to], files: [3000], fileSize: ['1k'], workers: [1] });
+    const results = await runBench({
+      preset: 'transfer',
+      paramSets: sets,
+      hosts: [lab.host(0)],
+      connectOptions: lab.connectOptions(),
+      signal: ac.signal,
+      onEvent: (e) => {
+        if (e.type === 'phase' && e.phase === 'copy') setTimeout(() => ac.abort(), 300);
+      },
+    });
+    assert.deepEqual(results.map((r) => r.status), ['cancelled', 'cancelled']);
+    assert.match(results[0]!.error?.message ?? '', /was cancelled; the remote processes were stopped and cleaned up/);
+    assert.equal(results[1]!.error?.code, 'CANCELLED');
+    assert.equal(results[1]!.raw.stdout, '', 'the second run never started');
+    assert.deepEqual(readdirSync(to), [], 'the partial copy is removed');
+    for (const r of results) assert.deepEqual(leftovers(r.id, to), []);
+  });
+});
