@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { InstanceSchema, CandidateSchema } from './model/instance.js';
 import { SettingsSchema } from './model/settings.js';
 import { benchCalls, benchEvents } from './bench/contract.js';
+import { filesCalls, filesEvents } from './files/contract.js';
 import { securityGroupCalls } from './securityGroups/contract.js';
 import { ALL_REGIONS, INSTANCE_ID, REGION_NAME } from './vocab.js';
 import { AppErrorDataSchema, call, type CallInput, type CallOutput, type CallParsed, type EventPayload, type HandlerMap } from './rpc.js';
@@ -133,6 +134,7 @@ export const calls = {
   ...hostKeyCalls,
   ...exportCalls,
   ...benchCalls,
+  ...filesCalls,
   ...securityGroupCalls,
 };
 /** The engine's process was replaced (it crashed or hung): calls in flight failed, sessions closed. */
@@ -144,6 +146,7 @@ export const events = {
   ...instanceEvents,
   ...sessionEvents,
   ...benchEvents,
+  ...filesEvents,
   ...engineEvents,
 };
 export const contract = { calls, events };
@@ -159,6 +162,8 @@ export type Payload<E extends EventName> = EventPayload<Events, E>;
 export type Handlers = HandlerMap<Calls>;
 /** Calls implemented by the benchmark handler section (src/node/bench/serviceSection.ts). */
 export type BenchMethod = keyof typeof benchCalls & string;
+/** Calls implemented by the file panel's handler section (src/node/files/serviceSection.ts). */
+export type FilesMethod = keyof typeof filesCalls & string;
 /** Calls implemented by the security-group handler section (src/node/aws/securityGroupsSection.ts). */
 export type SecurityGroupsMethod = keyof typeof securityGroupCalls & string;
 export type Emit = <E extends EventName>(event: E, payload: Payload<E>) => void;

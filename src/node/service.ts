@@ -4,8 +4,11 @@ import { AppError, type AppErrorData } from '../common/errors.js';
 import type { CancelledDetails } from '../common/errorDetails.js';
 import { SessionOutput } from './service/outputStream.js';
 import { PromptBroker } from './service/promptBroker.js';
-import type { BenchMethod, Emit, Handlers, InstanceList, Parsed, SecurityGroupsMethod } from '../common/contract.js';
+import type { BenchMethod, Emit, FilesMethod, Handlers, InstanceList, Parsed, SecurityGroupsMethod } from '../common/contract.js';
 import { benchSection } from './bench/serviceSection.js';
+import { filesSection } from './files/serviceSection.js';
+import type { ConnectTarget } from './ssh/types.js';
+import type { SshConnection } from './ssh/connection.js';
 import { securityGroupsSection } from './aws/securityGroupsSection.js';
 import { sshConfigEnv } from './export/exportEnv.js';
 import type { Instance } from '../common/model/instance.js';
@@ -60,6 +63,10 @@ export interface SessionPort {
   close(id: string): void;
   /** The UI has painted `bytes` of output: the manager resumes a channel it paused (flow control). */
   ack?(id: string, bytes: number): void;
+  /** The pool behind the sessions (file panel): an open session's target, a new channel on its connection. */
+  targetOf?(id: string): ConnectTarget | undefined;
+  acquire?(target: ConnectTarget): Promise<{ connection: SshConnection; release: () => void }>;
+  list?(): Array<{ id: string }>;
   on(event: 'data', cb: (id: string, chunk: Buffer) => void): unknown;
   on(event: 'exit', cb: (id: string, code: number | null) => void): unknown;
   on(event: 'error', cb: (id: string, err: AppErrorData) => void): unknown;
@@ -124,7 +131,7 @@ export function createAppService(deps: AppServiceDeps): AppService {
       const cancelledOpen = (openId: string) =>
         new AppError('CANCELLED', started.has(openId) ? 'Cancelled; the instance keeps starting.' : 'Cancelled.', undefined, { instanceStarting: started.has(openId) } satisfies CancelledDetails);
 
-      const base: Omit<Handlers, BenchMethod | SecurityGroupsMethod> = {
+      const base: Omit<Handlers, BenchMethod | FilesMethod | SecurityGroupsMethod> = {
         async 'instances.list'(input) {
           const s = settings.get();
           const scope = scopeFrom(input, s);
@@ -236,7 +243,7 @@ export function createAppService(deps: AppServiceDeps): AppService {
 
       // The bench.* calls come from the benchmark section (added by default below).
       const handlers = { ...base } as Handlers;
-      for (const section of deps.sections ?? [benchSection(), securityGroupsSection()]) Object.assign(handlers, section({ deps, emit, clientId }));
+      for (const section of deps.sections ?? [benchSection(), filesSection(), securityGroupsSection()]) Object.assign(handlers, section({ deps, emit, clientId }));
 
       const client: AppClient = {
         id: clientId,

@@ -45,6 +45,7 @@ interface Pooled {
 
 interface Session {
   info: SessionInfo;
+  target: ConnectTarget;
   shell: ShellChannel;
   release: () => void;
   unacked: number;
@@ -129,6 +130,7 @@ export class SessionManager extends EventEmitter {
     const id = randomUUID();
     const s: Session = {
       info: { id, label: target.label, instanceId: target.instanceId ?? null, host: `${target.host}:${target.port}` },
+      target,
       shell,
       release,
       unacked: 0,
@@ -192,6 +194,11 @@ export class SessionManager extends EventEmitter {
     if (!s) return;
     s.closing = true;
     s.shell.close();
+  }
+
+  /** The target an open session was opened to: `acquire(targetOf(id))` is a new channel on its connection. */
+  targetOf(id: string): ConnectTarget | undefined {
+    return this.sessions.get(id)?.target;
   }
 
   list(): SessionInfo[] {

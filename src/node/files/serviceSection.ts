@@ -1,0 +1,278 @@
+import { AppError, toAppError } from '../../common/errors.js';
+import type { Handlers } from '../../common/contract.js';
+import { FILE_CHUNK_BYTES, LIST_MAX_ENTRIES, TRANSFER_MAX_BYTES } from '../../common/files/contract.js';
+import { joinRemote, partNameOf } from '../../common/files/paths.js';
+import type { HandlerSection, SessionPort } from '../service.js';
+import type { SshConnection } from '../ssh/connection.js';
+import { poolKey } from '../ssh/sessionManager.js';
+import { FileSession } from './index.js';
+import type { SftpOps } from './sftpOps.js';
+import { shellCwd } from './panelCwd.js';
+import { assertFree, listForPanel, panelError, readAt, writeAt } from './panelSftp.js';
+
+// The file panel's handlers (one set per UI connection). Every call names a terminal session;
+// its SFTP channel rides on that session's pooled SSH connection (SessionManager.acquire with
+// the session's own target: a new channel, no new handshake) and is let go when the session
+// closes. Transfers are chunked by the renderer; an upload is written under a temp name and
+// renamed once its last byte is in, so a cancelled, failed or abandoned upload never looks like
+// the file. A transfer nobody touches for `idleMs` is given up (the window went away).
+
+export interface FilesSectionOptions {
+  /** A transfer without a chunk call for this long is abandoned (its temp file removed). */
+  idleMs?: number;
+}
+
+interface Channel {
+  files: FileSession;
+  connection: SshConnection;
+  release(): void;
+}
+
+interface Transfer {
+  id: string;
+  kind: 'upload' | 'download';
+  ops: SftpOps;
+  handle: Buffer;
+  /** The file as the person named it. */
+  path: string;
+  /** Where an upload is written until it is complete. */
+  part?: string;
+  replace: boolean;
+  size: number;
+  bytes: number;
+  /** Chunk numbers already written/read (each exactly once). */
+  chunks: Set<number>;
+  ended: boolean;
+  timer?: NodeJS.Timeout;
+}
+
+type PoolPort = Required<Pick<SessionPort, 'targetOf' | 'acquire' | 'list'>>;
+
+function poolOf(sessions: SessionPort): PoolPort {
+  if (!sessions.targetOf || !sessions.acquire || !sessions.list) throw new AppError('INTERNAL', 'This backend cannot open files on a session.');
+  return sessions as SessionPort & PoolPort;
+}
+
+const sessionGone = (id: string) => new AppError('SESSION_CLOSED', `Session ${id} is not open.`, 'Reconnect the terminal tab, then open its files again.');
+
+export function filesSection(o: FilesSectionOptions = {}): HandlerSection {
+  const idleMs = o.idleMs ?? 60_000;
+  return ({ deps, emit }) => {
+    const sessions = deps.engine.sessions;
+    const channels = new Map<string, Promise<Channel>>();
+    const transfers = new Map<string, Transfer>();
+    let watching = false;
+
+    const dropChannel = (sessionId: string) => {
+      const c = channels.get(sessionId);
+      if (!c) return;
+      channels.delete(sessionId);
+      void c.then((ch) => {
+        ch.files.close();
+        ch.release();
+      }, () => {});
+    };
+    // A session that closes lets go of its SFTP channel, so the pooled connection can close with its last tab.
+    const onSessionClosed = (id: string) => dropChannel(id);
+
+    const channelOf = (sessionId: string): Promise<Channel> => {
+      const existing = channels.get(sessionId);
+      if (existing) return existing;
+      const pool = poolOf(sessions);
+      const target = pool.targetOf(sessionId);
+      if (!target) return Promise.reject(sessionGone(sessionId));
+      if (!watching) {
+        watching = true;
+        sessions.on('closed', onSessionClosed);
+      }
+      const opening = (async () => {
+        const { connection, release } = await pool.acquire(target);
+        try {
+          const files = await FileSession.open(connection);
+          files.ops.sftp.once('close', () => {
+            if (channels.get(sessionId) === opening) channels.delete(sessionId);
+          });
+          return { files, connection, release };
+        } catch (e) {
+          release();
+          throw e;
+        }
+      })();
+      channels.set(sessionId, opening);
+      opening.catch(() => channels.get(sessionId) === opening && channels.delete(sessionId));
+      return opening;
+    };
+    const filesOf = async (sessionId: string) => (await channelOf(sessionId)).files;
+
+    // ---- transfers ----
+    const arm = (t: Transfer) => {
+      clearTimeout(t.timer);
+      t.timer = setTimeout(() => void end(t, 'failed', new AppError('CANCELLED', `The transfer of ${t.path} stalled and was given up.`)), idleMs);
+      t.timer.unref?.();
+    };
+    /** Ends a transfer once: closes the handle, removes an unfinished upload's temp file, tells the UI. */
+    const end = async (t: Transfer, outcome: 'done' | 'cancelled' | 'failed', error?: AppError) => {
+      if (t.ended) return;
+      t.ended = true;
+      clearTimeout(t.timer);
+      transfers.delete(t.id);
+      await t.ops.close(t.handle, t.path).catch(() => {});
+      if (t.part && outcome !== 'done') await t.ops.unlink(t.part).catch(() => {});
+      emit('files.done', { transferId: t.id, outcome, ...(error ? { error: error.toJSON() } : {}) });
+    };
+    const fail = async (t: Transfer, e: unknown): Promise<never> => {
+      const err = toAppError(e);
+      await end(t, 'failed', err);
+      throw err;
+    };
+    const transferOf = (id: string, kind: Transfer['kind']) => {
+      const t = transfers.get(id);
+      if (!t || t.kind !== kind) throw new AppError('CANCELLED', 'That transfer is no longer running.', 'Start it again.');
+      return t;
+    };
+    /** The chunk number at `offset` and its length; each chunk is taken exactly once. */
+    const chunkAt = (t: Transfer, offset: number): { index: number; length: number } => {
+      if (offset % FILE_CHUNK_BYTES !== 0 || (offset >= t.size && t.size > 0)) throw new AppError('INVALID_INPUT', `Offset ${offset} is not a chunk of ${t.path}.`);
+      const index = offset / FILE_CHUNK_BYTES;
+      if (t.chunks.has(index)) throw new AppError('INVALID_INPUT', `Chunk ${index} of ${t.path} was already transferred.`);
+      return { index, length: Math.min(FILE_CHUNK_BYTES, t.size - offset) };
+    };
+    const newTransfer = (id: string, fields: Omit<Transfer, 'id' | 'bytes' | 'chunks' | 'ended'>): Transfer => {
+      if (transfers.has(id)) throw new AppError('INVALID_INPUT', `Transfer ${id} is already running.`);
+      const t: Transfer = { id, bytes: 0, chunks: new Set(), ended: false, ...fields };
+      transfers.set(id, t);
+      arm(t);
+      return t;
+    };
+    const finishUpload = async (t: Transfer) => {
+      try {
+        await t.ops.close(t.handle, t.part!);
+        // Without `replace`, something that appeared under the name meanwhile is left alone.
+        if (!t.replace) await assertFree(t.ops, t.path);
+        await t.ops.rename(t.part!, t.path, { overwrite: t.replace });
+      } catch (e) {
+        t.ended = true; // the handle is closed already
+        clearTimeout(t.timer);
+        transfers.delete(t.id);
+        await t.ops.unlink(t.part!).catch(() => {});
+        const err = toAppError(e);
+        emit('files.done', { transferId: t.id, outcome: 'failed', error: err.toJSON() });
+        throw err;
+      }
+      t.ended = true;
+      clearTimeout(t.timer);
+      transfers.delete(t.id);
+      emit('files.done', { transferId: t.id, outcome: 'done' });
+    };
+
+    const handlers: Partial<Handlers> = {
+      async 'files.list'({ sessionId, path }) {
+        const files = await filesOf(sessionId);
+        const dir = await files.realpath(path ?? '.');
+        return { path: dir, ...(await listForPanel(files, dir, LIST_MAX_ENTRIES)) };
+      },
+      async 'files.cwd'({ sessionId }) {
+        const pool = poolOf(sessions);
+        const target = pool.targetOf(sessionId);
+        if (!target) throw sessionGone(sessionId);
+        // The tab's place among the terminals on its connection, in the order they opened.
+        const key = poolKey(target);
+        const mates = pool.list().filter((s) => {
+          const t = pool.targetOf(s.id);
+          return t && poolKey(t) === key;
+        });
+        const index = mates.findIndex((s) => s.id === sessionId) + 1;
+        const { connection } = await channelOf(sessionId);
+        return { path: await shellCwd(connection, index, target.label) };
+      },
+      async 'files.mkdir'({ sessionId, dir, name }) {
+        const path = joinRemote(dir, name);
+        const files = await filesOf(sessionId);
+        await assertFree(files.ops, path);
+        await files.mkdir(path);
+        return { path };
+      },
+      async 'files.rename'({ sessionId, dir, from, to }) {
+        const files = await filesOf(sessionId);
+        await assertFree(files.ops, joinRemote(dir, to));
+        await files.rename(joinRemote(dir, from), joinRemote(dir, to));
+        return null;
+      },
+      async 'files.delete'({ sessionId, dir, name, recursive }) {
+        await (await filesOf(sessionId)).remove(joinRemote(dir, name), { recursive });
+        return null;
+      },
+      async 'files.upload'({ sessionId, transferId, dir, name, size, replace }) {
+        const { ops } = await filesOf(sessionId);
+        const path = joinRemote(dir, name);
+        if (!replace) await assertFree(ops, path);
+        const part = joinRemote(dir, partNameOf(name, transferId));
+        const handle = await ops.open(part, 'wx');
+        const t = newTransfer(transferId, { kind: 'upload', ops, handle, path, part, replace, size });
+        emit('files.progress', { transferId, bytes: 0, total: size });
+        if (size === 0) await finishUpload(t);
+        return null;
+      },
+      async 'files.uploadChunk'({ transferId, offset, data }) {
+        const t = transferOf(transferId, 'upload');
+        const { index, length } = chunkAt(t, offset);
+        const bytes = Buffer.from(data, 'base64');
+        if (bytes.length !== length) throw new AppError('INVALID_INPUT', `Chunk ${index} of ${t.path} has ${bytes.length} bytes, expected ${length}.`);
+        t.chunks.add(index);
+        arm(t);
+        try {
+          await writeAt(t.ops, t.handle, t.part!, bytes, offset);
+        } catch (e) {
+          return fail(t, e);
+        }
+        if (t.ended) throw new AppError('CANCELLED', `The upload of ${t.path} was cancelled.`);
+        t.bytes += length;
+        emit('files.progress', { transferId, bytes: t.bytes, total: t.size });
+        if (t.bytes === t.size) await finishUpload(t);
+        return { received: t.bytes };
+      },
+      async 'files.download'({ sessionId, transferId, dir, name }) {
+        const { ops } = await filesOf(sessionId);
+        const path = joinRemote(dir, name);
+        const handle = await ops.open(path, 'r');
+        let size: number;
+        try {
+          size = (await ops.fstat(handle, path)).size;
+          if (size > TRANSFER_MAX_BYTES) throw new AppError('INVALID_INPUT', `${path} is larger than the panel moves (${TRANSFER_MAX_BYTES / 1024 ** 3} GiB).`, 'Copy it with tagssh cp.');
+        } catch (e) {
+          await ops.close(handle, path).catch(() => {});
+          throw e;
+        }
+        const t = newTransfer(transferId, { kind: 'download', ops, handle, path, replace: false, size });
+        emit('files.progress', { transferId, bytes: 0, total: size });
+        if (size === 0) await end(t, 'done');
+        return { size };
+      },
+      async 'files.downloadChunk'({ transferId, offset }) {
+        const t = transferOf(transferId, 'download');
+        const { index, length } = chunkAt(t, offset);
+        t.chunks.add(index);
+        arm(t);
+        let data: Buffer;
+        try {
+          data = await readAt(t.ops, t.handle, t.path, offset, length);
+        } catch (e) {
+          return fail(t, e);
+        }
+        if (t.ended) throw new AppError('CANCELLED', `The download of ${t.path} was cancelled.`);
+        if (data.length !== length) return fail(t, panelError('changed', t.path, `${t.path} changed while it was downloading.`));
+        t.bytes += length;
+        emit('files.progress', { transferId, bytes: t.bytes, total: t.size });
+        if (t.bytes === t.size) await end(t, 'done');
+        return { data: data.toString('base64') };
+      },
+      async 'files.cancel'({ transferId }) {
+        const t = transfers.get(transferId);
+        if (!t) return { cancelled: false };
+        await end(t, 'cancelled');
+        return { cancelled: true };
+      },
+    };
+    return handlers;
+  };
+}
