@@ -1,6 +1,8 @@
-// SSM rows of the transports section: ssh2 over a Session Manager port session (the data
-// channel TagSSH speaks itself, src/node/ssm/) against the same ssh2 over plain TCP, to the same
-// sshd. The Session Manager side is the test lab's (test/lab/ssmServer.ts): StartSession and the
+// SSM rows of the transports section, each against the plain path to the same sshd:
+// - connect + `true`: the whole `tagssh ssh` CLI with --transport ssm (StartSession, WebSocket,
+//   handshake, then SSH) next to the same CLI to a public address;
+// - throughput: ssh2 over a Session Manager port session (the data channel TagSSH speaks itself,
+//   src/node/ssm/) against the same ssh2 over plain TCP. The Session Manager side is the test lab's (test/lab/ssmServer.ts): StartSession and the
 // agent's end of the data channel on loopback, so the figure is the protocol's own cost (1 KiB
 // frames, a SHA-256 digest and an acknowledgement per frame), not AWS's network.
 import { createHash } from 'node:crypto';
@@ -64,8 +66,32 @@ export async function ssmRows(ctx) {
   Object.assign(process.env, lab.env, { AWS_ACCESS_KEY_ID: 'testing', AWS_SECRET_ACCESS_KEY: 'testing', AWS_CONFIG_FILE: join(dir, 'none'), AWS_SHARED_CREDENTIALS_FILE: join(dir, 'none') });
   resetSsmClients();
   const bytes = (ctx.quick ? 8 : 64) * 1048576;
-  const runs = ctx.quick ? 1 : Math.min(3, ctx.runs);
+  const rows = [];
   try {
+    const ec2 = await ctx.ec2();
+    const { privateSubnet, seedInstance } = await load(ctx, 'test/lab/seed.ts');
+    const tags = { 'tagssh:user': host.user, 'tagssh:port': String(host.port) };
+    const priv = await seedInstance(ec2, { name: 'bench-ssm', subnetId: await privateSubnet(ec2), imageId: 'ami-1e749f67', tags });
+    await seedInstance(ec2, { name: 'bench-direct', eip: ADDRESS, imageId: 'ami-1e749f67', tags });
+    lab.nodes.set(priv.id, { sshHost: ADDRESS });
+    const env = { ...ctx.env, ...lab.env, HOME: dir };
+    const cli = (name, extra) => [ctx.tagssh, 'ssh', name, '-i', key.privatePath, ...extra, '--', 'true'];
+    await ctx.spawnTimed(process.execPath, cli('bench-direct', ['--accept-new']), env);
+    await ctx.spawnTimed(process.execPath, cli('bench-ssm', ['--transport', 'ssm', '--accept-new']), env);
+    ctx.log('SSM vs direct: connect + true');
+    const m = await ctx.medians({
+      ssm: async () => (await ctx.spawnTimed(process.execPath, cli('bench-ssm', ['--transport', 'ssm']), env)).ms,
+      direct: async () => (await ctx.spawnTimed(process.execPath, cli('bench-direct', []), env)).ms,
+    }, Math.max(3, Math.min(ctx.runs, 5)));
+    rows.push({
+      name: 'connect + run `true` over SSM (tagssh ssh --transport ssm)',
+      tagssh: { median_ms: m.ssm.median_ms },
+      incumbent: { median_ms: m.direct.median_ms, label: 'tagssh ssh to a public address' },
+      ratio: Number((m.ssm.median_ms / m.direct.median_ms).toFixed(2)),
+      note: 'StartSession, WebSocket and the agent handshake on loopback: the cost TagSSH adds, not AWS round trips',
+    });
+
+    const runs = ctx.quick ? 1 : Math.min(3, ctx.runs);
     ctx.log(`SSM vs direct: ${bytes / 1048576} MiB × ${runs}`);
     const direct = await login(Client, net.connect({ host: ADDRESS, port: host.port }), host, key);
     const ssmSock = await openSsmSocket({ instanceId: id, region: 'us-east-1', port: host.port });
@@ -85,6 +111,7 @@ export async function ssmRows(ctx) {
     const ssmMiBps = median(s);
     const directMiBps = median(d);
     return [
+      ...rows,
       {
         name: `SSM port session: ssh stream ${bytes / 1048576} MiB (MiB/s)`,
         tagssh: { value: Number(ssmMiBps.toFixed(1)), unit: 'MiB/s' },
