@@ -92,6 +92,7 @@ test('"+ value" on a field runs the preset once per value, compared side by side
   await dialog.getByRole('button', { name: 'Run it' }).click();
   await page.waitForFunction(() => document.querySelectorAll('.bench-run-row[data-status=ok]').length === 2 && !document.querySelector<HTMLButtonElement>('[data-testid=bench-run]')?.disabled, undefined, { timeout: 60_000 });
   const rows = await view().locator('.bench-run-row').allInnerTexts();
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid=bench-results] tbody tr').length === 2, undefined, { timeout: 10_000 });
   assert.match(rows[0]!, new RegExp(`matrix-m5\\s+dir=${disk}[\\s\\S]*done`));
   assert.match(rows[1]!, new RegExp(`matrix-m5\\s+dir=${shm}[\\s\\S]*done`));
 
@@ -120,5 +121,49 @@ test('"+ value" on a field runs the preset once per value, compared side by side
   await page.locator('#tab-settings').click();
   await page.locator('#set-language').selectOption('en');
   await page.locator('#set-language').evaluate((e) => (e as HTMLSelectElement).form?.requestSubmit());
+  assert.deepEqual(errors, []);
+});
+
+test('transfer from the form: a second method from "+ value" on a list field, both copies verified and compared', async () => {
+  const to = join(work, 'xfer');
+  mkdirSync(to);
+  await page.locator('#tab-bench').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid=bench-run]')?.textContent === 'Run');
+  await view().getByTestId('bench-preset').selectOption('transfer');
+  await page.waitForFunction(() => document.querySelector('[data-testid=bench-script]')?.textContent?.includes('# TagSSH benchmark: transfer rsync'));
+  assert.match(await view().locator('.bench-help').first().innerText(), /Copy or sync a file set/);
+  await view().locator('[data-param=to]').fill(to);
+  await view().locator('[data-param=files]').fill('12');
+  await view().locator('[data-param=fileSize]').fill('2k');
+  await view().getByTestId('bench-add-method').click();
+  await view().getByRole('combobox', { name: 'Another value of method' }).selectOption('parallel');
+  const note = view().getByTestId('bench-matrix-note');
+  await page.waitForFunction(() => document.querySelector('[data-testid=bench-matrix-note]')?.textContent?.includes('method=parallel'));
+  assert.equal(await note.innerText(), 'Runs 2 times on each instance, one after another:\nmethod=rsync\nmethod=parallel');
+  // A method that needs S3 is refused for this pair of directories, by its value.
+  await view().getByRole('combobox', { name: 'Another value of method' }).selectOption('s3-sync');
+  await page.waitForFunction(() => document.querySelector('[data-testid=bench-form-error]')?.textContent !== '');
+  assert.equal(await view().getByTestId('bench-form-error').innerText(), 'transfer: method=s3-sync: s3-sync copies between S3 and a directory: make one of from/to an s3:// location.');
+  await view().getByRole('combobox', { name: 'Another value of method' }).selectOption('parallel');
+  await page.waitForFunction(() => document.querySelector('[data-testid=bench-form-error]')?.textContent === '');
+
+  await view().getByTestId('bench-run').click();
+  const dialog = page.getByRole('dialog');
+  await dialog.waitFor();
+  assert.match(await dialog.innerText(), new RegExp(`Copies 12 generated files of 2k to ${to}/tagssh-scratch-… \\(removed afterwards\\)\\.`));
+  await dialog.getByRole('button', { name: 'Run it' }).click();
+  await page.waitForFunction(() => document.querySelectorAll('.bench-run-row:not([data-status=running])').length === 2 && !document.querySelector<HTMLButtonElement>('[data-testid=bench-run]')?.disabled, undefined, { timeout: 60_000 });
+  const rows = await view().locator('.bench-run-row').allInnerTexts();
+  assert.deepEqual(rows.map((r) => /done/.test(r)), [true, true], rows.join('\n'));
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid=bench-results] tbody tr').length === 4, undefined, { timeout: 10_000 });
+  await view().getByTestId('bench-compare').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid=bench-compare-table] thead')?.textContent?.includes('method=parallel'));
+  const head = await view().getByTestId('bench-compare-table').locator('thead').innerText();
+  assert.match(head, /matrix-m5 · t3\.micro · method=rsync \(baseline\)\s+matrix-m5 · t3\.micro · method=parallel/);
+  assert.match(await view().getByTestId('bench-compare-table').locator('tbody').innerText(), /files\/s\s+files\/s/);
+  await view().locator('[data-testid=bench-results] tbody tr').first().locator('td').nth(2).click();
+  await page.waitForFunction(() => document.querySelector('[data-testid=bench-details]')?.textContent?.includes('verified'));
+  assert.match(await view().getByTestId('bench-details').innerText(), /verified\s+12 of 12 files, 24576 of 24576 bytes; 12 checksums match/);
+  assert.deepEqual(readdirSync(to), [], 'both copies removed');
   assert.deepEqual(errors, []);
 });
