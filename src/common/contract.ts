@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { InstanceSchema, CandidateSchema } from './model/instance.js';
 import { SettingsSchema } from './model/settings.js';
 import { benchCalls, benchEvents } from './bench/contract.js';
+import { logCalls } from './log/contract.js';
 import { filesCalls, filesEvents } from './files/contract.js';
 import { securityGroupCalls } from './securityGroups/contract.js';
 import { ALL_REGIONS, INSTANCE_ID, REGION_NAME } from './vocab.js';
@@ -134,6 +135,7 @@ export const calls = {
   ...hostKeyCalls,
   ...exportCalls,
   ...benchCalls,
+  ...logCalls,
   ...filesCalls,
   ...securityGroupCalls,
 };
@@ -162,6 +164,8 @@ export type Payload<E extends EventName> = EventPayload<Events, E>;
 export type Handlers = HandlerMap<Calls>;
 /** Calls implemented by the benchmark handler section (src/node/bench/serviceSection.ts). */
 export type BenchMethod = keyof typeof benchCalls & string;
+/** Calls implemented by the session-log handler section (src/node/log/serviceSection.ts). */
+export type LogMethod = keyof typeof logCalls & string;
 /** Calls implemented by the file panel's handler section (src/node/files/serviceSection.ts). */
 export type FilesMethod = keyof typeof filesCalls & string;
 /** Calls implemented by the security-group handler section (src/node/aws/securityGroupsSection.ts). */

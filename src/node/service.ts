@@ -4,12 +4,13 @@ import { AppError, type AppErrorData } from '../common/errors.js';
 import type { CancelledDetails } from '../common/errorDetails.js';
 import { SessionOutput } from './service/outputStream.js';
 import { PromptBroker } from './service/promptBroker.js';
-import type { BenchMethod, Emit, FilesMethod, Handlers, InstanceList, Parsed, SecurityGroupsMethod } from '../common/contract.js';
+import type { BenchMethod, Emit, FilesMethod, Handlers, InstanceList, LogMethod, Parsed, SecurityGroupsMethod } from '../common/contract.js';
 import { benchSection } from './bench/serviceSection.js';
+import { securityGroupsSection } from './aws/securityGroupsSection.js';
 import { filesSection } from './files/serviceSection.js';
+import { sessionLogSection } from './log/serviceSection.js';
 import type { ConnectTarget } from './ssh/types.js';
 import type { SshConnection } from './ssh/connection.js';
-import { securityGroupsSection } from './aws/securityGroupsSection.js';
 import { sshConfigEnv } from './export/exportEnv.js';
 import type { Instance } from '../common/model/instance.js';
 import type { Settings } from '../common/model/settings.js';
@@ -131,7 +132,7 @@ export function createAppService(deps: AppServiceDeps): AppService {
       const cancelledOpen = (openId: string) =>
         new AppError('CANCELLED', started.has(openId) ? 'Cancelled; the instance keeps starting.' : 'Cancelled.', undefined, { instanceStarting: started.has(openId) } satisfies CancelledDetails);
 
-      const base: Omit<Handlers, BenchMethod | FilesMethod | SecurityGroupsMethod> = {
+      const base: Omit<Handlers, BenchMethod | FilesMethod | SecurityGroupsMethod | LogMethod> = {
         async 'instances.list'(input) {
           const s = settings.get();
           const scope = scopeFrom(input, s);
@@ -243,7 +244,7 @@ export function createAppService(deps: AppServiceDeps): AppService {
 
       // The bench.* calls come from the benchmark section (added by default below).
       const handlers = { ...base } as Handlers;
-      for (const section of deps.sections ?? [benchSection(), filesSection(), securityGroupsSection()]) Object.assign(handlers, section({ deps, emit, clientId }));
+      for (const section of deps.sections ?? [benchSection(), filesSection(), securityGroupsSection(), sessionLogSection()]) Object.assign(handlers, section({ deps, emit, clientId }));
 
       const client: AppClient = {
         id: clientId,
