@@ -13,6 +13,8 @@ import { SessionRouter } from './features/terminal/sessionRouter.js';
 import { TerminalTab, type ConnectRequest, type TabState } from './features/terminal/terminalTab.js';
 import { t, type TerminalWord } from './features/terminal/messages.js';
 import { confirmDialog } from './lib/dialog.js';
+import { createTerminalTools } from './features/broadcast/toolbar.js';
+import { createSnippetSettings } from './features/snippets/settingsSection.js';
 import { onLocaleChange } from './i18n/index.js';
 import { createRestartNotice } from './features/engine/restartNotice.js';
 
@@ -62,6 +64,7 @@ async function main(): Promise<void> {
   const tabstrip = h('div', { class: 'tabstrip', role: 'tablist' });
   const panels = h('main', { class: 'panels' });
   const tabs = new Map<string, TabEntry>();
+  const tools = createTerminalTools({ api, settings: () => settings });
   const terminals = new Set<TerminalTab>();
   let active = '';
   let seq = 0;
@@ -70,6 +73,7 @@ async function main(): Promise<void> {
     const entry = tabs.get(id);
     if (!entry) return;
     active = id;
+    tools.setActive(entry.terminal ? id : null);
     for (const x of tabs.values()) {
       const on = x.id === id;
       x.button.setAttribute('aria-selected', String(on));
@@ -156,6 +160,7 @@ async function main(): Promise<void> {
     const order = [...tabstrip.querySelectorAll<HTMLButtonElement>('[role=tab]')].map((b) => tabs.get(b.id.replace(/^tab-/, ''))!);
     const at = order.indexOf(entry);
     const neighbour = [order[at + 1], order[at - 1]].find((x) => x?.terminal);
+    tools.detach(id);
     term.dispose();
     terminals.delete(term);
     entry.button.remove();
@@ -182,9 +187,12 @@ async function main(): Promise<void> {
         router,
         settings: () => settings,
         openSettings,
+        onInput: (data) => tools.input(id, data),
         onState: (_state: TabState, title: string) => {
           const entry = tab.entry;
           if (!entry) return;
+          if (_state === 'open') tools.sessionOpened(id);
+          else if (_state !== 'connecting') tools.sessionEnded(id);
           number(entry, title);
           entry.button.dataset.state = _state;
           paintTab(entry);
@@ -195,6 +203,7 @@ async function main(): Promise<void> {
     terminals.add(term);
     const entry: Omit<TabEntry, 'button'> = { id, panel: term.el, terminal: term, onActivate: () => term.activate() };
     tab.entry = addTab(entry, { closable: true, before: settingsEntry.button });
+    tools.attach(id, term, tab.entry.button);
     number(tab.entry, req.label);
     paintTab(tab.entry);
     activate(id);
@@ -208,6 +217,8 @@ async function main(): Promise<void> {
     settings = await api.call('settings.set', next);
     applyLanguage(settings);
     for (const x of terminals) x.applySettings(settings);
+    tools.settingsChanged();
+    snippetSettings.refresh();
   };
 
   const instancesView = createInstancesView({
@@ -220,6 +231,8 @@ async function main(): Promise<void> {
     openSettings,
   });
   const settingsView = createSettingsView({ settings: () => settings, save: saveSettings });
+  const snippetSettings = createSnippetSettings({ settings: () => settings, save: saveSettings });
+  settingsView.el.append(snippetSettings.el);
 
   addTab({ id: 'instances', panel: instancesView.el, onActivate: () => instancesView.activate(), word: 'tabInstances' }, { closable: false });
   const benchView = createBenchView({ api, instances: async () => (await api.call('instances.list', { refresh: false })).instances, openSettings });
@@ -246,7 +259,7 @@ async function main(): Promise<void> {
     }
   });
 
-  root.replaceChildren(h('header', { class: 'appbar' }, h('div', { class: 'brand' }, h('img', { src: 'assets/icon.png', alt: '', width: '20', height: '20' }), 'TagSSH'), tabstrip), banner, createRestartNotice(api), panels);
+  root.replaceChildren(h('header', { class: 'appbar' }, h('div', { class: 'brand' }, h('img', { src: 'assets/icon.png', alt: '', width: '20', height: '20' }), 'TagSSH'), tabstrip), banner, createRestartNotice(api), tools.el, panels);
   activate('instances');
 
   window.tagsshDebug = {
@@ -284,6 +297,7 @@ async function main(): Promise<void> {
   }
   applyLanguage(settings);
   settingsView.refresh();
+  snippetSettings.refresh();
   await instancesView.load(false);
 }
 

@@ -128,7 +128,9 @@ export function createSettingsView(deps: SettingsViewDeps): SettingsView {
   }
 
   async function submit() {
+    // Fields other sections own (snippets, session logs…) are kept as they are.
     const raw = {
+      ...deps.settings(),
       profile: orNull(f.profile.input.value),
       profiles: list(f.profiles.input.value),
       regions: list(f.regions.input.value),

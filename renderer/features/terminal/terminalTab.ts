@@ -44,6 +44,8 @@ export interface TerminalTabDeps {
   onState(state: TabState, title: string): void;
   /** Opens the Settings tab at a field (buttons next to errors about the key, user, port…). */
   openSettings(field?: ErrorField): void;
+  /** Sees typed input first (broadcast, renderer/features/broadcast); true when it took it. */
+  onInput?(data: string): boolean;
 }
 
 let openSeq = 0;
@@ -59,6 +61,7 @@ export class TerminalTab {
   private readonly searchButtons: HTMLButtonElement[];
   private readonly screen: HTMLElement;
   private sessionId: string | null = null;
+  private instance: string | null = null;
   /** Characters of output painted so far (diagnostics and the throughput benchmark). */
   painted = 0;
   /** Characters of output received from the backend so far (diagnostics). */
@@ -116,7 +119,7 @@ export class TerminalTab {
 
     this.term.open(this.screen);
     this.term.onData((data) => {
-      if (this.sessionId && this.state === 'open') this.deps.api.call('session.write', { sessionId: this.sessionId, data }).catch(() => {});
+      if (!this.deps.onInput?.(data)) this.send(data);
     });
     this.term.onResize(({ cols, rows }) => {
       if (this.sessionId && this.state === 'open') this.deps.api.call('session.resize', { sessionId: this.sessionId, cols, rows }).catch(() => {});
@@ -128,6 +131,38 @@ export class TerminalTab {
 
   get currentSessionId(): string | null {
     return this.sessionId;
+  }
+
+  /** The EC2 instance of the open session (null for a plain host). */
+  get instanceId(): string | null {
+    return this.instance;
+  }
+
+  /** Writes bytes to the open session as if typed; false when no session is open. */
+  send(data: string): boolean {
+    if (!this.sessionId || this.state !== 'open') return false;
+    this.deps.api.call('session.write', { sessionId: this.sessionId, data }).catch(() => {});
+    return true;
+  }
+
+  /** True while the remote program asked for bracketed paste (ESC[?2004h). */
+  bracketedPaste(): boolean {
+    return this.term.modes.bracketedPasteMode;
+  }
+
+  /** Scrollback and screen as plain text, one line per terminal row (wrapped rows joined). */
+  outputText(): string {
+    const buf = this.term.buffer.active;
+    const lines: string[] = [];
+    for (let i = 0; i < buf.length; i++) {
+      const line = buf.getLine(i);
+      if (!line) continue;
+      const text = line.translateToString(true);
+      if (line.isWrapped && lines.length) lines[lines.length - 1] += text;
+      else lines.push(text);
+    }
+    while (lines.length && lines[lines.length - 1] === '') lines.pop();
+    return lines.join('\n') + '\n';
   }
 
   /** True while closing the tab would end a session or give up a wait (the shell asks first). */
@@ -199,6 +234,7 @@ export class TerminalTab {
         return;
       }
       this.sessionId = info.sessionId;
+      this.instance = info.instanceId;
       this.title = info.label;
       // A start that succeeded is done: a later Reconnect connects without starting again.
       this.request = { ...this.request, start: false };
