@@ -85,12 +85,25 @@ export interface SshConnection {
   forwardOut(host: string, port: number): Promise<Duplex>;
   /** An SFTP channel (the `sftp` subsystem) on this connection; end() it when done. */
   sftp(): Promise<SFTPWrapper>;
+  /**
+   * Asks the server to listen on bindAddr:bindPort (0 = a port of its choice) and hands each
+   * connection to it to `onConnection`. Resolves with the bound port and a way to stop listening.
+   */
+  forwardIn(bindAddr: string, bindPort: number, onConnection: RemoteConnectionHandler): Promise<RemoteForward>;
   close(): void;
   readonly closed: boolean;
   /** 'close' (error?: AppError): the connection ended; the error says why when it was not close(). */
   on(event: 'close', listener: (error?: AppError) => void): this;
   once(event: 'close', listener: (error?: AppError) => void): this;
   off(event: 'close', listener: (error?: AppError) => void): this;
+}
+
+/** A connection the server accepted on a remote forward: accept() opens its channel. */
+export type RemoteConnectionHandler = (accept: () => Duplex, reject: () => void, from: { address: string; port: number }) => void;
+
+export interface RemoteForward {
+  readonly port: number;
+  close(): void;
 }
 
 // GCM first: AES-NI makes it the fastest on x86 with the native binding; chacha20 where AES is slow.
@@ -393,6 +406,38 @@ class Connection extends EventEmitter implements SshConnection {
         this.once('close', onConnClose);
         sftp.once('close', () => this.off('close', onConnClose));
         resolve(sftp);
+      });
+    });
+  }
+
+  private readonly remoteForwards = new Map<number, RemoteConnectionHandler>();
+  private dispatching = false;
+
+  forwardIn(bindAddr: string, bindPort: number, onConnection: RemoteConnectionHandler): Promise<RemoteForward> {
+    if (this.ended) return this.closedError();
+    const client = this.client;
+    if (!this.dispatching) {
+      this.dispatching = true;
+      // One dispatcher per connection; the server names the bound port of each forwarded connection.
+      client.on('tcp connection', (info, accept, reject) => {
+        const handler = this.remoteForwards.get(info.destPort);
+        if (!handler) return reject();
+        handler(() => accept(), () => reject(), { address: info.srcIP, port: info.srcPort });
+      });
+    }
+    return new Promise((resolve, reject) => {
+      client.forwardIn(bindAddr, bindPort, (err, port) => {
+        if (err) return reject(new AppError('REMOTE_FAILED', `${this.target.label} refused to listen on ${bindAddr}:${bindPort}: ${err.message}.`, 'The server allows remote forwards only with AllowTcpForwarding yes; ports below 1024 need root there, and a port may be in use.'));
+        const bound = bindPort === 0 ? port : bindPort;
+        this.remoteForwards.set(bound, onConnection);
+        resolve({
+          port: bound,
+          close: () => {
+            if (this.remoteForwards.get(bound) !== onConnection) return;
+            this.remoteForwards.delete(bound);
+            if (!this.ended) client.unforwardIn(bindAddr, bound, () => {});
+          },
+        });
       });
     });
   }

@@ -10,6 +10,7 @@ import { register as registerCp } from './cp.js';
 import { register as registerBench } from './bench.js';
 import { register as registerResults } from './results.js';
 import { register as registerSsmShell } from './ssmShell.js';
+import { register as registerTunnel } from './tunnel.js';
 import { register as registerSg } from './sg.js';
 import { register as registerStack } from './stack.js';
 
@@ -28,6 +29,7 @@ const registrars: Array<(program: Command) => void> = [
   registerSsmShell,
   registerSg,
   registerStack,
+  registerTunnel,
 ];
 
 export function registerCommands(program: Command): void {

@@ -1,0 +1,34 @@
+import { InvalidArgumentError, type Command } from 'commander';
+import { addConnectOptions, collect, type ConnectFlags } from '../connectOptions.js';
+
+// `tagssh tunnel NAME -L … -D … -R …`: port forwards over the engine's SSH connection, kept up
+// until Ctrl-C. The specs are checked in the action (src/node/tunnel/cli.ts) so every problem
+// names its flag; ssh2 loads only there.
+
+export interface TunnelFlags extends ConnectFlags {
+  local?: string[];
+  dynamic?: string[];
+  remote?: string[];
+  pick?: string;
+  keepalive?: number;
+}
+
+export function register(program: Command): void {
+  const cmd = program
+    .command('tunnel')
+    .description('forward ports through the instance with this Name tag (like ssh -L/-D/-R); runs until Ctrl-C and reconnects after a drop')
+    .argument('<name>', 'Name tag value (exact, case-sensitive) or instance id i-…')
+    .option('-L, --local <[bind:]port:host:hostport>', 'listen on local port (127.0.0.1 unless bind is given; 0 = any free port) and connect to host:hostport from the instance; repeatable', collect)
+    .option('-D, --dynamic <[bind:]port>', 'SOCKS5 proxy on local port; destinations are reached from the instance; repeatable', collect)
+    .option('-R, --remote <[bind:]port:host:hostport>', 'the instance listens on port (its loopback unless bind is given) and connects back to host:hostport from here; repeatable', collect)
+    .option('--pick <id>', 'choose this instance id when several match the name')
+    .option('--keepalive <seconds>', 'probe the server every N seconds; 3 unanswered probes count as a drop and start a reconnect (default 15)', (v) => {
+      const n = Number(v);
+      if (!(n > 0 && n <= 3600)) throw new InvalidArgumentError('expected seconds between 0 and 3600');
+      return n;
+    });
+  addConnectOptions(cmd).action(async (name: string, flags: TunnelFlags) => {
+    const { runTunnel } = await import('../../tunnel/cli.js');
+    process.exitCode = await runTunnel(name, flags);
+  });
+}
