@@ -140,7 +140,9 @@ export async function runBenchCommand(presetId: string | undefined, names: strin
     if (flags.json) printJson(results);
     else {
       for (const r of results) printResult(r);
-      if (results.filter((r) => r.status === 'ok').length > 1) process.stdout.write('\n' + formatComparison(compareResults(results.filter((r) => r.status === 'ok')), 'md'));
+      // Column titles quote the instances (Name tags, mount tables): never raw to the terminal.
+      const ok = results.filter((r) => r.status === 'ok');
+      if (ok.length > 1) process.stdout.write('\n' + formatComparison(compareResults(ok), 'md').split('\n').map(escapeControls).join('\n'));
     }
     const bad = results.find((r) => r.status !== 'ok');
     if (!bad) return 0;

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ImportKeyPairCommand } from '@aws-sdk/client-ec2';
+import { CreateTagsCommand, ImportKeyPairCommand } from '@aws-sdk/client-ec2';
 import { startMoto, type Moto } from '../../../lab/moto.js';
 import { seedInstance } from '../../../lab/seed.js';
 import { startSshd, makeKey, cleanupSshd, type SshdHost } from '../../../lab/sshd.js';
@@ -17,6 +17,7 @@ import { runTagssh, type Run } from '../../../lab/run.js';
 
 let moto: Moto;
 let host: SshdHost;
+let instanceId: string;
 let home: string;
 let work: string;
 
@@ -37,7 +38,7 @@ before(async () => {
   [moto, host] = await Promise.all([startMoto(), startSshd({ address: '127.0.0.70', authorizedKeys: [key.publicKey] })]);
   const ec2 = moto.sdk();
   await ec2.send(new ImportKeyPairCommand({ KeyName: 'matrix-key', PublicKeyMaterial: readFileSync(key.publicPath) }));
-  await seedInstance(ec2, { name: 'matrix-1', eip: host.address, keyName: 'matrix-key', instanceType: 'm5.large', tags: { 'tagssh:user': host.user, 'tagssh:port': String(host.port) } });
+  ({ id: instanceId } = await seedInstance(ec2, { name: 'matrix-1', eip: host.address, keyName: 'matrix-key', instanceType: 'm5.large', tags: { 'tagssh:user': host.user, 'tagssh:port': String(host.port) } }));
 });
 
 after(async () => {
@@ -114,5 +115,13 @@ describe('tagssh bench with a repeated --param (matrix)', () => {
     assert.equal(unconfirmed.code, 2);
     assert.match(unconfirmed.stderr, /Creates 1000 empty files under \/a\/tagssh-scratch-… \(removed afterwards\)\. Creates 1000 empty files under \/b\/tagssh-scratch-…/);
     assert.equal(JSON.parse((await tagssh(['results', '--format', 'json', '--preset', 'fio'])).stdout).length, 0, 'nothing ran');
+  });
+
+  it('the comparison a matrix prints quotes the instance\'s name with its control characters made visible', async () => {
+    await moto.sdk().send(new CreateTagsCommand({ Resources: [instanceId], Tags: [{ Key: 'Name', Value: 'matrix-\x1b]0;owned\x07red' }] }));
+    const r = await tagssh(['bench', 'listing', instanceId, '--param', `dir=${join(work, 'disk')}`, '--param', 'dir=/usr/share/doc']);
+    assert.equal(r.code, 0, r.stderr + r.stdout);
+    assert.deepEqual([...r.stdout].filter((c) => (c < ' ' && c !== '\n') || c === '\x7f'), [], 'no raw control character reaches the terminal');
+    assert.match(r.stdout, /^\| Metric \| Unit \| matrix-\\x1b\\\]0;owned\\x07red · m5\.large · dir=/m);
   });
 });
