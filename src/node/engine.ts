@@ -112,7 +112,7 @@ export function createEngine(): Engine {
       const id = await sessions.open(target, { cols: req.cols, rows: req.rows, onProgress: req.onProgress, askPassphrase: req.askPassphrase, ...(req.signal ? { signal: req.signal } : {}) }).catch(async (e: unknown) => {
         // A timeout is often a changed public IP: the error carries what the security groups make of it.
         const [{ explainTimeout }, { myIpUrl }] = await Promise.all([import('./aws/securityGroups.js'), import('./aws/myIp.js')]);
-        throw await explainTimeout(e, target, opts, myIpUrl());
+        throw await explainTimeout(e, target, opts, myIpUrl(undefined, req.settings.myIpUrl));
       });
       const info = sessions.list().find((s) => s.id === id);
       return { sessionId: id, label: info?.label ?? target.label, instanceId: info?.instanceId ?? target.instanceId ?? null, host: info?.host ?? target.host };

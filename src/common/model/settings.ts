@@ -57,6 +57,8 @@ export const SettingsSchema = z.object({
   terminal: TerminalSettingsSchema.prefault({}),
   /** The app's language: 'auto' follows the OS locale. The CLI stays English. */
   language: z.enum(['auto', 'en', 'ja']).default('auto'),
+  /** Where to look up this machine's public IP when a connect times out ("my IP changed"); null = checkip.amazonaws.com. */
+  myIpUrl: z.string().trim().url().max(500).refine((u) => /^https?:\/\//i.test(u), 'an http(s) URL').nullable().default(null),
   /** Saved commands typed into a shell on request (src/common/snippets.ts). */
   snippets: SnippetListSchema.default([]),
   sessionLog: SessionLogSettingsSchema.prefault({}),

@@ -1,16 +1,25 @@
+import { existsSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { AppError } from '../../common/errors.js';
 
 // "What is my public IP?" — asked of a plain-text service, checkip.amazonaws.com unless the
-// user names another (--my-ip-url or TAGSSH_MY_IP_URL; tests use a local server). The answer is
-// checked to be an IPv4 or IPv6 address and nothing else.
+// user names another (--my-ip-url, TAGSSH_MY_IP_URL, or the myIpUrl setting; tests use a local
+// server). The answer is checked to be an IPv4 or IPv6 address and nothing else.
 
 export const DEFAULT_MY_IP_URL = 'https://checkip.amazonaws.com';
 const TIMEOUT_MS = 5000;
 
-/** The service to ask: the flag, then TAGSSH_MY_IP_URL, then the default. */
-export function myIpUrl(flag?: string | null, env: NodeJS.ProcessEnv = process.env): string {
-  return flag || env.TAGSSH_MY_IP_URL || DEFAULT_MY_IP_URL;
+/** The service to ask: the flag, then TAGSSH_MY_IP_URL, then the setting, then the default. */
+export function myIpUrl(flag?: string | null, setting?: string | null, env: NodeJS.ProcessEnv = process.env): string {
+  return flag || env.TAGSSH_MY_IP_URL || setting || DEFAULT_MY_IP_URL;
+}
+
+/** myIpUrl() with the setting read from the settings file (when there is one), for the CLI. */
+export async function configuredMyIpUrl(flag?: string | null): Promise<string> {
+  if (flag || process.env.TAGSSH_MY_IP_URL) return myIpUrl(flag);
+  const { jsonSettingsStore, settingsPath } = await import('../store/settings.js');
+  if (!existsSync(settingsPath())) return myIpUrl();
+  return myIpUrl(undefined, jsonSettingsStore().get().myIpUrl);
 }
 
 /** The caller's public IP as the service sees it. Throws NETWORK with a hint when it can't be told. */

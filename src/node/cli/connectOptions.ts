@@ -18,6 +18,7 @@ export interface ConnectFlags extends AwsFlags {
   start?: boolean;
   transport?: TransportChoice;
   verbose?: boolean;
+  eic?: boolean;
 }
 
 export function parseTransportFlag(v: string): TransportChoice {
@@ -45,6 +46,7 @@ export function addConnectOptions<C extends Command>(cmd: C, opts: { portShort?:
     .option('--private', 'connect to the private IP (implied when a jump host is used)')
     .option('--transport <how>', `how to reach the instance: ${TRANSPORT_CHOICES.join('|')} (default: tag tagssh:transport, else settings, else auto: jump host if one is configured, else public address, else EC2 Instance Connect Endpoint, else SSM)`, parseTransportFlag)
     .option('-v, --verbose', 'say how the connection is made (the transport and why)')
+    .option('--eic', 'log in with a fresh key pushed through EC2 Instance Connect (valid 60 s, never stored); without it one is pushed only when no key of yours is accepted')
     .option('--accept-new [fingerprint]', 'trust a first-seen host key (or only this exact fingerprint); a CHANGED key is never accepted', parseFingerprintFlag)
     .option('--start', 'if the instance is stopped, start it and wait until SSH answers');
   return addAwsOptions(cmd);
@@ -63,6 +65,7 @@ export function targetOptionsFrom(flags: ConnectFlags & { pick?: string }): Targ
     ...(flags.pick ? { pick: flags.pick } : {}),
     ...(flags.acceptNew !== undefined ? { acceptNew: flags.acceptNew } : {}),
     ...(flags.transport ? { transport: flags.transport } : {}),
+    ...(flags.eic ? { eic: true } : {}),
     ...(flags.verbose ? { onTransport: (d) => process.stderr.write(`tagssh: transport ${d.name} (${escapeControls(d.why)})\n`) } : {}),
   };
 }

@@ -3,7 +3,7 @@ import { AppError } from '../../common/errors.js';
 import { portTag } from '../../common/vocab.js';
 import type { Instance } from '../../common/model/instance.js';
 import { hostCidr } from '../../common/securityGroups/diagnosis.js';
-import { lookUpMyIp, myIpUrl } from '../aws/myIp.js';
+import { configuredMyIpUrl, lookUpMyIp } from '../aws/myIp.js';
 import type { AwsScope } from '../aws/scope.js';
 import { allowAddress, cidrContains, coversPort, groupForNewRule, groupsOf, instanceNamed, revokeRules, ruleDescription, ruleText, singleAddressCidr, TAGSSH_DESCRIPTION_PREFIX, verdictFor, type SgRule } from '../aws/securityGroups.js';
 import { settingsPath } from '../store/settings.js';
@@ -52,7 +52,7 @@ export async function allowMyIp(name: string, flags: AllowFlags, scope: AwsScope
   const given = flags.ip !== undefined ? singleAddressCidr(flags.ip) : undefined;
   const instance = await instanceNamed(name, scope, flags.pick);
   const port = await sshPort(instance, flags.port);
-  const cidr = given ?? hostCidr(await lookUpMyIp(myIpUrl(flags.myIpUrl)));
+  const cidr = given ?? hostCidr(await lookUpMyIp(await configuredMyIpUrl(flags.myIpUrl)));
   const ip = cidr.replace(/\/\d+$/, '');
   const found = await groupsOf(instance, scope);
   if (found.groups.length === 0) throw new AppError('NOT_FOUND', `${label(instance)} has no security group.`, 'Attach one in the EC2 console first.');

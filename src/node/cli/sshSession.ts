@@ -99,8 +99,8 @@ export async function runSsh(name: string, command: string[], flags: SshFlags, s
   const extras = await prepareShellExtras(target, flags, scope);
   const conn = await connectInteractively(target, flags.keepalive ? flags.keepalive * 1000 : undefined, progress).catch(async (e: unknown) => {
     // A timeout is often a changed public IP: say what the security groups make of it.
-    const [{ explainTimeout }, { myIpUrl }] = await Promise.all([import('../aws/securityGroups.js'), import('../aws/myIp.js')]);
-    throw await explainTimeout(e, target, scope, myIpUrl());
+    const [{ explainTimeout }, { configuredMyIpUrl }] = await Promise.all([import('../aws/securityGroups.js'), import('../aws/myIp.js')]);
+    throw await explainTimeout(e, target, scope, await configuredMyIpUrl());
   });
   progress.done();
   try {

@@ -1,6 +1,6 @@
 import { AppError } from '../../common/errors.js';
 import { hostCidr } from '../../common/securityGroups/diagnosis.js';
-import { lookUpMyIp, myIpUrl } from '../aws/myIp.js';
+import { configuredMyIpUrl, lookUpMyIp } from '../aws/myIp.js';
 import type { AwsScope } from '../aws/scope.js';
 import { singleRegion } from '../aws/sdkClients.js';
 import { estimateText } from '../stacks/prices.js';
@@ -20,7 +20,7 @@ export async function up(templateName: string, flags: StackUpFlags, scope: AwsSc
   if (flags.key !== undefined && !/^[\x20-\x7e]{1,255}$/.test(flags.key)) throw new AppError('INVALID_INPUT', '--key is not an EC2 key pair name.', 'Pass the key pair name as `aws ec2 describe-key-pairs` shows it.');
   const region = await singleRegion(scope);
   const progress = progressLine();
-  const sshCidr = sshCidrFlag ?? hostCidr(await lookUpMyIp(myIpUrl(flags.myIpUrl)));
+  const sshCidr = sshCidrFlag ?? hostCidr(await lookUpMyIp(await configuredMyIpUrl(flags.myIpUrl)));
   const plan = await planUp(scope, region, { template: template.name, stackName, instanceType: flags.type!, keyName: flags.key ?? null, sshCidr, efs: !!flags.efs, ...(flags.subnet ? { subnetId: flags.subnet } : {}) });
   process.stderr.write(`Stack ${stackName} (${template.name}) in ${region}, ${plan.az} (${plan.subnetId}): ${template.instanceCount} × ${plan.instanceType} in a placement group${plan.efs ? ', an EFS file system' : ''}; SSH from ${sshCidr}${plan.keyName ? `, key pair ${printable(plan.keyName)}` : ', no key pair (pass --key to log in with one)'}.\n`);
   process.stderr.write(`Cost: ${estimateText(plan.instanceType, template.instanceCount)}${plan.efs ? ', plus EFS storage per GB-month' : ''}. It runs until \`tagssh stack down ${stackName}\`.\n`);

@@ -22,6 +22,14 @@ export interface AuthPlan {
   askPassphrase?: AskPassphrase;
   /** Called while a passphrase prompt is open, so the connect timeout can pause. */
   onPrompt?: (open: boolean) => void;
+  /** A key pushed with EC2 Instance Connect: tried first ('always') or after everything else. */
+  instanceConnect?: { mode: 'fallback' | 'always'; push(): Promise<ParsedKey> };
+}
+
+/** What the EC2 Instance Connect step did, for the error when the login still fails. */
+export interface InstanceConnectOutcome {
+  pushed: boolean;
+  error?: AppError;
 }
 
 /** The agent to use: SSH_AUTH_SOCK; on Windows the OpenSSH agent pipe, else Pageant. */
@@ -134,9 +142,25 @@ export async function loadPrivateKey(path: string, ask?: AskPassphrase, onPrompt
 }
 
 /** An ssh2 authHandler that walks the plan and records what it tried, for AUTH_FAILED. */
-export function createAuthHandler(plan: AuthPlan): { handler: AuthHandlerMiddleware; tried: string[] } {
+export function createAuthHandler(plan: AuthPlan): { handler: AuthHandlerMiddleware; tried: string[]; instanceConnect: InstanceConnectOutcome } {
   const tried: string[] = [];
   const steps: Array<() => Promise<AnyAuthMethod | null>> = [];
+  const instanceConnect: InstanceConnectOutcome = { pushed: false };
+  const ic = plan.instanceConnect;
+  const pushStep = async (): Promise<AnyAuthMethod | null> => {
+    try {
+      const key = await ic!.push();
+      instanceConnect.pushed = true;
+      tried.push('a key pushed with EC2 Instance Connect');
+      return { type: 'publickey', username: plan.user, key };
+    } catch (e) {
+      const err = e instanceof AppError ? e : new AppError('AWS_API', (e as Error).message);
+      instanceConnect.error = err;
+      tried.push(`EC2 Instance Connect (${err.message.replace(/\.$/, '')})`);
+      return null;
+    }
+  };
+  if (ic?.mode === 'always') steps.push(pushStep);
   if (plan.agent) {
     const agent = plan.agent;
     steps.push(async () => {
@@ -159,6 +183,7 @@ export function createAuthHandler(plan: AuthPlan): { handler: AuthHandlerMiddlew
       return { type: 'publickey', username: plan.user, key };
     });
   }
+  if (ic?.mode === 'fallback') steps.push(pushStep);
   let i = 0;
   const handler: AuthHandlerMiddleware = (authsLeft, _partial, next) => {
     const allowed = (m: AuthenticationType) => !authsLeft || authsLeft.includes(m) || (m === 'agent' && authsLeft.includes('publickey'));
@@ -173,7 +198,20 @@ export function createAuthHandler(plan: AuthPlan): { handler: AuthHandlerMiddlew
     };
     advance().catch(stop);
   };
-  return { handler, tried };
+  return { handler, tried, instanceConnect };
+}
+
+/**
+ * The login failed although EC2 Instance Connect accepted a pushed key: the instance does not
+ * read pushed keys (its AMI lacks EC2 Instance Connect), or the user does not exist there.
+ */
+export function instanceConnectRefusedError(user: string, label: string, tried: string[]): AppError {
+  return new AppError(
+    'AUTH_FAILED',
+    `${label} refused the login as "${user}" even with a key pushed through EC2 Instance Connect: its AMI may lack EC2 Instance Connect (the ec2-instance-connect package), or "${user}" is not a user there; tried: ${tried.join(', ')}.`,
+    'Use an AMI with EC2 Instance Connect (Amazon Linux 2/2023, Ubuntu 20.04+), install ec2-instance-connect on it, or check the login user (--user or the tagssh:user tag).',
+    { user, tried },
+  );
 }
 
 /** The one-line error for a login nobody accepted. */

@@ -4,7 +4,7 @@ import ssh2 from 'ssh2';
 import type { Client, ClientChannel, ConnectConfig, SFTPWrapper } from 'ssh2';
 import { AppError } from '../../common/errors.js';
 import { MAX_HOPS } from '../../common/vocab.js';
-import { authFailedError, createAuthHandler, defaultAgent, defaultIdentityFiles, expandHome, keyFileProblem, type AskPassphrase } from './auth.js';
+import { authFailedError, createAuthHandler, defaultAgent, defaultIdentityFiles, expandHome, instanceConnectRefusedError, keyFileProblem, type AskPassphrase } from './auth.js';
 import { ec2ConsoleOutput, type ConsoleOutputSource } from './consoleFingerprints.js';
 import { connectError, where } from './errors.js';
 import { decideHostKey, preferredHostKeyAlgorithms, type HostKeyPolicy } from './hostKeys.js';
@@ -176,12 +176,24 @@ function connectHop(t: ConnectTarget, opts: HopOptions): Promise<Client> {
     if (opts.signal?.aborted) return reject(abortError(t));
     opts.signal?.addEventListener('abort', onAbort, { once: true });
 
-    const { handler, tried } = createAuthHandler({
+    const ic = t.instanceConnect && t.instanceId && t.region ? { ...t.instanceConnect, instanceId: t.instanceId, region: t.region } : undefined;
+    const { handler, tried, instanceConnect } = createAuthHandler({
       user: t.user,
       agent,
       identityFiles,
       askPassphrase: opts.askPassphrase,
       onPrompt: (open) => (open ? clearTimeout(timer) : armTimer()),
+      ...(ic
+        ? {
+            instanceConnect: {
+              mode: ic.mode,
+              push: async () => {
+                const { pushFreshKey } = await import('../transport/instanceConnectKey.js');
+                return pushFreshKey({ instanceId: ic.instanceId, region: ic.region, user: t.user, ...(ic.az ? { az: ic.az } : {}), ...(t.profile ? { profile: t.profile } : {}) });
+              },
+            },
+          }
+        : {}),
     });
 
     const preferred = preferredHostKeyAlgorithms(subject, policy);
@@ -229,7 +241,11 @@ function connectHop(t: ConnectTarget, opts: HopOptions): Promise<Client> {
     client.on('error', (err: Error & { level?: string }) => {
       if (settled) return;
       if (hostKeyError) return fail(hostKeyError);
-      if (err.level === 'client-authentication') return fail(authFailedError(t.user, where(t), tried));
+      if (err.level === 'client-authentication') {
+        // A role without ec2-instance-connect:SendSSHPublicKey is the missing piece, when asked for.
+        if (instanceConnect.error?.code === 'ACCESS_DENIED' && ic?.mode === 'always') return fail(instanceConnect.error);
+        return fail(instanceConnect.pushed ? instanceConnectRefusedError(t.user, where(t), tried) : authFailedError(t.user, where(t), tried));
+      }
       fail(connectError(err, t, opts.via));
     });
     client.once('close', () => {

@@ -40,10 +40,18 @@ export interface TargetOptions extends AwsScope {
   onTransport?: (decision: TransportDecision) => void;
   /** AWS look-ups of the transport choice (tests). */
   transportProbes?: TransportProbes;
+  /** Log in with a key pushed through EC2 Instance Connect first (--eic). */
+  eic?: boolean;
 }
 
 /** The part of the settings that shapes a connection. */
-export type SshSettings = Pick<Settings, 'defaultUser' | 'identityFile' | 'port' | 'jumpHost'> & { transport?: TransportChoice };
+export type SshSettings = Pick<Settings, 'defaultUser' | 'identityFile' | 'port' | 'jumpHost'> & { transport?: TransportChoice; instanceConnect?: InstanceConnectSetting };
+
+/** EC2 Instance Connect keys: pushed only when no key of the user's is accepted, always first, or never. */
+export type InstanceConnectSetting = 'fallback' | 'always' | 'never';
+
+/** The tag that asks for EC2 Instance Connect keys on an instance ("true"). */
+export const EIC_TAG = 'tagssh:eic';
 
 
 /** "[user@]host[:port]" when the spec names a host rather than an instance. */
@@ -132,6 +140,8 @@ async function build(nameOrId: string, opts: TargetOptions, settings: SshSetting
   if (identity) t.identityFile = expandHome(identity);
   if (jump.length) t.jump = jump;
   if (decision?.opener) t.transport = decision.opener;
+  const eic: InstanceConnectSetting = opts.eic || inst.tags[EIC_TAG]?.trim().toLowerCase() === 'true' ? 'always' : (settings.instanceConnect ?? 'fallback');
+  if (eic !== 'never') t.instanceConnect = { mode: eic, az: inst.az };
   if (opts.acceptNew !== undefined) t.acceptNewHostKey = opts.acceptNew;
   return t;
 }

@@ -28,6 +28,11 @@ export interface ConnectTarget {
    * Instance Connect Endpoint tunnel, an SSM session); see src/node/transport/choose.ts.
    */
   transport?: TransportOpener;
+  /**
+   * EC2 Instance Connect keys: 'fallback' pushes a fresh key when no key of the user's is
+   * accepted; 'always' logs in with a pushed key first (tag tagssh:eic=true, --eic).
+   */
+  instanceConnect?: { mode: 'fallback' | 'always'; az?: string | null };
 }
 
 export interface TransportOpener {

@@ -34,7 +34,7 @@ export function register(program: Command): void {
     .option('--name <stack>', 'stack name (default: the template name); instances are named <stack>-a and <stack>-b')
     .option('--ssh-cidr <cidr>', 'who may SSH in (default: your current public IP /32 or /128)')
     .option('--subnet <subnet-id>', 'subnet for both instances (default: the first default subnet)')
-    .option('--my-ip-url <url>', 'where to look up your public IP (default: $TAGSSH_MY_IP_URL, else https://checkip.amazonaws.com)')
+    .option('--my-ip-url <url>', 'where to look up your public IP (default: $TAGSSH_MY_IP_URL, the myIpUrl setting, else https://checkip.amazonaws.com)')
     .option('-y, --yes', 'do not ask for confirmation')
     .option('--json', 'print the stack as JSON');
   addAwsOptions(up).action(async (template: string, flags: StackUpFlags) => {

@@ -11,6 +11,8 @@ import { seedInstance } from '../../../lab/seed.js';
 import { nftTable, type NftTable } from '../../../faults/lib.js';
 import { ERROR_CODES } from '../../../../src/common/errors.js';
 import { runTagssh, type Run } from '../../../lab/run.js';
+import { jsonSettingsStore } from '../../../../src/node/store/settings.js';
+import { defaultSettings } from '../../../../src/common/model/settings.js';
 
 // `tagssh sg list / allow-my-ip / revoke` against moto, every rule checked by
 // DescribeSecurityGroups; the public-IP lookup is a local HTTP server. And the "my IP changed"
@@ -208,4 +210,17 @@ test('ssh that times out says, in one line, that the IP is not allowed; once all
   const again = await tagssh(['ssh', 'web-sg', '--', 'true']);
   assertCleanError(again, 'TIMEOUT');
   assert.match(again.stderr, new RegExp(`→ Security group ${webSg} allows ${MY_IP.replace(/\./g, '\\.')} on port 22, so the block is elsewhere`));
+});
+
+test('the myIpUrl setting names the lookup service when neither --my-ip-url nor TAGSSH_MY_IP_URL does', async () => {
+  const path = join(home, 'tagssh', 'config', 'settings.json');
+  jsonSettingsStore(path).set({ ...defaultSettings(), myIpUrl: ipUrl });
+  const before = lookups;
+  ipAnswer = '192.0.2.123';
+  const r = await tagssh(['sg', 'allow-my-ip', 'web-sg', '--port', '2200', '--yes'], { TAGSSH_MY_IP_URL: '' });
+  ipAnswer = MY_IP;
+  rmSync(path);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(lookups, before + 1);
+  assert.ok(cidrsOn(await ingress(webSg), 2200).some((x) => x.cidr === '192.0.2.123/32'));
 });

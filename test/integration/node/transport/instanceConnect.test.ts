@@ -1,0 +1,164 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DescribeSubnetsCommand } from '@aws-sdk/client-ec2';
+import { startMoto, type Moto } from '../../../lab/moto.js';
+import { privateSubnet, seedInstance } from '../../../lab/seed.js';
+import { startSshd, makeKey, cleanupSshd, type SshdHost, type KeyPair } from '../../../lab/sshd.js';
+import { startEiceLab, type EiceLab } from '../../../lab/eiceServer.js';
+import { startInstanceConnectLab, type InstanceConnectLab } from '../../../lab/instanceConnectServer.js';
+import { runTagssh } from '../../../lab/run.js';
+import { connect, type ConnectOptions } from '../../../../src/node/ssh/connection.js';
+import { KnownHostsStore } from '../../../../src/node/ssh/knownHosts.js';
+import { connectTargetFor, type TargetOptions } from '../../../../src/node/ssh/target.js';
+import { resetClients } from '../../../../src/node/aws/clients.js';
+import type { AppError } from '../../../../src/common/errors.js';
+
+// EC2 Instance Connect keys against real sshds that authorize none of the user's keys. moto
+// answers SendSSHPublicKey (behind test/lab/instanceConnectServer.ts, which then gives the pushed
+// key to the instance's sshd for 60 s, as an AMI with EC2 Instance Connect reads it). "eic-web" is
+// public; "plain-ami" has an sshd that never sees pushed keys (an AMI without EC2 Instance
+// Connect); "denied" is an instance the role may not push keys to; "private-eic" is reached
+// through the lab's EC2 Instance Connect Endpoint.
+
+let dir: string;
+let moto: Moto;
+let eice: EiceLab;
+let ic: InstanceConnectLab;
+let sshd: SshdHost;
+let plain: SshdHost;
+let fileKey: KeyPair;
+let ids: Record<string, string>;
+const savedEnv = { ...process.env };
+
+const NO_KEYS = { defaultUser: null, identityFile: null, port: 22, jumpHost: null } as const;
+const opts = (): ConnectOptions => ({ knownHosts: new KnownHostsStore(join(dir, 'kh.json')), consoleOutput: null, agent: null, timeoutMs: 20_000 });
+const targetOf = (name: string, extra: Partial<TargetOptions> = {}) => connectTargetFor(name, { settings: NO_KEYS, acceptNew: true, ...extra });
+
+/** Every file under `root`, read, for "the key never touched the disk". */
+function allFileText(root: string): string {
+  let out = '';
+  for (const name of readdirSync(root)) {
+    const p = join(root, name);
+    const st = statSync(p);
+    if (st.isDirectory()) out += allFileText(p);
+    else if (st.isFile() && st.size < 1 << 20) out += readFileSync(p, 'latin1');
+  }
+  return out;
+}
+
+before(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'tagssh-eic-'));
+  fileKey = makeKey(join(dir, 'keys'), 'ed25519');
+  sshd = await startSshd({ address: '127.0.0.5', authorizedKeys: [fileKey.publicKey] });
+  plain = await startSshd({ address: '127.0.0.6', authorizedKeys: [] });
+  moto = await startMoto();
+  const ec2 = moto.sdk();
+  const subnetId = await privateSubnet(ec2);
+  const vpcId = (await ec2.send(new DescribeSubnetsCommand({ SubnetIds: [subnetId] }))).Subnets![0]!.VpcId!;
+  const on = (h: SshdHost) => ({ 'tagssh:user': h.user, 'tagssh:port': String(h.port) });
+  ids = {};
+  ids['eic-web'] = (await seedInstance(ec2, { name: 'eic-web', eip: '127.0.0.5', imageId: 'ami-1e749f67', tags: on(sshd) })).id;
+  ids['plain-ami'] = (await seedInstance(ec2, { name: 'plain-ami', eip: '127.0.0.6', imageId: 'ami-1e749f67', tags: on(plain) })).id;
+  const priv = await seedInstance(ec2, { name: 'private-eic', subnetId, imageId: 'ami-1e749f67', tags: on(sshd) });
+  ids['private-eic'] = priv.id;
+  eice = await startEiceLab({ upstream: moto.endpoint, endpoints: [{ id: 'eice-0123456789abcdef0', vpcId, subnetId, addresses: [priv.privateIp!] }] });
+  eice.route.set(`${priv.privateIp}:${sshd.port}`, { host: sshd.address, port: sshd.port });
+  const authorized = join(sshd.dir, 'authorized_keys');
+  ic = await startInstanceConnectLab({
+    upstream: moto.endpoint,
+    deliver: (k) => {
+      if (k.instanceId === ids['plain-ami']) return; // no EC2 Instance Connect in this AMI
+      writeFileSync(authorized, `${readFileSync(authorized, 'utf8')}${k.publicKey}\n`);
+      return () => writeFileSync(authorized, readFileSync(authorized, 'utf8').split('\n').filter((l) => l !== k.publicKey).join('\n'));
+    },
+  });
+  Object.assign(process.env, moto.env, eice.env, { AWS_ENDPOINT_URL_EC2_INSTANCE_CONNECT: ic.endpoint, TAGSSH_HOME: join(dir, 'home'), HOME: join(dir, 'home') });
+  resetClients();
+});
+
+after(async () => {
+  process.env = savedEnv;
+  await Promise.all([ic?.close(), eice?.close(), sshd?.stop(), plain?.stop(), moto?.stop()]);
+  for (const h of [sshd, plain]) if (h) cleanupSshd(h);
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('EC2 Instance Connect keys', () => {
+  it('no key of the user\'s is accepted: a fresh ed25519 key is pushed (user, AZ) and the login works; it never touches the disk', async () => {
+    const t = await targetOf('eic-web');
+    const before = ic.pushes.length;
+    const conn = await connect(t, opts());
+    try {
+      assert.equal((await conn.exec('echo pushed-key-ok')).stdout, 'pushed-key-ok\n');
+    } finally {
+      conn.close();
+    }
+    assert.equal(ic.pushes.length, before + 1);
+    const push = ic.pushes.at(-1)!;
+    assert.equal(push.instanceId, ids['eic-web']);
+    assert.equal(push.user, sshd.user);
+    assert.match(push.availabilityZone ?? '', /^us-east-1[a-z]$/);
+    assert.match(push.publicKey, /^ssh-ed25519 AAAA\S+ tagssh-ec2-instance-connect$/);
+    const blob = push.publicKey.split(' ')[1]!;
+    assert.ok(allFileText(dir).includes(fileKey.publicKey.split(' ')[1]!), 'the scan sees key files');
+    assert.ok(!allFileText(dir).includes(blob), 'the pushed key is in no file under HOME, TAGSSH_HOME or the test\'s own files');
+  });
+
+  it('a key of the user\'s that works is used without a push; --eic pushes first anyway', async () => {
+    const before = ic.pushes.length;
+    const withKey = await connect(await targetOf('eic-web', { identity: fileKey.privatePath }), opts());
+    withKey.close();
+    assert.equal(ic.pushes.length, before, 'no push when the user\'s key is accepted');
+    const forced = await connect(await targetOf('eic-web', { identity: fileKey.privatePath, eic: true }), opts());
+    forced.close();
+    assert.equal(ic.pushes.length, before + 1);
+  });
+
+  it('an AMI without EC2 Instance Connect: the login still fails after the push, and the message says so', async () => {
+    await assert.rejects(connect(await targetOf('plain-ami'), opts()), (e: AppError) => {
+      assert.equal(e.code, 'AUTH_FAILED');
+      assert.match(e.message, /^plain-ami \(127\.0\.0\.6:\d+\) refused the login as "[^"]+" even with a key pushed through EC2 Instance Connect: its AMI may lack EC2 Instance Connect/);
+      return true;
+    });
+  });
+
+  it('a role without ec2-instance-connect:SendSSHPublicKey: named, with --eic as the error, else among what was tried', async () => {
+    ic.denied.add(ids['plain-ami']!);
+    try {
+      await assert.rejects(connect(await targetOf('plain-ami', { eic: true }), opts()), (e: AppError) => {
+        assert.equal(e.code, 'ACCESS_DENIED');
+        assert.equal(e.message, 'Your AWS role lacks ec2-instance-connect:SendSSHPublicKey in us-east-1.');
+        return true;
+      });
+      await assert.rejects(connect(await targetOf('plain-ami'), opts()), (e: AppError) => {
+        assert.equal(e.code, 'AUTH_FAILED');
+        assert.match(e.message, /tried: EC2 Instance Connect \(Your AWS role lacks ec2-instance-connect:SendSSHPublicKey in us-east-1\)\.$/);
+        return true;
+      });
+    } finally {
+      ic.denied.delete(ids['plain-ami']!);
+    }
+  });
+
+  it('over an EC2 Instance Connect Endpoint tunnel too', async () => {
+    const t = await targetOf('private-eic');
+    assert.equal(t.transport?.name, 'eice');
+    const before = ic.pushes.length;
+    const conn = await connect(t, opts());
+    try {
+      assert.equal((await conn.exec('echo via-eice')).stdout, 'via-eice\n');
+    } finally {
+      conn.close();
+    }
+    assert.equal(ic.pushes.at(before)?.instanceId, ids['private-eic']);
+  });
+
+  it('tagssh ssh --eic', async () => {
+    const r = await runTagssh(['ssh', 'eic-web', '--eic', '--accept-new', '--', 'echo', 'cli-eic'], { PATH: process.env.PATH, ...moto.env, ...eice.env, AWS_ENDPOINT_URL_EC2_INSTANCE_CONNECT: ic.endpoint, HOME: join(dir, 'cli-home'), TAGSSH_HOME: join(dir, 'cli-home'), SSH_AUTH_SOCK: '' });
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, 'cli-eic\n');
+  });
+});
