@@ -54,6 +54,8 @@ export const SettingsSchema = z.object({
   jumpHost: optionalText,
   /** How instances are reached unless their tagssh:transport tag says otherwise (src/node/transport/choose.ts). */
   transport: z.enum(TRANSPORT_CHOICES).default('auto'),
+  /** EC2 Instance Connect keys: pushed when no key of yours is accepted, always first, or never. */
+  instanceConnect: z.enum(['fallback', 'always', 'never']).default('fallback'),
   terminal: TerminalSettingsSchema.prefault({}),
   /** The app's language: 'auto' follows the OS locale. The CLI stays English. */
   language: z.enum(['auto', 'en', 'ja']).default('auto'),
