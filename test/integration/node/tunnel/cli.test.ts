@@ -1,0 +1,203 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ImportKeyPairCommand } from '@aws-sdk/client-ec2';
+import { startMoto, type Moto } from '../../../lab/moto.js';
+import { seedInstance } from '../../../lab/seed.js';
+import { startSshd, makeKey, cleanupSshd, type SshdHost, type KeyPair } from '../../../lab/sshd.js';
+import { freePort } from '../../../lab/ports.js';
+import { runProcess, runTagssh, TAGSSH_BIN, type Run } from '../../../lab/run.js';
+
+// `tagssh tunnel` as a person runs it: a Name tag in moto, a real sshd behind its Elastic IP, an
+// HTTP server behind -L, curl through -D (SOCKS5, names resolved on the far side), an echo
+// behind -R; the session killed on the server side (it reconnects, same addresses); Ctrl-C.
+// Every flag is run, wrong specs included: each error names its flag and exits 2.
+
+let moto: Moto;
+let host: SshdHost;
+let home: string;
+let key: KeyPair;
+let httpServer: http.Server;
+let echoServer: net.Server;
+let httpPort: number;
+let echoPort: number;
+const BODY = `hello through the tunnel ${randomBytes(8).toString('hex')}\n`;
+
+function env(): NodeJS.ProcessEnv {
+  return { PATH: process.env.PATH, ...moto.env, HOME: home, TAGSSH_HOME: join(home, 'tagssh') };
+}
+function tagssh(args: string[]): Promise<Run> {
+  return runTagssh(args, env());
+}
+
+/** Starts `tagssh tunnel …` and waits for its list of open tunnels. */
+async function startTunnel(args: string[]): Promise<{ child: ChildProcess; stdout: () => string; stderr: () => string; lines: string[] }> {
+  const child = spawn(process.execPath, [TAGSSH_BIN, 'tunnel', ...args], { env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (err += d));
+  await waitFor(() => out.includes('Press Ctrl-C'), () => `no tunnel list; stdout: ${out} stderr: ${err}`, 30_000, child);
+  return { child, stdout: () => out, stderr: () => err, lines: out.split('\n') };
+}
+
+async function waitFor(cond: () => boolean, what: () => string, timeoutMs = 20_000, child?: ChildProcess): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (child && child.exitCode !== null) throw new Error(`exited ${child.exitCode}: ${what()}`);
+    if (Date.now() > deadline) throw new Error(what());
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+function httpGet(hostPort: string): Promise<string> {
+  const [h, p] = [hostPort.slice(0, hostPort.lastIndexOf(':')), Number(hostPort.slice(hostPort.lastIndexOf(':') + 1))];
+  return new Promise((resolve, reject) => {
+    http.get({ host: h, port: p, path: '/', agent: false }, (res) => {
+      let body = '';
+      res.on('data', (c) => (body += c));
+      res.on('end', () => resolve(body));
+    }).on('error', reject);
+  });
+}
+
+function echoSha(port: number, data: Buffer): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const h = createHash('sha256');
+    const s = net.connect({ port, host: '127.0.0.1', allowHalfOpen: true }, () => s.end(data));
+    s.on('data', (c) => h.update(c));
+    s.on('end', () => resolve(h.digest('hex')));
+    s.on('error', reject);
+  });
+}
+
+before(async () => {
+  home = mkdtempSync(join(tmpdir(), 'tagssh-cli-tunnel-'));
+  key = makeKey(join(home, 'gen'), 'ed25519', { name: 'team-key' });
+  mkdirSync(join(home, '.ssh'), { mode: 0o700 });
+  copyFileSync(key.privatePath, join(home, '.ssh', 'team-key.pem'));
+  chmodSync(join(home, '.ssh', 'team-key.pem'), 0o600);
+  [moto, host] = await Promise.all([startMoto(), startSshd({ address: '127.0.0.45', authorizedKeys: [key.publicKey] })]);
+  const ec2 = moto.sdk();
+  await ec2.send(new ImportKeyPairCommand({ KeyName: 'team-key', PublicKeyMaterial: readFileSync(key.publicPath) }));
+  await seedInstance(ec2, { name: 'web', eip: host.address, keyName: 'team-key', imageId: 'ami-1e749f67', tags: { 'tagssh:user': host.user, 'tagssh:port': String(host.port) } });
+  httpServer = http.createServer((_req, res) => res.end(BODY));
+  echoServer = net.createServer({ allowHalfOpen: true }, (s) => s.pipe(s));
+  [httpPort, echoPort] = [await freePort(), await freePort()];
+  await new Promise<void>((r) => httpServer.listen(httpPort, '127.0.0.1', r));
+  await new Promise<void>((r) => echoServer.listen(echoPort, '127.0.0.1', r));
+});
+
+after(async () => {
+  httpServer?.close();
+  echoServer?.close();
+  await Promise.all([host?.stop(), moto?.stop()]);
+  if (host) cleanupSshd(host);
+  rmSync(home, { recursive: true, force: true });
+});
+
+describe('tagssh tunnel', () => {
+  it('refuses a first-seen host key without --accept-new', async () => {
+    const port = await freePort();
+    const r = await tagssh(['tunnel', 'web', '-L', `${port}:127.0.0.1:${httpPort}`]);
+    assert.equal(r.code, 20, r.stderr);
+    assert.match(r.stderr, /is not yet trusted/);
+    assert.match(r.stderr, /--accept-new/);
+    assert.equal(r.stdout, '');
+  });
+
+  it('opens -L, -D and -R, prints copyable addresses, reconnects after a drop, closes on Ctrl-C', async () => {
+    const remotePort = await freePort();
+    const t = await startTunnel(['web', '--accept-new', '--keepalive', '1', '-L', `0:127.0.0.1:${httpPort}`, '--dynamic', '0', '-R', `${remotePort}:127.0.0.1:${echoPort}`]);
+    try {
+      assert.match(t.lines[0]!, /^Tunnels through web:$/);
+      const local = /^ {2}(127\.0\.0\.1:\d+) {2}→ {2}127\.0\.0\.1:(\d+) as seen from web {2}\(-L 0:127\.0\.0\.1:\d+\)$/.exec(t.lines[1]!);
+      assert.ok(local, t.lines[1]);
+      assert.equal(Number(local[2]), httpPort);
+      const socks = /^ {2}(127\.0\.0\.1:\d+) {2}SOCKS5 proxy/.exec(t.lines[2]!);
+      assert.ok(socks, t.lines[2]);
+      assert.equal(t.lines[3], `  web 127.0.0.1:${remotePort}  →  127.0.0.1:${echoPort} on this machine  (-R ${remotePort}:127.0.0.1:${echoPort})`);
+
+      assert.equal(await httpGet(local[1]!), BODY);
+      // curl resolves nothing itself with --socks5-hostname: "localhost" is looked up by the server.
+      const curl = await runProcess('curl', ['-sS', '--max-time', '20', '--socks5-hostname', socks[1]!, `http://localhost:${httpPort}/`], { env: { PATH: process.env.PATH } });
+      assert.equal(curl.code, 0, curl.stderr);
+      assert.equal(curl.stdout, BODY);
+      const data = randomBytes(1 << 20);
+      assert.equal(await echoSha(remotePort, data), createHash('sha256').update(data).digest('hex'));
+
+      for (const pid of execFileSync('pgrep', ['-P', String(host.pid)], { encoding: 'utf8' }).trim().split('\n')) process.kill(Number(pid), 'SIGKILL');
+      await waitFor(() => /Connection to web lost.*reconnecting/.test(t.stderr()), () => t.stderr());
+      await waitFor(() => t.stderr().includes('Reconnected to web.'), () => t.stderr());
+      assert.equal(await httpGet(local[1]!), BODY, 'same local address after the reconnect');
+      assert.equal(await echoSha(remotePort, data), createHash('sha256').update(data).digest('hex'), '-R again');
+
+      const exited = new Promise<number | null>((r) => t.child.once('exit', (code) => r(code)));
+      t.child.kill('SIGINT');
+      assert.equal(await exited, 0);
+      assert.match(t.stderr(), /Tunnels closed \(\d+ bytes sent, \d+ bytes received\)\./);
+      await assert.rejects(httpGet(local[1]!), /ECONNREFUSED/);
+    } finally {
+      t.child.kill('SIGKILL');
+    }
+  });
+
+  it('binds to 0.0.0.0 only when that is written out', async () => {
+    const port = await freePort('0.0.0.0');
+    const t = await startTunnel(['web', '-L', `0.0.0.0:${port}:127.0.0.1:${httpPort}`]);
+    try {
+      assert.match(t.lines[1]!, new RegExp(`^ {2}0\\.0\\.0\\.0:${port} {2}→`));
+      assert.equal(await httpGet(`127.0.0.1:${port}`), BODY);
+    } finally {
+      t.child.kill('SIGINT');
+    }
+  });
+
+  it('a local port in use is an error naming the flag', async () => {
+    const busy = net.createServer();
+    const port = await freePort();
+    await new Promise<void>((r) => busy.listen(port, '127.0.0.1', r));
+    try {
+      const r = await tagssh(['tunnel', 'web', '-D', '0', '-L', `127.0.0.1:${port}:127.0.0.1:80`]);
+      assert.equal(r.code, 2, r.stderr);
+      assert.equal(r.stderr.split('\n')[0], `tagssh: -L 127.0.0.1:${port}:127.0.0.1:80: Local port ${port} on 127.0.0.1 is already in use.`);
+      assert.match(r.stderr, /→ Pick another local port/);
+    } finally {
+      busy.close();
+    }
+  });
+
+  const wrong: Array<[string[], RegExp]> = [
+    [[], /^tagssh: Nothing to forward: give at least one -L, -D or -R\.$/m],
+    [['-L', '8080'], /^tagssh: -L 8080: the host to connect to is missing \(\[bind:\]port:host:hostport\)\.$/m],
+    [['-L', '8080:db'], /^tagssh: -L 8080:db: the host port is missing/m],
+    [['-L', '99999:db:80'], /^tagssh: -L 99999:db:80: the port must be a number from 1 to 65535 \(or 0 for any free port\)\.$/m],
+    [['-L', '8080:db:http'], /^tagssh: -L 8080:db:http: the host port must be a number from 1 to 65535\.$/m],
+    [['-L', ':8080:db:80'], /^tagssh: -L :8080:db:80: an empty or \* bind address would listen on every interface; write 0\.0\.0\.0/m],
+    [['-D', '*:1080'], /^tagssh: -D \*:1080: an empty or \* bind address/m],
+    [['-D', '1080:db:80'], /^tagssh: -D 1080:db:80: expected \[bind:\]port\.$/m],
+    [['-R', '0:localhost:80'], /^tagssh: -R 0:localhost:80: the port must be a number from 1 to 65535\.$/m],
+    [['-R', '9000:bad host:80'], /^tagssh: -R 9000:bad host:80: "bad host" is not a host name or address\.$/m],
+    [['-L', '8080:db:80', '--keepalive', '0'], /--keepalive.*expected seconds between 0 and 3600/],
+  ];
+  for (const [args, re] of wrong) {
+    it(`refuses ${args.join(' ') || 'no forward'} with exit 2, before any lookup`, async () => {
+      const r = await tagssh(['tunnel', 'web', ...args]);
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, re);
+      assert.equal(r.stdout, '');
+    });
+  }
+
+  it('refuses a privileged local port when not root, naming the flag', async () => {
+    const r = await runProcess('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, TAGSSH_BIN, 'tunnel', 'web', '-L', '80:db:80'], { env: { PATH: process.env.PATH, HOME: '/tmp', TAGSSH_HOME: '/tmp/nonexistent-tagssh' } });
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /^tagssh: -L 80:db:80: local port 80 is below 1024, which only root may listen on; pick 1024 or above\.$/m);
+  });
+});
