@@ -18,6 +18,7 @@ import { t, progressText, type TerminalWord } from './messages.js';
 import type { ProgressStep } from '../../../src/common/progress.js';
 import type { SessionRouter } from './sessionRouter.js';
 import { TERMINAL_THEMES } from './themes.js';
+import { FilePanel } from '../files/panel.js';
 
 // One terminal tab: an xterm front end bound to one backend session at a time. The session can
 // drop and be reopened (Reconnect) in the same tab; first-contact host keys, ambiguous names and
@@ -60,6 +61,8 @@ export class TerminalTab {
   private readonly searchInput: HTMLInputElement;
   private readonly searchButtons: HTMLButtonElement[];
   private readonly screen: HTMLElement;
+  /** The SFTP file panel beside the screen, toggled from the tab's toolbar. */
+  readonly files: FilePanel;
   private sessionId: string | null = null;
   private instance: string | null = null;
   /** Characters of output painted so far (diagnostics and the throughput benchmark). */
@@ -110,7 +113,8 @@ export class TerminalTab {
       if (e.key === 'Escape') this.toggleSearch(false);
     });
     this.screen = h('div', { class: 'term-screen' });
-    this.el = h('section', { class: 'terminal' }, this.status, this.searchBar, this.screen);
+    this.files = new FilePanel({ api: deps.api, sessionId: () => (this.state === 'open' ? this.sessionId : null), label: () => this.title, openSettings: (f) => deps.openSettings(f) });
+    this.el = h('section', { class: 'terminal' }, h('div', { class: 'term-toolbar' }, this.files.toggle), this.status, this.searchBar, h('div', { class: 'term-body' }, this.screen, this.files.el));
     this.applyWords();
     this.offLocale = onLocaleChange(() => {
       this.applyWords();
@@ -278,6 +282,7 @@ export class TerminalTab {
     if (this.disposed) return;
     this.disposed = true;
     this.offLocale();
+    this.files.dispose();
     this.resizeObserver.disconnect();
     this.batcher?.dispose();
     if (this.openId) void this.deps.api.call('session.cancelOpen', { openId: this.openId }).catch(() => {});
@@ -493,6 +498,7 @@ export class TerminalTab {
     this.state = state;
     this.el.dataset.state = state;
     this.deps.onState(state, this.title);
+    this.files.sessionChanged();
   }
 
   private toggleSearch(show: boolean): void {

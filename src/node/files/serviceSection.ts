@@ -67,6 +67,11 @@ export function filesSection(o: FilesSectionOptions = {}): HandlerSection {
       const c = channels.get(sessionId);
       if (!c) return;
       channels.delete(sessionId);
+      // Listen for closing sessions only while a channel is held (a section lives as long as its UI connection).
+      if (!channels.size && watching) {
+        watching = false;
+        sessions.off('closed', onSessionClosed);
+      }
       void c.then((ch) => {
         ch.files.close();
         ch.release();

@@ -1,0 +1,490 @@
+import { AppError, type AppErrorData } from '../../../src/common/errors.js';
+import { escapeControls } from '../../../src/common/safeText.js';
+import { FILE_CHUNK_BYTES, TRANSFER_MAX_BYTES, type FileEntry } from '../../../src/common/files/contract.js';
+import { crumbsOf, joinRemote, nameProblem, parentOf } from '../../../src/common/files/paths.js';
+import type { Api } from '../../lib/api.js';
+import { h, clear } from '../../lib/dom.js';
+import { confirmDialog } from '../../lib/dialog.js';
+import { describeError, type ErrorField } from '../../i18n/errors.js';
+import { formatDateTime, onLocaleChange } from '../../i18n/index.js';
+import { formatBytes } from '../bench/messages.js';
+import { t, type FilesWord } from './messages.js';
+import { fromBase64, toBase64 } from './base64.js';
+import './files.css';
+
+// The file panel beside a terminal tab: browses the server of the tab's session over SFTP (on
+// the session's own SSH connection), uploads by drop or picker, downloads, renames, makes
+// folders, deletes after asking, and shows each transfer with its progress and a Cancel. "Follow
+// shell" moves it to the directory the tab's shell is in. Server file names are untrusted: they
+// reach the DOM only as text, with control characters made visible.
+
+export interface FilePanelDeps {
+  api: Api;
+  /** The tab's open session, or null while it is not connected. */
+  sessionId(): string | null;
+  label(): string;
+  openSettings(field?: ErrorField): void;
+}
+
+/** Chunk calls in flight per transfer: enough to keep the link busy, few enough to stay responsive. */
+const IN_FLIGHT = 4;
+
+interface TransferView {
+  id: string;
+  direction: 'up' | 'down';
+  name: string;
+  bytes: number;
+  total: number;
+  outcome: 'running' | 'done' | 'cancelled' | 'failed';
+  reason?: string;
+  row: HTMLElement;
+  label: HTMLElement;
+  action: HTMLButtonElement;
+  bar: HTMLProgressElement;
+  status: HTMLElement;
+}
+
+/** A server name as the panel shows it: controls and direction overrides visible, never acted on. */
+export const shown = (name: string) => escapeControls(name);
+
+export class FilePanel {
+  readonly el: HTMLElement;
+  readonly toggle: HTMLButtonElement;
+  private readonly bar: HTMLElement;
+  private readonly crumbs: HTMLElement;
+  private readonly listBox: HTMLElement;
+  private readonly transfersBox: HTMLElement;
+  private readonly errorBox: HTMLElement;
+  private readonly picker: HTMLInputElement;
+  private readonly buttons: Record<'up' | 'refresh' | 'follow' | 'newFolder' | 'upload', HTMLButtonElement>;
+  private dir: string | null = null;
+  private entries: FileEntry[] = [];
+  private truncated = false;
+  private loading = false;
+  private listedFor: string | null = null;
+  private error: { text: string; field: ErrorField | null } | null = null;
+  private readonly transfers = new Map<string, TransferView>();
+  private readonly offs: Array<() => void> = [];
+
+  constructor(private readonly deps: FilePanelDeps) {
+    this.toggle = h('button', { class: 'btn subtle files-toggle', type: 'button', 'aria-pressed': 'false', onClick: () => this.setOpen(this.el.hidden) });
+    const button = (word: FilesWord, onClick: () => void) => h('button', { class: 'btn subtle', type: 'button', 'data-word': word, onClick });
+    this.buttons = {
+      up: button('up', () => this.dir && void this.navigate(parentOf(this.dir))),
+      refresh: button('refresh', () => void this.navigate(this.dir ?? undefined)),
+      follow: button('followShell', () => void this.followShell()),
+      newFolder: button('newFolder', () => void this.newFolder()),
+      upload: button('upload', () => this.picker.click()),
+    };
+    this.picker = h('input', { type: 'file', multiple: true, hidden: true, class: 'files-picker' });
+    this.picker.addEventListener('change', () => {
+      const files = [...(this.picker.files ?? [])];
+      this.picker.value = '';
+      void this.uploadAll(files);
+    });
+    this.bar = h('div', { class: 'files-bar', role: 'toolbar' }, ...Object.values(this.buttons), this.picker);
+    this.crumbs = h('nav', { class: 'files-crumbs' });
+    this.listBox = h('div', { class: 'files-list' });
+    this.errorBox = h('div', { class: 'files-error', role: 'alert', hidden: true });
+    this.transfersBox = h('ul', { class: 'files-transfers' });
+    this.el = h('aside', { class: 'files-panel', hidden: true }, this.bar, this.crumbs, this.errorBox, this.listBox, this.transfersBox);
+    this.listBox.addEventListener('dragover', (e) => {
+      if (!e.dataTransfer?.types.includes('Files')) return;
+      e.preventDefault();
+      this.listBox.classList.add('dropping');
+    });
+    this.listBox.addEventListener('dragleave', () => this.listBox.classList.remove('dropping'));
+    this.listBox.addEventListener('drop', (e) => {
+      e.preventDefault();
+      this.listBox.classList.remove('dropping');
+      void this.uploadAll([...(e.dataTransfer?.files ?? [])]);
+    });
+    this.offs.push(
+      deps.api.on('files.progress', ({ transferId, bytes, total }) => {
+        const v = this.transfers.get(transferId);
+        if (!v || v.outcome !== 'running') return;
+        v.bytes = bytes;
+        v.total = total;
+        this.paintTransfer(v);
+      }),
+      deps.api.on('files.done', ({ transferId, outcome, error }) => {
+        const v = this.transfers.get(transferId);
+        if (!v || v.outcome !== 'running') return;
+        this.settle(v, outcome, error ? this.words(error as AppErrorData) : undefined);
+        if (v.direction === 'up' && outcome === 'done') void this.relist();
+      }),
+      onLocaleChange(() => {
+        this.render();
+        for (const v of this.transfers.values()) this.paintTransfer(v);
+      }),
+    );
+    this.render();
+  }
+
+  get open(): boolean {
+    return !this.el.hidden;
+  }
+
+  /** Shows or hides the panel; the first showing lists the login directory. */
+  setOpen(open: boolean): void {
+    this.el.hidden = !open;
+    this.toggle.setAttribute('aria-pressed', String(open));
+    if (open && this.listedFor !== this.deps.sessionId()) void this.navigate(this.dir ?? undefined);
+    this.render();
+  }
+
+  /** The tab's session changed (connected, reconnected, closed). */
+  sessionChanged(): void {
+    if (this.open && this.deps.sessionId() && this.listedFor !== this.deps.sessionId()) void this.navigate(this.dir ?? undefined);
+    else this.render();
+  }
+
+  dispose(): void {
+    for (const off of this.offs) off();
+    for (const v of this.transfers.values()) if (v.outcome === 'running') void this.deps.api.call('files.cancel', { transferId: v.id }).catch(() => {});
+  }
+
+  // ---- browsing --------------------------------------------------------------------------------
+
+  private async navigate(path?: string): Promise<void> {
+    const sessionId = this.deps.sessionId();
+    if (!sessionId) return this.render();
+    this.loading = true;
+    this.render();
+    try {
+      const r = await this.deps.api.call('files.list', { sessionId, ...(path ? { path } : {}) });
+      this.dir = r.path;
+      this.entries = r.entries;
+      this.truncated = r.truncated;
+      this.listedFor = sessionId;
+      this.error = null;
+    } catch (e) {
+      this.fail(e);
+    } finally {
+      this.loading = false;
+      this.render();
+    }
+  }
+
+  private relist(): Promise<void> {
+    return this.navigate(this.dir ?? undefined);
+  }
+
+  private async followShell(): Promise<void> {
+    const sessionId = this.deps.sessionId();
+    if (!sessionId) return;
+    try {
+      const { path } = await this.deps.api.call('files.cwd', { sessionId });
+      await this.navigate(path);
+    } catch (e) {
+      this.fail(e);
+      this.render();
+    }
+  }
+
+  // ---- changes -----------------------------------------------------------------------------
+
+  /** Asks for a name in a dialog (Enter confirms); null when cancelled or not a usable name. */
+  private async askName(title: string, label: string, confirm: string, initial = ''): Promise<string | null> {
+    const input = h('input', { type: 'text', class: 'files-name', value: initial, 'aria-label': label, autocomplete: 'off', spellcheck: 'false' });
+    input.addEventListener('keydown', (e) => {
+      if (e.key !== 'Enter') return;
+      e.preventDefault();
+      input.closest('form')?.querySelector<HTMLButtonElement>('button[value=ok]')?.click();
+    });
+    const asked = confirmDialog({ title, body: h('label', { class: 'files-name-label' }, h('span', { text: label }), input), confirm, cancel: t('cancel') });
+    input.focus();
+    input.select();
+    if (!(await asked)) return null;
+    const name = input.value;
+    const problem = nameProblem(name);
+    if (problem) {
+      const why: Record<NonNullable<typeof problem>, FilesWord> = { empty: 'badNameEmpty', dot: 'badNameDot', slash: 'badNameSlash', nul: 'badNameNul', long: 'badNameLong' };
+      this.showError(t('badName', { why: t(why[problem]) }));
+      return null;
+    }
+    return name;
+  }
+
+  private async newFolder(): Promise<void> {
+    const sessionId = this.deps.sessionId();
+    if (!sessionId || !this.dir) return;
+    const dir = this.dir;
+    const name = await this.askName(t('newFolderTitle', { path: shown(dir) }), t('folderName'), t('create'));
+    if (name === null) return;
+    await this.act(() => this.deps.api.call('files.mkdir', { sessionId, dir, name }));
+  }
+
+  private async rename(entry: FileEntry): Promise<void> {
+    const sessionId = this.deps.sessionId();
+    if (!sessionId || !this.dir) return;
+    const dir = this.dir;
+    const to = await this.askName(t('renameTitle', { name: shown(entry.name) }), t('newName'), t('renameConfirm'), entry.name);
+    if (to === null || to === entry.name) return;
+    await this.act(() => this.deps.api.call('files.rename', { sessionId, dir, from: entry.name, to }));
+  }
+
+  private async remove(entry: FileEntry): Promise<void> {
+    const sessionId = this.deps.sessionId();
+    if (!sessionId || !this.dir) return;
+    const dir = this.dir;
+    const path = shown(joinRemote(dir, entry.name));
+    const isDir = entry.kind === 'dir';
+    const ok = await confirmDialog({ title: t('deleteTitle', { name: shown(entry.name) }), body: t(isDir ? 'deleteDirBody' : 'deleteFileBody', { path }), confirm: t('deleteConfirm'), cancel: t('cancel'), danger: true });
+    if (!ok) return;
+    await this.act(() => this.deps.api.call('files.delete', { sessionId, dir, name: entry.name, recursive: isDir }));
+  }
+
+  /** Runs a change, then lists the folder again (the change shows, or the error does). */
+  private async act(run: () => Promise<unknown>): Promise<void> {
+    try {
+      await run();
+      this.error = null;
+    } catch (e) {
+      this.fail(e);
+    }
+    await this.relist().catch(() => {});
+    this.render();
+  }
+
+  // ---- transfers ---------------------------------------------------------------------------
+
+  private async uploadAll(files: File[]): Promise<void> {
+    const sessionId = this.deps.sessionId();
+    const dir = this.dir;
+    if (!sessionId || !dir) return;
+    for (const file of files) {
+      const problem = nameProblem(file.name);
+      if (problem) {
+        this.showError(t('badName', { why: file.name }));
+        continue;
+      }
+      if (file.size > TRANSFER_MAX_BYTES) {
+        this.showError(t('tooBig', { name: shown(file.name) }));
+        continue;
+      }
+      let replace = false;
+      if (this.entries.some((e) => e.name === file.name)) {
+        replace = await confirmDialog({ title: t('replaceTitle', { name: shown(file.name) }), body: t('replaceBody', { path: shown(joinRemote(dir, file.name)) }), confirm: t('replaceConfirm'), cancel: t('cancel'), danger: true });
+        if (!replace) continue;
+      }
+      void this.upload(sessionId, dir, file, replace);
+    }
+  }
+
+  private async upload(sessionId: string, dir: string, file: File, replace: boolean): Promise<void> {
+    const v = this.addTransfer('up', file.name, file.size);
+    try {
+      await this.deps.api.call('files.upload', { sessionId, transferId: v.id, dir, name: file.name, size: file.size, replace });
+      const offsets: number[] = [];
+      for (let o = 0; o < file.size; o += FILE_CHUNK_BYTES) offsets.push(o);
+      await this.pump(v, offsets, async (offset) => {
+        const data = toBase64(new Uint8Array(await file.slice(offset, offset + FILE_CHUNK_BYTES).arrayBuffer()));
+        if (v.outcome !== 'running') return;
+        await this.deps.api.call('files.uploadChunk', { transferId: v.id, offset, data });
+      });
+    } catch (e) {
+      if (v.outcome === 'running') this.settle(v, 'failed', this.words(e));
+    }
+  }
+
+  private async download(entry: FileEntry): Promise<void> {
+    const sessionId = this.deps.sessionId();
+    if (!sessionId || !this.dir) return;
+    const v = this.addTransfer('down', entry.name, entry.size);
+    try {
+      const { size } = await this.deps.api.call('files.download', { sessionId, transferId: v.id, dir: this.dir, name: entry.name });
+      const offsets: number[] = [];
+      for (let o = 0; o < size; o += FILE_CHUNK_BYTES) offsets.push(o);
+      const parts: Uint8Array[] = new Array(offsets.length);
+      await this.pump(v, offsets, async (offset) => {
+        const { data } = await this.deps.api.call('files.downloadChunk', { transferId: v.id, offset });
+        parts[offset / FILE_CHUNK_BYTES] = fromBase64(data);
+      });
+      if (v.outcome === 'cancelled') return;
+      save(new Blob(parts as BlobPart[]), entry.name);
+      if (v.outcome === 'running') this.settle(v, 'done');
+    } catch (e) {
+      if (v.outcome === 'running') this.settle(v, 'failed', this.words(e));
+    }
+  }
+
+  /** Runs `step` for every offset with a few in flight; stops once the transfer is no longer running. */
+  private async pump(v: TransferView, offsets: number[], step: (offset: number) => Promise<void>): Promise<void> {
+    let next = 0;
+    const worker = async () => {
+      while (next < offsets.length && v.outcome === 'running') await step(offsets[next++]!);
+    };
+    await Promise.all(Array.from({ length: Math.min(IN_FLIGHT, offsets.length) }, worker));
+  }
+
+  private async cancel(v: TransferView): Promise<void> {
+    if (v.outcome !== 'running') return;
+    this.settle(v, 'cancelled');
+    await this.deps.api.call('files.cancel', { transferId: v.id }).catch(() => {});
+  }
+
+  private addTransfer(direction: 'up' | 'down', name: string, total: number): TransferView {
+    // Built once and updated in place: progress arrives many times a second, and a Cancel button
+    // rebuilt on each would slip away from the pointer pressing it.
+    const v: TransferView = {
+      id: crypto.randomUUID(),
+      direction,
+      name,
+      bytes: 0,
+      total,
+      outcome: 'running',
+      row: h('li', { class: 'files-transfer' }),
+      label: h('span', { class: 'files-transfer-name' }),
+      action: h('button', { class: 'btn subtle', type: 'button', onClick: () => (v.outcome === 'running' ? void this.cancel(v) : this.dismiss(v)) }),
+      bar: h('progress', {}),
+      status: h('div', { class: 'files-transfer-status' }),
+    };
+    v.row.append(h('div', { class: 'files-transfer-head' }, v.label, v.action), v.bar, v.status);
+    this.transfers.set(v.id, v);
+    this.transfersBox.prepend(v.row);
+    this.paintTransfer(v);
+    return v;
+  }
+
+  private settle(v: TransferView, outcome: TransferView['outcome'], reason?: string): void {
+    v.outcome = outcome;
+    if (reason !== undefined) v.reason = reason;
+    if (outcome === 'done') v.bytes = v.total;
+    this.paintTransfer(v);
+  }
+
+  private paintTransfer(v: TransferView): void {
+    const direction = t(v.direction === 'up' ? 'up_' : 'down_');
+    const name = shown(v.name);
+    const percent = v.total ? Math.floor((v.bytes / v.total) * 100) : v.outcome === 'done' ? 100 : 0;
+    const status =
+      v.outcome === 'running'
+        ? t('transferProgress', { done: formatBytes(v.bytes), total: formatBytes(v.total), percent })
+        : v.outcome === 'done'
+          ? t('transferDone')
+          : v.outcome === 'cancelled'
+            ? t('transferCancelled')
+            : t('transferFailed', { reason: v.reason ?? '' });
+    v.row.dataset.outcome = v.outcome;
+    v.label.textContent = t('transferLabel', { direction, name });
+    v.action.textContent = v.outcome === 'running' ? t('cancelTransfer') : t('dismiss');
+    v.action.setAttribute('aria-label', v.outcome === 'running' ? t('cancelTransferLabel', { direction, name }) : `${t('dismiss')} ${t('transferLabel', { direction, name })}`);
+    v.bar.max = Math.max(1, v.total);
+    v.bar.value = v.bytes;
+    v.bar.setAttribute('aria-label', t('transferLabel', { direction, name }));
+    v.status.textContent = status;
+  }
+
+  private dismiss(v: TransferView): void {
+    this.transfers.delete(v.id);
+    v.row.remove();
+  }
+
+  // ---- words and drawing -------------------------------------------------------------------------
+
+  /** An error in the panel's words (the server's path shown escaped). */
+  private words(e: unknown): string {
+    const err: AppErrorData = e instanceof AppError ? e : typeof e === 'object' && e && 'code' in e ? (e as AppErrorData) : { code: 'INTERNAL', message: String(e) };
+    const d = (err.details ?? {}) as { fileError?: string; path?: string; reason?: string };
+    const path = shown(d.path ?? '');
+    if (d.fileError === 'noSuchFile' || err.code === 'NOT_FOUND') return t('errNoSuchFile', { path });
+    if (d.fileError === 'permissionDenied' || d.reason === 'permission') return t('errPermission', { path });
+    if (d.fileError === 'exists') return t('errExists', { path });
+    if (d.fileError === 'notEmpty') return t('errNotEmpty', { path });
+    if (d.fileError === 'cwdUnknown') return t('errCwd');
+    if (err.code === 'SESSION_CLOSED') return t('errSession');
+    // The file API's own refusals (a folder that is not empty…) name the path in their message.
+    if (err.code === 'INVALID_INPUT' && d.path) return shown(err.message);
+    const w = describeError(err);
+    return shown([w.title, w.detail].filter(Boolean).join(' '));
+  }
+
+  private fail(e: unknown): void {
+    const err = e as AppErrorData;
+    const d = (err?.details ?? {}) as { fileError?: string; reason?: string };
+    this.error = { text: this.words(e), field: d.fileError === 'permissionDenied' || d.reason === 'permission' ? 'defaultUser' : null };
+  }
+
+  private showError(text: string): void {
+    this.error = { text, field: null };
+    this.render();
+  }
+
+  private render(): void {
+    this.toggle.textContent = t('toggle');
+    this.toggle.title = t('toggleTitle');
+    this.el.setAttribute('aria-label', t('panelLabel', { label: this.deps.label() }));
+    const connected = !!this.deps.sessionId();
+    for (const b of Object.values(this.buttons)) {
+      b.textContent = t(b.dataset.word as FilesWord);
+      b.disabled = !connected || (b !== this.buttons.follow && !this.dir);
+    }
+    this.buttons.up.title = t('upTitle');
+    this.buttons.follow.title = t('followShellTitle');
+    this.buttons.upload.title = t('uploadTitle');
+    if (this.dir === '/') this.buttons.up.disabled = true;
+
+    this.crumbs.setAttribute('aria-label', t('pathLabel'));
+    clear(this.crumbs);
+    if (this.dir) {
+      for (const c of crumbsOf(this.dir)) {
+        this.crumbs.append(h('button', { class: 'crumb', type: 'button', text: shown(c.name), onClick: () => void this.navigate(c.path) }));
+      }
+    }
+
+    this.errorBox.hidden = !this.error;
+    clear(this.errorBox);
+    if (this.error) {
+      const field = this.error.field;
+      this.errorBox.append(h('span', { text: this.error.text }));
+      if (field) this.errorBox.append(h('button', { class: 'btn subtle', type: 'button', text: t('openSettingsUser'), onClick: () => this.deps.openSettings(field) }));
+    }
+
+    clear(this.listBox);
+    this.listBox.setAttribute('aria-busy', String(this.loading));
+    if (!connected) {
+      this.listBox.append(h('p', { class: 'files-note', text: t('notConnected') }));
+      return;
+    }
+    if (this.dir) this.listBox.title = t('dropHere', { path: shown(this.dir) });
+    if (this.loading && !this.entries.length) this.listBox.append(h('p', { class: 'files-note', text: t('loading') }));
+    const table = h('table', { class: 'files-table', 'aria-label': t('listLabel', { path: shown(this.dir ?? '') }) });
+    table.append(h('thead', {}, h('tr', {}, h('th', { text: t('colName') }), h('th', { text: t('colSize') }), h('th', { text: t('colModified') }), h('th', { text: t('colActions') }))));
+    const body = h('tbody', {});
+    for (const e of this.entries) body.append(this.row(e));
+    table.append(body);
+    this.listBox.append(table);
+    if (!this.entries.length && !this.loading) this.listBox.append(h('p', { class: 'files-note', text: t('empty') }));
+    if (this.truncated) this.listBox.append(h('p', { class: 'files-note', text: t('truncated', { count: this.entries.length }) }));
+  }
+
+  private row(e: FileEntry): HTMLElement {
+    const name = shown(e.name);
+    const browsable = e.kind === 'dir' || !!e.toDir;
+    const kindWord = e.kind === 'dir' ? t('kindDir') : e.kind === 'link' ? t('kindLink') : e.kind === 'other' ? t('kindOther') : '';
+    const nameCell = browsable
+      ? h('button', { class: 'files-open', type: 'button', text: `${name}/`, 'aria-label': t('open', { name }), onClick: () => this.dir && void this.navigate(joinRemote(this.dir, e.name)) })
+      : h('span', { class: 'files-name-text', text: name });
+    const action = (word: FilesWord, label: FilesWord, run: () => void) => h('button', { class: 'btn subtle', type: 'button', text: t(word), 'aria-label': t(label, { name }), onClick: run });
+    return h(
+      'tr',
+      { class: `files-row kind-${e.kind}`, 'data-name': name },
+      h('td', { class: 'files-name-cell', title: kindWord ? `${name} (${kindWord})` : name }, nameCell),
+      h('td', { class: 'num', text: e.kind === 'file' ? formatBytes(e.size) : '' }),
+      h('td', { text: e.mtime ? formatDateTime(e.mtime) : '' }),
+      h('td', { class: 'files-actions' }, e.kind === 'file' ? action('download', 'downloadLabel', () => void this.download(e)) : null, action('rename', 'renameLabel', () => void this.rename(e)), action('delete', 'deleteLabel', () => void this.remove(e))),
+    );
+  }
+}
+
+/** Hands the bytes to the browser as a download (Electron asks where to save it). */
+function save(blob: Blob, name: string): void {
+  const url = URL.createObjectURL(blob);
+  // eslint-disable-next-line no-control-regex -- a file name for the local disk: controls become _
+  const a = h('a', { href: url, download: name.replace(/[\u0000-\u001f\u007f]/g, '_'), hidden: true });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}

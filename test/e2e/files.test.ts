@@ -1,0 +1,194 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { escapeControls } from '../../src/common/safeText.js';
+import { useAppUi, verbs } from './ui.js';
+
+// The file panel beside a terminal tab, in Chromium against the real backend (moto + an OpenSSH
+// sshd on loopback): the panel browses the tab's server over SFTP on the tab's own connection.
+// The lab's sshd runs as this user on this machine, so "the server's files" are checked on disk.
+
+const ui = useAppUi([{ name: 'files-1', address: '127.0.0.52' }]);
+const { row, activePanel, shot, waitForTerminal, typeInTerminal, trustFirstContact } = verbs(ui);
+
+const work = mkdtempSync(join(tmpdir(), 'tagssh-e2e-files-'));
+const local = mkdtempSync(join(tmpdir(), 'tagssh-e2e-local-'));
+process.on('exit', () => {
+  rmSync(work, { recursive: true, force: true });
+  rmSync(local, { recursive: true, force: true });
+});
+
+const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+const panel = () => activePanel().locator('aside.files-panel');
+const button = (name: string) => panel().getByRole('button', { name, exact: true });
+const entryRow = (name: string) => panel().locator('tr.files-row', { has: ui.page.locator('.files-name-cell', { hasText: new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/?$`) }) });
+const crumbs = () => panel().locator('.files-crumbs .crumb').allInnerTexts();
+const latestTransfer = () => panel().locator('.files-transfer').first();
+
+async function waitUntil(check: () => boolean | Promise<boolean>, what: string, ms = 20_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+test('the Files button opens the panel on the login directory; Follow shell goes where the shell cd’d', async () => {
+  await ui.page.getByRole('tab', { name: 'Instances' }).click();
+  await row('files-1').getByRole('button', { name: 'Connect', exact: true }).click();
+  await trustFirstContact();
+  await waitForTerminal(/[#$]\s*$/m);
+  const toggle = activePanel().getByRole('button', { name: 'Files', exact: true });
+  await toggle.click();
+  assert.equal(await toggle.getAttribute('aria-pressed'), 'true');
+  await panel().waitFor();
+  const home = process.env.HOME ?? '/root';
+  await waitUntil(async () => (await crumbs()).join('/').replace(/^\/\//, '/') === home, `the panel to show ${home}`);
+
+  await typeInTerminal(`cd ${work} && echo in-$((40+2))`);
+  await waitForTerminal('in-42');
+  await button('Follow shell').click();
+  await waitUntil(async () => (await crumbs()).slice(1).join('/') === work.slice(1), `the panel to follow the shell to ${work}`);
+  await panel().getByText('This folder is empty.').waitFor();
+});
+
+test('Upload… (the picker) and a drop put files on the server; the list shows them', async () => {
+  const data = randomBytes(3 * 1024 * 1024 + 17);
+  writeFileSync(join(local, 'picked.bin'), data);
+  const [chooser] = await Promise.all([ui.page.waitForEvent('filechooser'), button('Upload…').click()]);
+  await chooser.setFiles(join(local, 'picked.bin'));
+  await entryRow('picked.bin').waitFor({ timeout: 20_000 });
+  await waitUntil(async () => (await latestTransfer().locator('.files-transfer-status').innerText()) === 'Done', 'the upload to say Done');
+  assert.equal(sha(readFileSync(join(work, 'picked.bin'))), sha(data));
+  assert.match(await entryRow('picked.bin').innerText(), /3\.0 MiB/);
+
+  await panel().locator('.files-list').evaluate((list) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File(['dropped bytes\n'], 'dropped.txt', { type: 'text/plain' }));
+    list.dispatchEvent(new DragEvent('dragover', { dataTransfer: dt, bubbles: true, cancelable: true }));
+    list.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+  });
+  await entryRow('dropped.txt').waitFor({ timeout: 20_000 });
+  assert.equal(readFileSync(join(work, 'dropped.txt'), 'utf8'), 'dropped bytes\n');
+
+  // The same name again asks before replacing; Cancel keeps the server's file.
+  await panel().locator('.files-list').evaluate((list) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File(['second version\n'], 'dropped.txt'));
+    list.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+  });
+  const dialog = ui.page.getByRole('dialog', { name: 'Replace dropped.txt?' });
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  assert.equal(readFileSync(join(work, 'dropped.txt'), 'utf8'), 'dropped bytes\n');
+  await panel().locator('.files-list').evaluate((list) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File(['second version\n'], 'dropped.txt'));
+    list.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+  });
+  await dialog.getByRole('button', { name: 'Replace' }).click();
+  await waitUntil(() => readFileSync(join(work, 'dropped.txt'), 'utf8') === 'second version\n', 'the replaced content');
+  assert.deepEqual(readdirSync(work).sort(), ['dropped.txt', 'picked.bin'], 'no temp file left behind');
+});
+
+test('Download saves the server’s bytes (checked by checksum)', async () => {
+  const [dl] = await Promise.all([ui.page.waitForEvent('download'), entryRow('picked.bin').getByRole('button', { name: 'Download picked.bin' }).click()]);
+  assert.equal(dl.suggestedFilename(), 'picked.bin');
+  const saved = join(local, 'downloaded.bin');
+  await dl.saveAs(saved);
+  assert.equal(sha(readFileSync(saved)), sha(readFileSync(join(work, 'picked.bin'))));
+});
+
+test('Rename, New folder, open it, Up, and the breadcrumbs', async () => {
+  await entryRow('picked.bin').getByRole('button', { name: 'Rename picked.bin' }).click();
+  const renameDialog = ui.page.getByRole('dialog', { name: 'Rename picked.bin' });
+  await renameDialog.getByRole('textbox', { name: 'New name' }).fill('renamed.bin');
+  await renameDialog.getByRole('button', { name: 'Rename' }).click();
+  await entryRow('renamed.bin').waitFor();
+  assert.ok(existsSync(join(work, 'renamed.bin')) && !existsSync(join(work, 'picked.bin')));
+
+  await button('New folder').click();
+  const folderDialog = ui.page.getByRole('dialog', { name: /^New folder in / });
+  await folderDialog.getByRole('textbox', { name: 'Folder name' }).fill('sub folder');
+  await folderDialog.getByRole('textbox', { name: 'Folder name' }).press('Enter');
+  await entryRow('sub folder').waitFor();
+  assert.ok(existsSync(join(work, 'sub folder')));
+  // A name that cannot be one is refused in the app's words, before anything is sent.
+  await button('New folder').click();
+  await folderDialog.getByRole('textbox', { name: 'Folder name' }).fill('a/b');
+  await folderDialog.getByRole('button', { name: 'Create' }).click();
+  await panel().getByRole('alert').getByText('That is not a usable name: it contains “/”').waitFor();
+
+  await panel().getByRole('button', { name: 'Open sub folder' }).click();
+  await waitUntil(async () => (await crumbs()).at(-1) === 'sub folder', 'the panel to open the folder');
+  await button('Up').click();
+  await waitUntil(async () => (await crumbs()).slice(1).join('/') === work.slice(1), 'Up to go back');
+  await panel().locator('.files-crumbs .crumb', { hasText: /^\/$/ }).click();
+  await waitUntil(async () => (await crumbs()).length === 1, 'the root crumb to go to /');
+  await typeInTerminal(`cd ${work}`);
+  await button('Follow shell').click();
+  await entryRow('renamed.bin').waitFor();
+});
+
+test('Delete asks first: Cancel keeps the file, Delete removes it (a folder with what is in it)', async () => {
+  writeFileSync(join(work, 'sub folder', 'inside.txt'), 'x');
+  await entryRow('renamed.bin').getByRole('button', { name: 'Delete renamed.bin' }).click();
+  const dialog = ui.page.getByRole('dialog', { name: 'Delete renamed.bin?' });
+  assert.match(await dialog.innerText(), /cannot be undone/);
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  assert.ok(existsSync(join(work, 'renamed.bin')));
+  await entryRow('renamed.bin').getByRole('button', { name: 'Delete renamed.bin' }).click();
+  await dialog.getByRole('button', { name: 'Delete' }).click();
+  await waitUntil(async () => (await entryRow('renamed.bin').count()) === 0, 'the row to go');
+  assert.ok(!existsSync(join(work, 'renamed.bin')));
+
+  await entryRow('sub folder').getByRole('button', { name: 'Delete sub folder' }).click();
+  const folder = ui.page.getByRole('dialog', { name: 'Delete sub folder?' });
+  assert.match(await folder.innerText(), /and everything in it/);
+  await folder.getByRole('button', { name: 'Delete' }).click();
+  await waitUntil(() => !existsSync(join(work, 'sub folder')), 'the folder to go');
+});
+
+test('a big upload shows its progress and Cancel stops it, leaving nothing under its name', async () => {
+  const big = join(local, 'big.bin');
+  writeFileSync(big, randomBytes(256 * 1024 * 1024));
+  const [chooser] = await Promise.all([ui.page.waitForEvent('filechooser'), button('Upload…').click()]);
+  await chooser.setFiles(big);
+  const transfer = latestTransfer();
+  await waitUntil(async () => /^[\d.]+ MiB of 256\.0 MiB \((?!0%)\d+%\)$/.test(await transfer.locator('.files-transfer-status').innerText()), 'progress past 0%', 60_000);
+  const value = Number(await transfer.locator('progress').getAttribute('value'));
+  assert.ok(value > 0 && value < 256 * 1024 * 1024, `progress bar at ${value}`);
+  await shot('file-panel');
+  await transfer.getByRole('button', { name: 'Cancel Upload of big.bin' }).click();
+  await waitUntil(async () => (await transfer.locator('.files-transfer-status').innerText()) === 'Cancelled', 'Cancelled');
+  await waitUntil(() => readdirSync(work).every((n) => !n.includes('big.bin')), 'the temp file to be removed');
+  assert.equal(await entryRow('big.bin').count(), 0);
+  await transfer.getByRole('button', { name: 'Dismiss Upload big.bin' }).click();
+  await waitUntil(async () => (await panel().locator('.files-transfer').filter({ hasText: 'big.bin' }).count()) === 0, 'the transfer row to go');
+});
+
+test('a hostile file name is shown as text with its controls escaped', async () => {
+  const hostile = 'evil\x1b]0;pwned\x07\nname<img src=x onerror=alert(1)>\u202e.txt';
+  writeFileSync(join(work, hostile), 'h');
+  await button('Refresh').click();
+  const cell = panel().locator('.files-name-cell', { hasText: 'evil' });
+  await cell.waitFor();
+  assert.equal(await cell.innerText(), escapeControls(hostile));
+  assert.equal(await panel().locator('img').count(), 0, 'markup in a name stays text');
+  assert.deepEqual(ui.errors, []);
+});
+
+test('the panel speaks Japanese when the language changes', async () => {
+  await ui.page.getByRole('tab', { name: 'Settings' }).click();
+  await ui.page.getByLabel('Language').selectOption('ja');
+  await ui.page.getByRole('button', { name: /設定を保存|Save settings/ }).click();
+  await ui.page.getByRole('tab', { name: /files-1/ }).click();
+  await panel().getByRole('button', { name: 'シェルに合わせる', exact: true }).waitFor();
+  assert.ok(await activePanel().getByRole('button', { name: 'ファイル', exact: true }).isVisible());
+  await shot('file-panel-ja');
+  await ui.page.getByRole('tab', { name: '設定' }).click();
+  await ui.page.getByLabel('表示言語').selectOption('en');
+  await ui.page.getByRole('button', { name: /設定を保存|Save settings/ }).click();
+});
