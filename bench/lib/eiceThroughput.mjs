@@ -1,0 +1,130 @@
+// EICE rows of the transports section, each against the plain path to the same sshd:
+// - connect + `true`: the whole `tagssh ssh` CLI choosing the endpoint by itself (auto: no public
+//   address, an endpoint in the VPC) next to the same CLI to a public address;
+// - throughput: ssh2 over the EC2 Instance Connect Endpoint WebSocket (src/node/transport/eice.ts)
+//   against the same ssh2 over plain TCP. The endpoint is the test lab's (test/lab/eiceServer.ts,
+//   SigV4 checked, frames piped to the sshd) on loopback, so the figure is the WebSocket framing's
+//   own cost, not AWS's network.
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import net from 'node:net';
+import { join } from 'node:path';
+
+const ADDRESS = '127.0.0.32';
+
+async function load(ctx, rel) {
+  const { tsImport } = await import('tsx/esm/api');
+  return tsImport(join(ctx.root, rel), import.meta.url);
+}
+
+function login(Client, sock, host, key) {
+  const known = new Set(host.hostKeys.map((k) => k.publicKey.split(' ')[1]));
+  return new Promise((resolve, reject) => {
+    const c = new Client();
+    c.once('ready', () => resolve(c));
+    c.once('error', reject);
+    c.connect({ sock, username: host.user, privateKey: readFileSync(key.privatePath), hostVerifier: (blob) => known.has(blob.toString('base64')), readyTimeout: 20_000 });
+  });
+}
+
+/** Streams `bytes` of zeros from the server; resolves with MiB/s from first byte to end, and the digest. */
+function stream(client, bytes) {
+  return new Promise((resolve, reject) => {
+    client.exec(`head -c ${bytes} /dev/zero`, (err, ch) => {
+      if (err) return reject(err);
+      const h = createHash('sha256');
+      let got = 0;
+      let first = 0;
+      ch.on('data', (d) => {
+        if (!first) first = performance.now();
+        got += d.length;
+        h.update(d);
+      });
+      ch.stderr.resume();
+      ch.on('close', () => {
+        const ms = performance.now() - first;
+        if (got !== bytes) return reject(new Error(`got ${got} of ${bytes} bytes`));
+        resolve({ mibps: bytes / 1048576 / (ms / 1000), digest: h.digest('hex') });
+      });
+    });
+  });
+}
+
+export async function eiceRows(ctx) {
+  const { Client } = await import('ssh2');
+  const { startSshd, makeKey, cleanupSshd } = await load(ctx, 'test/lab/sshd.ts');
+  const { startEiceLab } = await load(ctx, 'test/lab/eiceServer.ts');
+  const { privateSubnet, seedInstance } = await load(ctx, 'test/lab/seed.ts');
+  const { openEiceSocket } = await load(ctx, 'src/node/transport/eice.ts');
+  const { resetClients } = await load(ctx, 'src/node/aws/clients.ts');
+  const { DescribeSubnetsCommand } = await import('@aws-sdk/client-ec2');
+  const dir = ctx.tmpdir('tagssh-bench-eice-');
+  const key = makeKey(join(dir, 'keys'), 'ed25519');
+  const host = await startSshd({ address: ADDRESS, authorizedKeys: [key.publicKey] });
+  const ec2 = await ctx.ec2();
+  const subnetId = await privateSubnet(ec2);
+  const vpcId = (await ec2.send(new DescribeSubnetsCommand({ SubnetIds: [subnetId] }))).Subnets[0].VpcId;
+  const tags = { 'tagssh:user': host.user, 'tagssh:port': String(host.port) };
+  const priv = await seedInstance(ec2, { name: 'bench-eice', subnetId, imageId: 'ami-1e749f67', tags });
+  await seedInstance(ec2, { name: 'bench-eice-direct', eip: ADDRESS, imageId: 'ami-1e749f67', tags });
+  const endpoint = { id: 'eice-0bench00000000001', vpcId, subnetId, addresses: [priv.privateIp] };
+  const lab = await startEiceLab({ upstream: ctx.moto.endpoint, endpoints: [endpoint] });
+  lab.route.set(`${priv.privateIp}:${host.port}`, { host: ADDRESS, port: host.port });
+  const saved = { ...process.env };
+  Object.assign(process.env, ctx.moto.env, lab.env);
+  resetClients();
+  const bytes = (ctx.quick ? 8 : 64) * 1048576;
+  const rows = [];
+  try {
+    const env = { ...ctx.env, ...lab.env, HOME: dir };
+    const cli = (name, extra) => [ctx.tagssh, 'ssh', name, '-i', key.privatePath, ...extra, '--', 'true'];
+    await ctx.spawnTimed(process.execPath, cli('bench-eice-direct', ['--accept-new']), env);
+    await ctx.spawnTimed(process.execPath, cli('bench-eice', ['--accept-new']), env);
+    ctx.log('EICE vs direct: connect + true');
+    const m = await ctx.medians({
+      eice: async () => (await ctx.spawnTimed(process.execPath, cli('bench-eice', []), env)).ms,
+      direct: async () => (await ctx.spawnTimed(process.execPath, cli('bench-eice-direct', []), env)).ms,
+    }, Math.max(3, Math.min(ctx.runs, 5)));
+    rows.push({
+      name: 'connect + run `true` over EICE (tagssh ssh, auto picks the endpoint)',
+      tagssh: { median_ms: m.eice.median_ms },
+      incumbent: { median_ms: m.direct.median_ms, label: 'tagssh ssh to a public address' },
+      ratio: Number((m.eice.median_ms / m.direct.median_ms).toFixed(2)),
+      note: 'DescribeInstanceConnectEndpoints, presigning and the WebSocket upgrade on loopback: the cost TagSSH adds, not AWS round trips',
+    });
+
+    const runs = ctx.quick ? 1 : Math.min(3, ctx.runs);
+    ctx.log(`EICE vs direct: ${bytes / 1048576} MiB × ${runs}`);
+    const instance = { id: priv.id, region: 'us-east-1', name: 'bench-eice', privateIp: priv.privateIp, vpcId, subnetId, tags };
+    const direct = await login(Client, net.connect({ host: ADDRESS, port: host.port }), host, key);
+    const tunnel = await login(Client, await openEiceSocket({ instance, port: host.port, endpoint: { id: endpoint.id, dnsName: 'unused', vpcId, subnetId } }), host, key);
+    const d = [];
+    const e = [];
+    for (let i = 0; i < runs; i++) {
+      const a = await stream(direct, bytes);
+      const b = await stream(tunnel, bytes);
+      if (a.digest !== b.digest) throw new Error('the EICE path delivered different bytes');
+      d.push(a.mibps);
+      e.push(b.mibps);
+    }
+    direct.end();
+    tunnel.end();
+    const median = (xs) => xs.sort((x, y) => x - y)[Math.floor(xs.length / 2)];
+    const eiceMiBps = median(e);
+    const directMiBps = median(d);
+    rows.push({
+      name: `EICE tunnel: ssh stream ${bytes / 1048576} MiB (MiB/s)`,
+      tagssh: { value: Number(eiceMiBps.toFixed(1)), unit: 'MiB/s' },
+      incumbent: { value: Number(directMiBps.toFixed(1)), unit: 'MiB/s', label: 'same ssh2 over plain TCP' },
+      ratio: Number((eiceMiBps / directMiBps).toFixed(3)),
+      note: 'loopback lab endpoint (SigV4 checked, WebSocket binary frames to the sshd); same bytes checked by SHA-256',
+    });
+    return rows;
+  } finally {
+    process.env = saved;
+    resetClients();
+    await lab.close();
+    await host.stop();
+    cleanupSshd(host);
+  }
+}
