@@ -43,6 +43,8 @@ export interface SessionRecord {
   sizes: Array<{ cols: number; rows: number }>;
   flags: number[];
   handshakeResponse?: unknown;
+  /** Bytes of stream output sent to the client and acknowledged by it. */
+  outputAcked: number;
 }
 
 export interface SsmLab {
@@ -146,7 +148,7 @@ export async function startSsmLab(opts: { sshPort?: number } = {}): Promise<SsmL
         if (node?.deny) return reply(res, 400, { __type: 'AccessDeniedException', message: `User is not authorized to perform: ssm:StartSession on resource: ${id}` });
         if (!node || node.online === false) return reply(res, 400, { __type: 'TargetNotConnected', message: `${id} is not connected.` });
         const params = (input.Parameters as Record<string, string[]> | undefined) ?? {};
-        const rec: SessionRecord = { sessionId: `lab-${randomUUID()}`, instanceId: id, document: String(input.DocumentName ?? 'SSM-SessionManagerRunShell'), terminated: false, sizes: [], flags: [] };
+        const rec: SessionRecord = { sessionId: `lab-${randomUUID()}`, instanceId: id, document: String(input.DocumentName ?? 'SSM-SessionManagerRunShell'), terminated: false, sizes: [], flags: [], outputAcked: 0 };
         if (params.portNumber?.[0]) rec.portNumber = params.portNumber[0];
         lab.sessions.push(rec);
         const token = randomUUID();
@@ -231,6 +233,8 @@ export async function startSsmLab(opts: { sshPort?: number } = {}): Promise<SsmL
     const output = (data: Buffer) => {
       void (async () => {
         for (let i = 0; i < data.length; i += 1024) await channel.send(PAYLOAD_TYPES.output, data.subarray(i, i + 1024));
+        await channel.drained();
+        rec.outputAcked += data.length;
       })().catch(() => {});
     };
 

@@ -25,9 +25,13 @@ export interface DataChannel {
   /** The session type the agent announced (Port, Standard_Stream, InteractiveCommands). */
   readonly sessionType: string;
   readonly channel: SequencedChannel;
-  /** Output from the instance, in order. */
+  /**
+   * Output from the instance, in order. Output that arrives before this is set is kept and
+   * handed over on assignment: frames often arrive in one read with the handshake's end, before
+   * the caller has had a chance to listen.
+   */
   onOutput: (payloadType: number, data: Buffer) => void;
-  /** The session ended: reason is set when it ended in error or with a message from the agent. */
+  /** The session ended: reason is set when it ended in error or with a message from the agent (also kept until set). */
   onClose: (reason?: Error) => void;
   write(data: Buffer, payloadType?: number): Promise<void>;
   sendFlag(flag: number): Promise<void>;
@@ -63,13 +67,40 @@ export function openDataChannel(o: DataChannelOptions): Promise<DataChannel> {
     let ready = false;
     let ended = false;
     const pendingOutput: AgentMessage[] = [];
+    let outputHandler: DataChannel['onOutput'] | undefined;
+    let closeHandler: DataChannel['onClose'] | undefined;
+    let closed: { reason?: Error } | undefined;
+    let closeReported = false;
+    // The end is reported once, to a listener, after every byte of output has been handed over.
+    const reportClose = () => {
+      if (!closed || !closeHandler || pendingOutput.length || closeReported) return;
+      closeReported = true;
+      closeHandler(closed.reason);
+    };
+    const output = (m: AgentMessage) => {
+      if (outputHandler) outputHandler(m.payloadType, m.payload);
+      else pendingOutput.push(m);
+    };
     const dc: DataChannel = {
       get sessionType() {
         return sessionType;
       },
       channel,
-      onOutput: () => {},
-      onClose: () => {},
+      get onOutput() {
+        return outputHandler ?? (() => {});
+      },
+      set onOutput(fn) {
+        outputHandler = fn;
+        for (const m of pendingOutput.splice(0)) fn(m.payloadType, m.payload);
+        reportClose();
+      },
+      get onClose() {
+        return closeHandler ?? (() => {});
+      },
+      set onClose(fn) {
+        closeHandler = fn;
+        reportClose();
+      },
       write: (data, payloadType = PAYLOAD_TYPES.output) => channel.send(payloadType, data),
       sendFlag: (flag) => channel.send(PAYLOAD_TYPES.flag, flagPayload(flag)),
       close: () => end(),
@@ -85,8 +116,9 @@ export function openDataChannel(o: DataChannelOptions): Promise<DataChannel> {
       o.signal?.removeEventListener('abort', onAbort);
       channel.close();
       if (ws.readyState === WebSocket.OPEN || ws.readyState === WebSocket.CONNECTING) ws.terminate();
-      if (!ready) reject(err ?? new AppError('CONNECT_FAILED', `The Session Manager session closed before it opened (${url.host}).`));
-      else dc.onClose(err);
+      if (!ready) return reject(err ?? new AppError('CONNECT_FAILED', `The Session Manager session closed before it opened (${url.host}).`));
+      closed = err ? { reason: err } : {};
+      reportClose();
     }
 
     function becomeReady(): void {
@@ -94,10 +126,6 @@ export function openDataChannel(o: DataChannelOptions): Promise<DataChannel> {
       ready = true;
       clearTimeout(openTimer);
       resolve(dc);
-      // Output that came with the handshake is passed on once the caller has its handlers set.
-      queueMicrotask(() => {
-        for (const m of pendingOutput.splice(0)) dc.onOutput(m.payloadType, m.payload);
-      });
     }
 
     channel.onFailure = (e) => end(new AppError('SESSION_CLOSED', e.message));
@@ -111,10 +139,8 @@ export function openDataChannel(o: DataChannelOptions): Promise<DataChannel> {
           return end(new AppError('CONNECT_FAILED', 'This Session Manager session asks for KMS encryption, which TagSSH does not support.', 'Turn off KMS encryption in the Session Manager preferences, or use another transport.'));
         default:
           // Agents older than the handshake start with output straight away.
-          if (!ready) {
-            pendingOutput.push(m);
-            becomeReady();
-          } else dc.onOutput(m.payloadType, m.payload);
+          output(m);
+          becomeReady();
       }
     };
     channel.onControl = (m) => {

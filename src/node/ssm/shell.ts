@@ -10,8 +10,9 @@ import { FLAGS, PAYLOAD_TYPES } from './message.js';
 
 export interface SsmShell {
   readonly sessionId: string;
+  /** Output from the shell; what arrives before this is set is handed over on assignment. */
   onData: (data: Buffer) => void;
-  /** The channel closed: reason set when it closed in error or with a message from the agent. */
+  /** The channel closed (reported once, after all output): reason set when it closed in error or with a message from the agent. */
   onExit: (reason?: Error) => void;
   write(data: Buffer | string): Promise<void>;
   resize(cols: number, rows: number): Promise<void>;
@@ -44,10 +45,34 @@ export async function openSsmShell(o: SsmShellOptions): Promise<SsmShell> {
     throw new AppError('CONNECT_FAILED', `Session Manager opened a ${dc.sessionType} session where a shell was asked for.`);
   }
   let closed = false;
+  // Output and the end are kept until the caller listens (the prompt often comes at once).
+  const pending: Buffer[] = [];
+  let dataHandler: ((d: Buffer) => void) | undefined;
+  let exitHandler: ((reason?: Error) => void) | undefined;
+  let exited: { reason?: Error } | undefined;
+  const reportExit = () => {
+    if (!exited || !exitHandler || pending.length) return;
+    const fn = exitHandler;
+    exitHandler = undefined;
+    fn(exited.reason);
+  };
   const shell: SsmShell = {
     sessionId: session.sessionId,
-    onData: () => {},
-    onExit: () => {},
+    get onData() {
+      return dataHandler ?? (() => {});
+    },
+    set onData(fn) {
+      dataHandler = fn;
+      for (const d of pending.splice(0)) fn(d);
+      reportExit();
+    },
+    get onExit() {
+      return exitHandler ?? (() => {});
+    },
+    set onExit(fn) {
+      exitHandler = fn;
+      reportExit();
+    },
     write: (data) => dc.write(Buffer.isBuffer(data) ? data : Buffer.from(data, 'utf8')),
     resize: (cols, rows) => dc.write(sizePayload(cols, rows), PAYLOAD_TYPES.size),
     close: () => {
@@ -63,12 +88,15 @@ export async function openSsmShell(o: SsmShellOptions): Promise<SsmShell> {
     },
   };
   dc.onOutput = (type, data) => {
-    if (type === PAYLOAD_TYPES.output || type === PAYLOAD_TYPES.stdErr) shell.onData(data);
+    if (type !== PAYLOAD_TYPES.output && type !== PAYLOAD_TYPES.stdErr) return;
+    if (dataHandler) dataHandler(data);
+    else pending.push(data);
   };
   dc.onClose = (reason) => {
     closed = true;
     void terminateSession(scope, session.sessionId);
-    shell.onExit(reason);
+    exited = reason ? { reason } : {};
+    reportExit();
   };
   await shell.resize(o.cols, o.rows);
   return shell;

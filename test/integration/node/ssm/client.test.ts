@@ -97,6 +97,24 @@ it('an agent without the handshake: its first output opens the session and is de
   dc.close();
 });
 
+it('output that arrives with the handshake completion is kept until the caller listens (never dropped)', async () => {
+  script = (_ws, agent) => {
+    void agent.send(PAYLOAD_TYPES.handshakeRequest, handshake([{ ActionType: 'SessionType', ActionParameters: { SessionType: 'Port' } }]));
+    agent.onStream = (m) => {
+      if (m.payloadType !== PAYLOAD_TYPES.handshakeResponse) return;
+      // Both frames in the same tick: the client reads them in one chunk, as a fast sshd's
+      // greeting right behind HandshakeComplete does.
+      void agent.send(PAYLOAD_TYPES.handshakeComplete, Buffer.from('{}'));
+      void agent.send(PAYLOAD_TYPES.output, Buffer.from('SSH-2.0-OpenSSH_9.6\r\n'));
+    };
+  };
+  const dc = await openDataChannel({ streamUrl: url, token: 't' });
+  await new Promise((r) => setTimeout(r, 100));
+  const got = await new Promise<string>((r) => (dc.onOutput = (_t, d) => r(d.toString())));
+  assert.equal(got, 'SSH-2.0-OpenSSH_9.6\r\n');
+  dc.close();
+});
+
 it('channel_closed mid-session ends it, with the agent\'s message when it gives one', async () => {
   script = (ws, agent) => {
     void agent.send(PAYLOAD_TYPES.handshakeRequest, handshake([{ ActionType: 'SessionType', ActionParameters: { SessionType: 'Port' } }]));

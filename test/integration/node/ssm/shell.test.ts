@@ -47,7 +47,7 @@ function collector(shell: SsmShell): { text: () => string; waitFor: (re: RegExp)
   return {
     text: () => out,
     async waitFor(re) {
-      const deadline = Date.now() + 15_000;
+      const deadline = Date.now() + 8_000;
       while (!re.test(out)) {
         if (Date.now() > deadline) throw new Error(`timed out waiting for ${re} in:\n${out}`);
         await new Promise<void>((r) => {
@@ -61,7 +61,12 @@ function collector(shell: SsmShell): { text: () => string; waitFor: (re: RegExp)
 
 it('a shell with the terminal size, resize, Ctrl-C passed through, and exit on channel_closed', async () => {
   const shell = await openSsmShell({ instanceId: ID, region: REGION, cols: 100, rows: 30 });
+  // The first prompt comes unasked, here before anyone listens: it must not be lost.
+  const rec = lab.sessions.at(-1)!;
+  for (let i = 0; i < 200 && rec.outputAcked === 0; i++) await new Promise((r) => setTimeout(r, 25));
+  assert.ok(rec.outputAcked > 0, 'the prompt reached the client');
   const out = collector(shell);
+  await out.waitFor(/^lab\$ /);
   const exited = new Promise<Error | undefined>((r) => (shell.onExit = r));
   await shell.write('stty size\n');
   await out.waitFor(/30 100/);
@@ -79,7 +84,6 @@ it('a shell with the terminal size, resize, Ctrl-C passed through, and exit on c
   assert.ok(Date.now() - started < 20_000, 'sleep was interrupted');
   await shell.write('exit\n');
   assert.equal(await exited, undefined, 'a shell that exits closes the session without an error');
-  const rec = lab.sessions.at(-1)!;
   assert.equal(rec.document, 'SSM-SessionManagerRunShell');
   assert.equal(rec.portNumber, undefined);
   assert.deepEqual(rec.sizes, [{ cols: 100, rows: 30 }, { cols: 120, rows: 40 }]);
