@@ -53,9 +53,13 @@ async function open(name: string) {
 
 test('broadcast reaches exactly the chosen tabs: typing, Ctrl-C, arrows, a paste; Stop ends it', async () => {
   for (const n of ['stg-a', 'stg-b', 'prod-c']) await open(n);
-  // prod-c is active. Choose stg-a and prod-c.
-  await page().getByTestId('broadcast-choose').click();
+  // prod-c is active. Cancel closes the chooser and starts nothing; then choose stg-a and prod-c.
   const chooser = page().getByTestId('broadcast-chooser');
+  await page().getByTestId('broadcast-choose').click();
+  await chooser.getByRole('button', { name: 'Cancel' }).click();
+  await chooser.waitFor({ state: 'hidden' });
+  assert.equal(await page().getByTestId('broadcast-indicator').isVisible(), false);
+  await page().getByTestId('broadcast-choose').click();
   const pick = (label: string) => chooser.locator('label', { hasText: label }).locator('input');
   await pick('stg-a').check();
   await pick('stg-b').uncheck();
@@ -118,6 +122,12 @@ test('a set by tag value; snippets added, edited and deleted in Settings, run he
   await page().getByTestId('snippet-command').fill(mark('snip'));
   await page().getByTestId('snippet-save').click();
   await page().getByTestId('snippet-item').filter({ hasText: 'snip-' }).waitFor();
+  // Cancel leaves an edit without saving it.
+  await page().getByTestId('snippet-item').filter({ hasText: 'mark' }).getByTestId('snippet-edit').click();
+  await page().getByTestId('snippet-command').fill('never saved');
+  await page().locator('fieldset.snippets').getByRole('button', { name: 'Cancel' }).click();
+  assert.equal(await page().getByTestId('snippet-command').inputValue(), '');
+  assert.match(await page().getByTestId('snippet-item').filter({ hasText: 'mark' }).innerText(), /snip-/);
   await page().getByTestId('snippet-name').fill('gone');
   await page().getByTestId('snippet-command').fill('uptime');
   await page().getByTestId('snippet-tag').fill('env=prod');
@@ -171,5 +181,28 @@ test('Log to file writes what the tab showed (not what was typed unechoed); Save
   const saved = readFileSync((await download.path())!, 'utf8');
   assert.match(saved, /^logged 42$/m);
   assert.match(saved, /len 16/);
+});
+
+test('Settings → Session logs: every session is logged, with time stamps', async () => {
+  await page().getByRole('tab', { name: 'Settings' }).click();
+  await page().getByTestId('log-always').check();
+  await page().getByTestId('log-timestamps').check();
+  await page().locator('fieldset.session-logs').getByText('Session-log settings saved.').waitFor();
+  // A session that opens from now on is logged without touching the tab's toggle.
+  await tab('prod-c').click();
+  await typeInTerminal('exit');
+  await activePanel().getByRole('button', { name: 'Reconnect' }).click();
+  const note = page().getByTestId('tools-note');
+  await note.filter({ hasText: 'Logging to' }).waitFor();
+  assert.ok(await page().getByTestId('log-toggle').isChecked());
+  const path = (await note.innerText()).replace(/^Logging to /, '').trim();
+  await typeInTerminal('echo "always $((2+3))"');
+  await waitForTerminal(/^always 5\s*$/m);
+  await page().getByTestId('log-toggle').uncheck();
+  await note.filter({ hasText: 'Log closed' }).waitFor();
+  assert.match(readFileSync(path, 'utf8'), /^\[\d{4}-\d\d-\d\dT[\d:.]+Z\] always 5$/m);
+  await page().getByRole('tab', { name: 'Settings' }).click();
+  await page().getByTestId('log-always').uncheck();
+  await page().getByTestId('log-timestamps').uncheck();
   assert.deepEqual(ui.errors, []);
 });
