@@ -180,6 +180,49 @@ test('a hostile file name is shown as text with its controls escaped', async () 
   assert.deepEqual(ui.errors, []);
 });
 
+test('a big download shows its progress and Cancel stops it without saving anything', async () => {
+  writeFileSync(join(work, 'large.bin'), randomBytes(200 * 1024 * 1024));
+  await button('Refresh').click();
+  await entryRow('large.bin').waitFor();
+  let saved = 0;
+  const onDownload = () => saved++;
+  ui.page.on('download', onDownload);
+  await entryRow('large.bin').getByRole('button', { name: 'Download large.bin' }).click();
+  const transfer = latestTransfer();
+  await waitUntil(async () => /^[\d.]+ MiB of 200\.0 MiB \((?!0%)\d+%\)$/.test(await transfer.locator('.files-transfer-status').innerText()), 'download progress past 0%', 60_000);
+  await transfer.getByRole('button', { name: 'Cancel Download of large.bin' }).click();
+  await waitUntil(async () => (await transfer.locator('.files-transfer-status').innerText()) === 'Cancelled', 'Cancelled');
+  await ui.page.waitForTimeout(1000);
+  ui.page.off('download', onDownload);
+  assert.equal(saved, 0, 'a cancelled download is not saved');
+  rmSync(join(work, 'large.bin'));
+});
+
+test('a refusal by the server is said in the app’s words, with a button to the login user setting; Files hides the panel', async () => {
+  await panel().locator('.files-crumbs .crumb', { hasText: /^\/$/ }).click();
+  await panel().getByRole('button', { name: 'Open sys' }).click();
+  await waitUntil(async () => (await crumbs()).at(-1) === 'sys', 'the panel to open /sys');
+  await button('New folder').click();
+  const folderDialog = ui.page.getByRole('dialog', { name: 'New folder in /sys' });
+  await folderDialog.getByRole('textbox', { name: 'Folder name' }).fill('tagssh-denied');
+  await folderDialog.getByRole('button', { name: 'Create' }).click();
+  const alert = panel().getByRole('alert');
+  await waitUntil(async () => (await alert.isVisible()) && (await alert.innerText()).includes('The server does not allow this on /sys/tagssh-denied.'), `the refusal in the app's words; the panel shows: ${await panel().innerText().catch(() => '')}`);
+  await alert.getByRole('button', { name: 'Open Settings › Default login user' }).click();
+  await ui.page.getByRole('tab', { name: 'Settings', selected: true }).waitFor();
+  assert.match(await ui.page.evaluate(() => document.activeElement?.outerHTML ?? ''), /defaultUser/);
+  await ui.page.getByRole('tab', { name: /files-1/ }).click();
+  const toggle = activePanel().getByRole('button', { name: 'Files', exact: true });
+  await toggle.click();
+  assert.equal(await toggle.getAttribute('aria-pressed'), 'false');
+  assert.equal(await panel().isVisible(), false);
+  await toggle.click();
+  await panel().waitFor();
+  await typeInTerminal(`cd ${work}`);
+  await button('Follow shell').click();
+  await waitUntil(async () => (await crumbs()).slice(1).join('/') === work.slice(1), 'back in the work folder');
+});
+
 test('the panel speaks Japanese when the language changes', async () => {
   await ui.page.getByRole('tab', { name: 'Settings' }).click();
   await ui.page.getByLabel('Language').selectOption('ja');

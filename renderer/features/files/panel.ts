@@ -237,13 +237,15 @@ export class FilePanel {
 
   /** Runs a change, then lists the folder again (the change shows, or the error does). */
   private async act(run: () => Promise<unknown>): Promise<void> {
+    let failure: unknown = null;
     try {
       await run();
-      this.error = null;
     } catch (e) {
-      this.fail(e);
+      failure = e;
     }
     await this.relist().catch(() => {});
+    // After the listing (which clears old errors), so the refusal stays on screen.
+    if (failure) this.fail(failure);
     this.render();
   }
 
