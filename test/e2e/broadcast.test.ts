@@ -206,3 +206,36 @@ test('Settings → Session logs: every session is logged, with time stamps', asy
   await page().getByTestId('log-timestamps').uncheck();
   assert.deepEqual(ui.errors, []);
 });
+
+test('in Japanese, the tools bar, the broadcast indicator and Settings → Snippets speak Japanese; saving the Settings form keeps the snippets', async () => {
+  const form = () => page().locator('form.settings-form');
+  await page().getByRole('tab', { name: 'Settings' }).click();
+  await form().getByRole('combobox', { name: 'Language' }).selectOption('ja');
+  await form().getByRole('button', { name: 'Save settings' }).click();
+  await form().getByRole('button', { name: '設定を保存' }).waitFor();
+  assert.equal(await page().locator('fieldset.snippets legend').innerText(), 'スニペット');
+  assert.equal(await page().getByTestId('snippet-item').count(), 1, 'the form saved without dropping the snippet');
+  assert.equal(await page().locator('fieldset.session-logs legend').innerText(), 'セッションログ');
+
+  await tab('stg-a').click();
+  assert.equal(await page().getByTestId('broadcast-choose').innerText(), '一斉入力…');
+  assert.equal(await page().getByTestId('save-output').innerText(), '出力を保存');
+  await page().getByTestId('broadcast-choose').click();
+  await page().getByTestId('broadcast-tag').fill('env');
+  await page().getByTestId('broadcast-by-tag').click();
+  assert.match(await page().getByTestId('broadcast-chooser').innerText(), /キー=値 の形で/);
+  await page().getByTestId('broadcast-tag').fill('env=staging');
+  await page().getByTestId('broadcast-by-tag').click();
+  await page().getByTestId('broadcast-start').click();
+  assert.match(await page().getByTestId('broadcast-indicator').innerText(), /2 個のタブに一斉入力中/);
+  assert.equal(await tab('stg-b').getByTestId('broadcast-badge').innerText(), '一斉入力');
+  await shot('broadcast-ja');
+  await page().getByRole('button', { name: '一斉入力を停止' }).click();
+  await page().getByTestId('broadcast-indicator').waitFor({ state: 'hidden' });
+
+  await page().getByRole('tab', { name: '設定' }).click();
+  await form().getByRole('combobox', { name: '表示言語' }).selectOption('auto');
+  await form().getByRole('button', { name: '設定を保存' }).click();
+  await form().getByRole('button', { name: 'Save settings' }).waitFor();
+  assert.deepEqual(ui.errors, []);
+});
