@@ -27,6 +27,8 @@ export interface ProxyOptions extends Omit<ResolveOptions, 'port'> {
    * (also when its tagssh:transport tag says eice, so an exported config needs no change).
    */
   eice?: boolean;
+  /** Through an SSM Session Manager port session (also when the tagssh:transport tag says ssm). */
+  ssm?: boolean;
 }
 
 export interface ProxyResult {
@@ -38,10 +40,19 @@ export interface ProxyResult {
 
 export async function runProxy(nameOrId: string, opts: ProxyOptions = {}): Promise<ProxyResult> {
   const { resolveTarget } = await import('./aws/resolve.js');
-  const { port: wantedPort, connectTimeoutMs = 20_000, stdin = process.stdin, stdout = process.stdout, verifyHostKey = true, onNotice, eice, ...resolveOpts } = opts;
-  const viaEice = (i: { tags: Record<string, string> }) => !!eice || i.tags[TAG.transport]?.trim() === 'eice';
-  const target = await resolveTarget(nameOrId, { ...resolveOpts, ...(wantedPort ? { port: wantedPort } : {}), privateFor: (i) => !!resolveOpts.private || viaEice(i) });
+  const { port: wantedPort, connectTimeoutMs = 20_000, stdin = process.stdin, stdout = process.stdout, verifyHostKey = true, onNotice, eice, ssm, ...resolveOpts } = opts;
+  if (eice && ssm) throw new AppError('INVALID_INPUT', 'Give --eice or --ssm, not both.');
+  const viaEice = (i: { tags: Record<string, string> }) => !ssm && (!!eice || i.tags[TAG.transport]?.trim() === 'eice');
+  const viaSsm = (i: { tags: Record<string, string> }) => !eice && (!!ssm || i.tags[TAG.transport]?.trim() === 'ssm');
+  const target = await resolveTarget(nameOrId, { ...resolveOpts, ...(wantedPort ? { port: wantedPort } : {}), privateFor: (i) => !!resolveOpts.private || viaEice(i) || viaSsm(i) });
   const port = wantedPort ?? portTag(target.instance.tags) ?? 22;
+  if (viaSsm(target.instance)) {
+    const { openSsmSocket } = await import('./ssm/socket.js');
+    const open = () => openSsmSocket({ instanceId: target.instance.id, region: target.instance.region, port, ...(resolveOpts.profile ? { profile: resolveOpts.profile } : {}) });
+    // As for EICE: the host-key look takes a session of its own, OpenSSH a fresh one.
+    if (verifyHostKey) await firstContact(target.instance, target.address, port, resolveOpts.profile, onNotice, open);
+    return relay(await open(), stdin, stdout, target.address, port);
+  }
   if (viaEice(target.instance)) {
     const { openEiceSocket } = await import('./transport/eice.js');
     const open = () => openEiceSocket({ instance: target.instance, port, timeoutMs: connectTimeoutMs, ...(resolveOpts.profile ? { profile: resolveOpts.profile } : {}) });

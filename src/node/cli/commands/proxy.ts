@@ -12,6 +12,7 @@ interface ProxyFlags extends AwsFlags {
   pick?: string;
   nameB64?: string;
   eice?: boolean;
+  ssm?: boolean;
 }
 
 export function register(program: Command): void {
@@ -23,6 +24,7 @@ export function register(program: Command): void {
     .option('--start', 'if the instance is stopped, start it and wait until the port answers')
     .option('--private', 'connect to the private IP (over a VPN)')
     .option('--eice', 'through the EC2 Instance Connect Endpoint of the instance\'s VPC (implied by the tag tagssh:transport=eice)')
+    .option('--ssm', 'through an SSM Session Manager port session, no plugin needed (implied by the tag tagssh:transport=ssm)')
     .option('--pick <id>', 'choose this instance id when several match the name')
     .option('--name-b64 <base64url>', 'the Name as base64url of its UTF-8 bytes, instead of NAME');
   addAwsOptions(cmd).action(async (rawName: string | undefined, flags: ProxyFlags) => {
@@ -39,6 +41,7 @@ export function register(program: Command): void {
         ...(flags.start ? { start: true } : {}),
         ...(flags.private ? { private: true } : {}),
         ...(flags.eice ? { eice: true } : {}),
+        ...(flags.ssm ? { ssm: true } : {}),
         ...(flags.pick ? { pick: flags.pick } : {}),
         onProgress: progress,
         onNotice: (msg) => {
