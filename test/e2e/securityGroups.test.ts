@@ -10,7 +10,8 @@ import { useAppUi, verbs } from './ui.js';
 // (every packet dropped in the test's private network namespace), so Connect times out; the tab
 // says that the security group does not allow the IP the lookup service (a local server) reports,
 // "Allow my IP" confirms with the address, port and group, adds the rule (checked with
-// DescribeSecurityGroups), and Retry connects once the network lets packets through again.
+// DescribeSecurityGroups); a Retry still blackholed now says the group allows the IP; and Retry
+// connects once the network lets packets through again. The words follow the language setting.
 
 const MY_IP = '203.0.113.77';
 const ADDRESS = '127.0.0.62';
@@ -52,6 +53,21 @@ test('a timed-out Connect explains the security group; "Allow my IP" confirms, a
   assert.match(said, new RegExp(`security group \\(${groupId}\\)`));
   await shot('sg-diagnosis');
 
+  // The finding is redrawn in Japanese when the language changes, and back.
+  const language = async (lang: 'ja' | 'en') => {
+    await ui.page.locator('#tab-settings').click();
+    await ui.page.locator('#set-language').selectOption(lang);
+    await ui.page.locator('#set-language').evaluate((e) => (e as HTMLSelectElement).form?.requestSubmit());
+    await ui.page.getByRole('tab', { name: 'web-sg' }).click();
+  };
+  await language('ja');
+  await ui.page.waitForFunction(() => document.querySelector('[data-testid=sg-diagnosis] strong')?.textContent?.startsWith('タイムアウトしました。'));
+  assert.match(await diagnosis.innerText(), new RegExp(`現在の IP アドレス ${MY_IP.replace(/\./g, '\\.')} からポート ${port} への接続が許可されていません`));
+  await activePanel().getByRole('button', { name: 'この IP を許可' }).waitFor();
+  await shot('sg-diagnosis-ja');
+  await language('en');
+  await activePanel().getByRole('button', { name: 'Allow my IP' }).waitFor();
+
   // Cancel in the dialog changes nothing.
   await activePanel().getByRole('button', { name: 'Allow my IP' }).click();
   const dialog = ui.page.getByRole('dialog', { name: 'Allow SSH from your IP?' });
@@ -71,6 +87,12 @@ test('a timed-out Connect explains the security group; "Allow my IP" confirms, a
   assert.ok(rule, 'the rule is in the group');
   assert.equal(rule.port, port);
   assert.match(rule.description ?? '', /^tagssh \S+ \d{4}-\d\d-\d\d$/);
+
+  // Still blackholed: Retry times out again, and now the group allows the IP, so the block is elsewhere.
+  await activePanel().getByRole('button', { name: 'Retry' }).click();
+  await activePanel().locator('[data-testid=sg-diagnosis][data-verdict=allowed]').waitFor({ timeout: 60_000 });
+  assert.match(await activePanel().getByTestId('sg-diagnosis').innerText(), new RegExp(`security group ${groupId} allows ${MY_IP.replace(/\./g, '\\.')} on port ${port}[\\s\\S]*network ACL`));
+  assert.equal(await activePanel().getByRole('button', { name: 'Allow my IP' }).count(), 0, 'nothing to allow');
 
   // The network lets packets through again: Retry reaches the host (first contact).
   drop.remove();
