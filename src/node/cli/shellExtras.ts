@@ -7,7 +7,8 @@ import type { ConnectTarget } from '../ssh/types.js';
 import type { SessionLog } from '../log/sessionLog.js';
 
 // What `tagssh ssh NAME` does besides the shell itself: a session log (--log [FILE], --raw,
-// --timestamps) and a snippet typed as the session's first line (--snippet NAME). Flags are
+// --timestamps, or Settings → Session logs "every session", which the app and the CLI share) and
+// a snippet typed as the session's first line (--snippet NAME). Flags are
 // checked before anything connects; the instance's type, AZ and tags (the log header, a snippet
 // kept for a tag) come from one DescribeInstances by id, only when one of these flags is given.
 
@@ -52,8 +53,21 @@ async function instanceOf(target: ConnectTarget, scope: AwsScope): Promise<Insta
   return matches.find((m) => m.id === target.instanceId);
 }
 
+/** Settings → Session logs when it says "log every session" (no settings file: it does not). */
+async function alwaysLog(): Promise<{ timestamps: boolean } | null> {
+  const [{ existsSync }, { jsonSettingsStore, settingsPath }] = await Promise.all([import('node:fs'), import('../store/settings.js')]);
+  if (!existsSync(settingsPath())) return null;
+  const { sessionLog } = jsonSettingsStore().get();
+  return sessionLog.always ? { timestamps: sessionLog.timestamps } : null;
+}
+
 /** Resolves the snippet and opens the log for a resolved target, before the connection is made. */
-export async function prepareShellExtras(target: ConnectTarget, flags: ShellExtraFlags, scope: AwsScope): Promise<ShellExtras> {
+export async function prepareShellExtras(target: ConnectTarget, given: ShellExtraFlags, scope: AwsScope, command: string[] = []): Promise<ShellExtras> {
+  let flags = given;
+  if (!flags.log && !command.length) {
+    const always = await alwaysLog();
+    if (always) flags = { ...flags, log: true, timestamps: always.timestamps };
+  }
   if (!flags.log && !flags.snippet) return {};
   const snippet = flags.snippet ? await snippetNamed(flags.snippet) : undefined;
   const inst = await instanceOf(target, scope);

@@ -96,7 +96,7 @@ export async function runSsh(name: string, command: string[], flags: SshFlags, s
   const targetP = connectTargetFor(name, { ...targetOptionsFrom(flags), ...scope, onProgress: progress });
   await Promise.all([targetP, import('../ssh/connection.js')]).catch(() => undefined);
   const target = await targetP;
-  const extras = await prepareShellExtras(target, flags, scope);
+  const extras = await prepareShellExtras(target, flags, scope, command);
   const conn = await connectInteractively(target, flags.keepalive ? flags.keepalive * 1000 : undefined, progress).catch(async (e: unknown) => {
     // A timeout is often a changed public IP: say what the security groups make of it.
     const [{ explainTimeout }, { configuredMyIpUrl }] = await Promise.all([import('../aws/securityGroups.js'), import('../aws/myIp.js')]);

@@ -145,3 +145,19 @@ describe('tagssh ssh: wrong inputs for logs and snippets', () => {
     });
   }
 });
+
+describe('tagssh ssh with Settings → Session logs "every session"', () => {
+  it('logs a shell without --log (time stamps as set), but not a remote COMMAND', async () => {
+    const store = jsonSettingsStore(join(home, 'tagssh', 'config', 'settings.json'));
+    store.set({ ...store.get(), sessionLog: { always: true, timestamps: true } });
+    const dir = join(home, 'tagssh', 'config', 'logs');
+    const before = new Set(readdirSync(dir));
+    await onPty([], [['send', 'echo "every $((3*3))"; exit 0\r']]);
+    const added = readdirSync(dir).filter((f) => !before.has(f));
+    assert.equal(added.length, 1, added.join());
+    assert.match(readFileSync(join(dir, added[0]!), 'utf8'), /^\[\d{4}-\d\d-\d\dT[\d:.]+Z\] every 9$/m);
+    const r = await runTagssh(['ssh', 'logged', '--accept-new', '--', 'echo', 'cmd-out'], env());
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(readdirSync(dir).length, before.size + 1, 'a remote COMMAND is not a session to log');
+  });
+});
