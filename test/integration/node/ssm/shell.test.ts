@@ -47,7 +47,7 @@ function collector(shell: SsmShell): { text: () => string; waitFor: (re: RegExp)
   return {
     text: () => out,
     async waitFor(re) {
-      const deadline = Date.now() + 8_000;
+      const deadline = Date.now() + 15_000;
       while (!re.test(out)) {
         if (Date.now() > deadline) throw new Error(`timed out waiting for ${re} in:\n${out}`);
         await new Promise<void>((r) => {

@@ -41,6 +41,15 @@ function wire(opts = {}): Wire {
   return w;
 }
 
+/** Polls until `cond` holds (timers on a loaded machine run late; fixed sleeps would flake). */
+async function until(cond: () => boolean, what: string, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(10);
+  }
+}
+
 const text = (ms: AgentMessage[]) => ms.map((m) => m.payload.toString()).join('');
 const kinds = (fs: Buffer[]) => fs.map((f) => decodeMessage(f).messageType);
 
@@ -79,9 +88,8 @@ test('a lost message is retransmitted after the timeout and delivered once', asy
   const w = wire({ rtoMinMs: 20, rtoMaxMs: 40 });
   await w.client.send(1, Buffer.from('lost'));
   w.up.length = 0; // dropped on the way
-  await sleep(150);
+  await until(() => w.up.length >= 1, 'the resend');
   assert.ok(w.client.retransmissions >= 1);
-  assert.ok(w.up.length >= 1, 'resent');
   w.flush();
   assert.equal(text(w.received), 'lost');
   assert.equal(w.client.inFlight, 0);
@@ -97,7 +105,7 @@ test('a lost acknowledgement makes the sender resend; the receiver acknowledges 
   await w.client.send(1, Buffer.from('x'));
   for (const f of w.up.splice(0)) w.agent.receive(f);
   w.down.length = 0; // the ack is lost
-  await sleep(120);
+  await until(() => w.up.length >= 1, 'the resend');
   w.flush();
   assert.equal(text(w.received), 'x');
   assert.equal(w.client.inFlight, 0);
@@ -154,7 +162,7 @@ test('a peer that never acknowledges ends the channel after giveUpMs', async () 
   let failure: Error | undefined;
   w.client.onFailure = (e) => (failure = e);
   await w.client.send(1, Buffer.from('x'));
-  await sleep(250);
+  await until(() => failure !== undefined, 'the failure');
   assert.match(failure?.message ?? '', /stopped acknowledging/);
   w.agent.close();
 });
