@@ -41,7 +41,7 @@ class SsmSocket extends Duplex {
   }
 
   override _read(): void {
-    // Output is pushed as it arrives; the agent paces itself on our acknowledgements.
+    // Output is pushed as it arrives; SSH's own channel window bounds how much can be in flight.
   }
 
   override _write(chunk: Buffer, _enc: BufferEncoding, cb: (e?: Error | null) => void): void {
