@@ -49,13 +49,10 @@ export class BroadcastRouter {
     this.members.set(member.id, member);
   }
 
-  /** A tab closed: it leaves the set; the broadcast stops when nobody is left to receive. */
+  /** A tab closed: it leaves the set (the broadcast is over once nobody is left to receive). */
   unregister(id: string): void {
     this.members.delete(id);
-    if (this.receivers.delete(id)) {
-      if (this.receivers.size < 1) this.receivers.clear();
-      this.changed();
-    }
+    if (this.receivers.delete(id)) this.changed();
   }
 
   get active(): boolean {
