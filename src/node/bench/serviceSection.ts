@@ -7,6 +7,7 @@ import type { Instance } from '../../common/model/instance.js';
 import type { BenchHost, BenchEvent } from './runner.js';
 import type { ResultsStore } from './store.js';
 import type { UploadFile } from './localTarball.js';
+import { pooledConnect } from '../ssh/pooledConnect.js';
 
 // The benchmark handlers of the app service (one set per UI connection): presets, preview (the
 // exact script and what needs confirmation), run with progress pushed as `bench.event`, cancel,
@@ -102,8 +103,11 @@ export function benchSection(o: BenchSectionOptions = {}): HandlerSection {
         const [hosts, peer, store] = await Promise.all([Promise.all(input.instances.map((i) => hostFor(i, input.acceptNew))), input.peer ? hostFor(input.peer, input.acceptNew) : undefined, storeOf()]);
         const batchId = input.batchId ?? newRunId();
         if (batches.has(batchId)) throw new AppError('INVALID_INPUT', `Batch ${batchId} is already running.`);
+        // Runs borrow the connection of an open terminal to the same machine (no second handshake).
+        const sessions = deps.engine.sessions;
+        const pool = sessions.acquire ? pooledConnect({ acquire: (t) => sessions.acquire!(t) }) : undefined;
         inBackground(batchId, (signal, onEvent) =>
-          runBench({ preset: p.id, paramSets, hosts, ...(peer ? { peer } : {}), ...(upload ? { upload } : {}), batchId, signal, store, onEvent, ...(input.concurrency ? { concurrency: input.concurrency } : {}) }),
+          runBench({ preset: p.id, paramSets, hosts, ...(peer ? { peer } : {}), ...(upload ? { upload } : {}), batchId, signal, store, onEvent, ...(input.concurrency ? { concurrency: input.concurrency } : {}), ...(pool ? { connect: pool } : {}) }),
         );
         return { batchId };
       },
@@ -116,7 +120,10 @@ export function benchSection(o: BenchSectionOptions = {}): HandlerSection {
         };
         const [host, peer] = await Promise.all([hostFor(ref(result.instance)), result.peer ? hostFor(ref(result.peer)) : undefined]);
         const { attachRun } = await import('./runner.js');
-        inBackground(batchId, (signal, onEvent) => attachRun(result, { host, ...(peer ? { peer } : {}) }, { store, signal, onEvent }));
+        // Runs borrow the connection of an open terminal to the same machine (no second handshake).
+        const sessions = deps.engine.sessions;
+        const pool = sessions.acquire ? pooledConnect({ acquire: (t) => sessions.acquire!(t) }) : undefined;
+        inBackground(batchId, (signal, onEvent) => attachRun(result, { host, ...(peer ? { peer } : {}) }, { store, signal, onEvent, ...(pool ? { connect: pool } : {}) }));
         return null;
       },
       'bench.cancel'({ batchId }) {

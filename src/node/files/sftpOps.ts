@@ -11,27 +11,40 @@ const STATUS_PERMISSION_DENIED = 3;
 export function sftpError(err: unknown, action: string, path: string, host: string): AppError {
   const e = err as Error & { code?: number | string };
   if (e instanceof AppError) return e;
+  // ssh2's words for a request whose channel or connection went away before the answer.
+  if (e.message === 'No response from server') return new AppError('SESSION_CLOSED', `The connection to ${host} was lost (${action} ${path}).`, 'Connect again; a copy can continue with resume.', { path, action });
   if (e.code === STATUS_NO_SUCH_FILE) return new AppError('NOT_FOUND', `${host}:${path} does not exist (${action}).`, 'Check the remote path; it is relative to the login user\'s home directory unless it starts with /.', { path, action });
   if (e.code === STATUS_PERMISSION_DENIED) return new AppError('REMOTE_FAILED', `Permission denied on ${host}:${path} (${action}).`, 'Log in as a user who may access it (--user), or choose another remote directory.', { path, action, reason: 'permission' });
   return new AppError('REMOTE_FAILED', `${action} ${host}:${path} failed: ${e.message}.`, undefined, { path, action });
 }
 
-function call<T>(fn: (cb: (err: Error | null | undefined, v: T) => void) => void, action: string, path: string, host: string): Promise<T> {
-  return new Promise((resolve, reject) => fn((err, v) => (err ? reject(sftpError(err, action, path, host)) : resolve(v))));
-}
-
 /** Promise-returning SFTP operations bound to one channel; `host` names the machine in errors. */
 export class SftpOps {
+  private ended = false;
+
   constructor(
     readonly sftp: SFTPWrapper,
     readonly host: string,
-  ) {}
+  ) {
+    sftp.once('close', () => (this.ended = true));
+  }
+
+  /** Whether the channel has closed (its connection dropped, or close() was called). */
+  get closed(): boolean {
+    return this.ended;
+  }
+
+  // A request sent on a closed channel is never answered: refuse it instead of waiting forever.
+  private call<T>(fn: (cb: (err: Error | null | undefined, v: T) => void) => void, action: string, path: string, host: string): Promise<T> {
+    if (this.ended) return Promise.reject(new AppError('SESSION_CLOSED', `The file channel to ${host} is closed (${action} ${path}).`, 'Connect again.', { path, action }));
+    return new Promise((resolve, reject) => fn((err, v) => (err ? reject(sftpError(err, action, path, host)) : resolve(v))));
+  }
 
   stat(path: string): Promise<Stats> {
-    return call((cb) => this.sftp.stat(path, cb), 'stat', path, this.host);
+    return this.call((cb) => this.sftp.stat(path, cb), 'stat', path, this.host);
   }
   lstat(path: string): Promise<Stats> {
-    return call((cb) => this.sftp.lstat(path, cb), 'stat', path, this.host);
+    return this.call((cb) => this.sftp.lstat(path, cb), 'stat', path, this.host);
   }
   /** stat, or null when the path does not exist. */
   async statOrNull(path: string): Promise<Stats | null> {
@@ -43,45 +56,45 @@ export class SftpOps {
     }
   }
   readdir(path: string): Promise<FileEntryWithStats[]> {
-    return call((cb) => this.sftp.readdir(path, cb as never), 'list', path, this.host);
+    return this.call((cb) => this.sftp.readdir(path, cb as never), 'list', path, this.host);
   }
   realpath(path: string): Promise<string> {
-    return call((cb) => this.sftp.realpath(path, cb), 'resolve', path, this.host);
+    return this.call((cb) => this.sftp.realpath(path, cb), 'resolve', path, this.host);
   }
   mkdir(path: string, mode?: number): Promise<void> {
-    return call((cb) => this.sftp.mkdir(path, mode === undefined ? {} : { mode }, (err) => cb(err, undefined)), 'create directory', path, this.host);
+    return this.call((cb) => this.sftp.mkdir(path, mode === undefined ? {} : { mode }, (err) => cb(err, undefined)), 'create directory', path, this.host);
   }
   rmdir(path: string): Promise<void> {
-    return call((cb) => this.sftp.rmdir(path, (err) => cb(err, undefined)), 'remove directory', path, this.host);
+    return this.call((cb) => this.sftp.rmdir(path, (err) => cb(err, undefined)), 'remove directory', path, this.host);
   }
   unlink(path: string): Promise<void> {
-    return call((cb) => this.sftp.unlink(path, (err) => cb(err, undefined)), 'delete', path, this.host);
+    return this.call((cb) => this.sftp.unlink(path, (err) => cb(err, undefined)), 'delete', path, this.host);
   }
   /** Replaces `to` when it exists (posix-rename@openssh.com where offered, as OpenSSH's sftp does). */
   async rename(from: string, to: string, opts: { overwrite?: boolean } = {}): Promise<void> {
     const ext = (this.sftp as unknown as { _extensions?: Record<string, string> })._extensions ?? {};
     if (opts.overwrite !== false && ext['posix-rename@openssh.com']) {
-      return call((cb) => this.sftp.ext_openssh_rename(from, to, (err) => cb(err, undefined)), 'rename', from, this.host);
+      return this.call((cb) => this.sftp.ext_openssh_rename(from, to, (err) => cb(err, undefined)), 'rename', from, this.host);
     }
-    return call((cb) => this.sftp.rename(from, to, (err) => cb(err, undefined)), 'rename', from, this.host);
+    return this.call((cb) => this.sftp.rename(from, to, (err) => cb(err, undefined)), 'rename', from, this.host);
   }
   setstat(path: string, attrs: InputAttributes): Promise<void> {
-    return call((cb) => this.sftp.setstat(path, attrs, (err) => cb(err, undefined)), 'set attributes of', path, this.host);
+    return this.call((cb) => this.sftp.setstat(path, attrs, (err) => cb(err, undefined)), 'set attributes of', path, this.host);
   }
   open(path: string, flags: OpenMode, attrs?: InputAttributes): Promise<Buffer> {
-    return call((cb) => (attrs ? this.sftp.open(path, flags, attrs, cb) : this.sftp.open(path, flags, cb)), flags === 'r' ? 'open' : 'write', path, this.host);
+    return this.call((cb) => (attrs ? this.sftp.open(path, flags, attrs, cb) : this.sftp.open(path, flags, cb)), flags === 'r' ? 'open' : 'write', path, this.host);
   }
   close(handle: Buffer, path: string): Promise<void> {
-    return call((cb) => this.sftp.close(handle, (err) => cb(err, undefined)), 'close', path, this.host);
+    return this.call((cb) => this.sftp.close(handle, (err) => cb(err, undefined)), 'close', path, this.host);
   }
   fstat(handle: Buffer, path: string): Promise<Stats> {
-    return call((cb) => this.sftp.fstat(handle, cb), 'stat', path, this.host);
+    return this.call((cb) => this.sftp.fstat(handle, cb), 'stat', path, this.host);
   }
   /** Reads up to `len` bytes at `position` into buf[off…]; 0 at end of file. */
   read(handle: Buffer, buf: Buffer, off: number, len: number, position: number, path: string): Promise<number> {
-    return call((cb) => this.sftp.read(handle, buf, off, len, position, (err, n) => cb(err, n)), 'read', path, this.host);
+    return this.call((cb) => this.sftp.read(handle, buf, off, len, position, (err, n) => cb(err, n)), 'read', path, this.host);
   }
   write(handle: Buffer, buf: Buffer, off: number, len: number, position: number, path: string): Promise<void> {
-    return call((cb) => this.sftp.write(handle, buf, off, len, position, (err) => cb(err, undefined)), 'write', path, this.host);
+    return this.call((cb) => this.sftp.write(handle, buf, off, len, position, (err) => cb(err, undefined)), 'write', path, this.host);
   }
 }
