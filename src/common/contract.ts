@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { InstanceSchema, CandidateSchema } from './model/instance.js';
 import { SettingsSchema } from './model/settings.js';
+import { TRANSPORTS } from './model/transport.js';
 import { benchCalls, benchEvents } from './bench/contract.js';
 import { logCalls } from './log/contract.js';
 import { filesCalls, filesEvents } from './files/contract.js';
@@ -70,7 +71,7 @@ export const SessionOpenInputSchema = ScopeSchema.extend({
   acceptNewHostKey: z.string().regex(/^SHA256:[A-Za-z0-9+/=]{20,64}$/).optional(),
   private: z.boolean().optional(),
 });
-export const SessionInfoSchema = z.object({ sessionId: SessionId, label: z.string(), instanceId: z.string().nullable(), host: z.string() });
+export const SessionInfoSchema = z.object({ sessionId: SessionId, label: z.string(), instanceId: z.string().nullable(), host: z.string(), transport: z.enum(TRANSPORTS).optional() });
 export type SessionInfo = z.infer<typeof SessionInfoSchema>;
 
 export const sessionCalls = {

@@ -115,7 +115,8 @@ export function createEngine(): Engine {
         throw await explainTimeout(e, target, opts, myIpUrl(undefined, req.settings.myIpUrl));
       });
       const info = sessions.list().find((s) => s.id === id);
-      return { sessionId: id, label: info?.label ?? target.label, instanceId: info?.instanceId ?? target.instanceId ?? null, host: info?.host ?? target.host };
+      const { transportOf } = await import('./transport/choose.js');
+      return { sessionId: id, label: info?.label ?? target.label, instanceId: info?.instanceId ?? target.instanceId ?? null, host: info?.host ?? target.host, transport: transportOf(target) };
     },
   };
 }

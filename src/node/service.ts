@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { TransportName } from '../common/model/transport.js';
 import type { Scope } from '../common/vocab.js';
 import { AppError, type AppErrorData } from '../common/errors.js';
 import type { CancelledDetails } from '../common/errorDetails.js';
@@ -36,7 +37,7 @@ export interface Engine {
   forgetHostKey(instanceId: string): Promise<boolean>;
   sessions: SessionPort;
   /** Resolves the ref and opens a shell; returns the session id and a label for the tab. */
-  openSession(req: OpenRequest): Promise<{ sessionId: string; label: string; instanceId: string | null; host: string }>;
+  openSession(req: OpenRequest): Promise<{ sessionId: string; label: string; instanceId: string | null; host: string; transport?: TransportName }>;
 }
 
 export interface OpenRequest extends EngineScope {

@@ -19,6 +19,7 @@ import type { ProgressStep } from '../../../src/common/progress.js';
 import type { SessionRouter } from './sessionRouter.js';
 import { TERMINAL_THEMES } from './themes.js';
 import { FilePanel } from '../files/panel.js';
+import { transportBadge } from '../transport/badge.js';
 
 // One terminal tab: an xterm front end bound to one backend session at a time. The session can
 // drop and be reopened (Reconnect) in the same tab; first-contact host keys, ambiguous names and
@@ -80,6 +81,7 @@ export class TerminalTab {
   /** The open in flight, so Cancel (or closing the tab) can stop its wait. */
   private openId: string | null = null;
   private readonly offLocale: () => void;
+  private readonly transport = transportBadge();
 
   constructor(
     private readonly deps: TerminalTabDeps,
@@ -114,7 +116,7 @@ export class TerminalTab {
     });
     this.screen = h('div', { class: 'term-screen' });
     this.files = new FilePanel({ api: deps.api, sessionId: () => (this.state === 'open' ? this.sessionId : null), label: () => this.title, openSettings: (f) => deps.openSettings(f) });
-    this.el = h('section', { class: 'terminal' }, h('div', { class: 'term-toolbar' }, this.files.toggle), this.status, this.searchBar, h('div', { class: 'term-body' }, this.screen, this.files.el));
+    this.el = h('section', { class: 'terminal' }, h('div', { class: 'term-toolbar' }, this.files.toggle, this.transport.el), this.status, this.searchBar, h('div', { class: 'term-body' }, this.screen, this.files.el));
     this.applyWords();
     this.offLocale = onLocaleChange(() => {
       this.applyWords();
@@ -240,6 +242,7 @@ export class TerminalTab {
       this.sessionId = info.sessionId;
       this.instance = info.instanceId;
       this.title = info.label;
+      this.transport.set(info.transport);
       // A start that succeeded is done: a later Reconnect connects without starting again.
       this.request = { ...this.request, start: false };
       const batcher = new OutputBatcher(
@@ -282,6 +285,7 @@ export class TerminalTab {
     if (this.disposed) return;
     this.disposed = true;
     this.offLocale();
+    this.transport.dispose();
     this.files.dispose();
     this.resizeObserver.disconnect();
     this.batcher?.dispose();
