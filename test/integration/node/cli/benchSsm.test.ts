@@ -8,20 +8,22 @@ import { startMoto, type Moto } from '../../../lab/moto.js';
 import { seedInstance, type Seeded } from '../../../lab/seed.js';
 import { ERROR_CODES } from '../../../../src/common/errors.js';
 import { runTagssh, type Run } from '../../../lab/run.js';
+import { startSsmRunCommandLab } from '../../../lab/ssmRunCommand.js';
+import { readFileSync } from 'node:fs';
 
 // `tagssh bench PRESET --targets … --ssm` against moto's Systems Manager: the SendCommand it
 // makes (document, targets, pacing, S3 output, the preset's own script), progress per node and
 // one saved result per matching node. moto runs no script — every invocation is "Success" with
-// empty output — so the parsing of real node output is tested with captured outputs in
-// test/unit/node/bench/ssmFleet.test.ts.
+// empty output — so the last test puts a lab in front of it (test/lab/ssmRunCommand.ts) that
+// answers ListCommandInvocations with per-node progress and hands out captured real fio output.
 
 let moto: Moto;
 let ssm: SSMClient;
 let home: string;
 const s: Record<string, Seeded> = {};
 
-function tagssh(args: string[]): Promise<Run> {
-  return runTagssh(args, { PATH: process.env.PATH ?? '', HOME: home, ...moto.env, AWS_ENDPOINT_URL_SSM: moto.endpoint, TAGSSH_HOME: join(home, 'tagssh'), TAGSSH_POLL_MS: '100' });
+function tagssh(args: string[], env: Record<string, string> = {}): Promise<Run> {
+  return runTagssh(args, { PATH: process.env.PATH ?? '', HOME: home, ...moto.env, AWS_ENDPOINT_URL_SSM: moto.endpoint, TAGSSH_HOME: join(home, 'tagssh'), TAGSSH_POLL_MS: '100', ...env });
 }
 
 function assertCleanError(r: Run, code: keyof typeof ERROR_CODES, pattern: RegExp) {
@@ -109,4 +111,23 @@ test('wrong inputs name the flag and send nothing', async () => {
   assertCleanError(await tagssh(['bench', 'nosuch', '--targets', 'tag:env=staging', '--ssm']), 'INVALID_INPUT', /nosuch/);
   assert.equal((await ssm.send(new ListCommandsCommand({}))).Commands!.length, before);
   assertCleanError(await tagssh(['bench', 'sysinfo', '--targets', 'tag:env=nowhere', '--ssm']), 'NOT_FOUND', /No managed node matches tag:env=nowhere/);
+});
+
+test('progress per node from ListCommandInvocations; each node\'s real output parsed: fio numbers on one, fio\'s own error on the other', async () => {
+  const lab = await startSsmRunCommandLab(moto.endpoint);
+  const fx = (p: string) => readFileSync(join(import.meta.dirname, '../../../fixtures/bench', p), 'utf8');
+  try {
+    lab.outcomes.set(s.a!.id, { status: 'Success', stdout: fx('fio/fio-3.33-randread-4k-numjobs4-group.captured.json'), responseCode: 0 });
+    lab.outcomes.set(s.b!.id, { status: 'Failed', stdout: fx('fio/fio-3.33-bad-directory.captured.json'), stderr: fx('fio/fio-3.33-bad-directory.captured.stderr.txt'), responseCode: 1 });
+    const r = await tagssh(['bench', 'fio', '--targets', 'tag:env=staging', '--ssm', '--yes'], { AWS_ENDPOINT_URL_SSM: lab.endpoint });
+    assert.equal(r.code, 1, r.stderr);
+    assert.ok(lab.actions.includes('ListCommandInvocations'), lab.actions.join(' '));
+    for (const id of [s.a!.id, s.b!.id]) assert.match(r.stderr, new RegExp(`\\(${id}\\)\\] InProgress[\\s\\S]*\\(${id}\\)\\] (Success|Failed)`));
+    assert.match(r.stdout, new RegExp(`stg-1 \\(m5\\.large, ${s.a!.id}\\): ok`));
+    assert.match(r.stdout, /read IOPS: 39,?303/);
+    assert.match(r.stdout, new RegExp(`stg-2 \\([^)]*${s.b!.id}\\): failed`));
+    assert.match(r.stdout, /nonexistent-dir-x/);
+  } finally {
+    await lab.close();
+  }
 });
