@@ -85,7 +85,7 @@ export interface AppServiceDeps {
 }
 
 /** Builds part of the handlers for one connection. `emit` reaches only that connection. */
-export type HandlerSection = (ctx: { deps: AppServiceDeps; emit: Emit; clientId: string }) => Partial<Handlers>;
+export type HandlerSection = (ctx: { deps: AppServiceDeps; emit: Emit; clientId: string; /** Whether this UI connection opened the session: a section acts only on its own window's sessions. */ ownsSession?: (sessionId: string) => boolean }) => Partial<Handlers>;
 
 export interface AppClient {
   id: string;
@@ -245,7 +245,7 @@ export function createAppService(deps: AppServiceDeps): AppService {
 
       // The bench.* calls come from the benchmark section (added by default below).
       const handlers = { ...base } as Handlers;
-      for (const section of deps.sections ?? [benchSection(), filesSection(), securityGroupsSection(), sessionLogSection()]) Object.assign(handlers, section({ deps, emit, clientId }));
+      for (const section of deps.sections ?? [benchSection(), filesSection(), securityGroupsSection(), sessionLogSection()]) Object.assign(handlers, section({ deps, emit, clientId, ownsSession: (id) => output.owns(id) }));
 
       const client: AppClient = {
         id: clientId,

@@ -44,6 +44,8 @@ interface TransferView {
   status: HTMLElement;
 }
 
+const NAME_PROBLEM_WORD: Record<NonNullable<ReturnType<typeof nameProblem>>, FilesWord> = { empty: 'badNameEmpty', dot: 'badNameDot', slash: 'badNameSlash', nul: 'badNameNul', long: 'badNameLong' };
+
 /** A server name as the panel shows it: controls and direction overrides visible, never acted on. */
 export const shown = (name: string) => escapeControls(name);
 
@@ -199,8 +201,7 @@ export class FilePanel {
     const name = input.value;
     const problem = nameProblem(name);
     if (problem) {
-      const why: Record<NonNullable<typeof problem>, FilesWord> = { empty: 'badNameEmpty', dot: 'badNameDot', slash: 'badNameSlash', nul: 'badNameNul', long: 'badNameLong' };
-      this.showError(t('badName', { why: t(why[problem]) }));
+      this.showError(t('badName', { why: t(NAME_PROBLEM_WORD[problem]) }));
       return null;
     }
     return name;
@@ -258,7 +259,7 @@ export class FilePanel {
     for (const file of files) {
       const problem = nameProblem(file.name);
       if (problem) {
-        this.showError(t('badName', { why: file.name }));
+        this.showError(t('badName', { why: t(NAME_PROBLEM_WORD[problem]) }));
         continue;
       }
       if (file.size > TRANSFER_MAX_BYTES) {

@@ -4,6 +4,7 @@ import { FILE_CHUNK_BYTES, LIST_MAX_ENTRIES, TRANSFER_MAX_BYTES } from '../../co
 import { joinRemote, partNameOf } from '../../common/files/paths.js';
 import type { HandlerSection, SessionPort } from '../service.js';
 import type { SshConnection } from '../ssh/connection.js';
+import type { ConnectTarget } from '../ssh/types.js';
 import { poolKey } from '../ssh/sessionManager.js';
 import { FileSession } from './index.js';
 import type { SftpOps } from './sftpOps.js';
@@ -57,8 +58,14 @@ const sessionGone = (id: string) => new AppError('SESSION_CLOSED', `Session ${id
 
 export function filesSection(o: FilesSectionOptions = {}): HandlerSection {
   const idleMs = o.idleMs ?? 60_000;
-  return ({ deps, emit }) => {
+  return ({ deps, emit, ownsSession = () => true }) => {
     const sessions = deps.engine.sessions;
+    /** The target of a session this window opened (another window's session is not this panel's to touch). */
+    const targetOf = (pool: PoolPort, sessionId: string) => {
+      const target = ownsSession(sessionId) ? pool.targetOf(sessionId) : undefined;
+      if (!target) throw sessionGone(sessionId);
+      return target;
+    };
     const channels = new Map<string, Promise<Channel>>();
     const transfers = new Map<string, Transfer>();
     let watching = false;
@@ -84,8 +91,12 @@ export function filesSection(o: FilesSectionOptions = {}): HandlerSection {
       const existing = channels.get(sessionId);
       if (existing) return existing;
       const pool = poolOf(sessions);
-      const target = pool.targetOf(sessionId);
-      if (!target) return Promise.reject(sessionGone(sessionId));
+      let target: ConnectTarget;
+      try {
+        target = targetOf(pool, sessionId);
+      } catch (e) {
+        return Promise.reject(e as Error);
+      }
       if (!watching) {
         watching = true;
         sessions.on('closed', onSessionClosed);
@@ -178,8 +189,7 @@ export function filesSection(o: FilesSectionOptions = {}): HandlerSection {
       },
       async 'files.cwd'({ sessionId }) {
         const pool = poolOf(sessions);
-        const target = pool.targetOf(sessionId);
-        if (!target) throw sessionGone(sessionId);
+        const target = targetOf(pool, sessionId);
         // The tab's place among the terminals on its connection, in the order they opened.
         const key = poolKey(target);
         const mates = pool.list().filter((s) => {

@@ -209,4 +209,14 @@ describe('file panel section', { timeout: 60_000 }, () => {
     await waitFor(() => connection.closed, 'the connection to close once the tab and its panel let go');
     await assert.rejects(call('files.list', { sessionId, path: '/' }), (e: AppError) => e.code === 'SESSION_CLOSED');
   });
+
+  it('another window’s session is not this panel’s: its files and its shell’s directory are refused', async () => {
+    const { sm } = setup();
+    const sessionId = await sm.open(target(), { cols: 80, rows: 24 });
+    const deps = { engine: { sessions: sm } as unknown as Engine, settings: {} } as AppServiceDeps;
+    const other = filesSection()({ deps, emit: () => {}, clientId: 'other', ownsSession: (id) => id !== sessionId }) as Handlers;
+    await assert.rejects(Promise.resolve().then(() => other['files.list']({ sessionId, path: '/' })), (e: AppError) => e.code === 'SESSION_CLOSED');
+    await assert.rejects(Promise.resolve().then(() => other['files.cwd']({ sessionId })), (e: AppError) => e.code === 'SESSION_CLOSED');
+    sm.close(sessionId);
+  });
 });
