@@ -374,7 +374,8 @@ test('the Benchmarks tab speaks Japanese when the language changes, without a re
   assert.match(await view().locator('[data-testid=bench-results] thead').innerText(), /プリセット\s+インスタンス\s+タイプ\s+状態\s+開始\s+主な値/);
   assert.match(await rows().first().innerText(), /成功/);
   await rows().first().locator('td').nth(2).click();
-  await view().getByTestId('bench-details-close').waitFor();
+  // The close button shows while the result loads too: wait for the loaded details.
+  await view().getByTestId('bench-details-params').waitFor();
   assert.equal(await view().getByTestId('bench-details-close').innerText(), '閉じる');
   assert.match(await view().getByTestId('bench-details').innerText(), /生の出力/);
   assert.match(await view().getByTestId('bench-preset').locator('option[value=iperf3]').innerText(), /iperf3（2 台）/);

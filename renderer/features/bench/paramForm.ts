@@ -1,0 +1,147 @@
+import type { PresetInfo } from '../../../src/common/bench/contract.js';
+import { MATRIX_LIMIT } from '../../../src/common/bench/matrix.js';
+import { h, clear } from '../../lib/dom.js';
+import { paramHelp, t } from './messages.js';
+
+// The preset's parameter fields in the Benchmarks form: one input per parameter (defaults from the
+// preset's schema), a file picker for an upload (never a path box), and “+ value” for fields
+// that may take several values — the preset then runs once per combination (a matrix).
+
+/** The parameter that names a local file: the app offers a file picker, never a path box. */
+export const FILE_PARAM = 'localTarball';
+
+type ParamInfo = PresetInfo['params'][number];
+
+export interface ParamForm {
+  el: HTMLElement;
+  /** The fields of this preset (empty for none). */
+  render(p: PresetInfo | undefined): void;
+  /** Each field's (first) value, as the preset takes it. */
+  values(): Record<string, string | number | boolean>;
+  /** The fields given more than one value: every value, the first field's first; undefined when none. */
+  matrix(): Record<string, (string | number | boolean)[]> | undefined;
+  /** The file the person picked for the upload field, if any. */
+  file(): File | undefined;
+  /** Redraws the words of the fields (language change). */
+  words(p: PresetInfo | undefined): void;
+}
+
+export function createParamForm(deps: { changed(): void; tooManyValues(max: number): void }): ParamForm {
+  const form = h('div', { class: 'bench-params' });
+  const changed = () => deps.changed();
+
+  /** An input's value as the preset takes it; undefined for an empty number box. */
+  function valueOf(input: HTMLInputElement | HTMLSelectElement): string | number | boolean | undefined {
+    const type = input.dataset.type;
+    if (input instanceof HTMLInputElement && input.type === 'file') return input.files?.[0]?.name ?? '';
+    if (type === 'boolean') return (input as HTMLInputElement).checked;
+    if (type === 'integer' || type === 'number') return input.value === '' ? undefined : Number(input.value);
+    return input.value;
+  }
+
+  function values(): Record<string, string | number | boolean> {
+    const out: Record<string, string | number | boolean> = {};
+    for (const input of form.querySelectorAll<HTMLInputElement | HTMLSelectElement>('[data-param]')) {
+      const v = valueOf(input);
+      if (v !== undefined) out[input.dataset.param!] = v;
+    }
+    return out;
+  }
+
+  /** The fields given more than one value (with “+ value”): every value, the first field's first. */
+  function matrix(): Record<string, (string | number | boolean)[]> | undefined {
+    const out: Record<string, (string | number | boolean)[]> = {};
+    for (const extra of form.querySelectorAll<HTMLInputElement | HTMLSelectElement>('[data-matrix-param]')) {
+      const name = extra.dataset.matrixParam!;
+      const first = form.querySelector<HTMLInputElement | HTMLSelectElement>(`[data-param="${name}"]`);
+      if (!out[name] && first) out[name] = [valueOf(first) ?? ''];
+      out[name]?.push(valueOf(extra) ?? '');
+    }
+    return Object.keys(out).length ? out : undefined;
+  }
+
+  function paramInput(info: ParamInfo): HTMLInputElement | HTMLSelectElement {
+    let input: HTMLInputElement | HTMLSelectElement;
+    if (info.name === FILE_PARAM) {
+      input = h('input', { type: 'file', accept: '.tar.gz,.tgz,application/gzip' });
+    } else if (info.type === 'enum') {
+      input = h('select', { class: 'picker' }, ...(info.options ?? []).map((o) => h('option', { value: o, text: o })));
+      input.value = String(info.default ?? info.options?.[0] ?? '');
+    } else if (info.type === 'boolean') {
+      input = h('input', { type: 'checkbox', checked: info.default === true });
+    } else {
+      input = h('input', { type: info.type === 'string' ? 'text' : 'number', value: info.default === undefined ? '' : String(info.default), spellcheck: 'false', ...(info.min !== undefined ? { min: String(info.min) } : {}), ...(info.max !== undefined ? { max: String(info.max) } : {}) });
+    }
+    input.dataset.type = info.type;
+    input.addEventListener('change', changed);
+    input.addEventListener('input', changed);
+    return input;
+  }
+
+  function setAddWords(b: HTMLButtonElement, name: string): void {
+    b.textContent = t('addValue');
+    b.title = t('addValueTitle', { name });
+    b.setAttribute('aria-label', t('addValueTitle', { name }));
+  }
+
+  /** “+ value”: another value for this field; the preset then runs once per value (a matrix). */
+  function addValue(info: ParamInfo, list: HTMLElement, focus: boolean): void {
+    if (list.querySelectorAll('[data-matrix-param]').length + 1 >= MATRIX_LIMIT) return deps.tooManyValues(MATRIX_LIMIT);
+    const input = paramInput(info);
+    input.dataset.matrixParam = info.name;
+    input.setAttribute('aria-label', t('extraValue', { name: info.name }));
+    const remove = h('button', { class: 'btn subtle', type: 'button', text: '×', 'data-remove-value': info.name, 'aria-label': t('removeValue', { name: info.name }) });
+    const row = h('div', { class: 'bench-value' }, input, remove);
+    remove.addEventListener('click', () => {
+      row.remove();
+      changed();
+    });
+    list.append(row);
+    if (focus) input.focus();
+    changed();
+  }
+
+  function render(p: PresetInfo | undefined): void {
+    clear(form);
+    if (!p) return;
+    for (const info of p.params) {
+      const input = paramInput(info);
+      const id = `bench-param-${p.id}-${info.name}`;
+      input.id = id;
+      input.dataset.param = info.name;
+      const help = h('small', { class: 'bench-help', 'data-help-for': info.name, text: paramHelp(p.id, info.name, info.help) });
+      const name = h('label', { class: 'bench-param-name', for: id, text: info.name });
+      if (info.type === 'boolean') {
+        // A checkbox sits right before its own name.
+        form.append(h('div', { class: 'bench-check' }, input, name, help));
+        continue;
+      }
+      // Other inputs sit under their name; a field that can take several values has “+ value”.
+      const list = h('div', { class: 'bench-values' });
+      const add = info.name === FILE_PARAM ? null : h('button', { class: 'btn subtle', type: 'button', 'data-add-value': info.name, 'data-testid': `bench-add-${info.name}` });
+      if (add) {
+        setAddWords(add, info.name);
+        add.addEventListener('click', () => addValue(info, list, true));
+      }
+      form.append(h('div', { class: 'bench-field' }, name, h('div', { class: 'bench-value' }, input, add), list, help));
+    }
+    changed();
+  }
+
+  return {
+    el: form,
+    render,
+    values,
+    matrix,
+    file: () => form.querySelector<HTMLInputElement>(`input[type=file][data-param="${FILE_PARAM}"]`)?.files?.[0],
+    words(p) {
+      for (const b of form.querySelectorAll<HTMLButtonElement>('[data-add-value]')) setAddWords(b, b.dataset.addValue!);
+      for (const b of form.querySelectorAll<HTMLButtonElement>('[data-remove-value]')) b.setAttribute('aria-label', t('removeValue', { name: b.dataset.removeValue! }));
+      if (!p) return;
+      for (const info of p.params) {
+        const help = form.querySelector(`[data-help-for="${info.name}"]`);
+        if (help) help.textContent = paramHelp(p.id, info.name, info.help);
+      }
+    },
+  };
+}
