@@ -1,6 +1,7 @@
 import type { AppErrorData, ErrorCode } from '../../src/common/errors.js';
 import { detailsOf } from '../../src/common/errorDetails.js';
 import { defineMessages } from './index.js';
+import { describeTransportError } from '../features/transport/errors.js';
 
 // The app's words for errors the backend reports. The backend sends a code, a message naming
 // what failed (kept as the detail line) and details; its hint speaks the CLI's language
@@ -121,6 +122,8 @@ export function isNoPublicAddress(err: AppErrorData): boolean {
 
 /** The app's words for an error from the backend. */
 export function describeError(err: AppErrorData): ErrorWords {
+  const transport = describeTransportError(err);
+  if (transport) return transport;
   const d = detailsOf(err, 'NOT_FOUND');
   if (d) {
     const name = d.name ?? d.instanceId;
