@@ -158,6 +158,7 @@ export async function planUp(scope: AwsScope, region: string, o: { template: str
     } catch (e) {
       const err = e as { name?: string };
       if (err.name === 'InvalidInstanceType' || err.name === 'InvalidParameterValue') throw new AppError('INVALID_INPUT', `--type ${o.instanceType} is not offered in ${region}.`, 'Pass an instance type this region offers (`aws ec2 describe-instance-type-offerings`).');
+      if (err.name?.startsWith('InvalidSubnetID')) throw new AppError('NOT_FOUND', `--subnet ${o.subnetId} does not exist in ${region}.`, 'Pass a subnet of this region (`aws ec2 describe-subnets`), or leave --subnet out to use a default subnet.');
       throw sdkAppError(e, 'EC2', region, `ec2.${region}`, scope.profile);
     }
   };

@@ -158,3 +158,11 @@ test('stack template prints the CloudFormation template; an unknown one is named
   assert.equal(t.Resources.InstanceA.Properties.PlacementGroupName.Ref, 'PlacementGroup');
   assertCleanError(await tagssh(['stack', 'template', 'nope']), 'INVALID_INPUT');
 });
+
+test('a subnet that does not exist, or is not a subnet id, is named before anything is made', async () => {
+  const before = (await stackNames()).sort();
+  const sub = await tagssh(['stack', 'up', 'bench-pair', '--name', 'no-subnet', '--type', 'm5.large', '--subnet', 'subnet-0123456789abcdef0', '--yes']);
+  assertCleanError(sub, 'NOT_FOUND', /--subnet subnet-0123456789abcdef0 does not exist in us-east-1/);
+  assertCleanError(await tagssh(['stack', 'up', 'bench-pair', '--name', 'bad-subnet', '--type', 'm5.large', '--subnet', 'sub-1', '--yes']), 'INVALID_INPUT', /--subnet "sub-1" is not a subnet id/);
+  assert.deepEqual((await stackNames()).sort(), before);
+});
