@@ -10,7 +10,7 @@ import { startMoto, type Moto } from '../../../lab/moto.js';
 import { seedInstance } from '../../../lab/seed.js';
 import { freePort } from '../../../lab/ports.js';
 import { startSshd, makeKey, cleanupSshd, type SshdHost, type KeyPair } from '../../../lab/sshd.js';
-import { runTagssh, TAGSSH_BIN, type Run } from '../../../lab/run.js';
+import { runProcess, runTagssh, TAGSSH_BIN, type Run } from '../../../lab/run.js';
 import { partialNameFor } from '../../../../src/node/files/index.js';
 
 // `tagssh cp` end to end, as people run it: a Name tag in moto whose Elastic IP is a loopback
@@ -151,6 +151,23 @@ describe('tagssh cp', () => {
     const again = await tagssh(['cp', '--resume', big, `web:${remote}/big.bin`]);
     assert.equal(again.code, 0, again.stderr);
     assert.match(again.stderr, /big\.bin is already complete at the destination \(same SHA-256\); not copied again\./);
+  });
+
+  it('on a terminal shows progress unless --no-progress; takes --pick and the port as -P', async () => {
+    const local = fresh('local');
+    writeFileSync(join(local, 'p.bin'), randomBytes(2_000_000));
+    const remote = fresh('remote');
+    const onPty = (args: string[]) => runProcess('python3', [join(import.meta.dirname, '../../../lab/ptyDriver.py'), '30', '120', '[]', '--', process.execPath, TAGSSH_BIN, ...args], { env: { ...env(), TERM: 'xterm-256color' } });
+    const shown = await onPty(['cp', join(local, 'p.bin'), `web:${remote}/shown.bin`]);
+    assert.match(shown.stdout, /100%/);
+    assert.match(shown.stdout, /EXIT:0\n$/);
+    const quiet = await onPty(['cp', '--no-progress', join(local, 'p.bin'), `web:${remote}/quiet.bin`]);
+    assert.doesNotMatch(quiet.stdout, /%/);
+    assert.match(quiet.stdout, /EXIT:0\n$/);
+    assert.equal(sha(join(remote, 'quiet.bin')), sha(join(local, 'p.bin')));
+    const picked = await tagssh(['cp', '--pick', webId, '-P', String(host.port), join(local, 'p.bin'), `web:${remote}/picked.bin`]);
+    assert.equal(picked.code, 0, picked.stderr);
+    assert.equal(sha(join(remote, 'picked.bin')), sha(join(local, 'p.bin')));
   });
 
   it('refuses wrong inputs with the flag or form that fixes them', async () => {
