@@ -475,8 +475,8 @@ export class FilePanel {
       { class: `files-row kind-${e.kind}`, 'data-name': name },
       h('td', { class: 'files-name-cell', title: kindWord ? `${name} (${kindWord})` : name }, nameCell),
       h('td', { class: 'num', text: e.kind === 'file' ? formatBytes(e.size) : '' }),
-      h('td', { text: e.mtime ? formatDateTime(e.mtime) : '' }),
-      h('td', { class: 'files-actions' }, e.kind === 'file' ? action('download', 'downloadLabel', () => void this.download(e)) : null, action('rename', 'renameLabel', () => void this.rename(e)), action('delete', 'deleteLabel', () => void this.remove(e))),
+      h('td', { class: 'time', text: e.mtime ? formatDateTime(e.mtime) : '' }),
+      h('td', { class: 'files-actions' }, h('div', { class: 'files-actions-inner' }, e.kind === 'file' ? action('download', 'downloadLabel', () => void this.download(e)) : null, action('rename', 'renameLabel', () => void this.rename(e)), action('delete', 'deleteLabel', () => void this.remove(e)))),
     );
   }
 }
