@@ -103,7 +103,8 @@ export class SequencedChannel {
     while (!this.closed && (this.paused || this.outstanding.size >= this.window)) await new Promise<void>((r) => this.waiters.push(r));
     if (this.closed) throw new Error('The Session Manager channel is closed.');
     const seq = this.nextSeq++;
-    const message = newMessage({ messageType: this.sendType, sequenceNumber: seq, payloadType, payload, flags: seq === 0 ? flags | 1 : flags });
+    // Flags stay 0 on stream data, as the session-manager-plugin sends it.
+    const message = newMessage({ messageType: this.sendType, sequenceNumber: seq, payloadType, payload, flags });
     const frame = encodeMessage(message);
     const now = Date.now();
     this.outstanding.set(seq, { message, frame, firstSentAt: now, sentAt: now, resent: false });
