@@ -1,3 +1,4 @@
+import { detailsOf } from '../common/errorDetails.js';
 import net from 'node:net';
 import type { Duplex, Readable, Writable } from 'node:stream';
 import { AppError } from '../common/errors.js';
@@ -80,7 +81,7 @@ async function firstContact(instance: { id: string; region: string; name: string
       notice(`tagssh: the host key of ${label} (${instance.id}) matches its console output; trusted.`);
       return;
     }
-    const fp = (d.error?.details as { fingerprint?: string } | undefined)?.fingerprint;
+    const fp = detailsOf(d.error, 'HOST_KEY_UNKNOWN')?.fingerprint;
     notice(`tagssh: ${d.error?.message ?? `the host key of ${label} could not be verified.`}`);
     if (d.error?.code === 'HOST_KEY_UNKNOWN') {
       notice(`  → Verify it, then run \`tagssh ssh ${instance.id} --accept-new${fp ? `=${fp}` : ''}\` once: OpenSSH checks host keys against TagSSH's known_hosts.`);

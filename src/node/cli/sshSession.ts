@@ -1,5 +1,6 @@
 import { constants } from 'node:os';
 import { AppError, isAppError } from '../../common/errors.js';
+import { detailsOf } from '../../common/errorDetails.js';
 import type { AwsScope } from '../aws/scope.js';
 import type { SshConnection } from '../ssh/connection.js';
 import { KnownHostsStore } from '../ssh/knownHosts.js';
@@ -79,8 +80,9 @@ export async function connectInteractively(target: ConnectTarget, keepaliveMs: n
       return await connect(t, { ...(askPassphrase ? { askPassphrase } : {}), ...(keepaliveMs ? { keepaliveMs } : {}), onProgress: progress });
     } catch (e) {
       // First contact on a terminal: show the fingerprint and ask, as OpenSSH does.
-      if (!isAppError(e) || e.code !== 'HOST_KEY_UNKNOWN' || !canPrompt() || round > 8) throw e;
-      const d = e.details as { label: string; fingerprint: string; keyType: string; consoleMatch: boolean | null };
+      if (!isAppError(e)) throw e;
+      const d = detailsOf(e, 'HOST_KEY_UNKNOWN');
+      if (!d || !canPrompt() || round > 8) throw e;
       process.stderr.write(`\r\x1b[2K${escapeControls(e.message)}\n`);
       const answer = (await promptLine(`Trust ${escapeControls(d.label)}'s ${escapeControls(d.keyType)} key ${escapeControls(d.fingerprint)}? Type yes or the fingerprint (anything else aborts): `, false)).trim();
       if (answer !== 'yes' && answer !== d.fingerprint) throw e;
