@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DescribeSubnetsCommand } from '@aws-sdk/client-ec2';
+import { DescribeSubnetsCommand, RunInstancesCommand } from '@aws-sdk/client-ec2';
 import { startMoto, type Moto } from '../../../lab/moto.js';
 import { privateSubnet, seedInstance } from '../../../lab/seed.js';
 import { startSshd, makeKey, cleanupSshd, type SshdHost, type KeyPair } from '../../../lab/sshd.js';
@@ -29,6 +29,8 @@ let eice: EiceLab;
 let ic: InstanceConnectLab;
 let sshd: SshdHost;
 let plain: SshdHost;
+let behind: SshdHost;
+let bastion: SshdHost;
 let fileKey: KeyPair;
 let ids: Record<string, string>;
 const savedEnv = { ...process.env };
@@ -54,6 +56,8 @@ before(async () => {
   fileKey = makeKey(join(dir, 'keys'), 'ed25519');
   sshd = await startSshd({ address: '127.0.0.5', authorizedKeys: [fileKey.publicKey] });
   plain = await startSshd({ address: '127.0.0.6', authorizedKeys: [] });
+  behind = await startSshd({ address: '127.0.0.7', authorizedKeys: [] });
+  bastion = await startSshd({ address: '127.0.0.8', authorizedKeys: [fileKey.publicKey], extraConfig: [`PermitOpen 127.0.0.7:${behind.port}`] });
   moto = await startMoto();
   const ec2 = moto.sdk();
   const subnetId = await privateSubnet(ec2);
@@ -62,15 +66,27 @@ before(async () => {
   ids = {};
   ids['eic-web'] = (await seedInstance(ec2, { name: 'eic-web', eip: '127.0.0.5', imageId: 'ami-1e749f67', tags: on(sshd) })).id;
   ids['plain-ami'] = (await seedInstance(ec2, { name: 'plain-ami', eip: '127.0.0.6', imageId: 'ami-1e749f67', tags: on(plain) })).id;
+  // Behind a bastion: its private address is the lab sshd's, reached only through the bastion's forward.
+  const run = await ec2.send(
+    new RunInstancesCommand({
+      ImageId: 'ami-1e749f67',
+      MinCount: 1,
+      MaxCount: 1,
+      PrivateIpAddress: '127.0.0.7',
+      TagSpecifications: [{ ResourceType: 'instance', Tags: [{ Key: 'Name', Value: 'behind' }, { Key: 'tagssh:jump', Value: `${bastion.user}@127.0.0.8:${bastion.port}` }, ...Object.entries(on(behind)).map(([Key, Value]) => ({ Key, Value }))] }],
+    }),
+  );
+  ids['behind'] = run.Instances![0]!.InstanceId!;
   const priv = await seedInstance(ec2, { name: 'private-eic', subnetId, imageId: 'ami-1e749f67', tags: on(sshd) });
   ids['private-eic'] = priv.id;
   eice = await startEiceLab({ upstream: moto.endpoint, endpoints: [{ id: 'eice-0123456789abcdef0', vpcId, subnetId, addresses: [priv.privateIp!] }] });
   eice.route.set(`${priv.privateIp}:${sshd.port}`, { host: sshd.address, port: sshd.port });
-  const authorized = join(sshd.dir, 'authorized_keys');
+  const authorizedFor = (id: string) => join((id === ids['behind'] ? behind : sshd).dir, 'authorized_keys');
   ic = await startInstanceConnectLab({
     upstream: moto.endpoint,
     deliver: (k) => {
       if (k.instanceId === ids['plain-ami']) return; // no EC2 Instance Connect in this AMI
+      const authorized = authorizedFor(k.instanceId);
       writeFileSync(authorized, `${readFileSync(authorized, 'utf8')}${k.publicKey}\n`);
       return () => writeFileSync(authorized, readFileSync(authorized, 'utf8').split('\n').filter((l) => l !== k.publicKey).join('\n'));
     },
@@ -81,8 +97,8 @@ before(async () => {
 
 after(async () => {
   process.env = savedEnv;
-  await Promise.all([ic?.close(), eice?.close(), sshd?.stop(), plain?.stop(), moto?.stop()]);
-  for (const h of [sshd, plain]) if (h) cleanupSshd(h);
+  await Promise.all([ic?.close(), eice?.close(), sshd?.stop(), plain?.stop(), behind?.stop(), bastion?.stop(), moto?.stop()]);
+  for (const h of [sshd, plain, behind, bastion]) if (h) cleanupSshd(h);
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -154,6 +170,19 @@ describe('EC2 Instance Connect keys', () => {
       conn.close();
     }
     assert.equal(ic.pushes.at(before)?.instanceId, ids['private-eic']);
+  });
+
+  it('through a jump host: the bastion takes the user\'s key, the instance behind it a pushed one', async () => {
+    const t = await targetOf('behind', { settings: { ...NO_KEYS, identityFile: fileKey.privatePath } });
+    assert.equal(t.jump?.[0]?.host, '127.0.0.8');
+    const before = ic.pushes.length;
+    const conn = await connect(t, opts());
+    try {
+      assert.equal((await conn.exec('echo behind-ok')).stdout, 'behind-ok\n');
+    } finally {
+      conn.close();
+    }
+    assert.deepEqual(ic.pushes.slice(before).map((p) => p.instanceId), [ids['behind']]);
   });
 
   it('tagssh ssh --eic', async () => {
