@@ -19,7 +19,8 @@ export function cwdScript(index: number): string {
   return [
     'list=""',
     'for d in /proc/[0-9]*; do',
-    '  s=$(cat "$d/stat" 2>/dev/null) || continue',
+    // `read` is the shell's own: no process per entry of /proc.
+    '  { read -r s < "$d/stat"; } 2>/dev/null || continue',
     '  set -- ${s##*) }',
     '  [ "$2" = "$PPID" ] || continue',
     '  a=$(tr "\\000" "\\n" < "$d/cmdline" 2>/dev/null | head -n 1)',
