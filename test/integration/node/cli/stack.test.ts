@@ -10,6 +10,7 @@ import { DescribeInstancesCommand, DescribeSecurityGroupsCommand, type EC2Client
 import { startMoto, type Moto } from '../../../lab/moto.js';
 import { ERROR_CODES } from '../../../../src/common/errors.js';
 import { runTagssh, type Run } from '../../../lab/run.js';
+import { startCfnProgressLab } from '../../../lab/cfnProgress.js';
 
 // `tagssh stack up / list / down / template` on moto's CloudFormation: the stack's instances
 // appear in `tagssh list` under their Name tags, the security group lets SSH in from the looked-up
@@ -165,4 +166,22 @@ test('a subnet that does not exist, or is not a subnet id, is named before anyth
   assertCleanError(sub, 'NOT_FOUND', /--subnet subnet-0123456789abcdef0 does not exist in us-east-1/);
   assertCleanError(await tagssh(['stack', 'up', 'bench-pair', '--name', 'bad-subnet', '--type', 'm5.large', '--subnet', 'sub-1', '--yes']), 'INVALID_INPUT', /--subnet "sub-1" is not a subnet id/);
   assert.deepEqual((await stackNames()).sort(), before);
+});
+
+test('a slow create shows progress until CREATE_COMPLETE; a failed one names CloudFormation\'s reasons', async () => {
+  const lab = await startCfnProgressLab(moto.endpoint);
+  try {
+    lab.scripts.set('slow-pair', { inProgressPolls: 3 });
+    const slow = await tagssh(['stack', 'up', 'bench-pair', '--name', 'slow-pair', '--type', 't3.micro', '--yes'], { AWS_ENDPOINT_URL_CLOUDFORMATION: lab.endpoint });
+    assert.equal(slow.code, 0, slow.stderr);
+    assert.match(slow.stderr, /Creating slow-pair: \d+ resources ready… \(\d+ s\)/);
+    assert.match(slow.stdout, /Stack slow-pair is CREATE_COMPLETE/);
+
+    const reason = 'We currently do not have sufficient t3.micro capacity in the Availability Zone you requested';
+    lab.scripts.set('fail-pair', { inProgressPolls: 1, finalStatus: 'ROLLBACK_IN_PROGRESS', failure: { logicalId: 'InstanceB', reason } });
+    const failed = await tagssh(['stack', 'up', 'bench-pair', '--name', 'fail-pair', '--type', 't3.micro', '--yes'], { AWS_ENDPOINT_URL_CLOUDFORMATION: lab.endpoint });
+    assertCleanError(failed, 'AWS_API', new RegExp(`Stack fail-pair was not created \\(ROLLBACK_IN_PROGRESS\\): InstanceB: ${reason}`));
+  } finally {
+    await lab.close();
+  }
 });
