@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -119,7 +120,13 @@ function reply(res: ServerResponse, status: number, value: unknown): void {
   res.end(JSON.stringify(value));
 }
 
-export async function startSsmLab(opts: { sshPort?: number } = {}): Promise<SsmLab> {
+export interface SsmLabOptions {
+  sshPort?: number;
+  /** Serve https:// and wss:// with this key and certificate (PEM), as AWS does. */
+  tls?: { key: string; cert: string };
+}
+
+export async function startSsmLab(opts: SsmLabOptions = {}): Promise<SsmLab> {
   const random = rng(20261201);
   const tokens = new Map<string, SessionRecord>();
   const lab: SsmLab = {
@@ -132,7 +139,7 @@ export async function startSsmLab(opts: { sshPort?: number } = {}): Promise<SsmL
     streamUrlOverride: undefined,
     stop: async () => {},
   };
-  const server: Server = createServer((req, res) => {
+  const handler: RequestListener = (req, res) => {
     void (async () => {
       const target = String(req.headers['x-amz-target'] ?? '');
       const input = await body(req);
@@ -153,7 +160,7 @@ export async function startSsmLab(opts: { sshPort?: number } = {}): Promise<SsmL
         lab.sessions.push(rec);
         const token = randomUUID();
         tokens.set(token, rec);
-        const streamUrl = lab.streamUrlOverride ?? `ws://127.0.0.1:${(server.address() as AddressInfo).port}/v1/data-channel/${rec.sessionId}?role=publish_subscribe`;
+        const streamUrl = lab.streamUrlOverride ?? `${opts.tls ? 'wss' : 'ws'}://127.0.0.1:${(server.address() as AddressInfo).port}/v1/data-channel/${rec.sessionId}?role=publish_subscribe`;
         return reply(res, 200, { SessionId: rec.sessionId, StreamUrl: streamUrl, TokenValue: token });
       }
       if (target === 'AmazonSSM.TerminateSession') {
@@ -163,7 +170,8 @@ export async function startSsmLab(opts: { sshPort?: number } = {}): Promise<SsmL
       }
       reply(res, 400, { __type: 'UnknownOperationException', message: `The lab does not serve ${target}` });
     })().catch((e: Error) => reply(res, 500, { __type: 'InternalServerError', message: e.message }));
-  });
+  };
+  const server: Server = opts.tls ? createTlsServer(opts.tls, handler) : createServer(handler);
   const wss = new WebSocketServer({ server, path: undefined });
   const sockets = new Set<WebSocket>();
   const children = new Set<ChildProcess>();
@@ -302,7 +310,7 @@ export async function startSsmLab(opts: { sshPort?: number } = {}): Promise<SsmL
 
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as AddressInfo).port;
-  lab.endpoint = `http://127.0.0.1:${port}`;
+  lab.endpoint = `${opts.tls ? 'https' : 'http'}://127.0.0.1:${port}`;
   lab.env = { AWS_ENDPOINT_URL_SSM: lab.endpoint };
   lab.stop = async () => {
     for (const c of children) c.kill('SIGKILL');

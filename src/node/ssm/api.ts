@@ -1,6 +1,7 @@
 import type { SSMClient } from '@aws-sdk/client-ssm';
 import { AppError } from '../../common/errors.js';
-import { checkedEndpoint } from '../aws/awsSettings.js';
+import type { Agent } from 'node:http';
+import { checkedEndpoint, ec2Settings } from '../aws/awsSettings.js';
 import { credentialsFor } from '../aws/clients.js';
 import { agentFor } from '../aws/httpProxy.js';
 import { cjsExports } from '../aws/interop.js';
@@ -39,7 +40,7 @@ export function ssmClient(region: string, profile?: string): Promise<SSMClient> 
       process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
       const { SSMClient } = cjsExports(await import('@aws-sdk/client-ssm'));
       const endpoint = configuredEndpoint();
-      const agent = await agentFor(endpoint ?? new URL(`https://ssm.${region}.amazonaws.com`), process.env.AWS_CA_BUNDLE);
+      const agent = await agentFor(endpoint ?? new URL(`https://ssm.${region}.amazonaws.com`), (await ec2Settings(profile)).caBundle);
       return new SSMClient({
         region,
         ...(profile !== undefined ? { profile } : {}),
@@ -53,6 +54,16 @@ export function ssmClient(region: string, profile?: string): Promise<SSMClient> 
     clients.set(key, c);
   }
   return c;
+}
+
+/**
+ * The agent for the session's WebSocket: through HTTPS_PROXY (CONNECT) for wss://, trusting the
+ * CA bundle (AWS_CA_BUNDLE / ca_bundle) — the same network path as the API calls.
+ */
+export async function streamAgent(streamUrl: string, profile?: string): Promise<Agent | undefined> {
+  const url = new URL(streamUrl);
+  url.protocol = url.protocol === 'wss:' ? 'https:' : 'http:';
+  return agentFor(url, (await ec2Settings(profile)).caBundle);
 }
 
 /** Forgets memoised clients (between tests). */

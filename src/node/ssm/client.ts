@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Agent } from 'node:http';
 import { WebSocket } from 'ws';
 import { AppError } from '../../common/errors.js';
 import { SequencedChannel, type ChannelOptions } from './channel.js';
@@ -19,6 +20,8 @@ export interface DataChannelOptions extends ChannelOptions {
   signal?: AbortSignal;
   /** How long the WebSocket and the handshake may take. */
   openTimeoutMs?: number;
+  /** For the WebSocket's connection (a proxy, a CA bundle); see streamAgent() in api.ts. */
+  agent?: Agent;
 }
 
 export interface DataChannel {
@@ -61,7 +64,7 @@ interface HandshakeRequest {
 export function openDataChannel(o: DataChannelOptions): Promise<DataChannel> {
   const url = checkedStreamUrl(o.streamUrl);
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url, { handshakeTimeout: o.openTimeoutMs ?? 15_000 });
+    const ws = new WebSocket(url, { handshakeTimeout: o.openTimeoutMs ?? 15_000, ...(o.agent ? { agent: o.agent } : {}) });
     const channel = new SequencedChannel({ send: (f) => ws.readyState === WebSocket.OPEN && ws.send(f) }, 'client', o);
     let sessionType = '';
     let ready = false;

@@ -1,5 +1,5 @@
 import { AppError } from '../../common/errors.js';
-import { startSession, terminateSession, type SsmScope } from './api.js';
+import { startSession, streamAgent, terminateSession, type SsmScope } from './api.js';
 import { openDataChannel, type DataChannel } from './client.js';
 import { FLAGS, PAYLOAD_TYPES } from './message.js';
 
@@ -34,7 +34,8 @@ export async function openSsmShell(o: SsmShellOptions): Promise<SsmShell> {
   const session = await startSession(scope);
   let dc: DataChannel;
   try {
-    dc = await openDataChannel({ streamUrl: session.streamUrl, token: session.token, ...(o.signal ? { signal: o.signal } : {}) });
+    const agent = await streamAgent(session.streamUrl, o.profile);
+    dc = await openDataChannel({ streamUrl: session.streamUrl, token: session.token, ...(agent ? { agent } : {}), ...(o.signal ? { signal: o.signal } : {}) });
   } catch (e) {
     await terminateSession(scope, session.sessionId);
     throw e;

@@ -1,6 +1,6 @@
 import { Duplex } from 'node:stream';
 import { AppError } from '../../common/errors.js';
-import { startSession, terminateSession, type SsmScope } from './api.js';
+import { startSession, streamAgent, terminateSession, type SsmScope } from './api.js';
 import { openDataChannel, type DataChannel } from './client.js';
 import { FLAGS, PAYLOAD_TYPES } from './message.js';
 
@@ -76,7 +76,8 @@ export async function openSsmSocket(o: SsmSocketOptions): Promise<Duplex> {
   const session = await startSession({ ...scope, port: o.port });
   let dc: DataChannel;
   try {
-    dc = await openDataChannel({ streamUrl: session.streamUrl, token: session.token, ...(o.signal ? { signal: o.signal } : {}) });
+    const agent = await streamAgent(session.streamUrl, o.profile);
+    dc = await openDataChannel({ streamUrl: session.streamUrl, token: session.token, ...(agent ? { agent } : {}), ...(o.signal ? { signal: o.signal } : {}) });
   } catch (e) {
     await terminateSession(scope, session.sessionId);
     throw e;
