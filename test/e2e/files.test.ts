@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { escapeControls } from '../../src/common/safeText.js';
@@ -169,6 +169,18 @@ test('a big upload shows its progress and Cancel stops it, leaving nothing under
   await waitUntil(async () => (await panel().locator('.files-transfer').filter({ hasText: 'big.bin' }).count()) === 0, 'the transfer row to go');
 });
 
+test('a link to a folder opens the folder it points to', async () => {
+  symlinkSync('/usr', join(work, 'to-usr'));
+  await button('Refresh').click();
+  await panel().getByRole('button', { name: 'Open to-usr' }).click();
+  await waitUntil(async () => (await crumbs()).join('|') === '/|usr', 'the link to open at /usr');
+  await panel().getByRole('button', { name: 'Open share' }).waitFor();
+  await button('Follow shell').click();
+  await entryRow('to-usr').waitFor();
+  rmSync(join(work, 'to-usr'));
+  await button('Refresh').click();
+});
+
 test('a hostile file name is shown as text with its controls escaped', async () => {
   const hostile = 'evil\x1b]0;pwned\x07\nname<img src=x onerror=alert(1)>\u202e.txt';
   writeFileSync(join(work, hostile), 'h');
@@ -208,6 +220,11 @@ test('a refusal by the server is said in the app’s words, with a button to the
   await folderDialog.getByRole('button', { name: 'Create' }).click();
   const alert = panel().getByRole('alert');
   await waitUntil(async () => (await alert.isVisible()) && (await alert.innerText()).includes('The server does not allow this on /sys/tagssh-denied.'), `the refusal in the app's words; the panel shows: ${await panel().innerText().catch(() => '')}`);
+  // An upload there fails the same way, on its transfer row, naming the file (not its temp name).
+  writeFileSync(join(local, 'denied.txt'), 'no');
+  const [chooser] = await Promise.all([ui.page.waitForEvent('filechooser'), button('Upload…').click()]);
+  await chooser.setFiles(join(local, 'denied.txt'));
+  await waitUntil(async () => (await latestTransfer().locator('.files-transfer-status').innerText()).startsWith('Failed: The server does not allow this on /sys/denied.txt.'), 'the failed upload to say why');
   await alert.getByRole('button', { name: 'Open Settings › Default login user' }).click();
   await ui.page.getByRole('tab', { name: 'Settings', selected: true }).waitFor();
   assert.match(await ui.page.evaluate(() => document.activeElement?.outerHTML ?? ''), /defaultUser/);

@@ -54,6 +54,13 @@ function poolOf(sessions: SessionPort): PoolPort {
   return sessions as SessionPort & PoolPort;
 }
 
+/** An error about an upload's temp file, told about the file the person named (the temp name is ours). */
+function aboutFinal(e: unknown, part: string, path: string): AppError {
+  const err = toAppError(e);
+  const details = err.details && typeof err.details === 'object' ? { ...(err.details as Record<string, unknown>), path } : { path };
+  return new AppError(err.code, err.message.split(part).join(path), err.hint, details);
+}
+
 const sessionGone = (id: string) => new AppError('SESSION_CLOSED', `Session ${id} is not open.`, 'Reconnect the terminal tab, then open its files again.');
 
 export function filesSection(o: FilesSectionOptions = {}): HandlerSection {
@@ -222,7 +229,9 @@ export function filesSection(o: FilesSectionOptions = {}): HandlerSection {
         const path = joinRemote(dir, name);
         if (!replace) await assertFree(ops, path);
         const part = joinRemote(dir, partNameOf(name, transferId));
-        const handle = await ops.open(part, 'wx');
+        const handle = await ops.open(part, 'wx').catch((e: unknown) => {
+          throw aboutFinal(e, part, path);
+        });
         const t = newTransfer(transferId, { kind: 'upload', ops, handle, path, part, replace, size });
         emit('files.progress', { transferId, bytes: 0, total: size });
         if (size === 0) await finishUpload(t);
@@ -238,7 +247,7 @@ export function filesSection(o: FilesSectionOptions = {}): HandlerSection {
         try {
           await writeAt(t.ops, t.handle, t.part!, bytes, offset);
         } catch (e) {
-          return fail(t, e);
+          return fail(t, aboutFinal(e, t.part!, t.path));
         }
         if (t.ended) throw new AppError('CANCELLED', `The upload of ${t.path} was cancelled.`);
         t.bytes += length;
