@@ -252,13 +252,17 @@ export function ruleText(r: SgRule): string {
   return `${r.groupId} ${ports} from ${from}${r.description ? ` (${r.description})` : ''}`;
 }
 
+const PRIVATE_NETWORKS = ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', 'fc00::/7'];
+
 /**
  * A connect that timed out, explained: when the target is an instance reached directly (no jump
  * host, whose own rules would matter instead), the error's hint becomes the security-group
  * finding and its details carry it for the app. Any failure of the check leaves the error as it was.
  */
-export async function explainTimeout(err: unknown, target: { instanceId?: string; region?: string; label: string; port: number; jump?: unknown[] }, scope: AwsScope, lookupUrl: string): Promise<unknown> {
+export async function explainTimeout(err: unknown, target: { instanceId?: string; region?: string; label: string; host: string; port: number; jump?: unknown[] }, scope: AwsScope, lookupUrl: string): Promise<unknown> {
   if (!(err instanceof AppError) || err.code !== 'TIMEOUT' || !target.instanceId || !target.region || target.jump?.length) return err;
+  // To a private address (VPN, Direct Connect) the packets don't come from the public IP a lookup reports.
+  if (PRIVATE_NETWORKS.some((cidr) => cidrContains(cidr, target.host))) return err;
   try {
     const { lookUpMyIp } = await import('./myIp.js');
     const [ip, found] = await Promise.all([lookUpMyIp(lookupUrl), groupsOf({ id: target.instanceId, region: target.region, name: target.label }, scope)]);

@@ -1,6 +1,8 @@
 import { test } from 'node:test';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import assert from 'node:assert/strict';
-import { cidrContains, coversPort, diagnosisLine, groupForNewRule, ruleDescription, singleAddressCidr, verdictFor, type SgRule } from '../../../../src/node/aws/securityGroups.js';
+import { cidrContains, coversPort, diagnosisLine, explainTimeout, groupForNewRule, ruleDescription, singleAddressCidr, verdictFor, type SgRule } from '../../../../src/node/aws/securityGroups.js';
 import { AppError } from '../../../../src/common/errors.js';
 
 // The rules that decide "does this security group let my IP in on the SSH port?".
@@ -80,4 +82,32 @@ test('the one-line diagnosis names the IP, the port, the groups and the command'
   assert.doesNotMatch(blocked, /\n/);
   assert.match(diagnosisLine({ ...base, verdict: 'allowed', matchedGroupId: 'sg-a' }, 'web 1'), /sg-a allows 203\.0\.113\.7 on port 22, so the block is elsewhere/);
   assert.match(diagnosisLine({ ...base, verdict: 'unknown', matchedGroupId: 'sg-a' }, 'web 1'), /can't tell whether 203\.0\.113\.7/);
+});
+
+test('a timeout is explained only when the check means something: direct, to a public address, an instance', async () => {
+  let lookups = 0;
+  const server = http.createServer((_req, res) => {
+    lookups++;
+    res.end('203.0.113.7\n');
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  try {
+    const timeout = new AppError('TIMEOUT', 'x did not complete the SSH handshake within 20 s.', 'hint');
+    const direct = { instanceId: 'i-0123456789abcdef0', region: 'us-east-1', label: 'web-1', port: 22 };
+    const cases: Array<[string, Parameters<typeof explainTimeout>[1]]> = [
+      ['private address', { ...direct, host: '10.1.2.3' }],
+      ['private address (CGNAT)', { ...direct, host: '100.64.0.9' }],
+      ['private IPv6', { ...direct, host: 'fd00::5' }],
+      ['through a jump host', { ...direct, host: '198.51.100.20', jump: [{}] }],
+      ['not an instance', { label: 'h', host: '198.51.100.20', port: 22 }],
+    ];
+    // Each returns the error as it was, without asking anyone for the public IP.
+    for (const [why, t] of cases) assert.equal(await explainTimeout(timeout, t, {}, url), timeout, why);
+    const refused = new AppError('CONNECT_FAILED', 'refused');
+    assert.equal(await explainTimeout(refused, { ...direct, host: '198.51.100.20' }, {}, url), refused, 'only timeouts');
+    assert.equal(lookups, 0);
+  } finally {
+    await new Promise((r) => server.close(r));
+  }
 });
