@@ -35,6 +35,11 @@ export interface ResolveOptions extends AwsScope {
    * addressKind 'eip' comes from the association's ipOwnerId (exact on AWS). Default true.
    */
   exactAddressKind?: boolean;
+  /**
+   * After a start: whether the port answers (default: a TCP connect to the address). A tunnel
+   * transport (EC2 Instance Connect Endpoint, SSM) asks through the tunnel instead.
+   */
+  answers?: (instance: Instance, address: string, port: number) => Promise<boolean>;
 }
 
 export interface ResolvedTarget {
@@ -106,7 +111,7 @@ export async function waitUntilReachable(instance: Instance, opts: ResolveOption
         opts.onProgress?.(`${label(now)} is running; waiting for its ${opts.private ? 'private' : 'public'} address… (${Math.round(elapsed / 1000)} s)`, { key: opts.private ? 'waitingPrivateAddress' : 'waitingPublicAddress', params: { name: label(now), seconds: Math.round(elapsed / 1000) } });
         return undefined;
       }
-      if (await tcpAnswers(address, port)) {
+      if (await (opts.answers ? opts.answers(now, address, port) : tcpAnswers(address, port))) {
         opts.onProgress?.(`${label(now)} answers on ${address}:${port}.`, { key: 'answers', params: { name: label(now), address, port } });
         return targetOf(now, opts);
       }

@@ -96,12 +96,23 @@ async function build(nameOrId: string, opts: TargetOptions, settings: SshSetting
   // it is decided per instance as soon as the instance is known (before a --start waits for one).
   const jumpSpecsOf = (inst: Instance): string[] => jumpHostsFor(inst, depth === 0 ? settings.jumpHost : null, opts.via);
   // Transports apply to the final target; bastions are reached as they always were.
-  const { transportChoiceFor, chooseTransport, needsPrivateAddress } = await import('../transport/choose.js');
+  const { transportChoiceFor, chooseTransport, needsPrivateAddress, answersThrough } = await import('../transport/choose.js');
   const choiceOf = (inst: Instance): TransportChoice => (depth === 0 ? transportChoiceFor(inst, opts.transport, settings.transport) : 'direct');
   const resolved = await resolveTarget(nameOrId, {
     ...scope,
-    privateFor: (inst) => opts.private ?? (jumpSpecsOf(inst).length > 0 || (inst.state === 'running' && needsPrivateAddress(inst, choiceOf(inst), jumpSpecsOf(inst)))),
+    privateFor: (inst) => opts.private ?? needsPrivateAddress(inst, choiceOf(inst), jumpSpecsOf(inst)),
     ...(opts.start ? { start: true } : {}),
+    // After --start, a tunnel transport asks through the tunnel whether the port answers.
+    ...(opts.start && depth === 0
+      ? {
+          answers: async (i: Instance, address: string, port: number) => {
+            const through = answersThrough(choiceOf(i), scope.profile, opts.transportProbes);
+            if (through) return through(i, address, port);
+            const { tcpAnswers } = await import('../aws/tcpProbe.js');
+            return tcpAnswers(address, port);
+          },
+        }
+      : {}),
     ...(opts.pick ? { pick: opts.pick } : {}),
     ...(opts.port ? { port: opts.port } : {}),
     ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),

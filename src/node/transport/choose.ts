@@ -55,11 +55,15 @@ export function transportChoiceFor(instance: Pick<Instance, 'tags'>, flag: Trans
   return setting ?? 'auto';
 }
 
-/** Whether the choice can only be made on the private address (so resolving must not insist on a public one). */
-export function needsPrivateAddress(instance: Pick<Instance, 'publicIp' | 'tags'>, choice: TransportChoice, jumpHosts: readonly string[]): boolean {
-  if (choice === 'eice' || choice === 'ssm' || choice === 'jump') return true;
+/**
+ * Whether the connection goes to the private address (so resolving must not insist on a public
+ * one). Auto decides so only for a running instance without a public address: a stopped one
+ * has none yet, and a start-and-connect keeps its check that a public address will come.
+ */
+export function needsPrivateAddress(instance: Pick<Instance, 'publicIp' | 'state'>, choice: TransportChoice, jumpHosts: readonly string[]): boolean {
+  if (jumpHosts.length > 0 || choice === 'eice' || choice === 'ssm' || choice === 'jump') return true;
   if (choice === 'direct') return false;
-  return jumpHosts.length > 0 || !instance.publicIp;
+  return instance.state === 'running' && !instance.publicIp;
 }
 
 
@@ -142,6 +146,28 @@ export async function chooseTransport(o: ChooseOptions): Promise<TransportDecisi
     'Add a jump host (--via or the tagssh:jump tag), an EC2 Instance Connect Endpoint in its VPC, or the SSM Agent; or use --private over a VPN.',
     { missing: 'transport', checked },
   );
+}
+
+/**
+ * Whether the instance's port answers through the transport the choice will take, for the wait
+ * after a start (null: a plain TCP connect decides). Never throws: not yet is false.
+ */
+export function answersThrough(choice: TransportChoice, profile?: string, probes: TransportProbes = defaultProbes): ((instance: Instance, address: string, port: number) => Promise<boolean>) | null {
+  if (choice !== 'eice' && choice !== 'ssm') return null;
+  return async (instance, _address, port) => {
+    try {
+      const scope = { instanceId: instance.id, region: instance.region, ...(profile !== undefined ? { profile } : {}) };
+      if (choice === 'ssm') return await probes.isManagedNode(scope);
+      const endpoint = await probes.findEndpoint(instance, profile);
+      if (!endpoint) return false;
+      const { openEiceSocket } = await import('./eice.js');
+      const sock = await openEiceSocket({ instance, port, endpoint, timeoutMs: 5_000, ...(profile !== undefined ? { profile } : {}) });
+      sock.destroy();
+      return true;
+    } catch {
+      return false;
+    }
+  };
 }
 
 /** The transport a built target uses, for what the tab and `tagssh ssh -v` show. */

@@ -71,11 +71,13 @@ before(async () => {
   await seedInstance(ec2, { name: 'web', eip: SSHD_ADDR, imageId: 'ami-1e749f67', tags });
   await seedInstance(ec2, { name: 'web-eice', eip: '127.0.0.6', imageId: 'ami-1e749f67', tags: { ...tags, 'tagssh:transport': 'eice' } });
   await seedInstance(ec2, { name: 'odd', subnetId, imageId: 'ami-1e749f67', tags: { ...tags, 'tagssh:transport': 'teleport' } });
+  const sleepy = await seedInstance(ec2, { name: 'sleepy', subnetId, imageId: 'ami-1e749f67', stopped: true, tags: { ...tags, 'tagssh:transport': 'eice' } });
   appId = app.id;
   lonelyId = lonely.id;
   managed = new Set();
-  lab = await startEiceLab({ upstream: moto.endpoint, endpoints: [{ id: 'eice-0123456789abcdef0', vpcId, subnetId, addresses: [app.privateIp!] }] });
+  lab = await startEiceLab({ upstream: moto.endpoint, endpoints: [{ id: 'eice-0123456789abcdef0', vpcId, subnetId, addresses: [app.privateIp!, sleepy.privateIp!] }] });
   lab.route.set(`${app.privateIp}:${sshd.port}`, { host: SSHD_ADDR, port: sshd.port });
+  lab.route.set(`${sleepy.privateIp}:${sshd.port}`, { host: SSHD_ADDR, port: sshd.port });
   Object.assign(process.env, moto.env, lab.env, { TAGSSH_HOME: join(dir, 'home'), HOME: dir });
   resetClients();
 });
@@ -175,6 +177,21 @@ describe('asked for by tag, flag or setting', () => {
       assert.equal(e.message, 'The tagssh:transport tag "teleport" is not a transport.');
       return true;
     });
+  });
+});
+
+describe('--start with a tunnel transport', () => {
+  it('starts a stopped private instance and waits until its port answers through the endpoint', async () => {
+    const before = lab.tunnels.length;
+    const { t, decision } = await targetOf('sleepy', { start: true });
+    assert.equal(decision?.name, 'eice');
+    assert.ok(lab.tunnels.length > before, 'the wait asked through the endpoint');
+    const conn = await connect(t, { knownHosts: new KnownHostsStore(join(dir, 'kh.json')), consoleOutput: null, agent: null, timeoutMs: 15_000 });
+    try {
+      assert.equal((await conn.exec('echo woke-up')).stdout, 'woke-up\n');
+    } finally {
+      conn.close();
+    }
   });
 });
 
