@@ -28,6 +28,11 @@ function runsOf(id: string, params: Record<string, string | number | boolean>, m
 export function benchSection(o: BenchSectionOptions = {}): HandlerSection {
   return ({ deps, emit }) => {
     const batches = new Map<string, AbortController>();
+    // Runs borrow the connection of an open terminal to the same machine (no second handshake).
+    const borrowedConnect = () => {
+      const sessions = deps.engine.sessions;
+      return sessions.acquire ? pooledConnect({ acquire: (t) => sessions.acquire!(t) }) : undefined;
+    };
     const storeOf = async () => o.store?.() ?? (await import('./store.js')).resultsStore();
 
     async function hostFor(ref: { id: string; region: string }, acceptNew = false): Promise<BenchHost> {
@@ -103,9 +108,7 @@ export function benchSection(o: BenchSectionOptions = {}): HandlerSection {
         const [hosts, peer, store] = await Promise.all([Promise.all(input.instances.map((i) => hostFor(i, input.acceptNew))), input.peer ? hostFor(input.peer, input.acceptNew) : undefined, storeOf()]);
         const batchId = input.batchId ?? newRunId();
         if (batches.has(batchId)) throw new AppError('INVALID_INPUT', `Batch ${batchId} is already running.`);
-        // Runs borrow the connection of an open terminal to the same machine (no second handshake).
-        const sessions = deps.engine.sessions;
-        const pool = sessions.acquire ? pooledConnect({ acquire: (t) => sessions.acquire!(t) }) : undefined;
+        const pool = borrowedConnect();
         inBackground(batchId, (signal, onEvent) =>
           runBench({ preset: p.id, paramSets, hosts, ...(peer ? { peer } : {}), ...(upload ? { upload } : {}), batchId, signal, store, onEvent, ...(input.concurrency ? { concurrency: input.concurrency } : {}), ...(pool ? { connect: pool } : {}) }),
         );
@@ -120,9 +123,7 @@ export function benchSection(o: BenchSectionOptions = {}): HandlerSection {
         };
         const [host, peer] = await Promise.all([hostFor(ref(result.instance)), result.peer ? hostFor(ref(result.peer)) : undefined]);
         const { attachRun } = await import('./runner.js');
-        // Runs borrow the connection of an open terminal to the same machine (no second handshake).
-        const sessions = deps.engine.sessions;
-        const pool = sessions.acquire ? pooledConnect({ acquire: (t) => sessions.acquire!(t) }) : undefined;
+        const pool = borrowedConnect();
         inBackground(batchId, (signal, onEvent) => attachRun(result, { host, ...(peer ? { peer } : {}) }, { store, signal, onEvent, ...(pool ? { connect: pool } : {}) }));
         return null;
       },

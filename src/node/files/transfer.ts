@@ -182,9 +182,11 @@ class Meter {
 }
 
 /**
- * Copies [start, size) with at most `concurrency` requests of `chunk` bytes in flight. `read`
- * fills a buffer at a position; `write` stores it. Writes happen in file order, so the partial
- * file is always a prefix of the source (what resume relies on).
+ * Copies [start, size) with at most `concurrency` reads of `chunk` bytes in flight. `read` fills a
+ * buffer at a position; `write` stores it. Writes are issued in file order but not waited for one
+ * by one: over SFTP a write is a request like a read, and one at a time would make an upload as
+ * slow as the round trip. (OpenSSH's sftp-server applies them in order, so a remote partial file
+ * is a prefix of its source; resume checks that with a checksum either way.)
  */
 async function pipe(
   start: number,
@@ -198,16 +200,18 @@ async function pipe(
   what: string,
 ): Promise<void> {
   return new Promise((resolve, reject) => {
-    let next = start;
-    let written = start;
-    let active = 0;
-    let writing = false;
+    let next = start; // next offset to read
+    let issued = start; // next offset to hand to write, in order
+    let done = start; // bytes stored (up to here, counted)
+    let reads = 0;
+    let writes = 0;
     let failed: AppError | undefined;
     const ready = new Map<number, Buffer>();
     const settle = () => {
-      if (active > 0 || writing) return;
+      if (reads > 0 || writes > 0) return;
+      signal?.removeEventListener('abort', onAbort);
       if (failed) reject(failed);
-      else if (written >= size) resolve();
+      else if (done >= size) resolve();
     };
     const fail = (e: unknown) => {
       failed ??= e instanceof AppError ? e : new AppError('REMOTE_FAILED', `Copying ${what} failed: ${(e as Error).message}.`);
@@ -215,25 +219,27 @@ async function pipe(
     };
     const onAbort = () => fail(cancelled());
     signal?.addEventListener('abort', onAbort, { once: true });
-    const flush = async () => {
-      if (writing) return;
-      writing = true;
-      try {
-        for (let buf = ready.get(written); buf && !failed; buf = ready.get(written)) {
-          ready.delete(written);
-          await write(buf, written);
-          written += buf.length;
-          onBytes(buf.length);
-        }
-      } catch (e) {
-        fail(e);
-      } finally {
-        writing = false;
+    const drain = () => {
+      for (let buf = ready.get(issued); buf && !failed; buf = ready.get(issued)) {
+        ready.delete(issued);
+        const b = buf;
+        const pos = issued;
+        issued += b.length;
+        writes++;
+        write(b, pos).then(
+          () => {
+            done += b.length;
+            onBytes(b.length);
+          },
+          fail,
+        ).finally(() => {
+          writes--;
+          pump();
+        });
       }
-      pump();
     };
     const issue = async (pos: number, len: number) => {
-      active++;
+      reads++;
       try {
         const buf = Buffer.allocUnsafe(len);
         let got = 0;
@@ -246,21 +252,20 @@ async function pipe(
       } catch (e) {
         fail(e);
       } finally {
-        active--;
+        reads--;
       }
-      void flush();
+      drain();
+      pump();
     };
     const pump = () => {
-      // The window bounds memory: nothing is read further than `concurrency` chunks past the write point.
-      while (!failed && active < concurrency && next < size && next - written < concurrency * chunk) {
+      // The window bounds memory: nothing is read further than 2 × `concurrency` chunks past what
+      // is stored (twice, so that reads stay in flight while earlier chunks are being written).
+      while (!failed && reads < concurrency && next < size && next - done < 2 * concurrency * chunk) {
         const len = Math.min(chunk, size - next);
         void issue(next, len);
         next += len;
       }
-      if (failed || (written >= size && active === 0)) {
-        signal?.removeEventListener('abort', onAbort);
-        settle();
-      }
+      if (failed || done >= size) settle();
     };
     pump();
   });
