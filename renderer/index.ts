@@ -8,6 +8,7 @@ import { h } from './lib/dom.js';
 import { createInstancesView } from './features/instances/view.js';
 import { applyLanguage, createSettingsView, type SettingsField } from './features/settings/view.js';
 import { createBenchView } from './features/bench/view.js';
+import { createTunnelsView } from './features/tunnels/view.js';
 import { openExportDialog } from './features/exports/exportDialog.js';
 import { SessionRouter } from './features/terminal/sessionRouter.js';
 import { TerminalTab, type ConnectRequest, type TabState } from './features/terminal/terminalTab.js';
@@ -239,6 +240,9 @@ async function main(): Promise<void> {
   addTab({ id: 'bench', panel: benchView.el, onActivate: () => void benchView.refresh(), word: 'tabBench' }, { closable: false });
   const settingsEntry = addTab({ id: 'settings', panel: settingsView.el, onActivate: () => settingsView.refresh(), word: 'tabSettings' }, { closable: false });
   settingsEntry.button.classList.add('tab-settings');
+  const tunnelsView = createTunnelsView({ api, instances: async () => (await api.call('instances.list', { refresh: false })).instances });
+  const tunnelsEntry = addTab({ id: 'tunnels', panel: tunnelsView.el, onActivate: () => void tunnelsView.refresh(), title: tunnelsView.tabLabel() }, { closable: false, before: settingsEntry.button });
+  onLocaleChange(() => ((tunnelsEntry.title = tunnelsView.tabLabel()), paintTab(tunnelsEntry)));
 
   const applyShellWords = () => {
     tabstrip.setAttribute('aria-label', t('views'));

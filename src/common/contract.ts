@@ -5,6 +5,7 @@ import { TRANSPORTS } from './model/transport.js';
 import { benchCalls, benchEvents } from './bench/contract.js';
 import { logCalls } from './log/contract.js';
 import { filesCalls, filesEvents } from './files/contract.js';
+import { tunnelCalls, tunnelEvents } from './tunnels/contract.js';
 import { securityGroupCalls } from './securityGroups/contract.js';
 import { ALL_REGIONS, INSTANCE_ID, REGION_NAME } from './vocab.js';
 import { AppErrorDataSchema, call, type CallInput, type CallOutput, type CallParsed, type EventPayload, type HandlerMap } from './rpc.js';
@@ -138,6 +139,7 @@ export const calls = {
   ...benchCalls,
   ...logCalls,
   ...filesCalls,
+  ...tunnelCalls,
   ...securityGroupCalls,
 };
 /** The engine's process was replaced (it crashed or hung): calls in flight failed, sessions closed. */
@@ -150,6 +152,7 @@ export const events = {
   ...sessionEvents,
   ...benchEvents,
   ...filesEvents,
+  ...tunnelEvents,
   ...engineEvents,
 };
 export const contract = { calls, events };
@@ -171,6 +174,8 @@ export type LogMethod = keyof typeof logCalls & string;
 export type FilesMethod = keyof typeof filesCalls & string;
 /** Calls implemented by the security-group handler section (src/node/aws/securityGroupsSection.ts). */
 export type SecurityGroupsMethod = keyof typeof securityGroupCalls & string;
+/** Calls implemented by the tunnels handler section (src/node/tunnel/serviceSection.ts). */
+export type TunnelsMethod = keyof typeof tunnelCalls & string;
 export type Emit = <E extends EventName>(event: E, payload: Payload<E>) => void;
 
 export { CandidateSchema };

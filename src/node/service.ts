@@ -5,10 +5,11 @@ import { AppError, type AppErrorData } from '../common/errors.js';
 import type { CancelledDetails } from '../common/errorDetails.js';
 import { SessionOutput } from './service/outputStream.js';
 import { PromptBroker } from './service/promptBroker.js';
-import type { BenchMethod, Emit, FilesMethod, Handlers, InstanceList, LogMethod, Parsed, SecurityGroupsMethod } from '../common/contract.js';
+import type { BenchMethod, Emit, FilesMethod, Handlers, InstanceList, LogMethod, Parsed, SecurityGroupsMethod, TunnelsMethod } from '../common/contract.js';
 import { benchSection } from './bench/serviceSection.js';
 import { securityGroupsSection } from './aws/securityGroupsSection.js';
 import { filesSection } from './files/serviceSection.js';
+import { tunnelsSection } from './tunnel/serviceSection.js';
 import { sessionLogSection } from './log/serviceSection.js';
 import type { ConnectTarget } from './ssh/types.js';
 import type { SshConnection } from './ssh/connection.js';
@@ -133,7 +134,7 @@ export function createAppService(deps: AppServiceDeps): AppService {
       const cancelledOpen = (openId: string) =>
         new AppError('CANCELLED', started.has(openId) ? 'Cancelled; the instance keeps starting.' : 'Cancelled.', undefined, { instanceStarting: started.has(openId) } satisfies CancelledDetails);
 
-      const base: Omit<Handlers, BenchMethod | FilesMethod | SecurityGroupsMethod | LogMethod> = {
+      const base: Omit<Handlers, BenchMethod | FilesMethod | SecurityGroupsMethod | LogMethod | TunnelsMethod> = {
         async 'instances.list'(input) {
           const s = settings.get();
           const scope = scopeFrom(input, s);
@@ -245,7 +246,7 @@ export function createAppService(deps: AppServiceDeps): AppService {
 
       // The bench.* calls come from the benchmark section (added by default below).
       const handlers = { ...base } as Handlers;
-      for (const section of deps.sections ?? [benchSection(), filesSection(), securityGroupsSection(), sessionLogSection()]) Object.assign(handlers, section({ deps, emit, clientId, ownsSession: (id) => output.owns(id) }));
+      for (const section of deps.sections ?? [benchSection(), filesSection(), tunnelsSection(), securityGroupsSection(), sessionLogSection()]) Object.assign(handlers, section({ deps, emit, clientId, ownsSession: (id) => output.owns(id) }));
 
       const client: AppClient = {
         id: clientId,

@@ -1,0 +1,93 @@
+import { randomUUID } from 'node:crypto';
+import { AppError } from '../../common/errors.js';
+import type { SavedTunnel } from '../../common/tunnels/contract.js';
+import { tunnelProblems } from '../../common/tunnels/spec.js';
+import type { Engine, HandlerSection } from '../service.js';
+import { connectTargetFor } from '../ssh/target.js';
+import type { ConnectTarget } from '../ssh/types.js';
+import { specOf, TunnelManager } from './manager.js';
+import { jsonTunnelStore, type SavedTunnelStore } from './saved.js';
+
+// The tunnels.* handlers. Saved tunnels live in their own file; running ones in one manager per
+// engine (shared by every window), riding on the engine's pooled SSH connections — a tunnel and
+// a terminal tab to the same instance share one handshake. Targets are built as for a terminal
+// tab (Name/id, user, key, port, jump host from tags and Settings; host keys as trusted there).
+
+export interface TunnelsSectionOptions {
+  store?: SavedTunnelStore;
+}
+
+const managers = new WeakMap<Engine, TunnelManager>();
+
+/** The engine's tunnel manager (created on first use). */
+export function tunnelManagerOf(engine: Engine): TunnelManager {
+  let m = managers.get(engine);
+  if (!m) {
+    m = new TunnelManager();
+    managers.set(engine, m);
+  }
+  return m;
+}
+
+const notFound = (id: string) => new AppError('NOT_FOUND', `No saved tunnel ${id}.`, 'Reload the tunnel list.');
+
+export function tunnelsSection(o: TunnelsSectionOptions = {}): HandlerSection {
+  return ({ deps, emit }) => {
+    const store = o.store ?? jsonTunnelStore();
+    const manager = tunnelManagerOf(deps.engine);
+    let listening = false;
+    const onStatus = (s: Parameters<typeof emit<'tunnels.status'>>[1]) => emit('tunnels.status', s);
+    // Status reaches a window from the moment it first asks for the list.
+    const listen = () => {
+      if (listening) return;
+      listening = true;
+      manager.on('status', onStatus);
+    };
+    const find = (id: string): SavedTunnel => {
+      const t = store.list().find((x) => x.id === id);
+      if (!t) throw notFound(id);
+      return t;
+    };
+    const targetFor = (t: SavedTunnel): Promise<ConnectTarget> => {
+      const settings = deps.settings.get();
+      return connectTargetFor(t.instanceId, { settings, regions: [t.region], ...(settings.profile ? { profile: settings.profile } : {}) });
+    };
+    return {
+      'tunnels.list'() {
+        listen();
+        const tunnels = store.list();
+        return { tunnels, status: tunnels.map((t) => manager.status(t.id)) };
+      },
+      'tunnels.save'(input) {
+        const problems = tunnelProblems(specOf({ ...input, id: 'unsaved' }), process.getuid?.() === 0);
+        if (problems.length) throw new AppError('INVALID_INPUT', `The tunnel is not valid: ${problems.map((p) => `${p.field} ${p.code}`).join(', ')}.`, undefined, { problems });
+        if (input.id && manager.isRunning(input.id)) throw new AppError('INVALID_INPUT', 'Stop the tunnel before changing it.', undefined, { problems: [], running: true });
+        const saved: SavedTunnel = { ...input, id: input.id ?? randomUUID() };
+        store.update((list) => (list.some((t) => t.id === saved.id) ? list.map((t) => (t.id === saved.id ? saved : t)) : [...list, saved]));
+        return saved;
+      },
+      'tunnels.remove'({ id }) {
+        manager.stop(id);
+        store.update((list) => list.filter((t) => t.id !== id));
+        return null;
+      },
+      async 'tunnels.start'({ id }) {
+        listen();
+        const t = find(id);
+        const sessions = deps.engine.sessions;
+        if (!sessions.acquire) throw new AppError('INTERNAL', 'This backend cannot run tunnels.');
+        const acquire = sessions.acquire.bind(sessions);
+        let target: ConnectTarget | undefined;
+        return manager.start(t, async (attempt) => {
+          // Look the instance up again after a drop: a restarted instance may have a new address.
+          if (!target) target = await targetFor(t);
+          else if (attempt > 0) target = await targetFor(t).catch(() => target!);
+          return acquire(target);
+        });
+      },
+      'tunnels.stop'({ id }) {
+        return manager.stop(id);
+      },
+    };
+  };
+}

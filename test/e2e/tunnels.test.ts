@@ -1,0 +1,172 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import net from 'node:net';
+import { randomBytes } from 'node:crypto';
+import { runProcess } from '../lab/run.js';
+import { freePort } from '../lab/ports.js';
+import { useAppUi, verbs } from './ui.js';
+
+// The Tunnels tab in Chromium against the real backend (moto, a real sshd): the form's checks in
+// the app's words, save, Start refused for an untrusted host key (then trusted from a terminal
+// tab), an HTTP server reached through the local address, Copy address, the tunnel outliving
+// its terminal tab, Stop, Edit (to a SOCKS proxy, used with curl), Cancel, a port in use, Delete.
+
+const ui = useAppUi([{ name: 'web-1', address: '127.0.0.46' }]);
+const { row, trustFirstContact, waitForTerminal, shot } = verbs(ui);
+const BODY = `tunnel body ${randomBytes(6).toString('hex')}\n`;
+let httpServer: http.Server;
+let httpPort: number;
+
+const page = () => ui.page;
+const view = () => page().locator('.tunnels-view');
+const tunnelRow = (n = 0) => view().locator('tbody tr').nth(n);
+const field = (label: string) => view().getByLabel(label, { exact: true });
+
+function httpGet(address: string): Promise<string> {
+  const i = address.lastIndexOf(':');
+  return new Promise((resolve, reject) => {
+    http.get({ host: address.slice(0, i), port: Number(address.slice(i + 1)), path: '/', agent: false }, (res) => {
+      let body = '';
+      res.on('data', (c) => (body += c));
+      res.on('end', () => resolve(body));
+    }).on('error', reject);
+  });
+}
+
+async function addressOf(n = 0): Promise<string> {
+  const text = await tunnelRow(n).locator('.tunnel-desc code').innerText();
+  return /(127\.0\.0\.1:\d+)/.exec(text)![1]!;
+}
+
+async function waitState(word: string, n = 0) {
+  await tunnelRow(n).locator('.tunnel-state .state', { hasText: word }).waitFor({ timeout: 30_000 });
+}
+
+test('the Tunnels tab checks the form in its own words', async () => {
+  httpServer = http.createServer((_req, res) => res.end(BODY));
+  httpPort = await freePort();
+  await new Promise<void>((r) => httpServer.listen(httpPort, '127.0.0.1', r));
+
+  await page().getByRole('tab', { name: 'Tunnels' }).click();
+  await view().getByRole('heading', { name: 'Tunnels' }).waitFor();
+  assert.equal(await view().locator('.tunnel-empty').innerText(), 'No saved tunnels yet.');
+  await field('Instance').selectOption({ label: `web-1 (${ui.lab.ids['web-1']!.id})` });
+  await field('Local port').fill('http');
+  await field('Listen address').fill('*');
+  await view().getByRole('button', { name: 'Save tunnel' }).click();
+  assert.equal(await view().locator('#tunnel-port-error').innerText(), 'Enter a port from 1 to 65535, or 0 for any free port.');
+  assert.equal(await view().locator('#tunnel-bind-error').innerText(), 'Leave it empty for this machine only, or enter 0.0.0.0 to let other machines connect.');
+  assert.equal(await view().locator('#tunnel-host-error').innerText(), 'Enter the destination host.');
+  assert.equal(await view().locator('#tunnel-hostport-error').innerText(), 'Enter the destination port.');
+  assert.equal(await field('Local port').getAttribute('aria-invalid'), 'true');
+  await field('Destination host').fill('bad host!');
+  await field('Destination port').fill('70000');
+  await view().getByRole('button', { name: 'Save tunnel' }).click();
+  assert.equal(await view().locator('#tunnel-host-error').innerText(), 'This is not a host name or IP address.');
+  assert.equal(await view().locator('#tunnel-hostport-error').innerText(), 'Enter a port from 1 to 65535.');
+  assert.equal(await view().locator('tbody tr').count(), 0, 'nothing saved');
+});
+
+test('Save, then Start: an untrusted host key is refused until a terminal trusts it', async () => {
+  await field('Listen address').fill('');
+  await field('Local port').fill('0');
+  await field('Destination host').fill('127.0.0.1');
+  await field('Destination port').fill(String(httpPort));
+  await view().getByRole('button', { name: 'Save tunnel' }).click();
+  await view().locator('.form-status', { hasText: 'Tunnel saved.' }).waitFor();
+  await waitState('Stopped');
+  assert.equal(await tunnelRow().locator('.tunnel-instance').innerText(), 'web-1');
+  assert.equal(await tunnelRow().locator('.tunnel-desc').innerText(), `127.0.0.1:0 → 127.0.0.1:${httpPort}`);
+  assert.equal(await tunnelRow().getByRole('button', { name: 'Copy address' }).isDisabled(), true);
+
+  await tunnelRow().getByRole('button', { name: 'Start' }).click();
+  await waitState('Failed');
+  assert.match(await tunnelRow().locator('.tunnel-error').innerText(), /not yet trusted|first connection|host key/i);
+
+  await page().getByRole('tab', { name: 'Instances' }).click();
+  await row('web-1').getByRole('button', { name: 'Connect', exact: true }).click();
+  await trustFirstContact();
+  await waitForTerminal(/[#$]\s*$/m);
+});
+
+test('Start opens the tunnel; bytes count; Copy address copies it; it outlives the terminal tab', async () => {
+  await page().getByRole('tab', { name: 'Tunnels' }).click();
+  await tunnelRow().getByRole('button', { name: 'Start' }).click();
+  await waitState('Open');
+  const address = await addressOf();
+  assert.notEqual(address, '127.0.0.1:0', 'shows the port it really listens on');
+  assert.equal(await httpGet(address), BODY);
+  await tunnelRow().locator('.tunnel-traffic', { hasText: /↓ (?!0 B)/ }).waitFor({ timeout: 10_000 });
+
+  await page().context().grantPermissions(['clipboard-read', 'clipboard-write']);
+  await tunnelRow().getByRole('button', { name: 'Copy address' }).click();
+  await view().locator('.list-status', { hasText: `Copied ${address}` }).waitFor();
+  assert.equal(await page().evaluate(() => navigator.clipboard.readText()), address);
+  await shot('tunnels');
+
+  // Close the terminal tab: the tunnel keeps running.
+  await page().getByRole('tab', { name: /web-1/ }).locator('.tab-close').click();
+  await page().getByRole('dialog').getByRole('button', { name: 'Close tab' }).click();
+  await page().getByRole('tab', { name: /web-1/ }).waitFor({ state: 'detached' });
+  assert.equal(await httpGet(address), BODY);
+  await page().getByRole('tab', { name: 'Tunnels' }).click();
+  assert.equal(await tunnelRow().locator('.tunnel-state .state').innerText(), 'Open');
+
+  await tunnelRow().getByRole('button', { name: 'Edit' }).click();
+  await view().locator('.list-status', { hasText: 'Stop the tunnel before editing it.' }).waitFor();
+  await tunnelRow().getByRole('button', { name: 'Stop' }).click();
+  await waitState('Stopped');
+  await assert.rejects(httpGet(address), /ECONNREFUSED/);
+});
+
+test('Edit turns it into a SOCKS proxy (Cancel leaves it as it was); curl goes through it', async () => {
+  await tunnelRow().getByRole('button', { name: 'Edit' }).click();
+  assert.equal(await view().locator('legend').innerText(), 'Edit tunnel');
+  assert.equal(await field('Destination port').inputValue(), String(httpPort));
+  await view().getByRole('button', { name: 'Cancel' }).click();
+  assert.equal(await view().locator('legend').innerText(), 'New tunnel');
+  assert.equal(await field('Destination port').inputValue(), '');
+
+  await tunnelRow().getByRole('button', { name: 'Edit' }).click();
+  await field('Type').selectOption('dynamic');
+  assert.equal(await field('Destination host').isVisible(), false);
+  await view().getByRole('button', { name: 'Save tunnel' }).click();
+  await view().locator('.form-status', { hasText: 'Tunnel saved.' }).waitFor();
+  assert.equal(await tunnelRow().locator('.tunnel-desc').innerText(), 'SOCKS5 proxy on 127.0.0.1:0');
+  await tunnelRow().getByRole('button', { name: 'Start' }).click();
+  await waitState('Open');
+  const proxy = await addressOf();
+  const curl = await runProcess('curl', ['-sS', '--max-time', '20', '--socks5-hostname', proxy, `http://localhost:${httpPort}/`], { env: { PATH: process.env.PATH } });
+  assert.equal(curl.code, 0, curl.stderr);
+  assert.equal(curl.stdout, BODY);
+  await tunnelRow().getByRole('button', { name: 'Stop' }).click();
+  await waitState('Stopped');
+});
+
+test('a local port in use fails in the app’s words; Delete asks, then removes', async () => {
+  const busy = net.createServer();
+  const port = await freePort();
+  await new Promise<void>((r) => busy.listen(port, '127.0.0.1', r));
+  try {
+    await field('Local port').fill(String(port));
+    await field('Destination host').fill('127.0.0.1');
+    await field('Destination port').fill(String(httpPort));
+    await view().getByRole('button', { name: 'Save tunnel' }).click();
+    await view().locator('tbody tr').nth(1).waitFor();
+    await tunnelRow(1).getByRole('button', { name: 'Start' }).click();
+    await waitState('Failed', 1);
+    assert.equal(await tunnelRow(1).locator('.tunnel-error').innerText(), `Local port ${port} is already in use. Choose another port in Edit, or stop what uses it.`);
+  } finally {
+    busy.close();
+  }
+  await tunnelRow(1).getByRole('button', { name: 'Delete' }).click();
+  const dlg = page().getByRole('dialog', { name: 'Delete this tunnel?' });
+  await dlg.getByRole('button', { name: 'Cancel' }).click();
+  assert.equal(await view().locator('tbody tr').count(), 2, 'Cancel keeps it');
+  await tunnelRow(1).getByRole('button', { name: 'Delete' }).click();
+  await dlg.getByRole('button', { name: 'Delete' }).click();
+  await page().waitForFunction(() => document.querySelectorAll('.tunnels-view tbody tr').length === 1);
+  assert.deepEqual(ui.errors, []);
+  httpServer.close();
+});
