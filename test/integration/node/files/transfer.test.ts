@@ -85,6 +85,31 @@ describe('FileSession transfers', () => {
     assert.deepEqual(readdirSync(join(back, '..')), ['copy.bin']);
   });
 
+  it('keeps several SFTP writes in flight during an upload (one at a time would cost a round trip per request)', async () => {
+    const src = join(fresh('src'), 'pipelined.bin');
+    writeFileSync(src, randomBytes(8 * 1024 * 1024));
+    const ops = files.ops;
+    const original = ops.write.bind(ops);
+    let inFlight = 0;
+    let most = 0;
+    ops.write = async (...args: Parameters<typeof ops.write>) => {
+      most = Math.max(most, ++inFlight);
+      try {
+        return await original(...args);
+      } finally {
+        inFlight--;
+      }
+    };
+    try {
+      const remote = fresh('remote');
+      await files.upload([src], remote);
+      assert.equal(sha(join(remote, 'pipelined.bin')), sha(src));
+    } finally {
+      ops.write = original;
+    }
+    assert.ok(most > 4, `at most ${most} writes were in flight`);
+  });
+
   it('copies an empty file and a file the size of one request exactly', async () => {
     const s = fresh('src');
     writeFileSync(join(s, 'empty'), '');
