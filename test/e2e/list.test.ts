@@ -157,7 +157,7 @@ test('the Region picker offers the enabled regions (Osaka included) and switches
   await ui.page.getByRole('searchbox', { name: 'Filter instances' }).fill('env=prod');
   await ui.page.waitForFunction(() => document.querySelectorAll('tr.row').length === 3);
   assert.deepEqual((await names()).sort(), ['db-1', 'osaka-1', 'web-1']);
-  assert.match(await ui.page.locator('.list-status').innerText(), /^3 of 7 instances/);
+  assert.match(await ui.page.locator('section.instances .list-status').innerText(), /^3 of 7 instances/);
   await ui.page.getByRole('searchbox', { name: 'Filter instances' }).fill('');
   await region.selectOption('default');
   await ui.page.waitForFunction(() => document.querySelectorAll('tr.row').length === 6, undefined, { timeout: 20_000 });

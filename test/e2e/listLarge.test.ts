@@ -48,7 +48,7 @@ const inView = (index: number) =>
   }, index);
 
 test('only the rows in view are drawn, and they are the right ones, in order', async () => {
-  await ui.page.waitForFunction((n) => document.querySelector('.list-status')?.textContent === `${n} instances`, TOTAL, { timeout: 30_000 });
+  await ui.page.waitForFunction((n) => document.querySelector('section.instances .list-status')?.textContent === `${n} instances`, TOTAL, { timeout: 30_000 });
   const rows = await drawn();
   assert.ok(rows.length > 5 && rows.length < 60, `${rows.length} rows in the DOM for ${TOTAL} instances`);
   assert.deepEqual(rows.map((r) => r.id), order.slice(0, rows.length));
@@ -100,7 +100,7 @@ test('the keyboard reaches every row: arrows, Page Down, End and Home scroll the
 test('filtering a big list: a group by tag, then type-to-filter and Enter connects to the match', async () => {
   const filter = ui.page.getByRole('searchbox', { name: 'Filter instances' });
   await filter.fill('batch=7');
-  await ui.page.waitForFunction((text) => document.querySelector('.list-status')?.textContent?.startsWith(text), `${PER_GROUP} of ${TOTAL} instances`);
+  await ui.page.waitForFunction((text) => document.querySelector('section.instances .list-status')?.textContent?.startsWith(text), `${PER_GROUP} of ${TOTAL} instances`);
   const shown = await ui.page.locator('tr.row .n').allInnerTexts();
   assert.ok(shown.length > 5 && shown.every((n) => n === 'node-07'), shown.join(', '));
   await filter.fill('role=bastion');

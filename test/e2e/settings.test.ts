@@ -1,5 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { settingsPath } from '../../src/node/store/settings.js';
 import type { Page } from 'playwright-core';
 import { useAppUi, verbs } from './ui.js';
 
@@ -74,6 +76,12 @@ test('Settings: a bad value is refused naming the field, in the app’s words; g
   assert.equal(await status().innerText(), 'Check the highlighted field: Regions — region names such as ap-northeast-1, or “all”');
   assert.equal(await regions.getAttribute('aria-invalid'), 'true');
   await regions.fill('');
+  const myIp = form().getByRole('textbox', { name: 'My public IP lookup' });
+  await myIp.fill('checkip.example');
+  await form().getByRole('button', { name: 'Save settings' }).click();
+  assert.equal(await status().innerText(), 'Check the highlighted field: My public IP lookup — an http:// or https:// address');
+  assert.equal(await myIp.getAttribute('aria-invalid'), 'true');
+  await myIp.fill('http://127.0.0.1:9/ip');
   // Every field takes a value; the ones that change nothing for the lab are set and saved.
   const key = form().getByRole('textbox', { name: 'Default private key file' });
   await key.fill(` ${await key.inputValue()} `);
@@ -84,10 +92,26 @@ test('Settings: a bad value is refused naming the field, in the app’s words; g
   await form().getByRole('textbox', { name: 'Jump host' }).fill('');
   await form().getByRole('spinbutton', { name: 'Font size' }).fill('15');
   await form().getByRole('combobox', { name: 'Theme' }).selectOption('light');
+  const through = form().getByRole('combobox', { name: 'Connect through' });
+  assert.equal(await through.inputValue(), 'auto');
+  await through.selectOption({ label: 'SSM Session Manager' });
+  const eic = form().getByRole('combobox', { name: 'EC2 Instance Connect keys' });
+  assert.equal(await eic.inputValue(), 'fallback');
+  await eic.selectOption({ label: 'Never' });
   await form().getByRole('button', { name: 'Save settings' }).click();
   await page().waitForFunction(() => document.querySelector('form.settings-form [role=status]')?.textContent === 'Saved.');
+  const saved = (JSON.parse(readFileSync(settingsPath(), 'utf8')) as { data: Record<string, unknown> }).data;
+  assert.deepEqual([saved.transport, saved.instanceConnect, saved.myIpUrl], ['ssm', 'never', 'http://127.0.0.1:9/ip']);
   await page().reload();
   await settingsTab().click();
+  assert.equal(await form().getByRole('combobox', { name: 'Connect through' }).inputValue(), 'ssm');
+  assert.equal(await form().getByRole('combobox', { name: 'EC2 Instance Connect keys' }).inputValue(), 'never');
+  await form().getByRole('combobox', { name: 'Connect through' }).selectOption('auto');
+  await form().getByRole('combobox', { name: 'EC2 Instance Connect keys' }).selectOption('fallback');
+  assert.equal(await form().getByRole('textbox', { name: 'My public IP lookup' }).inputValue(), 'http://127.0.0.1:9/ip');
+  await form().getByRole('textbox', { name: 'My public IP lookup' }).fill('');
+  await form().getByRole('button', { name: 'Save settings' }).click();
+  await page().waitForFunction(() => document.querySelector('form.settings-form [role=status]')?.textContent === 'Saved.');
   assert.equal(await form().getByRole('spinbutton', { name: 'Font size' }).inputValue(), '15');
   assert.equal(await form().getByRole('combobox', { name: 'Theme' }).inputValue(), 'light');
   assert.equal(await form().getByRole('textbox', { name: 'Other profiles to offer' }).inputValue(), 'staging, prod');
@@ -202,5 +226,5 @@ test('a profile that does not exist: the list says so in the app’s words, and 
   await instancesTab().click();
   await page().getByRole('button', { name: 'Refresh' }).click();
   await page().waitForFunction(() => !document.querySelector('.list-status.error'), undefined, { timeout: 20_000 });
-  assert.equal(await page().locator('.list-status').innerText(), '2 instances');
+  assert.equal(await page().locator('section.instances .list-status').innerText(), '2 instances');
 });

@@ -1,4 +1,5 @@
 import { SettingsSchema, type Settings } from '../../../src/common/model/settings.js';
+import { TRANSPORT_CHOICES } from '../../../src/common/model/transport.js';
 import { AppError } from '../../../src/common/errors.js';
 import { h } from '../../lib/dom.js';
 import { onLocaleChange, pickLocale, setLocale } from '../../i18n/index.js';
@@ -51,6 +52,7 @@ export function createSettingsView(deps: SettingsViewDeps): SettingsView {
     profile: input('profile', 'profile', 'profilePh', 'textProblem'),
     profiles: input('profiles', 'profiles', 'profilesPh', 'textProblem'),
     regions: input('regions', 'regions', 'regionsPh', 'regionsProblem'),
+    myIpUrl: input('myIpUrl', 'myIpUrl', 'myIpUrlPh', 'urlProblem', 'url'),
     defaultUser: input('defaultUser', 'defaultUser', 'defaultUserPh', 'userProblem'),
     identityFile: input('identityFile', 'identityFile', 'identityFilePh', 'textProblem'),
     port: input('port', 'port', undefined, 'portProblem', 'number', '22'),
@@ -63,6 +65,9 @@ export function createSettingsView(deps: SettingsViewDeps): SettingsView {
   // Each language is named in its own words, so a user who cannot read the current one finds theirs.
   const language = h('select', { id: 'set-language', name: 'language' }, h('option', { value: 'auto' }), h('option', { value: 'en', text: 'English', lang: 'en' }), h('option', { value: 'ja', text: '日本語', lang: 'ja' }));
   const languageLabel = h('label', { for: 'set-language' });
+  // How instances are reached, and when EC2 Instance Connect pushes a key (the tags can still override per instance).
+  const transport = choice('transport', TRANSPORT_CHOICES, { auto: 'transportAuto', direct: 'transportDirect', jump: 'transportJump', eice: 'transportEice', ssm: 'transportSsm' });
+  const instanceConnect = choice('instanceConnect', ['fallback', 'always', 'never'] as const, { fallback: 'instanceConnectFallback', always: 'instanceConnectAlways', never: 'instanceConnectNever' });
   const message = h('p', { class: 'form-message', role: 'status' });
   const save = h('button', { class: 'btn primary', type: 'submit' });
   const legends = { aws: h('legend', {}), ssh: h('legend', {}), terminal: h('legend', {}), app: h('legend', {}) };
@@ -74,8 +79,8 @@ export function createSettingsView(deps: SettingsViewDeps): SettingsView {
     'form',
     { class: 'settings-form', novalidate: true },
     h('fieldset', {}, legends.app, h('div', { class: 'field' }, languageLabel, language)),
-    h('fieldset', {}, legends.aws, field(f.profile), field(f.profiles), field(f.regions)),
-    h('fieldset', {}, legends.ssh, field(f.defaultUser), field(f.identityFile), field(f.port), field(f.jumpHost)),
+    h('fieldset', {}, legends.aws, field(f.profile), field(f.profiles), field(f.regions), field(f.myIpUrl)),
+    h('fieldset', {}, legends.ssh, field(f.defaultUser), field(f.identityFile), field(f.port), field(f.jumpHost), transport.field, instanceConnect.field),
     h('fieldset', {}, legends.terminal, field(f.fontFamily), field(f.fontSize), h('div', { class: 'field' }, themeLabel, theme)),
     note,
     h('div', { class: 'form-actions' }, save, message),
@@ -103,6 +108,8 @@ export function createSettingsView(deps: SettingsViewDeps): SettingsView {
     theme.options[0]!.text = t('themeDark');
     theme.options[1]!.text = t('themeLight');
     languageLabel.textContent = t('language');
+    transport.words();
+    instanceConnect.words();
     language.options[0]!.text = t('languageAuto');
     note.textContent = t('note');
     save.textContent = t('save');
@@ -115,6 +122,7 @@ export function createSettingsView(deps: SettingsViewDeps): SettingsView {
     f.profile.input.value = s.profile ?? '';
     f.profiles.input.value = s.profiles.join(', ');
     f.regions.input.value = s.regions.join(', ');
+    f.myIpUrl.input.value = s.myIpUrl ?? '';
     f.defaultUser.input.value = s.defaultUser ?? '';
     f.identityFile.input.value = s.identityFile ?? '';
     f.port.input.value = String(s.port);
@@ -123,6 +131,8 @@ export function createSettingsView(deps: SettingsViewDeps): SettingsView {
     f.fontSize.input.value = String(s.terminal.fontSize);
     theme.value = s.terminal.theme;
     language.value = s.language;
+    transport.select.value = s.transport;
+    instanceConnect.select.value = s.instanceConnect;
     for (const x of Object.values(f)) x.input.removeAttribute('aria-invalid');
     applyLanguage(s);
   }
@@ -134,12 +144,15 @@ export function createSettingsView(deps: SettingsViewDeps): SettingsView {
       profile: orNull(f.profile.input.value),
       profiles: list(f.profiles.input.value),
       regions: list(f.regions.input.value),
+      myIpUrl: orNull(f.myIpUrl.input.value),
       defaultUser: orNull(f.defaultUser.input.value),
       identityFile: orNull(f.identityFile.input.value),
       port: f.port.input.value.trim() === '' ? 22 : Number(f.port.input.value),
       jumpHost: orNull(f.jumpHost.input.value),
       terminal: { fontFamily: f.fontFamily.input.value.trim(), fontSize: f.fontSize.input.value.trim() === '' ? 13 : Number(f.fontSize.input.value), theme: theme.value },
       language: language.value,
+      transport: transport.select.value,
+      instanceConnect: instanceConnect.select.value,
     };
     // Checked here first, so the message names the field on screen in the app's language.
     const parsed = SettingsSchema.safeParse(raw);
@@ -181,6 +194,21 @@ export function createSettingsView(deps: SettingsViewDeps): SettingsView {
   applyWords();
   refresh();
   return { el, refresh, focusField };
+}
+
+/** A labelled select whose options are worded from the catalogue (and reworded on a language change). */
+function choice<V extends string>(name: Words, values: readonly V[], words: Record<V, Words>) {
+  const id = `set-${name}`;
+  const select = h('select', { id, name }, ...values.map((v) => h('option', { value: v })));
+  const label = h('label', { for: id });
+  return {
+    select,
+    field: h('div', { class: 'field' }, label, select),
+    words() {
+      label.textContent = t(name);
+      values.forEach((v, i) => (select.options[i]!.text = t(words[v])));
+    },
+  };
 }
 
 function input(name: string, label: Words, placeholder: Words | undefined, problem: Words, type = 'text', fixedPlaceholder?: string): Field {
