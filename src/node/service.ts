@@ -86,7 +86,13 @@ export interface AppServiceDeps {
 }
 
 /** Builds part of the handlers for one connection. `emit` reaches only that connection. */
-export type HandlerSection = (ctx: { deps: AppServiceDeps; emit: Emit; clientId: string; /** Whether this UI connection opened the session: a section acts only on its own window's sessions. */ ownsSession?: (sessionId: string) => boolean }) => Partial<Handlers>;
+export type HandlerSection = (ctx: {
+  deps: AppServiceDeps;
+  emit: Emit;
+  clientId: string;
+  /** Whether this UI connection opened the session: a section acts only on its own window's sessions. */
+  ownsSession: (sessionId: string) => boolean;
+}) => Partial<Handlers>;
 
 export interface AppClient {
   id: string;

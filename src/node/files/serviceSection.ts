@@ -65,7 +65,7 @@ const sessionGone = (id: string) => new AppError('SESSION_CLOSED', `Session ${id
 
 export function filesSection(o: FilesSectionOptions = {}): HandlerSection {
   const idleMs = o.idleMs ?? 60_000;
-  return ({ deps, emit, ownsSession = () => true }) => {
+  return ({ deps, emit, ownsSession }) => {
     const sessions = deps.engine.sessions;
     /** The target of a session this window opened (another window's session is not this panel's to touch). */
     const targetOf = (pool: PoolPort, sessionId: string) => {

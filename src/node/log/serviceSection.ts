@@ -9,7 +9,7 @@ import { SessionLog, type LogSubject } from './sessionLog.js';
 // with the session. Listeners are held only while this connection has a log running.
 
 export function sessionLogSection(): HandlerSection {
-  return ({ deps }) => {
+  return ({ deps, ownsSession }) => {
     const { engine, settings } = deps;
     const logs = new Map<string, SessionLog>();
     const onData = (id: string, chunk: Buffer) => logs.get(id)?.write(chunk);
@@ -44,7 +44,8 @@ export function sessionLogSection(): HandlerSection {
       async 'log.start'({ sessionId, timestamps }) {
         const running = logs.get(sessionId);
         if (running) return { path: running.path };
-        const target = engine.sessions.targetOf?.(sessionId);
+        // Only a session this window opened: another window's output is not this one's to record.
+        const target = ownsSession(sessionId) ? engine.sessions.targetOf?.(sessionId) : undefined;
         if (!target) throw new AppError('SESSION_CLOSED', `Session ${sessionId} is not open.`, 'Reconnect, then turn the log on again.');
         const subject = await subjectOf(target);
         const log = SessionLog.open(undefined, subject, { timestamps: timestamps ?? settings.get().sessionLog.timestamps });
@@ -53,6 +54,7 @@ export function sessionLogSection(): HandlerSection {
         return { path: log.path };
       },
       async 'log.stop'({ sessionId }) {
+        if (!ownsSession(sessionId)) return { path: null };
         return { path: await stop(sessionId) };
       },
     };

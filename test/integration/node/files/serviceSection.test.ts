@@ -58,7 +58,7 @@ function setup() {
   });
   const events: Events = [];
   const deps = { engine: { sessions: sm } as unknown as Engine, settings: {} } as AppServiceDeps;
-  const raw = filesSection({ idleMs: 1500 })({ deps, emit: (event, payload) => events.push({ event, payload }), clientId: 'test' }) as Handlers;
+  const raw = filesSection({ idleMs: 1500 })({ deps, emit: (event, payload) => events.push({ event, payload }), clientId: 'test', ownsSession: () => true }) as Handlers;
   // Every call goes through its contract schema, as over the wire.
   const call = async <M extends keyof typeof contract.calls & `files.${string}`>(m: M, input: unknown) => {
     const parsed = contract.calls[m].input.parse(input);

@@ -49,15 +49,21 @@ function setup() {
     listProfiles: async () => ({ profiles: [], defaultRegion: null }),
     forgetHostKey: async () => false,
     sessions: sessions as unknown as SessionPort,
-    openSession: async () => assert.fail('not used'),
+    openSession: async () => ({ sessionId: 's1', label: 'web', instanceId: 'i-0123456789abcdef0', host: '203.0.113.9' }),
   };
   let settings: Settings = { ...defaultSettings(), sessionLog: { always: false, timestamps: true } };
   const service = createAppService({ engine, settings: { get: () => settings, set: (s) => (settings = s) }, sections: [sessionLogSection()] });
-  return { sessions, client: service.connect(() => {}) };
+  return { sessions, service, client: service.connect(() => {}) };
+}
+
+/** The window opens its session as the app does: the session is then this window's own. */
+async function open(client: ReturnType<typeof setup>['client']): Promise<void> {
+  await client.handlers['session.open']({ ref: 'web', openId: 'o1', cols: 80, rows: 24, start: false });
 }
 
 test('log.start logs output only, with the header; the session closing ends the log', async () => {
   const { sessions, client } = setup();
+  await open(client);
   const baseline = sessions.listenerCount('data'); // the service's own output stream
   const { path } = await client.handlers['log.start']({ sessionId: 's1' });
   assert.equal(sessions.listenerCount('data'), baseline + 1);
@@ -85,6 +91,7 @@ test('log.start logs output only, with the header; the session closing ends the 
 
 test('log.stop closes the file and says where it is; a closed session is refused', async () => {
   const { sessions, client } = setup();
+  await open(client);
   const { path } = await client.handlers['log.start']({ sessionId: 's1', timestamps: false });
   sessions.emit('data', 's1', Buffer.from('kept\r\n'));
   assert.deepEqual(await client.handlers['log.stop']({ sessionId: 's1' }), { path });
@@ -93,4 +100,14 @@ test('log.stop closes the file and says where it is; a closed session is refused
   assert.match(text, /^kept$/m);
   assert.ok(!text.includes('after stop'));
   await assert.rejects(client.handlers['log.start']({ sessionId: 'gone' }) as Promise<unknown>, /not open/);
+});
+
+test("another window's session is not this window's to log or stop", async () => {
+  const { service, client } = setup();
+  await open(client);
+  const { path } = await client.handlers['log.start']({ sessionId: 's1' });
+  const other = service.connect(() => {});
+  await assert.rejects(other.handlers['log.start']({ sessionId: 's1' }) as Promise<unknown>, /not open/);
+  assert.deepEqual(await other.handlers['log.stop']({ sessionId: 's1' }), { path: null });
+  assert.deepEqual(await client.handlers['log.stop']({ sessionId: 's1' }), { path }, 'the owner’s log kept running');
 });
