@@ -57,6 +57,29 @@ export interface Ec2Failure {
   profile?: string;
 }
 
+/** What an AWS SDK client throws: a service error (name, $fault, HTTP status) or a network one (code). */
+interface SdkError {
+  name?: string;
+  code?: string;
+  message?: string;
+  $fault?: string;
+  $metadata?: { httpStatusCode?: number };
+}
+
+/** An AWS SDK client's failure in the terms every error wording here reads (one reading for every SDK client). */
+export function sdkFailure(e: unknown, where: { region: string; endpoint: string; profile?: string | undefined; clockOffsetMs?: number | undefined }): Ec2Failure {
+  const s = (e ?? {}) as SdkError;
+  const f: Ec2Failure = { message: s.message ?? String(e), region: where.region, endpoint: where.endpoint };
+  if (where.profile !== undefined) f.profile = where.profile;
+  if (where.clockOffsetMs !== undefined) f.clockOffsetMs = where.clockOffsetMs;
+  const status = s.$metadata?.httpStatusCode;
+  if (status) f.status = status;
+  if (s.code && /^E[A-Z]+$/.test(s.code)) f.netCode = s.code;
+  else if (s.name === 'TimeoutError' || s.name === 'RequestTimeout') f.netCode = 'TIMEOUT';
+  else if (s.$fault || status) f.code = s.name;
+  return f;
+}
+
 export function isThrottle(code: string | undefined): boolean {
   return !!code && THROTTLING_ERROR_CODES.includes(code);
 }

@@ -2,7 +2,7 @@ import type { Instance } from '../../common/model/instance.js';
 import { AppError } from '../../common/errors.js';
 import { checkedEndpoint, ec2Settings } from './awsSettings.js';
 import { credentialsFor } from './clients.js';
-import { ec2AppError, type Ec2Failure } from './ec2Errors.js';
+import { ec2AppError, sdkFailure } from './ec2Errors.js';
 import { cjsExports } from './interop.js';
 import { sdkLogger } from './sdkLogger.js';
 
@@ -21,29 +21,15 @@ export interface InstanceConnectEndpoint {
 /** States in which an endpoint carries tunnels (the aws CLI accepts the same ones). */
 const USABLE_STATES = ['create-complete', 'update-in-progress', 'update-failed', 'update-complete'];
 
-interface SdkError {
-  name?: string;
-  code?: string;
-  message?: string;
-  $fault?: string;
-  $metadata?: { httpStatusCode?: number };
-}
-
 const DENIED = new Set(['UnauthorizedOperation', 'AccessDenied', 'AccessDeniedException']);
 
 function apiError(e: unknown, region: string, endpoint: string, permission: string, profile: string | undefined): AppError {
   if (e instanceof AppError) return e;
-  const s = (e ?? {}) as SdkError;
-  if (s.name && DENIED.has(s.name)) {
+  const name = (e as { name?: unknown } | null)?.name;
+  if (typeof name === 'string' && DENIED.has(name)) {
     return new AppError('ACCESS_DENIED', `Your AWS role lacks ${permission} in ${region}.`, `Ask for ${permission} on this account, or use another --profile.`, { permission });
   }
-  const f: Ec2Failure = { message: s.message ?? String(e), region, endpoint };
-  if (profile !== undefined) f.profile = profile;
-  const status = s.$metadata?.httpStatusCode;
-  if (status) f.status = status;
-  if (s.code && /^E[A-Z]+$/.test(s.code)) f.netCode = s.code;
-  else if (s.name === 'TimeoutError') f.netCode = 'TIMEOUT';
-  else if (s.$fault || status) f.code = s.name;
+  const f = sdkFailure(e, { region, endpoint, profile });
   return ec2AppError(f);
 }
 

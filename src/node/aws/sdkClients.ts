@@ -2,7 +2,7 @@ import type { Agent } from 'node:http';
 import { AppError } from '../../common/errors.js';
 import { checkedEndpoint, ec2Settings } from './awsSettings.js';
 import { credentialsFor } from './clients.js';
-import { ec2AppError, isThrottle, type Ec2Failure } from './ec2Errors.js';
+import { ec2AppError, isThrottle, sdkFailure } from './ec2Errors.js';
 import { agentFor } from './httpProxy.js';
 import { defaultRegion, isAllRegions, type AwsScope } from './scope.js';
 import { sdkLogger } from './sdkLogger.js';
@@ -49,25 +49,10 @@ export async function singleRegion(scope: AwsScope): Promise<string> {
   return defaultRegion(scope);
 }
 
-interface SdkError {
-  name?: string;
-  code?: string;
-  message?: string;
-  $fault?: string;
-  $metadata?: { httpStatusCode?: number };
-}
-
 /** An SDK failure as the AppError users see: EC2's in the EC2 port's words, others alike. */
 export function sdkAppError(e: unknown, service: string, region: string, endpoint: string, profile: string | undefined): AppError {
   if (e instanceof AppError) return e;
-  const s = (e ?? {}) as SdkError;
-  const f: Ec2Failure = { message: s.message ?? String(e), region, endpoint };
-  if (profile !== undefined) f.profile = profile;
-  const status = s.$metadata?.httpStatusCode;
-  if (status) f.status = status;
-  if (s.code && /^E[A-Z]+$/.test(s.code)) f.netCode = s.code;
-  else if (s.name === 'TimeoutError' || s.name === 'RequestTimeout') f.netCode = 'TIMEOUT';
-  else if (s.$fault || status) f.code = s.name;
+  const f = sdkFailure(e, { region, endpoint, profile });
   if (service === 'EC2') return ec2AppError(f);
   if (f.netCode) return new AppError('NETWORK', `Cannot reach ${service} in ${region} (${f.netCode}).`, `Check your network connection, proxy or AWS_ENDPOINT_URL_${service.toUpperCase()}, then try again.`);
   if (f.code && isThrottle(f.code)) return new AppError('THROTTLED', `${service} is throttling requests in ${region} (${f.code}).`, 'Wait a minute and try again.');

@@ -4,7 +4,7 @@ import type { Instance, InstanceState } from '../../common/model/instance.js';
 import { AppError } from '../../common/errors.js';
 import { checkedEndpoint, ec2Settings } from './awsSettings.js';
 import type { AwsCredentials } from './credentials.js';
-import { ec2AppError, type Ec2Failure } from './ec2Errors.js';
+import { ec2AppError, sdkFailure } from './ec2Errors.js';
 import { PAGE_SIZE, type Ec2Port, type ElasticAddress, type RegionInfo, type SubnetInfo } from './ec2Port.js';
 import { agentFor } from './httpProxy.js';
 import { cjsExports } from './interop.js';
@@ -160,24 +160,7 @@ export function fromSdk(i: SdkInstance, region: string): Instance {
   };
 }
 
-interface SdkError {
-  name?: string;
-  code?: string;
-  message?: string;
-  $fault?: string;
-  $metadata?: { httpStatusCode?: number };
-}
-
 function toAppError(e: unknown, region: string, endpoint: string, offset: number | undefined, profile: string | undefined): AppError {
   if (e instanceof AppError) return e;
-  const s = (e ?? {}) as SdkError;
-  const f: Ec2Failure = { message: s.message ?? String(e), region, endpoint };
-  if (profile !== undefined) f.profile = profile;
-  if (offset !== undefined) f.clockOffsetMs = offset;
-  const status = s.$metadata?.httpStatusCode;
-  if (status) f.status = status;
-  if (s.code && /^E[A-Z]+$/.test(s.code)) f.netCode = s.code;
-  else if (s.name === 'TimeoutError' || s.name === 'RequestTimeout') f.netCode = 'TIMEOUT';
-  else if (s.$fault || status) f.code = s.name;
-  return ec2AppError(f);
+  return ec2AppError(sdkFailure(e, { region, endpoint, profile, clockOffsetMs: offset }));
 }
