@@ -5,50 +5,11 @@
 //   against the same ssh2 over plain TCP. The endpoint is the test lab's (test/lab/eiceServer.ts,
 //   SigV4 checked, frames piped to the sshd) on loopback, so the figure is the WebSocket framing's
 //   own cost, not AWS's network.
-import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import { join } from 'node:path';
+import { load, login, stream } from './sshStream.mjs';
 
 const ADDRESS = '127.0.0.32';
-
-async function load(ctx, rel) {
-  const { tsImport } = await import('tsx/esm/api');
-  return tsImport(join(ctx.root, rel), import.meta.url);
-}
-
-function login(Client, sock, host, key) {
-  const known = new Set(host.hostKeys.map((k) => k.publicKey.split(' ')[1]));
-  return new Promise((resolve, reject) => {
-    const c = new Client();
-    c.once('ready', () => resolve(c));
-    c.once('error', reject);
-    c.connect({ sock, username: host.user, privateKey: readFileSync(key.privatePath), hostVerifier: (blob) => known.has(blob.toString('base64')), readyTimeout: 20_000 });
-  });
-}
-
-/** Streams `bytes` of zeros from the server; resolves with MiB/s from first byte to end, and the digest. */
-function stream(client, bytes) {
-  return new Promise((resolve, reject) => {
-    client.exec(`head -c ${bytes} /dev/zero`, (err, ch) => {
-      if (err) return reject(err);
-      const h = createHash('sha256');
-      let got = 0;
-      let first = 0;
-      ch.on('data', (d) => {
-        if (!first) first = performance.now();
-        got += d.length;
-        h.update(d);
-      });
-      ch.stderr.resume();
-      ch.on('close', () => {
-        const ms = performance.now() - first;
-        if (got !== bytes) return reject(new Error(`got ${got} of ${bytes} bytes`));
-        resolve({ mibps: bytes / 1048576 / (ms / 1000), digest: h.digest('hex') });
-      });
-    });
-  });
-}
 
 export async function eiceRows(ctx) {
   const { Client } = await import('ssh2');
