@@ -167,6 +167,27 @@ test('a local port in use fails in the app’s words; Delete asks, then removes'
   await tunnelRow(1).getByRole('button', { name: 'Delete' }).click();
   await dlg.getByRole('button', { name: 'Delete' }).click();
   await page().waitForFunction(() => document.querySelectorAll('.tunnels-view tbody tr').length === 1);
-  assert.deepEqual(ui.errors, []);
   httpServer.close();
+});
+
+test('日本語: the tab, the form and the saved tunnel re-render in Japanese', async () => {
+  const form = page().locator('form.settings-form');
+  await page().getByRole('tab', { name: 'Settings' }).click();
+  await form.getByRole('combobox', { name: 'Language' }).selectOption('ja');
+  await form.getByRole('button', { name: 'Save settings' }).click();
+  await form.getByRole('button', { name: '設定を保存' }).waitFor();
+  await page().getByRole('tab', { name: 'トンネル' }).click();
+  await view().getByRole('heading', { name: 'トンネル' }).waitFor();
+  assert.equal(await view().locator('legend').innerText(), '新しいトンネル');
+  assert.equal(await tunnelRow().locator('.tunnel-state .state').innerText(), '停止中');
+  await tunnelRow().getByRole('button', { name: '開始' }).waitFor();
+  await field('ローカルポート').fill('x');
+  await view().getByRole('button', { name: 'トンネルを保存' }).click();
+  assert.equal(await view().locator('#tunnel-port-error').innerText(), '1〜65535 のポート番号を入力してください（0 なら空いているポートを自動で使います）。');
+  await shot('tunnels-ja');
+  await page().getByRole('tab', { name: '設定' }).click();
+  await form.getByRole('combobox', { name: '表示言語' }).selectOption('auto');
+  await form.getByRole('button', { name: '設定を保存' }).click();
+  await form.getByRole('button', { name: 'Save settings' }).waitFor();
+  assert.deepEqual(ui.errors, []);
 });
