@@ -195,6 +195,19 @@ describe('tagssh tunnel', () => {
     });
   }
 
+  it('takes the connection options of tagssh ssh: --user, --identity, --port', async () => {
+    const wrongUser = await tagssh(['tunnel', 'web', '--user', 'nobody', '-D', '0']);
+    assert.equal(wrongUser.code, 23, wrongUser.stderr);
+    assert.match(wrongUser.stderr, /nobody/);
+    const noKey = await tagssh(['tunnel', 'web', '--identity', join(home, 'missing.pem'), '-D', '0']);
+    assert.equal(noKey.code, 2, noKey.stderr);
+    assert.match(noKey.stderr, /--identity/);
+    const closed = await freePort(host.address);
+    const wrongPort = await tagssh(['tunnel', 'web', '--port', String(closed), '-D', '0']);
+    assert.equal(wrongPort.code, 24, wrongPort.stderr);
+    assert.match(wrongPort.stderr, new RegExp(`${closed}`));
+  });
+
   it('refuses a privileged local port when not root, naming the flag', async () => {
     const r = await runProcess('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, TAGSSH_BIN, 'tunnel', 'web', '-L', '80:db:80'], { env: { PATH: process.env.PATH, HOME: '/tmp', TAGSSH_HOME: '/tmp/nonexistent-tagssh' } });
     assert.equal(r.code, 2, r.stderr);
