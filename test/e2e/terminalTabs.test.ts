@@ -300,7 +300,7 @@ test('a name two instances share lists both; picking one connects to it; arrow k
   // Keyboard: the selected tab moves with the arrow keys, wrapping around.
   await tab('twin').focus();
   assert.equal(await selectedTab(), 'twin');
-  assert.deepEqual(await tabNames(), ['Instances', 'Benchmarks', 'db-2', 'twin', 'Settings']);
+  assert.deepEqual(await tabNames(), ['Instances', 'Benchmarks', 'Tunnels', 'db-2', 'twin', 'Settings']);
   await page().keyboard.press('ArrowRight');
   assert.equal(await selectedTab(), 'Settings');
   await page().keyboard.press('ArrowRight');

@@ -101,7 +101,7 @@ test('Start opens the tunnel; bytes count; Copy address copies it; it outlives t
 
   await page().context().grantPermissions(['clipboard-read', 'clipboard-write']);
   await tunnelRow().getByRole('button', { name: 'Copy address' }).click();
-  await view().locator('.list-status', { hasText: `Copied ${address}` }).waitFor();
+  await view().locator('.tunnels-status', { hasText: `Copied ${address}` }).waitFor();
   assert.equal(await page().evaluate(() => navigator.clipboard.readText()), address);
   await shot('tunnels');
 
@@ -114,7 +114,7 @@ test('Start opens the tunnel; bytes count; Copy address copies it; it outlives t
   assert.equal(await tunnelRow().locator('.tunnel-state .state').innerText(), 'Open');
 
   await tunnelRow().getByRole('button', { name: 'Edit' }).click();
-  await view().locator('.list-status', { hasText: 'Stop the tunnel before editing it.' }).waitFor();
+  await view().locator('.tunnels-status', { hasText: 'Stop the tunnel before editing it.' }).waitFor();
   await tunnelRow().getByRole('button', { name: 'Stop' }).click();
   await waitState('Stopped');
   await assert.rejects(httpGet(address), /ECONNREFUSED/);

@@ -110,7 +110,7 @@ export function createTunnelsView(deps: TunnelsViewDeps) {
   // ---- list ----
   const table = h('table', { class: 'tunnel-list' });
   const empty = h('p', { class: 'muted tunnel-empty' });
-  const listStatus = h('p', { class: 'list-status', role: 'status' });
+  const listStatus = h('p', { class: 'tunnels-status', role: 'status' });
   el.append(heading, intro, form, listStatus, empty, table);
 
   const kindNow = () => kindSel.value as TunnelKind;
