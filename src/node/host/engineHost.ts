@@ -9,7 +9,7 @@ import type { FromHost, HostProcess, HostSpawner, ToHost } from './wire.js';
 // call in flight rejects, each open session reports closed, and an engine.restarted event follows.
 
 export interface HostConnection {
-  /** An envelope from the UI (still untrusted: the host validates it). */
+  /** An envelope from the UI, as a value (Electron IPC) or as the JSON text it came in (browser mode); still untrusted: the host validates it. */
   send(msg: unknown): void;
   close(): void;
 }
@@ -30,6 +30,8 @@ export interface EngineHostOptions {
   heartbeatMs?: number;
   missedBeats?: number;
   onRestart?: (reason: string) => void;
+  /** How long a new host may take to say it is ready (loading the engine on a busy machine) before it counts as hung. */
+  startupMs?: number;
 }
 
 /** child_process.fork as a HostSpawner (Node and tests). */
@@ -61,6 +63,14 @@ interface Conn {
 
 const asRecord = (v: unknown): Record<string, unknown> | undefined => (v && typeof v === 'object' ? (v as Record<string, unknown>) : undefined);
 
+function parseQuietly(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
 export function createEngineHost(opts: EngineHostOptions): EngineHost {
   const heartbeatMs = opts.heartbeatMs ?? 5000;
   const missedBeats = opts.missedBeats ?? 3;
@@ -75,6 +85,10 @@ export function createEngineHost(opts: EngineHostOptions): EngineHost {
   const recentRestarts: number[] = [];
   let lastPong = Date.now();
   let beat = 0;
+  const startupMs = opts.startupMs ?? 30_000;
+  /** Until the host says it is ready, it is loading, not hung: the heartbeat waits for it. */
+  let ready = false;
+  let startedAt = Date.now();
 
   const track = (conn: Conn, msg: Envelope) => {
     if (msg.t === 'res' && msg.id !== null) {
@@ -91,10 +105,12 @@ export function createEngineHost(opts: EngineHostOptions): EngineHost {
   const start = () => {
     const p = opts.spawn();
     proc = p;
-    lastPong = Date.now();
+    lastPong = startedAt = Date.now();
+    ready = false;
     p.onMessage((m) => {
       if (p !== proc || queue) return;
-      if (m.k === 'pong') lastPong = Date.now();
+      if (m.k === 'pong' || m.k === 'ready') lastPong = Date.now();
+      if (m.k === 'ready') ready = true;
       else if (m.k === 'msg') {
         const conn = conns.get(m.conn);
         if (!conn) return;
@@ -146,6 +162,10 @@ export function createEngineHost(opts: EngineHostOptions): EngineHost {
 
   const timer = setInterval(() => {
     if (queue) return;
+    if (!ready) {
+      if (Date.now() - startedAt > startupMs) replace(`it did not start within ${Math.round(startupMs / 1000)} s.`);
+      return;
+    }
     if (Date.now() - lastPong > heartbeatMs * missedBeats) return replace(`it did not answer for ${Math.round((Date.now() - lastPong) / 1000)} s.`);
     proc.send({ k: 'ping', n: ++beat });
   }, heartbeatMs);
@@ -161,9 +181,19 @@ export function createEngineHost(opts: EngineHostOptions): EngineHost {
       post({ k: 'open', conn: id });
       return {
         send(msg) {
-          const r = asRecord(msg);
-          if (r?.t === 'req' && typeof r.id === 'number' && typeof r.method === 'string') conn.pending.set(r.id, r.method);
-          post({ k: 'msg', conn: id, msg });
+          // Browser mode relays the socket's text as it came (the host validates it); its envelope is read here only to track the request.
+          const r = asRecord(typeof msg === 'string' ? parseQuietly(msg) : msg);
+          const reqId = r?.t === 'req' && typeof r.id === 'number' && typeof r.method === 'string' ? r.id : null;
+          if (reqId !== null) conn.pending.set(reqId, r!.method as string);
+          try {
+            post({ k: 'msg', conn: id, msg });
+          } catch {
+            // The channel could not carry it (nested past what serialization allows): answer it here,
+            // and nothing else is disturbed.
+            if (reqId === null) return;
+            conn.pending.delete(reqId);
+            deliver({ t: 'res', id: reqId, ok: false, error: { code: 'INVALID_INPUT', message: 'This message cannot be passed to the engine (nested too deeply).', hint: 'Send the contract’s request envelope.' } });
+          }
         },
         close() {
           if (!conns.delete(id)) return;

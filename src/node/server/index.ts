@@ -170,18 +170,18 @@ export async function createServer(opts: WebServerOptions = {}): Promise<WebServ
         send({ t: 'res', id: requestId(text), ok: false, error: throttled(admitted) });
         return;
       }
-      // Parsed once here (the backend validates the envelope); unparsable text goes on as text
-      // so the dispatcher answers it with its usual error.
-      let msg: unknown = text;
+      // The backend gets the text as it came and validates it; here only the request id is read, so
+      // its answer can free the place. (Passing parsed values on would hand the engine's channel
+      // whatever nesting a page sends.)
+      let id: unknown;
       try {
-        msg = JSON.parse(text);
+        id = (JSON.parse(text) as { id?: unknown } | null)?.id;
       } catch {
-        // left as text
+        // not JSON: the dispatcher answers it with its usual error
       }
-      const id = (msg as { id?: unknown } | null)?.id;
       if (typeof id === 'number' && Number.isSafeInteger(id) && id >= 0 && !owed.has(id)) owed.add(id);
       else limiter.done(); // no answer will name it: it holds no place
-      conn.send(msg);
+      conn.send(text);
     });
     // Oversized frames and protocol violations close this socket (ws reports them here); the
     // server and other clients carry on.

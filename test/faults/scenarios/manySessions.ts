@@ -15,7 +15,11 @@ export async function manySessions(opts: ScenarioOptions): Promise<FaultRow> {
     const ui = await rpcClient(`ws://127.0.0.1:${lab.server.port}/rpc?session=${session}`);
     const output = new Map<string, string>();
     ui.onEvent((event, payload) => {
-      if (event === 'session.data') output.set(payload.sessionId as string, (output.get(payload.sessionId as string) ?? '') + (payload.data as string));
+      if (event !== 'session.data') return;
+      const sessionId = payload.sessionId as string;
+      output.set(sessionId, (output.get(sessionId) ?? '') + (payload.data as string));
+      // As the UI does once it has painted: past a few unacknowledged batches the engine holds output back.
+      void ui.call('session.ack', { sessionId, chars: (payload.data as string).length }).catch(() => {});
     });
     const open = (i: number, accept?: string) =>
       ui.call('session.open', { ref: 'echo-1', openId: `open-${i}`, cols: 80, rows: 24, ...(accept ? { acceptNewHostKey: accept } : {}) }, 60_000);

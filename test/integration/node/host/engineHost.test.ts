@@ -94,6 +94,24 @@ test('a forked host answers contract calls for two connections, validated on bot
   }
 });
 
+test('a message nested past what the channel can carry is answered INVALID_INPUT; the host and its supervisor carry on', async () => {
+  const host = createEngineHost({ spawn: spawner() });
+  try {
+    const answers: Envelope[] = [];
+    const conn = host.connect((m) => answers.push(m));
+    let params: unknown = 1;
+    for (let i = 0; i < 20_000; i++) params = [params];
+    const pid = host.pid;
+    conn.send({ t: 'req', id: 7, method: 'settings.set', params });
+    assert.deepEqual(answers.map((a) => (a.t === 'res' ? [a.id, a.ok ? null : a.error.code] : a.t)), [[7, 'INVALID_INPUT']]);
+    const client = connect(host);
+    assert.equal((await client.call('settings.get', {})).port, 22);
+    assert.equal(host.pid, pid, 'the same host process still serves');
+  } finally {
+    host.stop();
+  }
+});
+
 test('the heartbeat replaces a stopped host; the call it held rejects with a typed error and the event arrives', async () => {
   const restarts: string[] = [];
   const host = createEngineHost({ spawn: spawner(), heartbeatMs: 150, missedBeats: 3, onRestart: (r) => restarts.push(r) });
@@ -159,6 +177,29 @@ test('a host that dies as it starts is restarted with growing delays, and calls 
     assert.ok(host.restarts >= 3 && host.restarts <= 7, `restarts in 1.5 s: ${host.restarts}`);
   } finally {
     host.stop();
+  }
+});
+
+test('a host loading slowly is not taken for hung; one that never says ready is replaced after the startup allowance', async () => {
+  // Loads for 0.6 s (three missed heartbeats' worth), then serves like the real host's first words.
+  const slow = join(home, 'slow-host.cjs');
+  writeFileSync(slow, "setTimeout(() => { process.on('message', (m) => m.k === 'ping' && process.send({ k: 'pong', n: m.n })); process.send({ k: 'ready' }); }, 600);\n");
+  const slowHost = createEngineHost({ spawn: forkSpawner(slow), heartbeatMs: 100, missedBeats: 2, startupMs: 5000 });
+  try {
+    await new Promise((r) => setTimeout(r, 1200));
+    assert.equal(slowHost.restarts, 0, 'loading is not hanging');
+  } finally {
+    slowHost.stop();
+  }
+  const silent = join(home, 'silent-host.cjs');
+  writeFileSync(silent, 'setInterval(() => {}, 1000);\n');
+  const reasons: string[] = [];
+  const stuck = createEngineHost({ spawn: forkSpawner(silent), heartbeatMs: 100, startupMs: 400, onRestart: (r) => reasons.push(r) });
+  try {
+    await until('a replacement', () => reasons.length > 0, 5000);
+    assert.match(reasons[0]!, /^it did not start within \d+ s\.$/);
+  } finally {
+    stuck.stop();
   }
 });
 

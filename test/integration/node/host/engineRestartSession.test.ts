@@ -1,3 +1,4 @@
+import { detailsOf } from '../../../../src/common/errorDetails.js';
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -51,9 +52,9 @@ async function open(client: Client<Calls, Events>, openId: string): Promise<stri
   try {
     return (await client.call('session.open', { ref: 'echo-1', openId, cols: 80, rows: 24 })).sessionId;
   } catch (e) {
-    const fp = (e as AppError).details as { fingerprint?: string } | undefined;
-    if (!(e instanceof AppError) || e.code !== 'HOST_KEY_UNKNOWN' || !fp?.fingerprint) throw e;
-    return (await client.call('session.open', { ref: 'echo-1', openId, cols: 80, rows: 24, acceptNewHostKey: fp.fingerprint })).sessionId;
+    const fp = e instanceof AppError ? detailsOf(e, 'HOST_KEY_UNKNOWN')?.fingerprint : undefined;
+    if (!fp) throw e;
+    return (await client.call('session.open', { ref: 'echo-1', openId, cols: 80, rows: 24, acceptNewHostKey: fp })).sessionId;
   }
 }
 
@@ -63,7 +64,11 @@ test('kill -9 of the engine mid-session: the session reports closed, the restart
   const output = new Map<string, string>();
   const closed = new Map<string, { reason: string; cause?: string | undefined }>();
   const restarted: string[] = [];
-  client.on('session.data', (p) => output.set(p.sessionId, (output.get(p.sessionId) ?? '') + p.data));
+  client.on('session.data', (p) => {
+    output.set(p.sessionId, (output.get(p.sessionId) ?? '') + p.data);
+    // As a UI does once it has painted: past a few unacknowledged batches the engine holds output back.
+    void client.call('session.ack', { sessionId: p.sessionId, chars: p.data.length }).catch(() => {});
+  });
   client.on('session.closed', (p) => closed.set(p.sessionId, { reason: p.reason, cause: p.cause }));
   client.on('engine.restarted', (p) => restarted.push(p.reason));
 
