@@ -92,6 +92,8 @@ export type HandlerSection = (ctx: {
   clientId: string;
   /** Whether this UI connection opened the session: a section acts only on its own window's sessions. */
   ownsSession: (sessionId: string) => boolean;
+  /** Runs `fn` when this UI connection goes away (a section lets go of what it listens to). */
+  onDispose: (fn: () => void) => void;
 }) => Partial<Handlers>;
 
 export interface AppClient {
@@ -252,7 +254,8 @@ export function createAppService(deps: AppServiceDeps): AppService {
 
       // The bench.* calls come from the benchmark section (added by default below).
       const handlers = { ...base } as Handlers;
-      for (const section of deps.sections ?? [benchSection(), filesSection(), tunnelsSection(), securityGroupsSection(), sessionLogSection()]) Object.assign(handlers, section({ deps, emit, clientId, ownsSession: (id) => output.owns(id) }));
+      const disposers: Array<() => void> = [];
+      for (const section of deps.sections ?? [benchSection(), filesSection(), tunnelsSection(), securityGroupsSection(), sessionLogSection()]) Object.assign(handlers, section({ deps, emit, clientId, ownsSession: (id) => output.owns(id), onDispose: (fn) => disposers.push(fn) }));
 
       const client: AppClient = {
         id: clientId,
@@ -264,6 +267,7 @@ export function createAppService(deps: AppServiceDeps): AppService {
           prompts.cancel('The window closed.');
           for (const abort of opens.values()) abort.abort();
           output.dispose();
+          for (const fn of disposers) fn();
         },
       };
       clients.add(client);

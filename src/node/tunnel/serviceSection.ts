@@ -32,7 +32,7 @@ export function tunnelManagerOf(engine: Engine): TunnelManager {
 const notFound = (id: string) => new AppError('NOT_FOUND', `No saved tunnel ${id}.`, 'Reload the tunnel list.');
 
 export function tunnelsSection(o: TunnelsSectionOptions = {}): HandlerSection {
-  return ({ deps, emit }) => {
+  return ({ deps, emit, onDispose }) => {
     const store = o.store ?? jsonTunnelStore();
     const manager = tunnelManagerOf(deps.engine);
     let listening = false;
@@ -43,6 +43,11 @@ export function tunnelsSection(o: TunnelsSectionOptions = {}): HandlerSection {
       listening = true;
       manager.on('status', onStatus);
     };
+    // The window went away: its status listener goes with it (the tunnels keep running).
+    onDispose(() => {
+      if (listening) manager.off('status', onStatus);
+      listening = false;
+    });
     const find = (id: string): SavedTunnel => {
       const t = store.list().find((x) => x.id === id);
       if (!t) throw notFound(id);

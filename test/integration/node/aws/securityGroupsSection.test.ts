@@ -37,7 +37,7 @@ before(async () => {
   instanceId = (await seedInstance(ec2, { name: 'app-sg' })).id;
   await ec2.send(new ModifyInstanceAttributeCommand({ InstanceId: instanceId, Groups: [groupId] }));
   const deps = { engine: {} as Engine, settings: { get: () => defaultSettings() } } as unknown as AppServiceDeps;
-  handlers = securityGroupsSection()({ deps, emit: () => {}, clientId: 'test', ownsSession: () => true }) as Handlers;
+  handlers = securityGroupsSection()({ deps, emit: () => {}, clientId: 'test', ownsSession: () => true, onDispose: () => {} }) as Handlers;
 });
 
 after(async () => {

@@ -55,7 +55,7 @@ describe('readLocalTarball (CLI: a path the user typed)', () => {
 });
 
 describe('bench.run from the app: an upload is the bytes the person picked, never a path', () => {
-  const handlers = () => benchSection({ store: () => resultsStore(join(dir, 'results')) })({ deps: { settings: { get: () => ({}) } } as never, emit: () => undefined, clientId: 'test', ownsSession: () => true });
+  const handlers = () => benchSection({ store: () => resultsStore(join(dir, 'results')) })({ deps: { settings: { get: () => ({}) } } as never, emit: () => undefined, clientId: 'test', ownsSession: () => true, onDispose: () => {} });
   const run = async (extra: Record<string, unknown>) =>
     await handlers()['bench.run']!({ preset: 'unixbench', params: { source: 'upload', localTarball: join(dir, 'id_rsa'), install: false }, instances: [{ id: 'i-0123456789abcdef0', region: 'us-east-1' }], confirmed: true, acceptNew: false, ...extra } as never);
 

@@ -58,7 +58,7 @@ function setup() {
   });
   const events: Events = [];
   const deps = { engine: { sessions: sm } as unknown as Engine, settings: {} } as AppServiceDeps;
-  const raw = filesSection({ idleMs: 1500 })({ deps, emit: (event, payload) => events.push({ event, payload }), clientId: 'test', ownsSession: () => true }) as Handlers;
+  const raw = filesSection({ idleMs: 1500 })({ deps, emit: (event, payload) => events.push({ event, payload }), clientId: 'test', ownsSession: () => true, onDispose: () => {} }) as Handlers;
   // Every call goes through its contract schema, as over the wire.
   const call = async <M extends keyof typeof contract.calls & `files.${string}`>(m: M, input: unknown) => {
     const parsed = contract.calls[m].input.parse(input);
@@ -214,7 +214,7 @@ describe('file panel section', { timeout: 60_000 }, () => {
     const { sm } = setup();
     const sessionId = await sm.open(target(), { cols: 80, rows: 24 });
     const deps = { engine: { sessions: sm } as unknown as Engine, settings: {} } as AppServiceDeps;
-    const other = filesSection()({ deps, emit: () => {}, clientId: 'other', ownsSession: (id) => id !== sessionId }) as Handlers;
+    const other = filesSection()({ deps, emit: () => {}, clientId: 'other', ownsSession: (id) => id !== sessionId, onDispose: () => {} }) as Handlers;
     await assert.rejects(Promise.resolve().then(() => other['files.list']({ sessionId, path: '/' })), (e: AppError) => e.code === 'SESSION_CLOSED');
     await assert.rejects(Promise.resolve().then(() => other['files.cwd']({ sessionId })), (e: AppError) => e.code === 'SESSION_CLOSED');
     sm.close(sessionId);
