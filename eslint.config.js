@@ -34,6 +34,17 @@ export default tseslint.config(
   },
   {
     files: ['**/*.mjs', 'bin/**', 'scripts/**', 'bench/**'],
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', performance: 'readonly', Buffer: 'readonly', fetch: 'readonly' } },
+    languageOptions: {
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        URL: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        performance: 'readonly',
+        Buffer: 'readonly',
+        fetch: 'readonly',
+      },
+    },
   },
 );

@@ -155,7 +155,11 @@ function printTable(all) {
     row.pass === undefined ? 'info' : row.pass ? 'PASS' : 'FAIL',
   ]);
   const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c].length)));
-  const line = (cells) => cells.map((s, c) => s.padEnd(widths[c])).join('  ').trimEnd();
+  const line = (cells) =>
+    cells
+      .map((s, c) => s.padEnd(widths[c]))
+      .join('  ')
+      .trimEnd();
   console.log(line(header));
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const r of rows) console.log(line(r));
@@ -168,7 +172,9 @@ function printTable(all) {
 
 async function main() {
   const dir = join(root, 'bench', 'sections');
-  const available = readdirSync(dir).filter((f) => f.endsWith('.mjs')).sort();
+  const available = readdirSync(dir)
+    .filter((f) => f.endsWith('.mjs'))
+    .sort();
   const chosen = wanted.length ? wanted.map((w) => (w.endsWith('.mjs') ? w : `${w}.mjs`)) : available;
   for (const c of chosen) if (!available.includes(c)) throw new Error(`no bench section ${c} (have: ${available.join(', ')})`);
 

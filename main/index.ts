@@ -46,7 +46,9 @@ void app.whenReady().then(() => {
   ses.setPermissionCheckHandler((_wc, permission, requestingOrigin) => allowPermission(permission, { requestingUrl: requestingOrigin }));
   ses.setDevicePermissionHandler(() => false);
   // Nothing but the app's own protocol and the SSH sockets in this process: no web requests.
-  ses.webRequest.onBeforeRequest((details, callback) => callback({ cancel: !details.url.startsWith(`${APP_SCHEME}:`) && !details.url.startsWith('devtools:') }));
+  ses.webRequest.onBeforeRequest((details, callback) =>
+    callback({ cancel: !details.url.startsWith(`${APP_SCHEME}:`) && !details.url.startsWith('devtools:') }),
+  );
   protocol.handle(APP_SCHEME, (req) => appProtocolResponse(rendererDir, req.url));
 
   host = createEngineHost({ spawn: utilitySpawner(join(__dirname, 'engineHost.cjs')) });

@@ -110,7 +110,12 @@ async function main(): Promise<void> {
   };
 
   const addTab = (entry: Omit<TabEntry, 'button'>, opts: { closable: boolean; before?: HTMLElement }): TabEntry => {
-    const button = h('button', { class: 'tab', role: 'tab', type: 'button', id: `tab-${entry.id}`, 'aria-controls': `panel-${entry.id}` }, h('span', { class: 'tab-dot' }), h('span', { class: 'tab-label' }));
+    const button = h(
+      'button',
+      { class: 'tab', role: 'tab', type: 'button', id: `tab-${entry.id}`, 'aria-controls': `panel-${entry.id}` },
+      h('span', { class: 'tab-dot' }),
+      h('span', { class: 'tab-label' }),
+    );
     if (opts.closable) {
       button.append(
         h('span', {
@@ -241,7 +246,10 @@ async function main(): Promise<void> {
   const settingsEntry = addTab({ id: 'settings', panel: settingsView.el, onActivate: () => settingsView.refresh(), word: 'tabSettings' }, { closable: false });
   settingsEntry.button.classList.add('tab-settings');
   const tunnelsView = createTunnelsView({ api, instances: async () => (await api.call('instances.list', { refresh: false })).instances });
-  const tunnelsEntry = addTab({ id: 'tunnels', panel: tunnelsView.el, onActivate: () => void tunnelsView.refresh(), title: tunnelsView.tabLabel() }, { closable: false, before: settingsEntry.button });
+  const tunnelsEntry = addTab(
+    { id: 'tunnels', panel: tunnelsView.el, onActivate: () => void tunnelsView.refresh(), title: tunnelsView.tabLabel() },
+    { closable: false, before: settingsEntry.button },
+  );
   onLocaleChange(() => ((tunnelsEntry.title = tunnelsView.tabLabel()), paintTab(tunnelsEntry)));
 
   const applyShellWords = () => {
@@ -263,11 +271,30 @@ async function main(): Promise<void> {
     }
   });
 
-  root.replaceChildren(h('header', { class: 'appbar' }, h('div', { class: 'brand' }, h('img', { src: 'assets/icon.png', alt: '', width: '20', height: '20' }), 'TagSSH'), tabstrip), banner, createRestartNotice(api), tools.el, panels);
+  root.replaceChildren(
+    h(
+      'header',
+      { class: 'appbar' },
+      h('div', { class: 'brand' }, h('img', { src: 'assets/icon.png', alt: '', width: '20', height: '20' }), 'TagSSH'),
+      tabstrip,
+    ),
+    banner,
+    createRestartNotice(api),
+    tools.el,
+    panels,
+  );
   activate('instances');
 
   window.tagsshDebug = {
-    terminals: () => [...terminals].map((t) => ({ title: t.el.getAttribute('aria-label') ?? '', state: t.el.dataset.state ?? '', painted: t.painted, received: t.received, cols: t.term.cols, rows: t.term.rows })),
+    terminals: () =>
+      [...terminals].map((t) => ({
+        title: t.el.getAttribute('aria-label') ?? '',
+        state: t.el.dataset.state ?? '',
+        painted: t.painted,
+        received: t.received,
+        cols: t.term.cols,
+        rows: t.term.rows,
+      })),
     writeDirect(chars) {
       const term = tabs.get(active)?.terminal?.term;
       if (!term) return Promise.reject(new Error('no active terminal'));

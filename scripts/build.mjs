@@ -43,9 +43,7 @@ if (want('cli')) {
     // credential chain, needed only for profiles/SSO, stays in node_modules and loads on demand.
     build({ ...cliBase, entryPoints: { 'tagssh-resolve': at('src/node/cli/resolveMain.ts') }, external: [...nodeExternal, '@aws-sdk/*', '@smithy/*'] }),
   ];
-  jobs.push(
-    Promise.all(cliJobs).then(() => swapIn(stage, at('dist/cli'))),
-  );
+  jobs.push(Promise.all(cliJobs).then(() => swapIn(stage, at('dist/cli'))));
 }
 
 /** Replaces dir `dest` by `stage` with two renames (retrying if a parallel build swapped first). */

@@ -13,7 +13,9 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const require = createRequire(`${root}package.json`);
 const note = (why, retry) =>
-  console.error(`tagssh: Electron's binary is not installed (${why}); \`npm start\` needs it, \`npm run web\` and the tagssh command do not. Retry with \`${retry}\`.`);
+  console.error(
+    `tagssh: Electron's binary is not installed (${why}); \`npm start\` needs it, \`npm run web\` and the tagssh command do not. Retry with \`${retry}\`.`,
+  );
 
 let installer;
 try {

@@ -33,7 +33,12 @@ function png(size, rgba) {
   ihdr[9] = 6; // RGBA
   const raw = Buffer.alloc((size * 4 + 1) * size);
   for (let y = 0; y < size; y++) rgba.copy(raw, y * (size * 4 + 1) + 1, y * size * 4, (y + 1) * size * 4);
-  return Buffer.concat([Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw, { level: 9 })), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', deflateSync(raw, { level: 9 })),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 const sdRoundRect = (x, y, half, r) => {
@@ -42,7 +47,10 @@ const sdRoundRect = (x, y, half, r) => {
   return Math.hypot(Math.max(qx, 0), Math.max(qy, 0)) + Math.min(Math.max(qx, qy), 0) - r;
 };
 const sdSegment = (x, y, ax, ay, bx, by) => {
-  const px = x - ax, py = y - ay, dx = bx - ax, dy = by - ay;
+  const px = x - ax,
+    py = y - ay,
+    dx = bx - ax,
+    dy = by - ay;
   const t = Math.max(0, Math.min(1, (px * dx + py * dy) / (dx * dx + dy * dy)));
   return Math.hypot(px - dx * t, py - dy * t);
 };
@@ -57,17 +65,24 @@ function draw(size) {
       const y = ((j + 0.5) / size) * 2 - 1;
       const bg = Math.min(1, Math.max(0, 0.5 - sdRoundRect(x, y, 0.92, 0.36) / (2 * aa)));
       const t = (y + 1) / 2;
-      let r = 0x2f + (0x1d - 0x2f) * t, g = 0x7d + (0x4f - 0x7d) * t, b = 0xf6 + (0xb8 - 0xf6) * t;
+      let r = 0x2f + (0x1d - 0x2f) * t,
+        g = 0x7d + (0x4f - 0x7d) * t,
+        b = 0xf6 + (0xb8 - 0xf6) * t;
       const w = 0.085;
       const chevron = Math.min(sdSegment(x, y, -0.5, -0.36, -0.08, 0), sdSegment(x, y, -0.08, 0, -0.5, 0.36)) - w;
       const under = sdSegment(x, y, 0.08, 0.36, 0.52, 0.36) - w;
       const hole = Math.hypot(x - 0.55, y + 0.52) - 0.09; // the tag's eyelet
       const fg = Math.min(1, Math.max(0, 0.5 - Math.min(chevron, under) / (2 * aa)));
       const eyelet = Math.min(1, Math.max(0, 0.5 - hole / (2 * aa)));
-      r += (255 - r) * fg; g += (255 - g) * fg; b += (255 - b) * fg;
+      r += (255 - r) * fg;
+      g += (255 - g) * fg;
+      b += (255 - b) * fg;
       const alpha = bg * (1 - eyelet);
       const o = (j * size + i) * 4;
-      out[o] = r; out[o + 1] = g; out[o + 2] = b; out[o + 3] = Math.round(alpha * 255);
+      out[o] = r;
+      out[o + 1] = g;
+      out[o + 2] = b;
+      out[o + 3] = Math.round(alpha * 255);
     }
   }
   return png(size, out);

@@ -21,7 +21,9 @@ function electronBinary() {
 
 const electron = electronBinary();
 if (!electron) {
-  console.error("tagssh: the desktop app needs Electron, whose binary is not installed here (download failed or skipped): run `npm run web` for the same app in your browser.");
+  console.error(
+    'tagssh: the desktop app needs Electron, whose binary is not installed here (download failed or skipped): run `npm run web` for the same app in your browser.',
+  );
   process.exit(1);
 }
 

@@ -42,10 +42,13 @@ export async function eiceRows(ctx) {
     await ctx.spawnTimed(process.execPath, cli('bench-eice-direct', ['--accept-new']), env);
     await ctx.spawnTimed(process.execPath, cli('bench-eice', ['--accept-new']), env);
     ctx.log('EICE vs direct: connect + true');
-    const m = await ctx.medians({
-      eice: async () => (await ctx.spawnTimed(process.execPath, cli('bench-eice', []), env)).ms,
-      direct: async () => (await ctx.spawnTimed(process.execPath, cli('bench-eice-direct', []), env)).ms,
-    }, Math.max(3, Math.min(ctx.runs, 5)));
+    const m = await ctx.medians(
+      {
+        eice: async () => (await ctx.spawnTimed(process.execPath, cli('bench-eice', []), env)).ms,
+        direct: async () => (await ctx.spawnTimed(process.execPath, cli('bench-eice-direct', []), env)).ms,
+      },
+      Math.max(3, Math.min(ctx.runs, 5)),
+    );
     rows.push({
       name: 'connect + run `true` over EICE (tagssh ssh, auto picks the endpoint)',
       tagssh: { median_ms: m.eice.median_ms },
@@ -58,7 +61,12 @@ export async function eiceRows(ctx) {
     ctx.log(`EICE vs direct: ${bytes / 1048576} MiB × ${runs}`);
     const instance = { id: priv.id, region: 'us-east-1', name: 'bench-eice', privateIp: priv.privateIp, vpcId, subnetId, tags };
     const direct = await login(Client, net.connect({ host: ADDRESS, port: host.port }), host, key);
-    const tunnel = await login(Client, await openEiceSocket({ instance, port: host.port, endpoint: { id: endpoint.id, dnsName: 'unused', vpcId, subnetId } }), host, key);
+    const tunnel = await login(
+      Client,
+      await openEiceSocket({ instance, port: host.port, endpoint: { id: endpoint.id, dnsName: 'unused', vpcId, subnetId } }),
+      host,
+      key,
+    );
     const d = [];
     const e = [];
     for (let i = 0; i < runs; i++) {

@@ -14,15 +14,12 @@ export async function startReplayProxy(upstream) {
 
   const forward = (req, body) =>
     new Promise((resolve, reject) => {
-      const up = http.request(
-        { hostname: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers },
-        (res) => {
-          const chunks = [];
-          res.on('data', (c) => chunks.push(c));
-          res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) }));
-          res.on('error', reject);
-        },
-      );
+      const up = http.request({ hostname: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers }, (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) }));
+        res.on('error', reject);
+      });
       up.on('error', reject);
       up.end(body);
     });

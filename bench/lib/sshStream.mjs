@@ -17,7 +17,13 @@ export function login(Client, sock, host, key) {
     const c = new Client();
     c.once('ready', () => resolve(c));
     c.once('error', reject);
-    c.connect({ sock, username: host.user, privateKey: readFileSync(key.privatePath), hostVerifier: (blob) => known.has(blob.toString('base64')), readyTimeout: 20_000 });
+    c.connect({
+      sock,
+      username: host.user,
+      privateKey: readFileSync(key.privatePath),
+      hostVerifier: (blob) => known.has(blob.toString('base64')),
+      readyTimeout: 20_000,
+    });
   });
 }
 

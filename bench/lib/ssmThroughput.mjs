@@ -24,7 +24,12 @@ export async function ssmRows(ctx) {
   const saved = { ...process.env };
   const id = 'i-0bench0000000ssm1';
   lab.nodes.set(id, { sshHost: ADDRESS });
-  Object.assign(process.env, lab.env, { AWS_ACCESS_KEY_ID: 'testing', AWS_SECRET_ACCESS_KEY: 'testing', AWS_CONFIG_FILE: join(dir, 'none'), AWS_SHARED_CREDENTIALS_FILE: join(dir, 'none') });
+  Object.assign(process.env, lab.env, {
+    AWS_ACCESS_KEY_ID: 'testing',
+    AWS_SECRET_ACCESS_KEY: 'testing',
+    AWS_CONFIG_FILE: join(dir, 'none'),
+    AWS_SHARED_CREDENTIALS_FILE: join(dir, 'none'),
+  });
   resetSsmClients();
   const bytes = (ctx.quick ? 8 : 64) * 1048576;
   const rows = [];
@@ -40,10 +45,13 @@ export async function ssmRows(ctx) {
     await ctx.spawnTimed(process.execPath, cli('bench-direct', ['--accept-new']), env);
     await ctx.spawnTimed(process.execPath, cli('bench-ssm', ['--transport', 'ssm', '--accept-new']), env);
     ctx.log('SSM vs direct: connect + true');
-    const m = await ctx.medians({
-      ssm: async () => (await ctx.spawnTimed(process.execPath, cli('bench-ssm', ['--transport', 'ssm']), env)).ms,
-      direct: async () => (await ctx.spawnTimed(process.execPath, cli('bench-direct', []), env)).ms,
-    }, Math.max(3, Math.min(ctx.runs, 5)));
+    const m = await ctx.medians(
+      {
+        ssm: async () => (await ctx.spawnTimed(process.execPath, cli('bench-ssm', ['--transport', 'ssm']), env)).ms,
+        direct: async () => (await ctx.spawnTimed(process.execPath, cli('bench-direct', []), env)).ms,
+      },
+      Math.max(3, Math.min(ctx.runs, 5)),
+    );
     rows.push({
       name: 'connect + run `true` over SSM (tagssh ssh --transport ssm)',
       tagssh: { median_ms: m.ssm.median_ms },

@@ -27,8 +27,26 @@ async function load(ctx, rel) {
 function opensshToPrompt(lab, host) {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    const args = ['-tt', '-F', 'none', '-i', lab.clientKey.privatePath, '-p', String(host.port), '-o', 'IdentitiesOnly=yes', '-o', 'BatchMode=yes',
-      '-o', `UserKnownHostsFile=${join(lab.home, 'ssh_known_hosts')}`, '-o', 'StrictHostKeyChecking=accept-new', '-o', 'LogLevel=ERROR', `${host.user}@${host.address}`];
+    const args = [
+      '-tt',
+      '-F',
+      'none',
+      '-i',
+      lab.clientKey.privatePath,
+      '-p',
+      String(host.port),
+      '-o',
+      'IdentitiesOnly=yes',
+      '-o',
+      'BatchMode=yes',
+      '-o',
+      `UserKnownHostsFile=${join(lab.home, 'ssh_known_hosts')}`,
+      '-o',
+      'StrictHostKeyChecking=accept-new',
+      '-o',
+      'LogLevel=ERROR',
+      `${host.user}@${host.address}`,
+    ];
     const child = spawn('ssh', args, { stdio: ['pipe', 'pipe', 'pipe'] });
     let out = '';
     let done = false;
@@ -68,9 +86,21 @@ async function bigAccount(ctx) {
     const data = [];
     for (const region of BIG_REGIONS) {
       const ec2 = lab.moto.sdk(region);
-      for (let b = 0; b < perRegion / 100; b++) await seedInstance(ec2, { name: `svc-${region.split('-')[1]}-${String(b).padStart(2, '0')}`, count: 100, tags: { env: b % 3 ? 'prod' : 'staging', team: `t${b % 7}` } });
+      for (let b = 0; b < perRegion / 100; b++)
+        await seedInstance(ec2, {
+          name: `svc-${region.split('-')[1]}-${String(b).padStart(2, '0')}`,
+          count: 100,
+          tags: { env: b % 3 ? 'prod' : 'staging', team: `t${b % 7}` },
+        });
       const res = await ec2.send(new DescribeInstancesCommand({ MaxResults: 1000 }));
-      for (const r of res.Reservations ?? []) for (const i of r.Instances ?? []) data.push({ id: i.InstanceId, name: i.Tags?.find((t) => t.Key === 'Name')?.Value ?? '', ip: i.PublicIpAddress ?? i.PrivateIpAddress ?? '', az: i.Placement?.AvailabilityZone ?? region });
+      for (const r of res.Reservations ?? [])
+        for (const i of r.Instances ?? [])
+          data.push({
+            id: i.InstanceId,
+            name: i.Tags?.find((t) => t.Key === 'Name')?.Value ?? '',
+            ip: i.PublicIpAddress ?? i.PrivateIpAddress ?? '',
+            az: i.Placement?.AvailabilityZone ?? region,
+          });
     }
     const store = jsonSettingsStore(settingsPath());
     store.set({ ...store.get(), regions: BIG_REGIONS });
@@ -83,18 +113,25 @@ async function bigAccount(ctx) {
     ctx.log('app: first paint of 5,000 instances from cache');
     const context = await browser.newContext({ viewport: { width: 1280, height: 760 } });
     const split = [];
-    const paint = await ctx.median(async () => {
-      const page = await context.newPage();
-      const url = lab.server.openUrl;
-      const t0 = performance.now();
-      await page.goto(url);
-      await page.waitForFunction((text) => document.querySelector('.list-status')?.textContent?.startsWith(text) && document.querySelector('tr.row'), status(total), { timeout: 30_000, polling: 'raf' });
-      const ms = performance.now() - t0;
-      // Where the time goes, in the page's clock: loading the app vs asking for and drawing the list.
-      split.push(await page.evaluate(() => ({ loaded: performance.getEntriesByType('navigation')[0].domContentLoadedEventEnd, shown: performance.now() })));
-      await page.close();
-      return ms;
-    }, Math.min(ctx.runs, 5));
+    const paint = await ctx.median(
+      async () => {
+        const page = await context.newPage();
+        const url = lab.server.openUrl;
+        const t0 = performance.now();
+        await page.goto(url);
+        await page.waitForFunction(
+          (text) => document.querySelector('.list-status')?.textContent?.startsWith(text) && document.querySelector('tr.row'),
+          status(total),
+          { timeout: 30_000, polling: 'raf' },
+        );
+        const ms = performance.now() - t0;
+        // Where the time goes, in the page's clock: loading the app vs asking for and drawing the list.
+        split.push(await page.evaluate(() => ({ loaded: performance.getEntriesByType('navigation')[0].domContentLoadedEventEnd, shown: performance.now() })));
+        await page.close();
+        return ms;
+      },
+      Math.min(ctx.runs, 5),
+    );
     const mid = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
     const loadedMs = mid(split.map((x) => x.loaded));
     const listMs = mid(split.map((x) => x.shown - x.loaded));

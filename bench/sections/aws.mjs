@@ -31,7 +31,15 @@ async function seed(ctx, region, count, namePrefix, batch = 500) {
         InstanceType: 't3.micro',
         MinCount: k,
         MaxCount: k,
-        TagSpecifications: [{ ResourceType: 'instance', Tags: [{ Key: 'Name', Value: `${namePrefix}-${n++}` }, { Key: 'team', Value: 'bench' }] }],
+        TagSpecifications: [
+          {
+            ResourceType: 'instance',
+            Tags: [
+              { Key: 'Name', Value: `${namePrefix}-${n++}` },
+              { Key: 'team', Value: 'bench' },
+            ],
+          },
+        ],
       }),
     );
     left -= k;
@@ -70,7 +78,16 @@ export async function run(ctx) {
       return r.ms;
     };
     const warmHome = ctx.tmpdir('tagssh-bench-warm-');
-    const awsArgs = ['ec2', 'describe-instances', '--filters', `Name=tag:Name,Values=${name}`, '--query', 'Reservations[].Instances[].PublicIpAddress', '--output', 'text'];
+    const awsArgs = [
+      'ec2',
+      'describe-instances',
+      '--filters',
+      `Name=tag:Name,Values=${name}`,
+      '--query',
+      'Reservations[].Instances[].PublicIpAddress',
+      '--output',
+      'text',
+    ];
     const body = `Action=DescribeInstances&Version=2016-11-15&Filter.1.Name=tag%3AName&Filter.1.Value.1=${encodeURIComponent(name)}`;
     const script = roundTripScript(proxy.endpoint, body);
     // Round-robin, so that the load of other processes on the machine hits every variant alike.
@@ -123,7 +140,14 @@ export async function run(ctx) {
     try {
       rows.push(...(await listRow(ctx, env, proxy, listTotal)));
     } catch (e) {
-      rows.push({ name: `list ${listTotal} instances in ${LIST_REGIONS.length} regions`, tagssh: null, incumbent: null, target: '> 1x faster', pass: false, note: `failed: ${e.message}` });
+      rows.push({
+        name: `list ${listTotal} instances in ${LIST_REGIONS.length} regions`,
+        tagssh: null,
+        incumbent: null,
+        target: '> 1x faster',
+        pass: false,
+        note: `failed: ${e.message}`,
+      });
     }
     return rows;
   } finally {
@@ -183,13 +207,16 @@ async function listRow(ctx, env, proxy, listTotal) {
     pass: sdkRatio > 1,
     note: `lean client: ${tlist.median_ms.toFixed(0)} ms; fresh process, so SDK load time is included`,
   };
-  return [sdkRow, {
-    name: `list ${listed} instances in ${LIST_REGIONS.length} regions`,
-    tagssh: tlist,
-    incumbent: { ...alist, label: `aws CLI, ${awsListed} in 1 region` },
-    ratio: listRatio,
-    target: '> 1x faster',
-    pass: listRatio > 1,
-    note: `replay proxy: ${JSON.stringify(proxy.stats())}`,
-  }].reverse();
+  return [
+    sdkRow,
+    {
+      name: `list ${listed} instances in ${LIST_REGIONS.length} regions`,
+      tagssh: tlist,
+      incumbent: { ...alist, label: `aws CLI, ${awsListed} in 1 region` },
+      ratio: listRatio,
+      target: '> 1x faster',
+      pass: listRatio > 1,
+      note: `replay proxy: ${JSON.stringify(proxy.stats())}`,
+    },
+  ].reverse();
 }

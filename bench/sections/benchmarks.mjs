@@ -63,7 +63,21 @@ export async function run(ctx) {
     const theirs = [];
     ctx.log(`iperf3 TCP ${seconds}s x ${n} (through TagSSH and by hand)`);
     for (let i = 0; i < n; i++) {
-      const r = await tagssh(['iperf3', 'bench-0', '--peer', 'bench-1', '--accept-new', '--param', `duration=${seconds}`, '--param', `port=${port}`, '--param', 'address=public', '--param', 'serverBind=true']);
+      const r = await tagssh([
+        'iperf3',
+        'bench-0',
+        '--peer',
+        'bench-1',
+        '--accept-new',
+        '--param',
+        `duration=${seconds}`,
+        '--param',
+        `port=${port}`,
+        '--param',
+        'address=public',
+        '--param',
+        'serverBind=true',
+      ]);
       const [res] = JSON.parse(r.stdout);
       if (res.status !== 'ok') throw new Error(`iperf3 via tagssh: ${JSON.stringify(res.error)}`);
       ours.push(res.metrics.find((m) => m.key === 'tcp.received_bps').value);
@@ -91,8 +105,22 @@ export async function run(ctx) {
     const opensshRun = (h) =>
       ctx.spawnTimed(
         'ssh',
-        ['-i', key.privatePath, '-p', String(h.port), '-o', 'BatchMode=yes', '-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null', '-o', 'LogLevel=ERROR', `${h.user}@${h.address}`,
-          'd=$(mktemp -d) && sed "s#/tmp/tagssh-preview-run#$d#g" | sh >/dev/null; rc=$?; rm -rf "$d"; exit $rc'],
+        [
+          '-i',
+          key.privatePath,
+          '-p',
+          String(h.port),
+          '-o',
+          'BatchMode=yes',
+          '-o',
+          'StrictHostKeyChecking=no',
+          '-o',
+          'UserKnownHostsFile=/dev/null',
+          '-o',
+          'LogLevel=ERROR',
+          `${h.user}@${h.address}`,
+          'd=$(mktemp -d) && sed "s#/tmp/tagssh-preview-run#$d#g" | sh >/dev/null; rc=$?; rm -rf "$d"; exit $rc',
+        ],
         env,
         { input: script },
       );
@@ -126,7 +154,7 @@ export async function run(ctx) {
       name: 'same sysinfo script over OpenSSH: 16 hosts at once / 1 host (the lab ceiling)',
       tagssh: { value: t.sixteen.median_ms / t.one.median_ms, unit: 'x' },
       incumbent: { value: osshRatio, unit: 'x', label: `ssh: ${Math.round(t.opensshSixteen.median_ms)} / ${Math.round(t.opensshOne.median_ms)} ms` },
-      ratio: (t.sixteen.median_ms / t.one.median_ms) / osshRatio,
+      ratio: t.sixteen.median_ms / t.one.median_ms / osshRatio,
       target: 'informational: TagSSH fan-out ratio / OpenSSH fan-out ratio (1.0 = no overhead of its own)',
       note: 'the remote script competes for the same 2 cores whoever starts it; this row shows how much of the 16-host ratio the lab itself imposes',
     });

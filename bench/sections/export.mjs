@@ -50,7 +50,17 @@ export async function run(ctx) {
   const port = await freePort(ADDRESS);
   writeFileSync(
     join(dir, 'sshd_config'),
-    [`ListenAddress ${ADDRESS}:${port}`, `HostKey ${join(dir, 'host_key')}`, `PidFile ${join(dir, 'sshd.pid')}`, `AuthorizedKeysFile ${join(dir, 'authorized_keys')}`, 'UsePAM no', 'StrictModes no', 'PasswordAuthentication no', 'KbdInteractiveAuthentication no', 'MaxStartups 100:30:200'].join('\n') + '\n',
+    [
+      `ListenAddress ${ADDRESS}:${port}`,
+      `HostKey ${join(dir, 'host_key')}`,
+      `PidFile ${join(dir, 'sshd.pid')}`,
+      `AuthorizedKeysFile ${join(dir, 'authorized_keys')}`,
+      'UsePAM no',
+      'StrictModes no',
+      'PasswordAuthentication no',
+      'KbdInteractiveAuthentication no',
+      'MaxStartups 100:30:200',
+    ].join('\n') + '\n',
   );
   mkdirSync('/run/sshd', { recursive: true });
   const sshd = spawn('/usr/sbin/sshd', ['-D', '-e', '-f', join(dir, 'sshd_config')], { stdio: 'ignore' });
@@ -59,7 +69,21 @@ export async function run(ctx) {
     const { RunInstancesCommand, AllocateAddressCommand, AssociateAddressCommand } = await import('@aws-sdk/client-ec2');
     const ec2 = await ctx.ec2('us-east-1');
     const runRes = await ec2.send(
-      new RunInstancesCommand({ ImageId: 'ami-12c6146b', InstanceType: 't3.micro', MinCount: 1, MaxCount: 1, TagSpecifications: [{ ResourceType: 'instance', Tags: [{ Key: 'Name', Value: NAME }, { Key: 'tagssh:port', Value: String(port) }] }] }),
+      new RunInstancesCommand({
+        ImageId: 'ami-12c6146b',
+        InstanceType: 't3.micro',
+        MinCount: 1,
+        MaxCount: 1,
+        TagSpecifications: [
+          {
+            ResourceType: 'instance',
+            Tags: [
+              { Key: 'Name', Value: NAME },
+              { Key: 'tagssh:port', Value: String(port) },
+            ],
+          },
+        ],
+      }),
     );
     const alloc = await ec2.send(new AllocateAddressCommand({ Domain: 'vpc', Address: ADDRESS }));
     await ec2.send(new AssociateAddressCommand({ AllocationId: alloc.AllocationId, InstanceId: runRes.Instances[0].InstanceId }));
@@ -71,8 +95,27 @@ export async function run(ctx) {
     const env = { ...ctx.env, PATH: `${bin}:${process.env.PATH}`, AWS_REGION: 'us-east-1' };
     const cfg = join(dir, 'ssh_config');
     ctx.log('sshd up, instance seeded; timing tagssh export ssh-config');
-    const exp = await ctx.median(async () => (await ctx.spawnTimed(process.execPath, [ctx.tagssh, 'export', 'ssh-config', NAME, '--file', cfg, '--user', user, '--identity', join(dir, 'client_key')], env)).ms, 3);
-    const common = ['-o', 'BatchMode=yes', '-o', `UserKnownHostsFile=${join(dir, 'known_hosts')}`, '-o', 'StrictHostKeyChecking=accept-new', '-o', 'IdentityAgent=none'];
+    const exp = await ctx.median(
+      async () =>
+        (
+          await ctx.spawnTimed(
+            process.execPath,
+            [ctx.tagssh, 'export', 'ssh-config', NAME, '--file', cfg, '--user', user, '--identity', join(dir, 'client_key')],
+            env,
+          )
+        ).ms,
+      3,
+    );
+    const common = [
+      '-o',
+      'BatchMode=yes',
+      '-o',
+      `UserKnownHostsFile=${join(dir, 'known_hosts')}`,
+      '-o',
+      'StrictHostKeyChecking=accept-new',
+      '-o',
+      'IdentityAgent=none',
+    ];
     const n = ctx.quick ? 2 : Math.min(ctx.runs, 3);
     ctx.log('ssh by Name through the exported config (tagssh proxy)');
     const viaProxy = await ctx.median(async () => (await ctx.spawnTimed('ssh', ['-F', cfg, ...common, NAME, 'true'], env)).ms, n);

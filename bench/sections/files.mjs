@@ -38,10 +38,34 @@ export async function run(ctx) {
   const host = await startSshd({ address: ADDRESS, authorizedKeys: [key.publicKey] });
   const rows = [];
   try {
-    await seedInstance(await ctx.ec2(), { name: 'bench-files', eip: ADDRESS, imageId: 'ami-1e749f67', tags: { 'tagssh:user': host.user, 'tagssh:port': String(host.port) } });
+    await seedInstance(await ctx.ec2(), {
+      name: 'bench-files',
+      eip: ADDRESS,
+      imageId: 'ami-1e749f67',
+      tags: { 'tagssh:user': host.user, 'tagssh:port': String(host.port) },
+    });
     const env = { ...ctx.env, HOME: dir };
     const node = process.execPath;
-    const opensshOpts = ['-F', 'none', '-i', key.privatePath, '-o', 'IdentitiesOnly=yes', '-o', 'BatchMode=yes', '-o', `UserKnownHostsFile=${join(dir, 'known_hosts')}`, '-o', 'StrictHostKeyChecking=accept-new', '-o', 'LogLevel=ERROR', '-c', CIPHER, '-P', String(host.port)];
+    const opensshOpts = [
+      '-F',
+      'none',
+      '-i',
+      key.privatePath,
+      '-o',
+      'IdentitiesOnly=yes',
+      '-o',
+      'BatchMode=yes',
+      '-o',
+      `UserKnownHostsFile=${join(dir, 'known_hosts')}`,
+      '-o',
+      'StrictHostKeyChecking=accept-new',
+      '-o',
+      'LogLevel=ERROR',
+      '-c',
+      CIPHER,
+      '-P',
+      String(host.port),
+    ];
     const remoteDir = join(dir, 'remote');
     const localDir = join(dir, 'local');
     mkdirSync(remoteDir);

@@ -14,7 +14,9 @@ async function load(ctx, rel) {
 function page(n) {
   const items = [];
   for (let i = 0; i < n; i++) {
-    items.push(`<item><instanceId>i-${String(i).padStart(17, '0')}</instanceId><instanceState><code>16</code><name>running</name></instanceState><tagSet><item><key>Name</key><value>web-${i} &amp; co</value></item></tagSet><ipAddress>127.0.0.2</ipAddress></item>`);
+    items.push(
+      `<item><instanceId>i-${String(i).padStart(17, '0')}</instanceId><instanceState><code>16</code><name>running</name></instanceState><tagSet><item><key>Name</key><value>web-${i} &amp; co</value></item></tagSet><ipAddress>127.0.0.2</ipAddress></item>`,
+    );
   }
   return `<?xml version="1.0"?><DescribeInstancesResponse><reservationSet><item><instancesSet>${items.join('')}</instancesSet></item></reservationSet></DescribeInstancesResponse>`;
 }

@@ -63,13 +63,35 @@ export async function run(ctx) {
   const host = await startSshd({ address: ADDRESS, authorizedKeys: [key.publicKey] });
   const rows = [];
   try {
-    await seedInstance(await ctx.ec2(), { name: 'bench-ssh', eip: ADDRESS, imageId: 'ami-1e749f67', tags: { 'tagssh:user': host.user, 'tagssh:port': String(host.port) } });
+    await seedInstance(await ctx.ec2(), {
+      name: 'bench-ssh',
+      eip: ADDRESS,
+      imageId: 'ami-1e749f67',
+      tags: { 'tagssh:user': host.user, 'tagssh:port': String(host.port) },
+    });
     const env = { ...ctx.env, HOME: dir };
     const node = process.execPath;
     const tagssh = (extra, cmd) => [ctx.tagssh, 'ssh', 'bench-ssh', '-i', key.privatePath, ...extra, '--', ...cmd];
     const ssh = (cmd, extra = []) => [
-      '-F', 'none', '-i', key.privatePath, '-o', 'IdentitiesOnly=yes', '-o', 'BatchMode=yes', '-o', `UserKnownHostsFile=${join(dir, 'known_hosts')}`,
-      '-o', 'StrictHostKeyChecking=accept-new', '-o', 'LogLevel=ERROR', ...extra, '-p', String(host.port), `${host.user}@${ADDRESS}`, ...cmd,
+      '-F',
+      'none',
+      '-i',
+      key.privatePath,
+      '-o',
+      'IdentitiesOnly=yes',
+      '-o',
+      'BatchMode=yes',
+      '-o',
+      `UserKnownHostsFile=${join(dir, 'known_hosts')}`,
+      '-o',
+      'StrictHostKeyChecking=accept-new',
+      '-o',
+      'LogLevel=ERROR',
+      ...extra,
+      '-p',
+      String(host.port),
+      `${host.user}@${ADDRESS}`,
+      ...cmd,
     ];
     // First contact for both (host key trusted), outside the timings.
     await ctx.spawnTimed(node, tagssh(['--accept-new'], ['true']), env);

@@ -37,7 +37,9 @@ export async function run(ctx) {
     symlinkSync(execFileSync('sh', ['-c', 'command -v aws'], { encoding: 'utf8' }).trim(), join(home, '.local', 'bin', 'aws'));
     mkdirSync(join(home, '.aws'), { recursive: true });
     writeFileSync(join(home, '.aws', 'credentials'), '[default]\naws_access_key_id = testing\naws_secret_access_key = testing\n');
-    execFileSync('aws', ['--endpoint-url', ctx.moto.endpoint, 's3', 'mb', 's3://tagssh-bench-transfer'], { env: { ...ctx.env, AWS_DEFAULT_REGION: 'us-east-1' } });
+    execFileSync('aws', ['--endpoint-url', ctx.moto.endpoint, 's3', 'mb', 's3://tagssh-bench-transfer'], {
+      env: { ...ctx.env, AWS_DEFAULT_REGION: 'us-east-1' },
+    });
     const to = join(work, 'to');
     mkdirSync(to);
     const run = async (raw) => {
@@ -78,7 +80,14 @@ export async function run(ctx) {
     // 2. Every method in one matrix, as the seeds compared them: files/s of the copy.
     ctx.log('every method in one matrix (generated set)');
     const local = expandMatrix(getPreset('transfer'), { method: ['rsync', 'cp', 'parallel'], to: [to], files: [files], fileSize: ['64k'] });
-    const s3 = expandMatrix(getPreset('transfer'), { method: ['s3-sync', 's3-cp'], to: ['s3://tagssh-bench-transfer/up'], files: [files], fileSize: ['64k'], endpoint: [ctx.moto.endpoint], region: ['us-east-1'] });
+    const s3 = expandMatrix(getPreset('transfer'), {
+      method: ['s3-sync', 's3-cp'],
+      to: ['s3://tagssh-bench-transfer/up'],
+      files: [files],
+      fileSize: ['64k'],
+      endpoint: [ctx.moto.endpoint],
+      region: ['us-east-1'],
+    });
     const results = await runBench({ preset: 'transfer', paramSets: [...local, ...s3], hosts: [lab.host(0)], connectOptions: lab.connectOptions() });
     const rsyncFps = results[0].metrics.find((m) => m.key === 'files_per_s')?.value ?? 0;
     for (const r of results) {

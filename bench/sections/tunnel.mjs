@@ -101,17 +101,52 @@ export async function run(ctx) {
   const source = await startSource(mib);
   const stops = [];
   try {
-    await seedInstance(await ctx.ec2(), { name: 'bench-tunnel', eip: ADDRESS, imageId: 'ami-1e749f67', tags: { 'tagssh:user': host.user, 'tagssh:port': String(host.port) } });
-    const env = { ...ctx.env, HOME: dir };
-    const ours = await startProcess(process.execPath, [ctx.tagssh, 'tunnel', 'bench-tunnel', '-i', key.privatePath, '--accept-new', '-L', `0:127.0.0.1:${source.port}`], env, (out) => {
-      const m = /^ {2}127\.0\.0\.1:(\d+) {2}→/m.exec(out);
-      return m ? Number(m[1]) : 0;
+    await seedInstance(await ctx.ec2(), {
+      name: 'bench-tunnel',
+      eip: ADDRESS,
+      imageId: 'ami-1e749f67',
+      tags: { 'tagssh:user': host.user, 'tagssh:port': String(host.port) },
     });
+    const env = { ...ctx.env, HOME: dir };
+    const ours = await startProcess(
+      process.execPath,
+      [ctx.tagssh, 'tunnel', 'bench-tunnel', '-i', key.privatePath, '--accept-new', '-L', `0:127.0.0.1:${source.port}`],
+      env,
+      (out) => {
+        const m = /^ {2}127\.0\.0\.1:(\d+) {2}→/m.exec(out);
+        return m ? Number(m[1]) : 0;
+      },
+    );
     stops.push(ours.stop);
     const sshPort = await freePort();
     const theirs = await startProcess(
       'ssh',
-      ['-F', 'none', '-N', '-i', key.privatePath, '-o', 'IdentitiesOnly=yes', '-o', 'BatchMode=yes', '-o', `UserKnownHostsFile=${join(dir, 'known_hosts')}`, '-o', 'StrictHostKeyChecking=accept-new', '-o', 'ExitOnForwardFailure=yes', '-o', 'LogLevel=ERROR', '-c', CIPHER, '-L', `127.0.0.1:${sshPort}:127.0.0.1:${source.port}`, '-p', String(host.port), `${host.user}@${ADDRESS}`],
+      [
+        '-F',
+        'none',
+        '-N',
+        '-i',
+        key.privatePath,
+        '-o',
+        'IdentitiesOnly=yes',
+        '-o',
+        'BatchMode=yes',
+        '-o',
+        `UserKnownHostsFile=${join(dir, 'known_hosts')}`,
+        '-o',
+        'StrictHostKeyChecking=accept-new',
+        '-o',
+        'ExitOnForwardFailure=yes',
+        '-o',
+        'LogLevel=ERROR',
+        '-c',
+        CIPHER,
+        '-L',
+        `127.0.0.1:${sshPort}:127.0.0.1:${source.port}`,
+        '-p',
+        String(host.port),
+        `${host.user}@${ADDRESS}`,
+      ],
       env,
       async () => ((await portAnswers(sshPort)) ? sshPort : 0),
     );

@@ -26,7 +26,8 @@ export interface ErrorWords {
 const t = defineMessages({
   en: {
     AUTH_FAILED: 'The server refused the login.',
-    AUTH_FAILED_hint: 'Check the login user (Settings › Default login user, or the instance’s tagssh:user tag) and the key (Settings › Default private key file, or a key loaded into ssh-agent).',
+    AUTH_FAILED_hint:
+      'Check the login user (Settings › Default login user, or the instance’s tagssh:user tag) and the key (Settings › Default private key file, or a key loaded into ssh-agent).',
     NO_CREDENTIALS: 'No AWS credentials for this profile.',
     NO_CREDENTIALS_hint: 'Choose another profile in Settings › AWS profile, or set up the profile with the AWS CLI (aws configure or aws sso login).',
     CREDENTIALS_EXPIRED: 'The AWS credentials have expired.',
@@ -42,7 +43,8 @@ const t = defineMessages({
     AWS_API: 'AWS reported an error.',
     AWS_API_hint: 'Try again; if it persists, check the instance in the EC2 console.',
     TIMEOUT: 'The instance did not answer in time.',
-    TIMEOUT_hint: 'Check its security group (SSH from your address) and network ACLs. For an instance in a private subnet, set a jump host in Settings › Jump host.',
+    TIMEOUT_hint:
+      'Check its security group (SSH from your address) and network ACLs. For an instance in a private subnet, set a jump host in Settings › Jump host.',
     CONNECT_FAILED: 'Could not connect over SSH.',
     CONNECT_FAILED_hint: 'Check that sshd runs and listens on the SSH port (Settings › SSH port, or the instance’s tagssh:port tag), and the security group.',
     SESSION_CLOSED: 'The session is closed.',
@@ -63,9 +65,11 @@ const t = defineMessages({
   },
   ja: {
     AUTH_FAILED: 'サーバーがログインを拒否しました。',
-    AUTH_FAILED_hint: 'ログインユーザー（設定の「既定のログインユーザー」、またはインスタンスの tagssh:user タグ）と鍵（設定の「既定の秘密鍵ファイル」、または ssh-agent に登録した鍵）を確認してください。',
+    AUTH_FAILED_hint:
+      'ログインユーザー（設定の「既定のログインユーザー」、またはインスタンスの tagssh:user タグ）と鍵（設定の「既定の秘密鍵ファイル」、または ssh-agent に登録した鍵）を確認してください。',
     NO_CREDENTIALS: 'このプロファイルの AWS 認証情報がありません。',
-    NO_CREDENTIALS_hint: '設定の「AWS プロファイル」で別のプロファイルを選ぶか、AWS CLI でプロファイルを設定してください（aws configure または aws sso login）。',
+    NO_CREDENTIALS_hint:
+      '設定の「AWS プロファイル」で別のプロファイルを選ぶか、AWS CLI でプロファイルを設定してください（aws configure または aws sso login）。',
     CREDENTIALS_EXPIRED: 'AWS 認証情報の有効期限が切れています。',
     CREDENTIALS_EXPIRED_hint: '認証情報を更新するか（SSO の場合は aws sso login）、設定の「AWS プロファイル」で別のプロファイルを選んでください。',
     ACCESS_DENIED: 'AWS がリクエストを拒否しました。',
@@ -79,9 +83,11 @@ const t = defineMessages({
     AWS_API: 'AWS がエラーを返しました。',
     AWS_API_hint: 'もう一度お試しください。続く場合は EC2 コンソールでインスタンスを確認してください。',
     TIMEOUT: 'インスタンスが時間内に応答しませんでした。',
-    TIMEOUT_hint: 'セキュリティグループ（接続元からの SSH）とネットワーク ACL を確認してください。プライベートサブネットのインスタンスには、設定の「踏み台ホスト」を設定してください。',
+    TIMEOUT_hint:
+      'セキュリティグループ（接続元からの SSH）とネットワーク ACL を確認してください。プライベートサブネットのインスタンスには、設定の「踏み台ホスト」を設定してください。',
     CONNECT_FAILED: 'SSH で接続できませんでした。',
-    CONNECT_FAILED_hint: 'sshd が動いていて SSH ポート（設定の「SSH ポート」、またはインスタンスの tagssh:port タグ）で待ち受けているか、セキュリティグループとあわせて確認してください。',
+    CONNECT_FAILED_hint:
+      'sshd が動いていて SSH ポート（設定の「SSH ポート」、またはインスタンスの tagssh:port タグ）で待ち受けているか、セキュリティグループとあわせて確認してください。',
     SESSION_CLOSED: 'セッションは閉じています。',
     SESSION_CLOSED_hint: 'インスタンスに接続できるようになったら再接続してください。',
     REMOTE_FAILED: 'サーバーがシェルを開けませんでした。',
@@ -102,7 +108,23 @@ const t = defineMessages({
 
 // Codes with their own words here; the terminal tab handles AMBIGUOUS, STOPPED, the host-key
 // codes and CANCELLED with dedicated prompts.
-const KNOWN = ['AUTH_FAILED', 'NO_CREDENTIALS', 'CREDENTIALS_EXPIRED', 'ACCESS_DENIED', 'BAD_REGION', 'NETWORK', 'THROTTLED', 'AWS_API', 'TIMEOUT', 'CONNECT_FAILED', 'SESSION_CLOSED', 'REMOTE_FAILED', 'NOT_FOUND', 'INVALID_INPUT', 'INTERNAL'] as const;
+const KNOWN = [
+  'AUTH_FAILED',
+  'NO_CREDENTIALS',
+  'CREDENTIALS_EXPIRED',
+  'ACCESS_DENIED',
+  'BAD_REGION',
+  'NETWORK',
+  'THROTTLED',
+  'AWS_API',
+  'TIMEOUT',
+  'CONNECT_FAILED',
+  'SESSION_CLOSED',
+  'REMOTE_FAILED',
+  'NOT_FOUND',
+  'INVALID_INPUT',
+  'INTERNAL',
+] as const;
 type Known = (typeof KNOWN)[number];
 
 const FIELD: Partial<Record<ErrorCode, ErrorField>> = {

@@ -23,7 +23,10 @@ export const InstanceIdSchema = z.string().regex(INSTANCE_ID, 'an instance id li
 /** Which account/regions a call looks at; omitted fields come from Settings. */
 export const ScopeSchema = z.object({
   profile: Name.optional(),
-  regions: z.array(z.union([RegionNameSchema, z.literal(ALL_REGIONS)])).max(40).optional(),
+  regions: z
+    .array(z.union([RegionNameSchema, z.literal(ALL_REGIONS)]))
+    .max(40)
+    .optional(),
 });
 const InstanceRefSchema = ScopeSchema.extend({ id: InstanceIdSchema, region: RegionNameSchema });
 
@@ -69,10 +72,19 @@ export const SessionOpenInputSchema = ScopeSchema.extend({
   /** The candidate id chosen after an AMBIGUOUS error. */
   pick: InstanceIdSchema.optional(),
   /** The fingerprint the user confirmed after a HOST_KEY_UNKNOWN error. */
-  acceptNewHostKey: z.string().regex(/^SHA256:[A-Za-z0-9+/=]{20,64}$/).optional(),
+  acceptNewHostKey: z
+    .string()
+    .regex(/^SHA256:[A-Za-z0-9+/=]{20,64}$/)
+    .optional(),
   private: z.boolean().optional(),
 });
-export const SessionInfoSchema = z.object({ sessionId: SessionId, label: z.string(), instanceId: z.string().nullable(), host: z.string(), transport: z.enum(TRANSPORTS).optional() });
+export const SessionInfoSchema = z.object({
+  sessionId: SessionId,
+  label: z.string(),
+  instanceId: z.string().nullable(),
+  host: z.string(),
+  transport: z.enum(TRANSPORTS).optional(),
+});
 export type SessionInfo = z.infer<typeof SessionInfoSchema>;
 
 export const sessionCalls = {
@@ -126,7 +138,10 @@ export const exportCalls = {
    * What an exported OpenSSH config needs from the backend's machine: the absolute command its
    * ProxyCommand runs (null when none can run, with `unavailable` saying why) and TagSSH's known_hosts.
    */
-  'export.sshConfigEnv': call(z.object({}), z.object({ tagsshCommand: z.array(z.string().min(1)).min(1).nullable(), knownHostsFile: z.string().min(1), unavailable: z.string().optional() })),
+  'export.sshConfigEnv': call(
+    z.object({}),
+    z.object({ tagsshCommand: z.array(z.string().min(1)).min(1).nullable(), knownHostsFile: z.string().min(1), unavailable: z.string().optional() }),
+  ),
 };
 
 // ---- the whole contract -----------------------------------------------------------------------

@@ -134,7 +134,11 @@ export function createDispatcher<C extends CallMap>(
       if (!out.success) {
         return reply(id, {
           ok: false,
-          error: { code: 'INTERNAL', message: `${method} returned an invalid result (${describeIssues(out.error)}).`, hint: 'This is a bug in TagSSH; please report it.' },
+          error: {
+            code: 'INTERNAL',
+            message: `${method} returned an invalid result (${describeIssues(out.error)}).`,
+            hint: 'This is a bug in TagSSH; please report it.',
+          },
         });
       }
       reply(id, { ok: true, result: out.data });
@@ -173,7 +177,8 @@ export function createClient<C extends CallMap, E extends EventMap>(
     if (!res.ok) return p.reject(AppError.from(res.error));
     const spec = contract.calls[p.method as keyof C];
     const out = spec ? spec.output.safeParse(res.result) : undefined;
-    if (!out?.success) return p.reject(new AppError('INTERNAL', `${p.method}: the backend sent an invalid result.`, 'Reload the window; report this if it persists.'));
+    if (!out?.success)
+      return p.reject(new AppError('INTERNAL', `${p.method}: the backend sent an invalid result.`, 'Reload the window; report this if it persists.'));
     p.resolve(out.data);
   };
 

@@ -55,5 +55,10 @@ export function snippetsFor(list: readonly Snippet[], tags: Readonly<Record<stri
  * terminal sends), so a multi-line snippet runs line by line as if typed.
  */
 export function snippetKeystrokes(command: string): string {
-  return command.replace(/\r\n|\r|\n/g, '\n').replace(/\n+$/, '').split('\n').map((l) => `${l}\r`).join('');
+  return command
+    .replace(/\r\n|\r|\n/g, '\n')
+    .replace(/\n+$/, '')
+    .split('\n')
+    .map((l) => `${l}\r`)
+    .join('');
 }

@@ -20,7 +20,11 @@ const PARTITION_REGIONS = {
 export type Partition = keyof typeof PARTITION_REGIONS;
 
 /** A region name of any partition (us-east-1, cn-north-1, us-gov-west-1, us-iso-east-1, eusc-de-east-1…). */
-export const REGION_NAME = new RegExp(`^(?:${Object.values(PARTITION_REGIONS).map((r) => r.source.slice(1, -1)).join('|')})$`);
+export const REGION_NAME = new RegExp(
+  `^(?:${Object.values(PARTITION_REGIONS)
+    .map((r) => r.source.slice(1, -1))
+    .join('|')})$`,
+);
 
 /** The settings and scopes also accept "all": every enabled region. */
 export const ALL_REGIONS = 'all';

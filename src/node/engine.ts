@@ -108,15 +108,32 @@ export function createEngine(): Engine {
       if (req.signal) opts.signal = req.signal;
       if (req.start) await startForConnect(req, opts);
       const target = await connectTargetFor(req.ref, opts);
-      req.onProgress(`Connecting to ${target.user}@${target.host}:${target.port}…`, { key: 'connecting', params: { target: `${target.user}@${target.host}:${target.port}` } });
-      const id = await sessions.open(target, { cols: req.cols, rows: req.rows, onProgress: req.onProgress, askPassphrase: req.askPassphrase, ...(req.signal ? { signal: req.signal } : {}) }).catch(async (e: unknown) => {
-        // A timeout is often a changed public IP: the error carries what the security groups make of it.
-        const [{ explainTimeout }, { myIpUrl }] = await Promise.all([import('./aws/securityGroups.js'), import('./aws/myIp.js')]);
-        throw await explainTimeout(e, target, opts, myIpUrl(undefined, req.settings.myIpUrl));
+      req.onProgress(`Connecting to ${target.user}@${target.host}:${target.port}…`, {
+        key: 'connecting',
+        params: { target: `${target.user}@${target.host}:${target.port}` },
       });
+      const id = await sessions
+        .open(target, {
+          cols: req.cols,
+          rows: req.rows,
+          onProgress: req.onProgress,
+          askPassphrase: req.askPassphrase,
+          ...(req.signal ? { signal: req.signal } : {}),
+        })
+        .catch(async (e: unknown) => {
+          // A timeout is often a changed public IP: the error carries what the security groups make of it.
+          const [{ explainTimeout }, { myIpUrl }] = await Promise.all([import('./aws/securityGroups.js'), import('./aws/myIp.js')]);
+          throw await explainTimeout(e, target, opts, myIpUrl(undefined, req.settings.myIpUrl));
+        });
       const info = sessions.list().find((s) => s.id === id);
       const { transportOf } = await import('./transport/choose.js');
-      return { sessionId: id, label: info?.label ?? target.label, instanceId: info?.instanceId ?? target.instanceId ?? null, host: info?.host ?? target.host, transport: transportOf(target) };
+      return {
+        sessionId: id,
+        label: info?.label ?? target.label,
+        instanceId: info?.instanceId ?? target.instanceId ?? null,
+        host: info?.host ?? target.host,
+        transport: transportOf(target),
+      };
     },
   };
 }

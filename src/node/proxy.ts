@@ -41,22 +41,38 @@ export interface ProxyResult {
 
 export async function runProxy(nameOrId: string, opts: ProxyOptions = {}): Promise<ProxyResult> {
   const { resolveTarget } = await import('./aws/resolve.js');
-  const { port: wantedPort, connectTimeoutMs = 20_000, stdin = process.stdin, stdout = process.stdout, verifyHostKey = true, onNotice, eice, ssm, ...resolveOpts } = opts;
+  const {
+    port: wantedPort,
+    connectTimeoutMs = 20_000,
+    stdin = process.stdin,
+    stdout = process.stdout,
+    verifyHostKey = true,
+    onNotice,
+    eice,
+    ssm,
+    ...resolveOpts
+  } = opts;
   if (eice && ssm) throw new AppError('INVALID_INPUT', 'Give --eice or --ssm, not both.');
   const viaEice = (i: { tags: Record<string, string> }) => !ssm && (!!eice || i.tags[TAG.transport]?.trim() === 'eice');
   const viaSsm = (i: { tags: Record<string, string> }) => !eice && (!!ssm || i.tags[TAG.transport]?.trim() === 'ssm');
-  const target = await resolveTarget(nameOrId, { ...resolveOpts, ...(wantedPort ? { port: wantedPort } : {}), privateFor: (i) => !!resolveOpts.private || viaEice(i) || viaSsm(i) });
+  const target = await resolveTarget(nameOrId, {
+    ...resolveOpts,
+    ...(wantedPort ? { port: wantedPort } : {}),
+    privateFor: (i) => !!resolveOpts.private || viaEice(i) || viaSsm(i),
+  });
   const port = wantedPort ?? portTag(target.instance.tags) ?? 22;
   if (viaSsm(target.instance)) {
     const { openSsmSocket } = await import('./ssm/socket.js');
-    const open = () => openSsmSocket({ instanceId: target.instance.id, region: target.instance.region, port, ...(resolveOpts.profile ? { profile: resolveOpts.profile } : {}) });
+    const open = () =>
+      openSsmSocket({ instanceId: target.instance.id, region: target.instance.region, port, ...(resolveOpts.profile ? { profile: resolveOpts.profile } : {}) });
     // As for EICE: the host-key look takes a session of its own, OpenSSH a fresh one.
     if (verifyHostKey) await firstContact(target.instance, target.address, port, resolveOpts.profile, onNotice, open);
     return relay(await open(), stdin, stdout, target.address, port);
   }
   if (viaEice(target.instance)) {
     const { openEiceSocket } = await import('./transport/eice.js');
-    const open = () => openEiceSocket({ instance: target.instance, port, timeoutMs: connectTimeoutMs, ...(resolveOpts.profile ? { profile: resolveOpts.profile } : {}) });
+    const open = () =>
+      openEiceSocket({ instance: target.instance, port, timeoutMs: connectTimeoutMs, ...(resolveOpts.profile ? { profile: resolveOpts.profile } : {}) });
     // The host-key look rides on a tunnel of its own: OpenSSH gets a fresh one from the start.
     if (verifyHostKey) await firstContact(target.instance, target.address, port, resolveOpts.profile, onNotice, open);
     return relay(await open(), stdin, stdout, target.address, port);
@@ -67,7 +83,14 @@ export async function runProxy(nameOrId: string, opts: ProxyOptions = {}): Promi
 }
 
 /** Trusts a first key the console output vouches for; says what else to do otherwise. Never fails the relay. */
-async function firstContact(instance: { id: string; region: string; name: string | null }, host: string, port: number, profile: string | undefined, notice: (msg: string) => void = () => {}, openTunnel?: () => Promise<Duplex>): Promise<void> {
+async function firstContact(
+  instance: { id: string; region: string; name: string | null },
+  host: string,
+  port: number,
+  profile: string | undefined,
+  notice: (msg: string) => void = () => {},
+  openTunnel?: () => Promise<Duplex>,
+): Promise<void> {
   const label = instance.name ?? instance.id;
   try {
     const { KnownHostsStore } = await import('./ssh/knownHosts.js');
@@ -75,7 +98,11 @@ async function firstContact(instance: { id: string; region: string; name: string
     if (store.get(instance.id)) return; // the common case: OpenSSH checks the trusted key itself
     const { probeFirstContact } = await import('./ssh/hostKeyProbe.js');
     const { ec2ConsoleOutput } = await import('./ssh/consoleFingerprints.js');
-    const d = await probeFirstContact({ host, port, label, instanceId: instance.id, region: instance.region }, { store, consoleOutput: ec2ConsoleOutput(profile ? { profile } : {}) }, openTunnel ? await openTunnel() : undefined);
+    const d = await probeFirstContact(
+      { host, port, label, instanceId: instance.id, region: instance.region },
+      { store, consoleOutput: ec2ConsoleOutput(profile ? { profile } : {}) },
+      openTunnel ? await openTunnel() : undefined,
+    );
     if (!d) return;
     if (d.ok) {
       notice(`tagssh: the host key of ${label} (${instance.id}) matches its console output; trusted.`);
@@ -84,7 +111,9 @@ async function firstContact(instance: { id: string; region: string; name: string
     const fp = detailsOf(d.error, 'HOST_KEY_UNKNOWN')?.fingerprint;
     notice(`tagssh: ${d.error?.message ?? `the host key of ${label} could not be verified.`}`);
     if (d.error?.code === 'HOST_KEY_UNKNOWN') {
-      notice(`  → Verify it, then run \`tagssh ssh ${instance.id} --accept-new${fp ? `=${fp}` : ''}\` once: OpenSSH checks host keys against TagSSH's known_hosts.`);
+      notice(
+        `  → Verify it, then run \`tagssh ssh ${instance.id} --accept-new${fp ? `=${fp}` : ''}\` once: OpenSSH checks host keys against TagSSH's known_hosts.`,
+      );
     } else if (d.error?.hint) {
       notice(`  → ${d.error.hint}`);
     }
@@ -98,7 +127,13 @@ function connectTcp(host: string, port: number, timeoutMs: number, label: string
     const socket = net.connect({ host, port });
     const timer = setTimeout(() => {
       socket.destroy();
-      reject(new AppError('TIMEOUT', `${label} (${host}:${port}) did not accept a connection within ${Math.round(timeoutMs / 1000)} s.`, 'Check the security group allows SSH from here, and that the instance has finished booting.'));
+      reject(
+        new AppError(
+          'TIMEOUT',
+          `${label} (${host}:${port}) did not accept a connection within ${Math.round(timeoutMs / 1000)} s.`,
+          'Check the security group allows SSH from here, and that the instance has finished booting.',
+        ),
+      );
     }, timeoutMs);
     socket.once('connect', () => {
       clearTimeout(timer);
@@ -107,7 +142,13 @@ function connectTcp(host: string, port: number, timeoutMs: number, label: string
     });
     socket.once('error', (e: NodeJS.ErrnoException) => {
       clearTimeout(timer);
-      reject(new AppError('CONNECT_FAILED', `Cannot connect to ${label} at ${host}:${port}: ${e.code ?? e.message}.`, 'Check the instance is running, its security group allows SSH from here, and the port is right.'));
+      reject(
+        new AppError(
+          'CONNECT_FAILED',
+          `Cannot connect to ${label} at ${host}:${port}: ${e.code ?? e.message}.`,
+          'Check the instance is running, its security group allows SSH from here, and the port is right.',
+        ),
+      );
     });
   });
 }

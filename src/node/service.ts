@@ -140,7 +140,9 @@ export function createAppService(deps: AppServiceDeps): AppService {
       // Opens that asked EC2 to start the instance: a cancel says the instance keeps starting.
       const started = new Set<string>();
       const cancelledOpen = (openId: string) =>
-        new AppError('CANCELLED', started.has(openId) ? 'Cancelled; the instance keeps starting.' : 'Cancelled.', undefined, { instanceStarting: started.has(openId) } satisfies CancelledDetails);
+        new AppError('CANCELLED', started.has(openId) ? 'Cancelled; the instance keeps starting.' : 'Cancelled.', undefined, {
+          instanceStarting: started.has(openId),
+        } satisfies CancelledDetails);
 
       const base: Omit<Handlers, BenchMethod | FilesMethod | SecurityGroupsMethod | LogMethod | TunnelsMethod> = {
         async 'instances.list'(input) {
@@ -255,7 +257,8 @@ export function createAppService(deps: AppServiceDeps): AppService {
       // The bench.* calls come from the benchmark section (added by default below).
       const handlers = { ...base } as Handlers;
       const disposers: Array<() => void> = [];
-      for (const section of deps.sections ?? [benchSection(), filesSection(), tunnelsSection(), securityGroupsSection(), sessionLogSection()]) Object.assign(handlers, section({ deps, emit, clientId, ownsSession: (id) => output.owns(id), onDispose: (fn) => disposers.push(fn) }));
+      for (const section of deps.sections ?? [benchSection(), filesSection(), tunnelsSection(), securityGroupsSection(), sessionLogSection()])
+        Object.assign(handlers, section({ deps, emit, clientId, ownsSession: (id) => output.owns(id), onDispose: (fn) => disposers.push(fn) }));
 
       const client: AppClient = {
         id: clientId,

@@ -36,7 +36,10 @@ before(async () => {
   await page.evaluate(() => {
     const seen = new Set<string>();
     (window as unknown as { benchRunIds: Set<string> }).benchRunIds = seen;
-    new MutationObserver(() => document.querySelectorAll<HTMLElement>('.bench-run-row[data-run-id]').forEach((e) => seen.add(e.dataset.runId!))).observe(document.body, { subtree: true, childList: true });
+    new MutationObserver(() => document.querySelectorAll<HTMLElement>('.bench-run-row[data-run-id]').forEach((e) => seen.add(e.dataset.runId!))).observe(
+      document.body,
+      { subtree: true, childList: true },
+    );
   });
 });
 
@@ -114,7 +117,11 @@ test('sysinfo on two instances: script first, live progress, results saved, deta
   await setParam('lshw', false);
   await page.waitForFunction(() => !document.querySelector('[data-testid=bench-script]')?.textContent?.includes('lshw -short'));
   const done = await run({ hosts: 2 });
-  assert.deepEqual(done.map((r) => /done/.test(r)), [true, true], done.join('\n'));
+  assert.deepEqual(
+    done.map((r) => /done/.test(r)),
+    [true, true],
+    done.join('\n'),
+  );
   await rows().nth(1).waitFor();
   const texts = await rows().allInnerTexts();
   assert.equal(texts.filter((r) => /sysinfo/.test(r) && /\bok\b/.test(r)).length, 2, texts.join('\n'));
@@ -130,7 +137,10 @@ test('sysinfo on two instances: script first, live progress, results saved, deta
 test('the result list: checkbox beside its label, dates on one line, a bad value keeps clear of Run/Cancel', async () => {
   const box = (await view().getByTestId('bench-accept-new').boundingBox())!;
   const label = (await view().locator('label[for=bench-accept-new]').boundingBox())!;
-  assert.ok(label.x - (box.x + box.width) >= 0 && label.x - (box.x + box.width) <= 12, `label starts right after its checkbox (${box.x + box.width} → ${label.x})`);
+  assert.ok(
+    label.x - (box.x + box.width) >= 0 && label.x - (box.x + box.width) <= 12,
+    `label starts right after its checkbox (${box.x + box.width} → ${label.x})`,
+  );
   assert.ok(Math.abs(label.y - box.y) <= 6, `checkbox and label on one line (${box.y} vs ${label.y})`);
   const lines = await page.$$eval('[data-testid=bench-results] td.bench-date', (tds) =>
     tds.map((td) => {
@@ -159,7 +169,9 @@ test('iperf3 pair: the default address has no route here; the failure shows what
   assert.match(await view().locator('.bench-script-box').innerText(), /PEER-ADDRESS stands for the peer’s address, chosen when the run starts\./);
   assert.equal(await view().getByTestId('bench-form-error').innerText(), '');
   await pickInstances(['bench-m5']);
-  await view().getByTestId('bench-peer').selectOption({ label: `bench-m5a (t3.micro, ${lab.ids['bench-m5a']!.id})` });
+  await view()
+    .getByTestId('bench-peer')
+    .selectOption({ label: `bench-m5a (t3.micro, ${lab.ids['bench-m5a']!.id})` });
   const port = String(5700 + Math.floor(Math.random() * 90));
   await setParam('duration', '1');
   await setParam('port', port);
@@ -173,8 +185,15 @@ test('iperf3 pair: the default address has no route here; the failure shows what
   await shot('benchmarks-iperf3-failed');
   const details = await openNewest();
   assert.match(details, /Status\s+failed/);
-  assert.ok(details.includes(`Peer address\tReaching bench-m5a at its private address ${privateIp}`) || details.includes(`Reaching bench-m5a at its private address ${privateIp}`), details);
-  assert.match(await view().getByTestId('bench-details-error').innerText(), new RegExp(`tried bench-m5a at its private address ${privateIp.replace(/\./g, '\\.')}`));
+  assert.ok(
+    details.includes(`Peer address\tReaching bench-m5a at its private address ${privateIp}`) ||
+      details.includes(`Reaching bench-m5a at its private address ${privateIp}`),
+    details,
+  );
+  assert.match(
+    await view().getByTestId('bench-details-error').innerText(),
+    new RegExp(`tried bench-m5a at its private address ${privateIp.replace(/\./g, '\\.')}`),
+  );
   assert.match(await view().getByTestId('bench-raw-stdout').innerText(), /"error":\s*"unable to connect to server/);
   assert.match(await view().getByTestId('bench-raw-peer-stdout').innerText(), /Server listening on/);
   await view().getByTestId('bench-details').scrollIntoViewIfNeeded();
@@ -212,7 +231,12 @@ test('every other preset from its form: cpufreq, dd, fio, listing, smallfiles, U
   assert.match((await run({ confirm: /Writes: Writes 4 MiB to \/tmp\/tagssh-scratch-…\/ddtest/ }))[0]!, /done/);
 
   await choosePreset('fio', '# TagSSH benchmark: fio');
-  for (const [k, v] of [['runtime', '1'], ['size', '4M'], ['numjobs', '1']] as const) await setParam(k, v);
+  for (const [k, v] of [
+    ['runtime', '1'],
+    ['size', '4M'],
+    ['numjobs', '1'],
+  ] as const)
+    await setParam(k, v);
   await setParam('direct', false);
   await setParam('template', 'randwrite');
   await page.waitForFunction(() => /--rw=randwrite|'randwrite'/.test(document.querySelector('[data-testid=bench-script]')?.textContent ?? ''));
@@ -250,15 +274,27 @@ test('every other preset from its form: cpufreq, dd, fio, listing, smallfiles, U
 
 test('Cancel stops a running fio; a dropped connection leaves the run going and Re-attach collects it', async () => {
   await choosePreset('fio', '# TagSSH benchmark: fio');
-  for (const [k, v] of [['runtime', '60'], ['size', '4M'], ['numjobs', '1']] as const) await setParam(k, v);
+  for (const [k, v] of [
+    ['runtime', '60'],
+    ['size', '4M'],
+    ['numjobs', '1'],
+  ] as const)
+    await setParam(k, v);
   await setParam('direct', false);
-  await page.waitForFunction(() => document.querySelector('[data-testid=bench-script]')?.textContent?.includes("'--runtime=60'") || document.querySelector('[data-testid=bench-script]')?.textContent?.includes('runtime=60'));
+  await page.waitForFunction(
+    () =>
+      document.querySelector('[data-testid=bench-script]')?.textContent?.includes("'--runtime=60'") ||
+      document.querySelector('[data-testid=bench-script]')?.textContent?.includes('runtime=60'),
+  );
   await view().getByTestId('bench-run').click();
   await page.getByRole('dialog').getByRole('button', { name: 'Run it' }).click();
   await page.waitForFunction(() => /^run\b/.test(document.querySelector('.bench-run-phase')?.textContent ?? ''), undefined, { timeout: 30_000 });
   await view().getByTestId('bench-cancel').click();
   await page.waitForFunction(() => document.querySelector('.bench-run-row')?.getAttribute('data-status') === 'cancelled', undefined, { timeout: 30_000 });
-  assert.match(await view().locator('.bench-run-row').innerText(), /cancelled: fio on bench-m5 was cancelled; the remote processes were stopped and cleaned up\./);
+  assert.match(
+    await view().locator('.bench-run-row').innerText(),
+    /cancelled: fio on bench-m5 was cancelled; the remote processes were stopped and cleaned up\./,
+  );
 
   await choosePreset('smallfiles', '# TagSSH benchmark: small files');
   await setParam('count', '5000');
@@ -267,7 +303,10 @@ test('Cancel stops a running fio; a dropped connection leaves the run going and 
   await page.getByRole('dialog').getByRole('button', { name: 'Run it' }).click();
   await page.waitForFunction(() => /^create\b/.test(document.querySelector('.bench-run-phase')?.textContent ?? ''), undefined, { timeout: 30_000 });
   const daemon = lab.hosts['bench-m5']!.pid!;
-  for (const pid of execFileSync('ps', ['-o', 'pid=', '--ppid', String(daemon)], { encoding: 'utf8' }).split(/\s+/).filter(Boolean)) process.kill(Number(pid), 'SIGKILL');
+  for (const pid of execFileSync('ps', ['-o', 'pid=', '--ppid', String(daemon)], { encoding: 'utf8' })
+    .split(/\s+/)
+    .filter(Boolean))
+    process.kill(Number(pid), 'SIGKILL');
   await page.waitForFunction(() => document.querySelector('.bench-run-row')?.getAttribute('data-status') === 'detached', undefined, { timeout: 30_000 });
   await page.waitForFunction(() => document.querySelector<HTMLButtonElement>('[data-testid=bench-run]')?.disabled === false);
   const reattach = rows().first().getByTestId('bench-reattach');
@@ -275,7 +314,10 @@ test('Cancel stops a running fio; a dropped connection leaves the run going and 
   await page
     .waitForFunction(() => document.querySelector('.bench-run-row')?.getAttribute('data-status') === 'ok', undefined, { timeout: 60_000 })
     .catch(async (e) => {
-      throw new Error(`re-attach did not finish: ${await view().locator('.bench-progress').innerText()} / ${await view().getByTestId('bench-form-error').innerText()}`, { cause: e });
+      throw new Error(
+        `re-attach did not finish: ${await view().locator('.bench-progress').innerText()} / ${await view().getByTestId('bench-form-error').innerText()}`,
+        { cause: e },
+      );
     });
   await page.waitForFunction(() => !!document.querySelector('[data-testid=bench-results] tbody tr:first-child td.bench-status-ok'));
   assert.match(await openNewest(), /files_created\s+5000/);
@@ -293,15 +335,24 @@ test('compare: baseline, chart metric, every export (CSV with a BOM), a warning 
   await table.waitFor();
   assert.match(await table.locator('thead').innerText(), /bench-m5 · t3\.micro \(baseline\)/);
   assert.equal(await view().getByTestId('bench-compare-warning').count(), 0);
-  const zeroes = await page.$$eval('[data-testid=bench-compare-table] .rel', (spans) => spans.filter((s) => s.textContent?.trim() === '+0.0%').map((s) => s.parentElement!.className));
+  const zeroes = await page.$$eval('[data-testid=bench-compare-table] .rel', (spans) =>
+    spans.filter((s) => s.textContent?.trim() === '+0.0%').map((s) => s.parentElement!.className),
+  );
   assert.ok(zeroes.length >= 2, 'equal values across the two hosts');
-  assert.ok(zeroes.every((c) => c === 'num same' || c === 'num '), `+0.0% is never coloured as better or worse: ${zeroes.join(', ')}`);
-  const wrap = await view().locator('.bench-results > .bench-table-wrap').evaluate((e) => ({ client: e.clientHeight, scroll: e.scrollHeight, max: parseFloat(getComputedStyle(e).maxHeight) }));
+  assert.ok(
+    zeroes.every((c) => c === 'num same' || c === 'num '),
+    `+0.0% is never coloured as better or worse: ${zeroes.join(', ')}`,
+  );
+  const wrap = await view()
+    .locator('.bench-results > .bench-table-wrap')
+    .evaluate((e) => ({ client: e.clientHeight, scroll: e.scrollHeight, max: parseFloat(getComputedStyle(e).maxHeight) }));
   assert.ok(wrap.client >= Math.min(wrap.scroll, wrap.max) - 1, `the comparison does not squeeze the results list (${JSON.stringify(wrap)})`);
 
   const baseline = view().getByTestId('bench-baseline');
   await baseline.selectOption({ index: 1 });
-  await page.waitForFunction(() => /bench-m5a · t3\.micro \(baseline\)/.test(document.querySelector('[data-testid=bench-compare-table] thead')?.textContent ?? ''));
+  await page.waitForFunction(() =>
+    /bench-m5a · t3\.micro \(baseline\)/.test(document.querySelector('[data-testid=bench-compare-table] thead')?.textContent ?? ''),
+  );
   await view().getByTestId('bench-metric').selectOption('cpu.vcpus');
   await page.waitForFunction(() => {
     const c = document.querySelector<HTMLCanvasElement>('[data-testid=bench-chart]');
@@ -324,7 +375,10 @@ test('compare: baseline, chart metric, every export (CSV with a BOM), a warning 
   const dd = view().locator('[data-testid=bench-results] tbody tr', { hasText: 'dd' }).first().locator('input[type=checkbox]');
   await dd.check();
   await view().getByTestId('bench-compare').click();
-  assert.match(await view().getByTestId('bench-compare-warning').innerText(), /These results come from different presets \(sysinfo, dd\)|These results come from different presets \(dd, sysinfo\)/);
+  assert.match(
+    await view().getByTestId('bench-compare-warning').innerText(),
+    /These results come from different presets \(sysinfo, dd\)|These results come from different presets \(dd, sysinfo\)/,
+  );
 
   const before = await rows().count();
   await view().getByTestId('bench-delete').click();
@@ -384,7 +438,10 @@ test('the Benchmarks tab speaks Japanese when the language changes, without a re
   assert.match(await view().locator('[data-help-for=count]').innerText(), /ブロック数（count=）/);
   await view().getByTestId('bench-run').click();
   const ask = page.getByRole('dialog', { name: 'dd を実行しますか？' });
-  assert.match(await ask.innerText(), /書き込み: インスタンス上の作業ディレクトリに書き込みます（終了後に削除）（Writes 1024 MiB to \/tmp\/tagssh-scratch-…\/ddtest/);
+  assert.match(
+    await ask.innerText(),
+    /書き込み: インスタンス上の作業ディレクトリに書き込みます（終了後に削除）（Writes 1024 MiB to \/tmp\/tagssh-scratch-…\/ddtest/,
+  );
   await ask.getByRole('button', { name: 'キャンセル' }).click();
   await ask.waitFor({ state: 'detached' });
   await page.locator('#tab-settings').click();

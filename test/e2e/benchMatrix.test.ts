@@ -88,9 +88,18 @@ test('"+ value" on a field runs the preset once per value, compared side by side
   const dialog = page.getByRole('dialog');
   await dialog.waitFor();
   const asked = await dialog.innerText();
-  assert.ok(asked.includes(`Creates 20 empty files under ${disk}/tagssh-scratch-…`) && asked.includes(`Creates 20 empty files under ${shm}/tagssh-scratch-…`), asked);
+  assert.ok(
+    asked.includes(`Creates 20 empty files under ${disk}/tagssh-scratch-…`) && asked.includes(`Creates 20 empty files under ${shm}/tagssh-scratch-…`),
+    asked,
+  );
   await dialog.getByRole('button', { name: 'Run it' }).click();
-  await page.waitForFunction(() => document.querySelectorAll('.bench-run-row[data-status=ok]').length === 2 && !document.querySelector<HTMLButtonElement>('[data-testid=bench-run]')?.disabled, undefined, { timeout: 60_000 });
+  await page.waitForFunction(
+    () =>
+      document.querySelectorAll('.bench-run-row[data-status=ok]').length === 2 &&
+      !document.querySelector<HTMLButtonElement>('[data-testid=bench-run]')?.disabled,
+    undefined,
+    { timeout: 60_000 },
+  );
   const rows = await view().locator('.bench-run-row').allInnerTexts();
   await page.waitForFunction(() => document.querySelectorAll('[data-testid=bench-results] tbody tr').length === 2, undefined, { timeout: 10_000 });
   assert.match(rows[0]!, new RegExp(`matrix-m5\\s+dir=${disk}[\\s\\S]*done`));
@@ -143,7 +152,10 @@ test('transfer from the form: a second method from "+ value" on a list field, bo
   // A method that needs S3 is refused for this pair of directories, by its value.
   await view().getByRole('combobox', { name: 'Another value of method' }).selectOption('s3-sync');
   await page.waitForFunction(() => document.querySelector('[data-testid=bench-form-error]')?.textContent !== '');
-  assert.equal(await view().getByTestId('bench-form-error').innerText(), 'transfer: method=s3-sync: s3-sync copies between S3 and a directory: make one of from/to an s3:// location.');
+  assert.equal(
+    await view().getByTestId('bench-form-error').innerText(),
+    'transfer: method=s3-sync: s3-sync copies between S3 and a directory: make one of from/to an s3:// location.',
+  );
   await view().getByRole('combobox', { name: 'Another value of method' }).selectOption('parallel');
   await page.waitForFunction(() => document.querySelector('[data-testid=bench-form-error]')?.textContent === '');
 
@@ -152,9 +164,19 @@ test('transfer from the form: a second method from "+ value" on a list field, bo
   await dialog.waitFor();
   assert.match(await dialog.innerText(), new RegExp(`Copies 12 generated files of 2k to ${to}/tagssh-scratch-… \\(removed afterwards\\)\\.`));
   await dialog.getByRole('button', { name: 'Run it' }).click();
-  await page.waitForFunction(() => document.querySelectorAll('.bench-run-row:not([data-status=running])').length === 2 && !document.querySelector<HTMLButtonElement>('[data-testid=bench-run]')?.disabled, undefined, { timeout: 60_000 });
+  await page.waitForFunction(
+    () =>
+      document.querySelectorAll('.bench-run-row:not([data-status=running])').length === 2 &&
+      !document.querySelector<HTMLButtonElement>('[data-testid=bench-run]')?.disabled,
+    undefined,
+    { timeout: 60_000 },
+  );
   const rows = await view().locator('.bench-run-row').allInnerTexts();
-  assert.deepEqual(rows.map((r) => /done/.test(r)), [true, true], rows.join('\n'));
+  assert.deepEqual(
+    rows.map((r) => /done/.test(r)),
+    [true, true],
+    rows.join('\n'),
+  );
   await page.waitForFunction(() => document.querySelectorAll('[data-testid=bench-results] tbody tr').length === 4, undefined, { timeout: 10_000 });
   await view().getByTestId('bench-compare').click();
   await page.waitForFunction(() => document.querySelector('[data-testid=bench-compare-table] thead')?.textContent?.includes('method=parallel'));

@@ -35,7 +35,14 @@ const mark = (m: string) => `echo ${m}-$TAGSSH_TEST_HOST >> ${out}`;
 
 /** The lines with this mark, as "<address>" sorted (one per host that ran it, once each). */
 async function hostsThatRan(m: string, expected: number): Promise<string[]> {
-  const read = () => (existsSync(out) ? readFileSync(out, 'utf8').split('\n').filter((l) => l.startsWith(`${m}-`)).map((l) => l.slice(m.length + 1)).sort() : []);
+  const read = () =>
+    existsSync(out)
+      ? readFileSync(out, 'utf8')
+          .split('\n')
+          .filter((l) => l.startsWith(`${m}-`))
+          .map((l) => l.slice(m.length + 1))
+          .sort()
+      : [];
   const deadline = Date.now() + 15_000;
   while (read().length < expected && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
   await new Promise((r) => setTimeout(r, 500)); // anything extra (a second delivery) would land now
@@ -68,7 +75,11 @@ test('broadcast reaches exactly the chosen tabs: typing, Ctrl-C, arrows, a paste
   const indicator = page().getByTestId('broadcast-indicator');
   await indicator.waitFor();
   assert.match(await indicator.innerText(), /Broadcasting to 2 tabs/);
-  for (const [label, on] of [['stg-a', true], ['stg-b', false], ['prod-c', true]] as const) {
+  for (const [label, on] of [
+    ['stg-a', true],
+    ['stg-b', false],
+    ['prod-c', true],
+  ] as const) {
     assert.equal(await tab(label).getByTestId('broadcast-badge').isVisible(), on, `badge on ${label}`);
     assert.equal(await tab(label).evaluate((el) => el.classList.contains('broadcasting')), on);
   }
@@ -90,12 +101,15 @@ test('broadcast reaches exactly the chosen tabs: typing, Ctrl-C, arrows, a paste
 
   // A paste into the focused terminal reaches every receiver, each pasted its own way.
   await activePanel().locator('.xterm').click();
-  await page().evaluate((text) => {
-    const ta = document.querySelector('[role=tabpanel]:not([hidden]) textarea')!;
-    const dt = new DataTransfer();
-    dt.setData('text/plain', text);
-    ta.dispatchEvent(new ClipboardEvent('paste', { clipboardData: dt, bubbles: true, cancelable: true }));
-  }, `${mark('pasted')}\n`);
+  await page().evaluate(
+    (text) => {
+      const ta = document.querySelector('[role=tabpanel]:not([hidden]) textarea')!;
+      const dt = new DataTransfer();
+      dt.setData('text/plain', text);
+      ta.dispatchEvent(new ClipboardEvent('paste', { clipboardData: dt, bubbles: true, cancelable: true }));
+    },
+    `${mark('pasted')}\n`,
+  );
   await page().keyboard.press('Enter'); // a bracketed paste waits for Enter; a plain one ran already
   assert.deepEqual(await hostsThatRan('pasted', 2), [A, C]);
 

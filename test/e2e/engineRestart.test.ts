@@ -17,13 +17,14 @@ let browser: Browser;
 let page: Page;
 let errors: string[];
 
-const enginePids = () => descendantPids(process.pid).filter((pid) => {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('engineHost.cjs');
-  } catch {
-    return false;
-  }
-});
+const enginePids = () =>
+  descendantPids(process.pid).filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('engineHost.cjs');
+    } catch {
+      return false;
+    }
+  });
 
 before(async () => {
   lab = await startAppLab([{ name: 'web-restart', address: '127.0.0.2' }]);

@@ -85,7 +85,9 @@ test('Tera Term: Pageant by default; a key file switches to key authentication, 
   assert.match(m, /\/auth=publickey /);
   assert.ok(m.includes('/keyfile="C:\\Users\\me\\.ssh\\web key.pem"'), m);
   assert.doesNotMatch(m, /\/ask4passwd/);
-  await dialog().getByRole('checkbox', { name: /passphrase/ }).check();
+  await dialog()
+    .getByRole('checkbox', { name: /passphrase/ })
+    .check();
   m = await macro('db-1.ttl');
   assert.match(m, /\/keyfile="C:\\Users\\me\\.ssh\\web key\.pem" \/ask4passwd/);
   await shot('export-teraterm');
@@ -94,7 +96,10 @@ test('Tera Term: Pageant by default; a key file switches to key authentication, 
 test('Tera Term: a key path that is not a Windows path, or none, is refused in the app’s words', async () => {
   const keyFile = dialog().getByRole('textbox', { name: 'Key file (Windows path)' });
   await keyFile.fill('/home/me/.ssh/web.pem');
-  assert.equal(await message().innerText(), 'The key file must be an absolute Windows path: /home/me/.ssh/web.pem Tera Term runs on Windows: enter a path like C:\\Users\\me\\.ssh\\web.pem.');
+  assert.equal(
+    await message().innerText(),
+    'The key file must be an absolute Windows path: /home/me/.ssh/web.pem Tera Term runs on Windows: enter a path like C:\\Users\\me\\.ssh\\web.pem.',
+  );
   assert.doesNotMatch(await message().innerText(), /--/);
   assert.equal(await preview().locator('.export-file').count(), 0);
   await keyFile.fill('');

@@ -24,7 +24,10 @@ const message = () => dialog().getByRole('status');
 
 const savedPath = process.env.PATH;
 /** PATH without any tagssh: what ssh runs with here, and what the backend starts with. */
-const cleanPath = (savedPath ?? '').split(delimiter).filter((d) => d && !existsSync(join(d, 'tagssh'))).join(delimiter);
+const cleanPath = (savedPath ?? '')
+  .split(delimiter)
+  .filter((d) => d && !existsSync(join(d, 'tagssh')))
+  .join(delimiter);
 let linkDir = '';
 before(() => {
   process.env.PATH = cleanPath;
@@ -51,7 +54,9 @@ const openExport = async () => {
   await dialog().waitFor();
 };
 const closeExport = async () => {
-  await dialog().getByRole('button', { name: /^(Close|閉じる)$/ }).click();
+  await dialog()
+    .getByRole('button', { name: /^(Close|閉じる)$/ })
+    .click();
   await dialog().waitFor({ state: 'detached' });
 };
 
@@ -124,7 +129,10 @@ test('with tagssh installed (npm link), the exported config connects with real s
   // Which alias each Name got, and how to use it.
   const aliases = dialog().getByTestId('export-aliases');
   assert.equal(await aliases.getByRole('heading').innerText(), 'Name → Host alias');
-  assert.deepEqual((await aliases.getByRole('listitem').allInnerTexts()).sort(), [`db 1 → db-1 (${dbId}) — characters ssh cannot use were replaced`, `web-1 → web-1 (${webId})`]);
+  assert.deepEqual((await aliases.getByRole('listitem').allInnerTexts()).sort(), [
+    `db 1 → db-1 (${dbId}) — characters ssh cannot use were replaced`,
+    `web-1 → web-1 (${webId})`,
+  ]);
   assert.match(await aliases.innerText(), /Save the file and connect with: ssh -F tagssh_config (?:web-1|db-1) \(or Include it from ~\/\.ssh\/config\)\./);
   await shot('export-ssh-config');
 
@@ -135,7 +143,10 @@ test('with tagssh installed (npm link), the exported config connects with real s
   const deadline = Date.now() + 10_000;
   while (downloads.length < 1 && Date.now() < deadline) await ui.page.waitForTimeout(50);
   ui.page.off('download', onDownload);
-  assert.deepEqual(downloads.map((d) => d.suggestedFilename()), ['tagssh_config']);
+  assert.deepEqual(
+    downloads.map((d) => d.suggestedFilename()),
+    ['tagssh_config'],
+  );
   const cfg = join(ui.lab.home, 'tagssh_config');
   writeFileSync(cfg, readFileSync((await downloads[0]!.path())!, 'utf8'));
   await closeExport();

@@ -24,7 +24,8 @@ process.on('exit', () => {
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const panel = () => activePanel().locator('aside.files-panel');
 const button = (name: string) => panel().getByRole('button', { name, exact: true });
-const entryRow = (name: string) => panel().locator('tr.files-row', { has: ui.page.locator('.files-name-cell', { hasText: new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/?$`) }) });
+const entryRow = (name: string) =>
+  panel().locator('tr.files-row', { has: ui.page.locator('.files-name-cell', { hasText: new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/?$`) }) });
 const crumbs = () => panel().locator('.files-crumbs .crumb').allInnerTexts();
 const latestTransfer = () => panel().locator('.files-transfer').first();
 
@@ -65,29 +66,35 @@ test('Upload… (the picker) and a drop put files on the server; the list shows 
   assert.equal(sha(readFileSync(join(work, 'picked.bin'))), sha(data));
   assert.match(await entryRow('picked.bin').innerText(), /3\.0 MiB/);
 
-  await panel().locator('.files-list').evaluate((list) => {
-    const dt = new DataTransfer();
-    dt.items.add(new File(['dropped bytes\n'], 'dropped.txt', { type: 'text/plain' }));
-    list.dispatchEvent(new DragEvent('dragover', { dataTransfer: dt, bubbles: true, cancelable: true }));
-    list.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
-  });
+  await panel()
+    .locator('.files-list')
+    .evaluate((list) => {
+      const dt = new DataTransfer();
+      dt.items.add(new File(['dropped bytes\n'], 'dropped.txt', { type: 'text/plain' }));
+      list.dispatchEvent(new DragEvent('dragover', { dataTransfer: dt, bubbles: true, cancelable: true }));
+      list.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+    });
   await entryRow('dropped.txt').waitFor({ timeout: 20_000 });
   assert.equal(readFileSync(join(work, 'dropped.txt'), 'utf8'), 'dropped bytes\n');
 
   // The same name again asks before replacing; Cancel keeps the server's file.
-  await panel().locator('.files-list').evaluate((list) => {
-    const dt = new DataTransfer();
-    dt.items.add(new File(['second version\n'], 'dropped.txt'));
-    list.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
-  });
+  await panel()
+    .locator('.files-list')
+    .evaluate((list) => {
+      const dt = new DataTransfer();
+      dt.items.add(new File(['second version\n'], 'dropped.txt'));
+      list.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+    });
   const dialog = ui.page.getByRole('dialog', { name: 'Replace dropped.txt?' });
   await dialog.getByRole('button', { name: 'Cancel' }).click();
   assert.equal(readFileSync(join(work, 'dropped.txt'), 'utf8'), 'dropped bytes\n');
-  await panel().locator('.files-list').evaluate((list) => {
-    const dt = new DataTransfer();
-    dt.items.add(new File(['second version\n'], 'dropped.txt'));
-    list.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
-  });
+  await panel()
+    .locator('.files-list')
+    .evaluate((list) => {
+      const dt = new DataTransfer();
+      dt.items.add(new File(['second version\n'], 'dropped.txt'));
+      list.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+    });
   await dialog.getByRole('button', { name: 'Replace' }).click();
   await waitUntil(() => readFileSync(join(work, 'dropped.txt'), 'utf8') === 'second version\n', 'the replaced content');
   assert.deepEqual(readdirSync(work).sort(), ['dropped.txt', 'picked.bin'], 'no temp file left behind');
@@ -157,7 +164,11 @@ test('a big upload shows its progress and Cancel stops it, leaving nothing under
   const [chooser] = await Promise.all([ui.page.waitForEvent('filechooser'), button('Upload…').click()]);
   await chooser.setFiles(big);
   const transfer = latestTransfer();
-  await waitUntil(async () => /^[\d.]+ MiB of 256\.0 MiB \((?!0%)\d+%\)$/.test(await transfer.locator('.files-transfer-status').innerText()), 'progress past 0%', 60_000);
+  await waitUntil(
+    async () => /^[\d.]+ MiB of 256\.0 MiB \((?!0%)\d+%\)$/.test(await transfer.locator('.files-transfer-status').innerText()),
+    'progress past 0%',
+    60_000,
+  );
   const value = Number(await transfer.locator('progress').getAttribute('value'));
   assert.ok(value > 0 && value < 256 * 1024 * 1024, `progress bar at ${value}`);
   await shot('file-panel');
@@ -201,7 +212,11 @@ test('a big download shows its progress and Cancel stops it without saving anyth
   ui.page.on('download', onDownload);
   await entryRow('large.bin').getByRole('button', { name: 'Download large.bin' }).click();
   const transfer = latestTransfer();
-  await waitUntil(async () => /^[\d.]+ MiB of 200\.0 MiB \((?!0%)\d+%\)$/.test(await transfer.locator('.files-transfer-status').innerText()), 'download progress past 0%', 60_000);
+  await waitUntil(
+    async () => /^[\d.]+ MiB of 200\.0 MiB \((?!0%)\d+%\)$/.test(await transfer.locator('.files-transfer-status').innerText()),
+    'download progress past 0%',
+    60_000,
+  );
   await transfer.getByRole('button', { name: 'Cancel Download of large.bin' }).click();
   await waitUntil(async () => (await transfer.locator('.files-transfer-status').innerText()) === 'Cancelled', 'Cancelled');
   await ui.page.waitForTimeout(1000);
@@ -219,12 +234,20 @@ test('a refusal by the server is said in the app’s words, with a button to the
   await folderDialog.getByRole('textbox', { name: 'Folder name' }).fill('tagssh-denied');
   await folderDialog.getByRole('button', { name: 'Create' }).click();
   const alert = panel().getByRole('alert');
-  await waitUntil(async () => (await alert.isVisible()) && (await alert.innerText()).includes('The server does not allow this on /sys/tagssh-denied.'), `the refusal in the app's words; the panel shows: ${await panel().innerText().catch(() => '')}`);
+  await waitUntil(
+    async () => (await alert.isVisible()) && (await alert.innerText()).includes('The server does not allow this on /sys/tagssh-denied.'),
+    `the refusal in the app's words; the panel shows: ${await panel()
+      .innerText()
+      .catch(() => '')}`,
+  );
   // An upload there fails the same way, on its transfer row, naming the file (not its temp name).
   writeFileSync(join(local, 'denied.txt'), 'no');
   const [chooser] = await Promise.all([ui.page.waitForEvent('filechooser'), button('Upload…').click()]);
   await chooser.setFiles(join(local, 'denied.txt'));
-  await waitUntil(async () => (await latestTransfer().locator('.files-transfer-status').innerText()).startsWith('Failed: The server does not allow this on /sys/denied.txt.'), 'the failed upload to say why');
+  await waitUntil(
+    async () => (await latestTransfer().locator('.files-transfer-status').innerText()).startsWith('Failed: The server does not allow this on /sys/denied.txt.'),
+    'the failed upload to say why',
+  );
   await alert.getByRole('button', { name: 'Open Settings › Default login user' }).click();
   await ui.page.getByRole('tab', { name: 'Settings', selected: true }).waitFor();
   assert.match(await ui.page.evaluate(() => document.activeElement?.outerHTML ?? ''), /defaultUser/);

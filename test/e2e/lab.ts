@@ -76,7 +76,8 @@ export async function startAppLab(specs: LabHostSpec[]): Promise<AppLab> {
     const port = await freePort('127.0.0.2');
     const user = process.env.USER ?? 'root';
     for (const spec of specs) {
-      if (spec.address && !spec.noSshd) hosts[spec.name] = await startSshd({ address: spec.address, port, authorizedKeys: [clientKey.publicKey, lockedKey.publicKey] });
+      if (spec.address && !spec.noSshd)
+        hosts[spec.name] = await startSshd({ address: spec.address, port, authorizedKeys: [clientKey.publicKey, lockedKey.publicKey] });
       ids[spec.name] = await seedInstance(moto.sdk(), {
         name: spec.name,
         ...(spec.address ? { eip: spec.address } : {}),

@@ -106,7 +106,14 @@ test('Stop asks for confirmation, then the row follows the instance to stopped',
   assert.match(await worker.innerText(), /running/);
   await worker.getByRole('button', { name: 'Stop' }).click();
   await dialog.getByRole('button', { name: 'Stop' }).click();
-  await ui.page.waitForFunction(() => Array.from(document.querySelectorAll('tr.row')).some((r) => r.querySelector('.n')?.textContent === 'batch worker' && r.querySelector('.state')?.textContent === 'stopped'), undefined, { timeout: 30_000 });
+  await ui.page.waitForFunction(
+    () =>
+      Array.from(document.querySelectorAll('tr.row')).some(
+        (r) => r.querySelector('.n')?.textContent === 'batch worker' && r.querySelector('.state')?.textContent === 'stopped',
+      ),
+    undefined,
+    { timeout: 30_000 },
+  );
   await row('batch worker').getByRole('button', { name: 'Start and connect' }).waitFor();
 });
 
@@ -121,7 +128,6 @@ test('an ambiguous name shows the candidates to pick from', async () => {
   await ui.page.getByRole('tab', { name: /twin/ }).getByRole('button', { name: /Close/ }).click();
 });
 
-
 test('Sort and Group rearrange the rows; group headings count their rows', async () => {
   const sortSel = ui.page.getByRole('combobox', { name: 'Sort by' });
   const groupSel = ui.page.getByRole('combobox', { name: 'Group by' });
@@ -129,7 +135,10 @@ test('Sort and Group rearrange the rows; group headings count their rows', async
   const byState = await names();
   assert.deepEqual(byState.slice(-2).sort(), ['batch worker', 'db-1'], `stopped last: ${byState.join(', ')}`);
   await sortSel.selectOption('name');
-  assert.deepEqual(await names(), [...(await names())].sort((a, b) => a.localeCompare(b)));
+  assert.deepEqual(
+    await names(),
+    [...(await names())].sort((a, b) => a.localeCompare(b)),
+  );
   await groupSel.selectOption('state');
   assert.deepEqual(await ui.page.locator('tr.group').allInnerTexts(), ['RUNNING · 4', 'STOPPED · 2']);
   await groupSel.selectOption('region');
@@ -147,7 +156,11 @@ test('the Region picker offers the enabled regions (Osaka included) and switches
   for (const r of ['ap-northeast-1', 'ap-northeast-3', 'eu-west-1']) assert.ok(options.includes(r), `${r} offered: ${options.join(' ')}`);
   assert.equal(await region.inputValue(), 'default');
   await region.selectOption('ap-northeast-3');
-  await ui.page.waitForFunction(() => document.querySelectorAll('tr.row').length === 1 && document.querySelector('tr.row .n')?.textContent === 'osaka-1', undefined, { timeout: 20_000 });
+  await ui.page.waitForFunction(
+    () => document.querySelectorAll('tr.row').length === 1 && document.querySelector('tr.row .n')?.textContent === 'osaka-1',
+    undefined,
+    { timeout: 20_000 },
+  );
   await region.selectOption('all');
   await ui.page.waitForFunction(() => document.querySelectorAll('tr.row').length === 7, undefined, { timeout: 30_000 });
   await ui.page.getByRole('combobox', { name: 'Group by' }).selectOption('region');
@@ -186,7 +199,14 @@ test('Start asks for confirmation, then the row follows the instance to running;
   assert.equal(await ui.page.getByRole('tab').count(), tabsBefore);
   await row('db-1').getByRole('button', { name: 'Start', exact: true }).click();
   await dialog.getByRole('button', { name: 'Start', exact: true }).click();
-  await ui.page.waitForFunction(() => Array.from(document.querySelectorAll('tr.row')).some((r) => r.querySelector('.n')?.textContent === 'db-1' && r.querySelector('.state')?.getAttribute('data-state') === 'running'), undefined, { timeout: 30_000 });
+  await ui.page.waitForFunction(
+    () =>
+      Array.from(document.querySelectorAll('tr.row')).some(
+        (r) => r.querySelector('.n')?.textContent === 'db-1' && r.querySelector('.state')?.getAttribute('data-state') === 'running',
+      ),
+    undefined,
+    { timeout: 30_000 },
+  );
   await row('db-1').getByRole('button', { name: 'Connect', exact: true }).waitFor();
 });
 
@@ -214,12 +234,17 @@ test('the profile picker lists the default profile once and shows a profile adde
     assert.equal(await ui.page.locator('#set-profile').inputValue(), 'newcomer');
     await ui.page.locator('#tab-instances').click();
     await picker.selectOption('');
-    await ui.page.waitForFunction(() => !document.querySelector('.list-status.error') && document.querySelectorAll('tr.row').length > 0, undefined, { timeout: 20_000 });
+    await ui.page.waitForFunction(() => !document.querySelector('.list-status.error') && document.querySelectorAll('tr.row').length > 0, undefined, {
+      timeout: 20_000,
+    });
     await ui.page.locator('#tab-settings').click();
     assert.equal(await ui.page.locator('#set-profile').inputValue(), '');
     await ui.page.locator('#tab-instances').click();
   } finally {
-    for (const [k, v] of [['AWS_CONFIG_FILE', saved.config], ['AWS_SHARED_CREDENTIALS_FILE', saved.credentials]] as const) {
+    for (const [k, v] of [
+      ['AWS_CONFIG_FILE', saved.config],
+      ['AWS_SHARED_CREDENTIALS_FILE', saved.credentials],
+    ] as const) {
       if (v === undefined) delete process.env[k];
       else process.env[k] = v;
     }

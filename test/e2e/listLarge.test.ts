@@ -30,13 +30,16 @@ before(async () => {
   const ec2 = ui.lab.moto.sdk();
   for (let g = 1; g <= GROUPS; g++) await seedInstance(ec2, { name: `node-${String(g).padStart(2, '0')}`, count: PER_GROUP, tags: { batch: String(g) } });
   const res = await ec2.send(new DescribeInstancesCommand({}));
-  const all = (res.Reservations ?? []).flatMap((r) => r.Instances ?? []).map((i) => ({ id: i.InstanceId!, name: i.Tags?.find((t) => t.Key === 'Name')?.Value ?? '' }));
+  const all = (res.Reservations ?? [])
+    .flatMap((r) => r.Instances ?? [])
+    .map((i) => ({ id: i.InstanceId!, name: i.Tags?.find((t) => t.Key === 'Name')?.Value ?? '' }));
   order = all.sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id)).map((i) => i.id);
   assert.equal(order.length, TOTAL);
   await ui.page.getByRole('button', { name: 'Refresh' }).click();
 });
 
-const drawn = () => ui.page.locator('tr.row').evaluateAll((rs) => rs.map((r) => ({ id: (r as HTMLElement).dataset.id!, index: Number((r as HTMLElement).dataset.index) })));
+const drawn = () =>
+  ui.page.locator('tr.row').evaluateAll((rs) => rs.map((r) => ({ id: (r as HTMLElement).dataset.id!, index: Number((r as HTMLElement).dataset.index) })));
 const focused = () => ui.page.evaluate(() => Number((document.activeElement as HTMLElement | null)?.dataset.index ?? -1));
 /** True when the row is inside the list's visible area (below the sticky header). */
 const inView = (index: number) =>
@@ -51,7 +54,10 @@ test('only the rows in view are drawn, and they are the right ones, in order', a
   await ui.page.waitForFunction((n) => document.querySelector('section.instances .list-status')?.textContent === `${n} instances`, TOTAL, { timeout: 30_000 });
   const rows = await drawn();
   assert.ok(rows.length > 5 && rows.length < 60, `${rows.length} rows in the DOM for ${TOTAL} instances`);
-  assert.deepEqual(rows.map((r) => r.id), order.slice(0, rows.length));
+  assert.deepEqual(
+    rows.map((r) => r.id),
+    order.slice(0, rows.length),
+  );
   // The scroll height is the whole list's, so the scrollbar is honest.
   const height = await ui.page.locator('.list-body').evaluate((b) => b.scrollHeight);
   assert.ok(height >= TOTAL * 48, `scrollHeight ${height}`);
@@ -100,7 +106,10 @@ test('the keyboard reaches every row: arrows, Page Down, End and Home scroll the
 test('filtering a big list: a group by tag, then type-to-filter and Enter connects to the match', async () => {
   const filter = ui.page.getByRole('searchbox', { name: 'Filter instances' });
   await filter.fill('batch=7');
-  await ui.page.waitForFunction((text) => document.querySelector('section.instances .list-status')?.textContent?.startsWith(text), `${PER_GROUP} of ${TOTAL} instances`);
+  await ui.page.waitForFunction(
+    (text) => document.querySelector('section.instances .list-status')?.textContent?.startsWith(text),
+    `${PER_GROUP} of ${TOTAL} instances`,
+  );
   const shown = await ui.page.locator('tr.row .n').allInnerTexts();
   assert.ok(shown.length > 5 && shown.every((n) => n === 'node-07'), shown.join(', '));
   await filter.fill('role=bastion');

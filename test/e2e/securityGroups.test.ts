@@ -2,7 +2,12 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { AuthorizeSecurityGroupIngressCommand, CreateSecurityGroupCommand, DescribeSecurityGroupsCommand, ModifyInstanceAttributeCommand } from '@aws-sdk/client-ec2';
+import {
+  AuthorizeSecurityGroupIngressCommand,
+  CreateSecurityGroupCommand,
+  DescribeSecurityGroupsCommand,
+  ModifyInstanceAttributeCommand,
+} from '@aws-sdk/client-ec2';
 import { nftTable, type NftTable } from '../faults/lib.js';
 import { useAppUi, verbs } from './ui.js';
 
@@ -39,7 +44,12 @@ test('a timed-out Connect explains the security group; "Allow my IP" confirms, a
   const port = ui.lab.hosts['web-sg']!.port;
   const g = await ec2.send(new CreateSecurityGroupCommand({ GroupName: 'web-sg-ssh', Description: 'ssh from the office' }));
   groupId = g.GroupId!;
-  await ec2.send(new AuthorizeSecurityGroupIngressCommand({ GroupId: groupId, IpPermissions: [{ IpProtocol: 'tcp', FromPort: port, ToPort: port, IpRanges: [{ CidrIp: '198.51.100.0/24', Description: 'office' }] }] }));
+  await ec2.send(
+    new AuthorizeSecurityGroupIngressCommand({
+      GroupId: groupId,
+      IpPermissions: [{ IpProtocol: 'tcp', FromPort: port, ToPort: port, IpRanges: [{ CidrIp: '198.51.100.0/24', Description: 'office' }] }],
+    }),
+  );
   await ec2.send(new ModifyInstanceAttributeCommand({ InstanceId: ui.lab.ids['web-sg']!.id, Groups: [groupId] }));
   drop = nftTable('tagssh_e2e_sg', [`ip daddr ${ADDRESS} counter drop`]);
 
@@ -75,7 +85,10 @@ test('a timed-out Connect explains the security group; "Allow my IP" confirms, a
   const body = await dialog.getByTestId('sg-allow-body').innerText();
   assert.ok(body.includes(groupId) && body.includes(`TCP port ${port}`) && body.includes(`${MY_IP}/32`), body);
   await dialog.getByRole('button', { name: 'Cancel' }).click();
-  const rulesOf = async () => (await ec2.send(new DescribeSecurityGroupsCommand({ GroupIds: [groupId] }))).SecurityGroups![0]!.IpPermissions!.flatMap((p) => (p.IpRanges ?? []).map((r) => ({ cidr: r.CidrIp, port: p.FromPort, description: r.Description })));
+  const rulesOf = async () =>
+    (await ec2.send(new DescribeSecurityGroupsCommand({ GroupIds: [groupId] }))).SecurityGroups![0]!.IpPermissions!.flatMap((p) =>
+      (p.IpRanges ?? []).map((r) => ({ cidr: r.CidrIp, port: p.FromPort, description: r.Description })),
+    );
   assert.ok(!(await rulesOf()).some((r) => r.cidr === `${MY_IP}/32`), 'cancel adds nothing');
 
   await activePanel().getByRole('button', { name: 'Allow my IP' }).click();
@@ -91,7 +104,10 @@ test('a timed-out Connect explains the security group; "Allow my IP" confirms, a
   // Still blackholed: Retry times out again, and now the group allows the IP, so the block is elsewhere.
   await activePanel().getByRole('button', { name: 'Retry' }).click();
   await activePanel().locator('[data-testid=sg-diagnosis][data-verdict=allowed]').waitFor({ timeout: 60_000 });
-  assert.match(await activePanel().getByTestId('sg-diagnosis').innerText(), new RegExp(`security group ${groupId} allows ${MY_IP.replace(/\./g, '\\.')} on port ${port}[\\s\\S]*network ACL`));
+  assert.match(
+    await activePanel().getByTestId('sg-diagnosis').innerText(),
+    new RegExp(`security group ${groupId} allows ${MY_IP.replace(/\./g, '\\.')} on port ${port}[\\s\\S]*network ACL`),
+  );
   assert.equal(await activePanel().getByRole('button', { name: 'Allow my IP' }).count(), 0, 'nothing to allow');
 
   // The network lets packets through again: Retry reaches the host (first contact).

@@ -31,7 +31,9 @@ async function tofuIn(p: Page, root: string, text: string): Promise<string[]> {
   return p.evaluate(
     ({ root, text }) => {
       // The innermost element showing the whole text (descendants come after their ancestors).
-      const host = Array.from(document.querySelector(root)!.querySelectorAll('*')).filter((e) => e.textContent!.includes(text)).at(-1);
+      const host = Array.from(document.querySelector(root)!.querySelectorAll('*'))
+        .filter((e) => e.textContent!.includes(text))
+        .at(-1);
       if (!host) throw new Error(`"${text}" is not drawn in ${root}`);
       const cs = getComputedStyle(host);
       const canvas = document.createElement('canvas');
@@ -139,7 +141,9 @@ test('Language 日本語 relabels Settings, the list, its pickers and dialogs', 
   assert.equal(await page().evaluate(() => document.documentElement.lang), 'ja');
   await form().getByRole('spinbutton', { name: 'SSH ポート' }).waitFor();
   await form().getByRole('combobox', { name: '表示言語' }).waitFor();
-  await page().locator('section.settings').evaluate((e) => (e.scrollTop = 0));
+  await page()
+    .locator('section.settings')
+    .evaluate((e) => (e.scrollTop = 0));
   await shot('settings-ja');
 
   await instancesTab().click();

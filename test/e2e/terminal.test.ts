@@ -36,7 +36,10 @@ test('Connect opens a terminal tab whose shell runs commands on the host (first-
 });
 
 test('a flood past the flow-control window arrives whole and in order, over the socket in a worker', async () => {
-  assert.ok(ui.page.workers().some((w) => w.url().endsWith('/wsWorker.js')), 'the browser-mode WebSocket runs in a worker');
+  assert.ok(
+    ui.page.workers().some((w) => w.url().endsWith('/wsWorker.js')),
+    'the browser-mode WebSocket runs in a worker',
+  );
   const before = (await ui.page.evaluate(() => window.tagsshDebug!.terminals()))[0]!.painted;
   // 6.9 MB: more than the 4 MiB the backend lets the UI fall behind, so only acks of painted
   // output (whole batches or slices of them) can resume the paused channel.
@@ -94,7 +97,14 @@ test('a stopped instance is started and connected, with progress', async () => {
   rmSync(file, { force: true });
   // The list follows: db-1 is running now.
   await ui.page.getByRole('tab', { name: 'Instances' }).click();
-  await ui.page.waitForFunction(() => Array.from(document.querySelectorAll('tr.row')).some((r) => r.querySelector('.n')?.textContent === 'db-1' && r.querySelector('.state')?.textContent?.includes('running')), undefined, { timeout: 30_000 });
+  await ui.page.waitForFunction(
+    () =>
+      Array.from(document.querySelectorAll('tr.row')).some(
+        (r) => r.querySelector('.n')?.textContent === 'db-1' && r.querySelector('.state')?.textContent?.includes('running'),
+      ),
+    undefined,
+    { timeout: 30_000 },
+  );
 });
 
 test('a changed host key is refused in the UI', async () => {
@@ -119,7 +129,9 @@ test('a changed host key is refused in the UI', async () => {
   assert.match(await dialog.innerText(), /Forget the stored host key\?/);
   await dialog.getByRole('button', { name: 'Forget key' }).click();
   await trustFirstContact();
-  await ui.page.waitForFunction(() => document.querySelector('[role=tabpanel]:not([hidden])')?.getAttribute('data-state') === 'open', undefined, { timeout: 20_000 });
+  await ui.page.waitForFunction(() => document.querySelector('[role=tabpanel]:not([hidden])')?.getAttribute('data-state') === 'open', undefined, {
+    timeout: 20_000,
+  });
   await waitForTerminal(/[#$]\s*$/m);
   await typeInTerminal('echo rebuilt-$((2+2))');
   await waitForTerminal('rebuilt-4');
@@ -132,8 +144,11 @@ test('an encrypted key asks for its passphrase in the tab (wrong, then right) an
   // tab found here may be gone by the time it is clicked: short timeouts, then look again.
   const closers = ui.page.locator('.tab-close');
   const confirm = ui.page.getByRole('dialog').getByRole('button', { name: 'Close tab' });
-  for (const deadline = Date.now() + 30_000; (await closers.count()) > 0 && Date.now() < deadline; ) {
-    await closers.first().click({ timeout: 2000 }).catch(() => {});
+  for (const deadline = Date.now() + 30_000; (await closers.count()) > 0 && Date.now() < deadline;) {
+    await closers
+      .first()
+      .click({ timeout: 2000 })
+      .catch(() => {});
     await confirm.click({ timeout: 2000 }).catch(() => {}); // disconnected tabs close without asking
   }
   await ui.page.waitForFunction(() => document.querySelectorAll('.tab-close').length === 0, undefined, { timeout: 10_000 });
@@ -179,5 +194,8 @@ test('settings are shown, saved and validated', async () => {
   await ui.page.getByRole('tab', { name: 'Instances' }).click();
   await row('web-1').focus();
   await shot('app');
-  assert.deepEqual(ui.errors.filter((e) => !/Failed to load resource/.test(e)), []);
+  assert.deepEqual(
+    ui.errors.filter((e) => !/Failed to load resource/.test(e)),
+    [],
+  );
 });

@@ -50,7 +50,8 @@ async function stateOf(name: string): Promise<string> {
 }
 
 /** The tab whose label is exactly `label` (its accessible name also carries the close button's). */
-const tab = (label: string) => page().locator('[role=tab]', { has: page().locator('.tab-label', { hasText: new RegExp(`^${label.replace(/[()]/g, '\\$&')}$`) }) });
+const tab = (label: string) =>
+  page().locator('[role=tab]', { has: page().locator('.tab-label', { hasText: new RegExp(`^${label.replace(/[()]/g, '\\$&')}$`) }) });
 const tabNames = async () => (await page().getByRole('tab').allInnerTexts()).map((s) => s.replace('×', '').trim());
 const selectedTab = async () => (await page().locator('[role=tab][aria-selected=true] .tab-label').innerText()).trim();
 
@@ -65,7 +66,10 @@ test('the exit notice comes after every byte of the last command’s output', as
   await waitForTerminal(/[#$]\s*$/m);
   await typeInTerminal('seq 1 5; echo LAST; exit');
   const screen = await waitForTerminal('[The remote shell exited with code 0.]');
-  const lines = screen.split('\n').map((l) => l.trim()).filter(Boolean);
+  const lines = screen
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
   const notice = lines.indexOf('[The remote shell exited with code 0.]');
   assert.equal(notice, lines.length - 1, `the notice is the last line:\n${screen}`);
   assert.ok(lines.indexOf('LAST') >= 0 && lines.indexOf('LAST') < notice, `LAST comes before the notice:\n${screen}`);
@@ -84,7 +88,10 @@ test('two tabs to one instance are told apart; closing a live tab asks first and
   await waitForTerminal(/[#$]\s*$/m);
   await connectFromList('web-1');
   await waitForTerminal(/[#$]\s*$/m);
-  assert.deepEqual((await tabNames()).filter((n) => n.startsWith('web-1')), ['web-1', 'web-1 (2)']);
+  assert.deepEqual(
+    (await tabNames()).filter((n) => n.startsWith('web-1')),
+    ['web-1', 'web-1 (2)'],
+  );
   assert.equal(await selectedTab(), 'web-1 (2)');
 
   // Close the second tab: the app asks; Cancel keeps the session.
@@ -108,14 +115,20 @@ test('two tabs to one instance are told apart; closing a live tab asks first and
   // A new tab to web-1 takes the free number again.
   await connectFromList('web-1');
   await waitForTerminal(/[#$]\s*$/m);
-  assert.deepEqual((await tabNames()).filter((n) => n.startsWith('web-1')), ['web-1', 'web-1 (2)']);
+  assert.deepEqual(
+    (await tabNames()).filter((n) => n.startsWith('web-1')),
+    ['web-1', 'web-1 (2)'],
+  );
 
   // Middle-click asks too; closing every terminal leaves the list selected.
   await tab('web-1 (2)').click({ button: 'middle' });
   await page().getByRole('dialog').getByRole('button', { name: 'Close tab' }).click();
   await tab('web-1').locator('.tab-close').click();
   await page().getByRole('dialog').getByRole('button', { name: 'Close tab' }).click();
-  await page().locator('[role=tab] .tab-label', { hasText: /^web-1/ }).first().waitFor({ state: 'detached' });
+  await page()
+    .locator('[role=tab] .tab-label', { hasText: /^web-1/ })
+    .first()
+    .waitFor({ state: 'detached' });
   assert.equal(await selectedTab(), 'Instances');
 });
 
@@ -337,7 +350,12 @@ test('in Japanese, the tab strip, the terminal tab and its notices speak Japanes
   // Back to English: the words follow at once, without a reload.
   await page().getByRole('tab', { name: '設定' }).click();
   await page().locator('#set-language').selectOption('en');
-  await page().getByRole('button', { name: /Save settings|設定を保存/ }).click();
+  await page()
+    .getByRole('button', { name: /Save settings|設定を保存/ })
+    .click();
   await page().getByRole('tab', { name: 'Instances' }).waitFor();
-  assert.deepEqual(ui.errors.filter((e) => !/Failed to load resource/.test(e)), []);
+  assert.deepEqual(
+    ui.errors.filter((e) => !/Failed to load resource/.test(e)),
+    [],
+  );
 });

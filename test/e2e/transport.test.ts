@@ -22,7 +22,10 @@ async function startEndpoint(): Promise<void> {
   const vpcId = (await ec2.send(new DescribeSubnetsCommand({ SubnetIds: [subnetId] }))).Subnets![0]!.VpcId!;
   const web = ui.lab.hosts['web-1']!;
   const priv = await seedInstance(ec2, { name: 'private-1', subnetId, tags: { 'tagssh:user': web.user, 'tagssh:port': String(web.port) } });
-  lab = await startEiceLab({ upstream: process.env.AWS_ENDPOINT_URL_EC2!, endpoints: [{ id: 'eice-0e2e0000000000001', vpcId, subnetId, addresses: [priv.privateIp!] }] });
+  lab = await startEiceLab({
+    upstream: process.env.AWS_ENDPOINT_URL_EC2!,
+    endpoints: [{ id: 'eice-0e2e0000000000001', vpcId, subnetId, addresses: [priv.privateIp!] }],
+  });
   lab.route.set(`${priv.privateIp}:${web.port}`, { host: web.address, port: web.port });
   Object.assign(process.env, lab.env);
   resetClients();
@@ -45,7 +48,10 @@ test('a private instance connects through the EC2 Instance Connect Endpoint, and
   const badge = activePanel().getByTestId('transport');
   assert.equal(await badge.innerText(), 'EC2 Instance Connect Endpoint');
   assert.equal(await badge.getAttribute('title'), 'Connection: EC2 Instance Connect Endpoint');
-  assert.ok(lab.tunnels.some((x) => x.endpointId === 'eice-0e2e0000000000001'), 'the session rode the endpoint');
+  assert.ok(
+    lab.tunnels.some((x) => x.endpointId === 'eice-0e2e0000000000001'),
+    'the session rode the endpoint',
+  );
   await shot('terminal-eice');
 });
 

@@ -26,11 +26,13 @@ const field = (label: string) => view().getByLabel(label, { exact: true });
 function httpGet(address: string): Promise<string> {
   const i = address.lastIndexOf(':');
   return new Promise((resolve, reject) => {
-    http.get({ host: address.slice(0, i), port: Number(address.slice(i + 1)), path: '/', agent: false }, (res) => {
-      let body = '';
-      res.on('data', (c) => (body += c));
-      res.on('end', () => resolve(body));
-    }).on('error', reject);
+    http
+      .get({ host: address.slice(0, i), port: Number(address.slice(i + 1)), path: '/', agent: false }, (res) => {
+        let body = '';
+        res.on('data', (c) => (body += c));
+        res.on('end', () => resolve(body));
+      })
+      .on('error', reject);
   });
 }
 
@@ -97,11 +99,15 @@ test('Start opens the tunnel; bytes count; Copy address copies it; it outlives t
   const address = await addressOf();
   assert.notEqual(address, '127.0.0.1:0', 'shows the port it really listens on');
   assert.equal(await httpGet(address), BODY);
-  await tunnelRow().locator('.tunnel-traffic', { hasText: /↓ (?!0 B)/ }).waitFor({ timeout: 10_000 });
+  await tunnelRow()
+    .locator('.tunnel-traffic', { hasText: /↓ (?!0 B)/ })
+    .waitFor({ timeout: 10_000 });
 
   await page().context().grantPermissions(['clipboard-read', 'clipboard-write']);
   await tunnelRow().getByRole('button', { name: 'Copy address' }).click();
-  await view().locator('.tunnels-status', { hasText: `Copied ${address}` }).waitFor();
+  await view()
+    .locator('.tunnels-status', { hasText: `Copied ${address}` })
+    .waitFor();
   assert.equal(await page().evaluate(() => navigator.clipboard.readText()), address);
   await shot('tunnels');
 
@@ -137,7 +143,9 @@ test('Edit turns it into a SOCKS proxy (Cancel leaves it as it was); curl goes t
   await tunnelRow().getByRole('button', { name: 'Start' }).click();
   await waitState('Open');
   const proxy = await addressOf();
-  const curl = await runProcess('curl', ['-sS', '--max-time', '20', '--socks5-hostname', proxy, `http://localhost:${httpPort}/`], { env: { PATH: process.env.PATH } });
+  const curl = await runProcess('curl', ['-sS', '--max-time', '20', '--socks5-hostname', proxy, `http://localhost:${httpPort}/`], {
+    env: { PATH: process.env.PATH },
+  });
   assert.equal(curl.code, 0, curl.stderr);
   assert.equal(curl.stdout, BODY);
   await tunnelRow().getByRole('button', { name: 'Stop' }).click();
@@ -156,7 +164,10 @@ test('a local port in use fails in the app’s words; Delete asks, then removes'
     await view().locator('tbody tr').nth(1).waitFor();
     await tunnelRow(1).getByRole('button', { name: 'Start' }).click();
     await waitState('Failed', 1);
-    assert.equal(await tunnelRow(1).locator('.tunnel-error').innerText(), `Local port ${port} is already in use. Choose another port in Edit, or stop what uses it.`);
+    assert.equal(
+      await tunnelRow(1).locator('.tunnel-error').innerText(),
+      `Local port ${port} is already in use. Choose another port in Edit, or stop what uses it.`,
+    );
   } finally {
     busy.close();
   }

@@ -8,7 +8,6 @@ import { startAppLab, type AppLab, type LabHostSpec } from './lab.js';
 // Shared by the end-to-end files: one lab + one Chromium page per file (started in before(),
 // stopped in after()), and the little verbs the tests are written in.
 
-
 export interface AppUi {
   lab: AppLab;
   browser: Browser;
@@ -68,7 +67,13 @@ export function verbs(ui: AppUi) {
       try {
         await prompt.waitFor({ timeout });
       } catch (e) {
-        throw new Error(`no host-key prompt; the tab says: ${await activePanel().locator('.term-status').innerText().catch(() => '?')}`, { cause: e });
+        throw new Error(
+          `no host-key prompt; the tab says: ${await activePanel()
+            .locator('.term-status')
+            .innerText()
+            .catch(() => '?')}`,
+          { cause: e },
+        );
       }
       await activePanel().getByRole('button', { name: 'Trust this key and connect' }).click();
     },
@@ -84,7 +89,10 @@ export function verbs(ui: AppUi) {
     /** Kills the sshd processes serving a host's sessions (by pid; the listener stays up). */
     killSessions(host: string): number {
       const daemon = ui.lab.hosts[host]!.pid!;
-      const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(daemon)], { encoding: 'utf8' }).split(/\s+/).filter(Boolean).map(Number);
+      const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(daemon)], { encoding: 'utf8' })
+        .split(/\s+/)
+        .filter(Boolean)
+        .map(Number);
       for (const pid of children) process.kill(pid, 'SIGKILL');
       return children.length;
     },

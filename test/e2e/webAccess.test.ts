@@ -31,7 +31,13 @@ test('a link signs in one tab, survives reloads, and is spent for anyone else', 
 
   await page.reload();
   await row(page, 'web-1').waitFor({ timeout: 20_000 });
-  assert.equal(await page.getByRole('alert').filter({ hasText: /TagSSH/ }).count(), 0);
+  assert.equal(
+    await page
+      .getByRole('alert')
+      .filter({ hasText: /TagSSH/ })
+      .count(),
+    0,
+  );
   assert.equal(lab.server.signIns(), 1, 'a reload reuses the tab’s session');
 
   const other = await openApp(browser, link);

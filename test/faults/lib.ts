@@ -32,7 +32,11 @@ export function formatTable(rows: FaultRow[]): string {
   const head = ['fault', 'figure', 'target', 'result'];
   const body = rows.map((r) => [r.fault, r.figure + (r.note ? ` (${r.note})` : ''), r.target, r.pass ? 'PASS' : 'FAIL']);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => (b[i] ?? '').length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i] ?? 0))
+      .join('  ')
+      .trimEnd();
   return [line(head), line(widths.map((w) => '-'.repeat(w))), ...body.map(line)].join('\n');
 }
 

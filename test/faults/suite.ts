@@ -27,7 +27,10 @@ export function runScenario(name: string, quick: boolean, log: (m: string) => vo
       } catch {
         // fall through: reported as a failed row
       }
-      const lines = err.trim().split('\n').filter((l) => !l.startsWith('[faults]') && !/^\s+at /.test(l));
+      const lines = err
+        .trim()
+        .split('\n')
+        .filter((l) => !l.startsWith('[faults]') && !/^\s+at /.test(l));
       const why = (lines.find((l) => /Error/.test(l) && !/Warning/.test(l)) ?? lines.slice(-3).join(' ')).trim();
       resolve([{ fault: name, figure: `did not complete (exit ${code ?? signal}): ${why.slice(0, 300)}`, target: '-', pass: false }]);
     });

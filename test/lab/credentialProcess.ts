@@ -41,4 +41,3 @@ process.stdout.write(JSON.stringify({ Version: 1, AccessKeyId: key, SecretAccess
     valid: (key) => issued().some((i) => i.key === key && i.expires > Date.now()),
   };
 }
-

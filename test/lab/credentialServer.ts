@@ -24,7 +24,15 @@ export async function startCredentialServer(lifetimeSeconds: number, secret: str
     const key = `ASIA${via === 'imds' ? 'IMDS' : 'ECS'}${Date.now().toString(36).toUpperCase()}${Math.random().toString(36).slice(2, 6).toUpperCase()}`;
     const expires = Date.now() + lifetimeSeconds * 1000;
     issued.push({ key, expires, via });
-    return { Code: 'Success', Type: 'AWS-HMAC', AccessKeyId: key, SecretAccessKey: secret, Token: `token-${key}`, Expiration: new Date(expires).toISOString(), LastUpdated: new Date().toISOString() };
+    return {
+      Code: 'Success',
+      Type: 'AWS-HMAC',
+      AccessKeyId: key,
+      SecretAccessKey: secret,
+      Token: `token-${key}`,
+      Expiration: new Date(expires).toISOString(),
+      LastUpdated: new Date().toISOString(),
+    };
   };
   const server = http.createServer((req, res) => {
     const json = (body: unknown) => {

@@ -64,7 +64,9 @@ function describeEndpointsXml(endpoints: LabEndpoint[], params: URLSearchParams,
   const ids: string[] = [];
   for (const [k, v] of params) if (/^InstanceConnectEndpointId\.\d+$/.test(k)) ids.push(v);
   const match = (e: LabEndpoint) =>
-    (!ids.length || ids.includes(e.id)) && (!filters.has('vpc-id') || filters.get('vpc-id')!.includes(e.vpcId)) && (!filters.has('state') || filters.get('state')!.includes(e.state ?? 'create-complete'));
+    (!ids.length || ids.includes(e.id)) &&
+    (!filters.has('vpc-id') || filters.get('vpc-id')!.includes(e.vpcId)) &&
+    (!filters.has('state') || filters.get('state')!.includes(e.state ?? 'create-complete'));
   const items = endpoints
     .filter(match)
     .map(
@@ -99,7 +101,15 @@ async function checkPresigned(req: http.IncomingMessage, o: Required<Pick<EiceLa
   const signer = new SignatureV4({ service: 'ec2-instance-connect', region: o.region, sha256: Sha256, credentials: o.credentials });
   const [hostname, port] = String(req.headers.host).split(':');
   const signed = (await signer.presign(
-    { method: 'GET', protocol: 'https:', hostname: hostname!, ...(port ? { port: Number(port) } : {}), path: url.pathname, headers: { host: String(req.headers.host) }, query } as never,
+    {
+      method: 'GET',
+      protocol: 'https:',
+      hostname: hostname!,
+      ...(port ? { port: Number(port) } : {}),
+      path: url.pathname,
+      headers: { host: String(req.headers.host) },
+      query,
+    } as never,
     { signingDate: date, expiresIn: expires },
   )) as unknown as { query: Record<string, string> };
   return signed.query['X-Amz-Signature'] === got ? null : 'signature does not match';
@@ -153,7 +163,9 @@ export async function startEiceLab(opts: EiceLabOptions): Promise<EiceLab> {
   server.on('upgrade', (req, socket, head) => {
     const refuse = (status: number, why: string) => {
       refused.push({ status, why });
-      socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(why)}\r\nConnection: close\r\n\r\n${why}`);
+      socket.end(
+        `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(why)}\r\nConnection: close\r\n\r\n${why}`,
+      );
     };
     void (async () => {
       const url = new URL(req.url ?? '/', 'http://lab');

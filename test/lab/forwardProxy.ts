@@ -27,10 +27,13 @@ export async function startForwardProxy(): Promise<ForwardProxy> {
       res.writeHead(400);
       return void res.end('absolute URI expected');
     }
-    const up = http.request({ hostname: target.hostname, port: target.port, path: target.pathname + target.search, method: req.method, headers: req.headers }, (ures) => {
-      res.writeHead(ures.statusCode ?? 502, ures.headers);
-      ures.pipe(res);
-    });
+    const up = http.request(
+      { hostname: target.hostname, port: target.port, path: target.pathname + target.search, method: req.method, headers: req.headers },
+      (ures) => {
+        res.writeHead(ures.statusCode ?? 502, ures.headers);
+        ures.pipe(res);
+      },
+    );
     up.on('error', () => {
       res.writeHead(502);
       res.end();

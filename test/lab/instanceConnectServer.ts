@@ -23,7 +23,11 @@ export interface InstanceConnectLab {
   close(): Promise<void>;
 }
 
-export async function startInstanceConnectLab(o: { upstream: string; deliver: (key: PushedKey) => (() => void) | void; ttlMs?: number }): Promise<InstanceConnectLab> {
+export async function startInstanceConnectLab(o: {
+  upstream: string;
+  deliver: (key: PushedKey) => (() => void) | void;
+  ttlMs?: number;
+}): Promise<InstanceConnectLab> {
   const upstream = new URL(o.upstream);
   const pushes: PushedKey[] = [];
   const denied = new Set<string>();
@@ -34,10 +38,19 @@ export async function startInstanceConnectLab(o: { upstream: string; deliver: (k
     req.on('end', () => {
       const body = Buffer.concat(chunks);
       const target = String(req.headers['x-amz-target'] ?? '');
-      const input = target.endsWith('.SendSSHPublicKey') ? (JSON.parse(body.toString('utf8')) as { InstanceId: string; InstanceOSUser: string; SSHPublicKey: string; AvailabilityZone?: string }) : undefined;
+      const input = target.endsWith('.SendSSHPublicKey')
+        ? (JSON.parse(body.toString('utf8')) as { InstanceId: string; InstanceOSUser: string; SSHPublicKey: string; AvailabilityZone?: string })
+        : undefined;
       if (input && denied.has(input.InstanceId)) {
-        const answer = JSON.stringify({ __type: 'AccessDeniedException', Message: `User is not authorized to perform: ec2-instance-connect:SendSSHPublicKey on resource: ${input.InstanceId}` });
-        res.writeHead(400, { 'content-type': 'application/x-amz-json-1.1', 'x-amzn-errortype': 'AccessDeniedException', 'content-length': Buffer.byteLength(answer) });
+        const answer = JSON.stringify({
+          __type: 'AccessDeniedException',
+          Message: `User is not authorized to perform: ec2-instance-connect:SendSSHPublicKey on resource: ${input.InstanceId}`,
+        });
+        res.writeHead(400, {
+          'content-type': 'application/x-amz-json-1.1',
+          'x-amzn-errortype': 'AccessDeniedException',
+          'content-length': Buffer.byteLength(answer),
+        });
         res.end(answer);
         return;
       }
@@ -47,7 +60,12 @@ export async function startInstanceConnectLab(o: { upstream: string; deliver: (k
         ures.on('end', () => {
           const answer = Buffer.concat(out);
           if (input && (ures.statusCode ?? 500) < 300) {
-            const key: PushedKey = { instanceId: input.InstanceId, user: input.InstanceOSUser, publicKey: input.SSHPublicKey, ...(input.AvailabilityZone ? { availabilityZone: input.AvailabilityZone } : {}) };
+            const key: PushedKey = {
+              instanceId: input.InstanceId,
+              user: input.InstanceOSUser,
+              publicKey: input.SSHPublicKey,
+              ...(input.AvailabilityZone ? { availabilityZone: input.AvailabilityZone } : {}),
+            };
             pushes.push(key);
             const takeBack = o.deliver(key);
             if (takeBack) {

@@ -5,8 +5,13 @@
 import net from 'node:net';
 
 const isLoopback = (host) =>
-  host === undefined || host === null || host === '' || host === 'localhost' ||
-  /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host) || host === '::1' || /^::ffff:127\./i.test(host);
+  host === undefined ||
+  host === null ||
+  host === '' ||
+  host === 'localhost' ||
+  /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host) ||
+  host === '::1' ||
+  /^::ffff:127\./i.test(host);
 
 const connect = net.Socket.prototype.connect;
 if (!connect.__tagsshLoopbackOnly) {
@@ -15,7 +20,9 @@ if (!connect.__tagsshLoopbackOnly) {
     if (Array.isArray(opts)) opts = opts[0];
     if (typeof opts !== 'object' || opts === null) opts = { port: args[0], host: typeof args[1] === 'string' ? args[1] : undefined };
     if (!opts.path && !isLoopback(opts.host)) {
-      const err = Object.assign(new Error(`test guard: refused a connection to ${opts.host}:${opts.port} (only loopback is allowed in tests)`), { code: 'ENETUNREACH' });
+      const err = Object.assign(new Error(`test guard: refused a connection to ${opts.host}:${opts.port} (only loopback is allowed in tests)`), {
+        code: 'ENETUNREACH',
+      });
       process.nextTick(() => this.destroy(err));
       return this;
     }

@@ -39,7 +39,11 @@ export async function startSsmRunCommandLab(moto: string): Promise<SsmRunCommand
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && k !== 'host' && k !== 'content-length') headers[k] = v;
     if (action) headers['x-amz-target'] = `AmazonSSM.${action}`;
-    const res = await fetch(`${moto}${req.url ?? '/'}`, { method: req.method ?? 'POST', headers, ...(req.method === 'GET' ? {} : { body: new Uint8Array(body) }) });
+    const res = await fetch(`${moto}${req.url ?? '/'}`, {
+      method: req.method ?? 'POST',
+      headers,
+      ...(req.method === 'GET' ? {} : { body: new Uint8Array(body) }),
+    });
     return { status: res.status, text: await res.text() };
   }
 
@@ -70,7 +74,11 @@ export async function startSsmRunCommandLab(moto: string): Promise<SsmRunCommand
           const ids = await instancesOf(req, CommandId);
           const pending = commands.get(CommandId)!;
           pending.polls++;
-          const CommandInvocations = ids.map((InstanceId) => ({ CommandId, InstanceId, Status: pending.polls === 1 ? 'InProgress' : (outcomes.get(InstanceId)?.status ?? 'Success') }));
+          const CommandInvocations = ids.map((InstanceId) => ({
+            CommandId,
+            InstanceId,
+            Status: pending.polls === 1 ? 'InProgress' : (outcomes.get(InstanceId)?.status ?? 'Success'),
+          }));
           return reply(200, JSON.stringify({ CommandInvocations }));
         }
         const answer = await forward(req, body);
@@ -83,7 +91,14 @@ export async function startSsmRunCommandLab(moto: string): Promise<SsmRunCommand
         if (action === 'GetCommandInvocation' && answer.status === 200) {
           const doc = JSON.parse(answer.text) as Record<string, unknown>;
           const o = outcomes.get(String(doc.InstanceId));
-          if (o) Object.assign(doc, { Status: o.status, StatusDetails: o.status, StandardOutputContent: o.stdout, StandardErrorContent: o.stderr ?? '', ResponseCode: o.responseCode });
+          if (o)
+            Object.assign(doc, {
+              Status: o.status,
+              StatusDetails: o.status,
+              StandardOutputContent: o.stdout,
+              StandardErrorContent: o.stderr ?? '',
+              ResponseCode: o.responseCode,
+            });
           return reply(200, JSON.stringify(doc));
         }
         reply(answer.status, answer.text);

@@ -146,21 +146,34 @@ export async function startSsmLab(opts: SsmLabOptions = {}): Promise<SsmLab> {
       if (target === 'AmazonSSM.DescribeInstanceInformation') {
         const filters = (input.Filters as Array<{ Key: string; Values: string[] }> | undefined) ?? [];
         const ids = filters.find((f) => f.Key === 'InstanceIds')?.Values;
-        const list = [...lab.nodes.entries()].filter(([id]) => !ids || ids.includes(id)).map(([id, n]) => ({ InstanceId: id, PingStatus: n.online === false ? 'ConnectionLost' : 'Online', PlatformType: 'Linux', AgentVersion: '3.3.0.0' }));
+        const list = [...lab.nodes.entries()]
+          .filter(([id]) => !ids || ids.includes(id))
+          .map(([id, n]) => ({ InstanceId: id, PingStatus: n.online === false ? 'ConnectionLost' : 'Online', PlatformType: 'Linux', AgentVersion: '3.3.0.0' }));
         return reply(res, 200, { InstanceInformationList: list });
       }
       if (target === 'AmazonSSM.StartSession') {
         const id = String(input.Target ?? '');
         const node = lab.nodes.get(id);
-        if (node?.deny) return reply(res, 400, { __type: 'AccessDeniedException', message: `User is not authorized to perform: ssm:StartSession on resource: ${id}` });
+        if (node?.deny)
+          return reply(res, 400, { __type: 'AccessDeniedException', message: `User is not authorized to perform: ssm:StartSession on resource: ${id}` });
         if (!node || node.online === false) return reply(res, 400, { __type: 'TargetNotConnected', message: `${id} is not connected.` });
         const params = (input.Parameters as Record<string, string[]> | undefined) ?? {};
-        const rec: SessionRecord = { sessionId: `lab-${randomUUID()}`, instanceId: id, document: String(input.DocumentName ?? 'SSM-SessionManagerRunShell'), terminated: false, sizes: [], flags: [], outputAcked: 0 };
+        const rec: SessionRecord = {
+          sessionId: `lab-${randomUUID()}`,
+          instanceId: id,
+          document: String(input.DocumentName ?? 'SSM-SessionManagerRunShell'),
+          terminated: false,
+          sizes: [],
+          flags: [],
+          outputAcked: 0,
+        };
         if (params.portNumber?.[0]) rec.portNumber = params.portNumber[0];
         lab.sessions.push(rec);
         const token = randomUUID();
         tokens.set(token, rec);
-        const streamUrl = lab.streamUrlOverride ?? `${opts.tls ? 'wss' : 'ws'}://127.0.0.1:${(server.address() as AddressInfo).port}/v1/data-channel/${rec.sessionId}?role=publish_subscribe`;
+        const streamUrl =
+          lab.streamUrlOverride ??
+          `${opts.tls ? 'wss' : 'ws'}://127.0.0.1:${(server.address() as AddressInfo).port}/v1/data-channel/${rec.sessionId}?role=publish_subscribe`;
         return reply(res, 200, { SessionId: rec.sessionId, StreamUrl: streamUrl, TokenValue: token });
       }
       if (target === 'AmazonSSM.TerminateSession') {
@@ -215,7 +228,15 @@ export async function startSsmLab(opts: SsmLabOptions = {}): Promise<SsmLab> {
       closed = true;
       lab.stats.agentRetransmissions += channel.retransmissions;
       void channel.drained().then(() => {
-        const body = { MessageId: randomUUID(), CreatedDate: new Date().toISOString(), DestinationId: rec.instanceId, SessionId: rec.sessionId, MessageType: MESSAGE_TYPES.channelClosed, SchemaVersion: 1, Output: output };
+        const body = {
+          MessageId: randomUUID(),
+          CreatedDate: new Date().toISOString(),
+          DestinationId: rec.instanceId,
+          SessionId: rec.sessionId,
+          MessageType: MESSAGE_TYPES.channelClosed,
+          SchemaVersion: 1,
+          Output: output,
+        };
         channel.sendRaw(newMessage({ messageType: MESSAGE_TYPES.channelClosed, payload: Buffer.from(JSON.stringify(body)) }));
         channel.close();
         ws.close(1000);
@@ -264,7 +285,10 @@ export async function startSsmLab(opts: SsmLabOptions = {}): Promise<SsmLab> {
         sock.on('close', () => finish());
         relay = { write: (b) => sock.write(b), close: () => sock.destroy() };
       } else {
-        const child = spawn('python3', ['-c', PTY_SHELL], { stdio: ['pipe', 'pipe', 'inherit', 'pipe'], env: { ...process.env, TERM: 'xterm-256color', HOME: process.env.HOME ?? '/tmp' } });
+        const child = spawn('python3', ['-c', PTY_SHELL], {
+          stdio: ['pipe', 'pipe', 'inherit', 'pipe'],
+          env: { ...process.env, TERM: 'xterm-256color', HOME: process.env.HOME ?? '/tmp' },
+        });
         children.add(child);
         child.stdout!.on('data', (d: Buffer) => output(d));
         child.on('exit', () => {
@@ -283,7 +307,9 @@ export async function startSsmLab(opts: SsmLabOptions = {}): Promise<SsmLab> {
     channel.onStream = (m: AgentMessage) => {
       if (m.payloadType === PAYLOAD_TYPES.handshakeResponse) {
         rec.handshakeResponse = JSON.parse(m.payload.toString('utf8'));
-        void channel.send(PAYLOAD_TYPES.handshakeComplete, Buffer.from(JSON.stringify({ HandshakeTimeToComplete: 1_000_000, CustomerMessage: '' }))).then(startRelay, () => {});
+        void channel
+          .send(PAYLOAD_TYPES.handshakeComplete, Buffer.from(JSON.stringify({ HandshakeTimeToComplete: 1_000_000, CustomerMessage: '' })))
+          .then(startRelay, () => {});
         return;
       }
       if (m.payloadType === PAYLOAD_TYPES.size) {
@@ -303,7 +329,12 @@ export async function startSsmLab(opts: SsmLabOptions = {}): Promise<SsmLab> {
 
     const handshake = {
       AgentVersion: '3.3.0.0',
-      RequestedClientActions: [{ ActionType: 'SessionType', ActionParameters: { SessionType: isPort ? 'Port' : 'Standard_Stream', Properties: isPort ? { portNumber: rec.portNumber } : {} } }],
+      RequestedClientActions: [
+        {
+          ActionType: 'SessionType',
+          ActionParameters: { SessionType: isPort ? 'Port' : 'Standard_Stream', Properties: isPort ? { portNumber: rec.portNumber } : {} },
+        },
+      ],
     };
     void channel.send(PAYLOAD_TYPES.handshakeRequest, Buffer.from(JSON.stringify(handshake))).catch(() => {});
   }

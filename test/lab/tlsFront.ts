@@ -19,7 +19,27 @@ export interface TlsFront {
 export async function startTlsFront(upstream: string, dir: string): Promise<TlsFront> {
   const key = join(dir, 'front.key');
   const cert = join(dir, 'front.pem');
-  const r = spawnSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { encoding: 'utf8' });
+  const r = spawnSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+    ],
+    { encoding: 'utf8' },
+  );
   if (r.status !== 0) throw new Error(`openssl failed: ${r.stderr}`);
   const target = new URL(upstream);
   const server = https.createServer({ key: readFileSync(key), cert: readFileSync(cert) }, (req, res) => {

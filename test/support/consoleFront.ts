@@ -6,6 +6,8 @@ import { startEc2Proxy } from '../lab/ec2Proxy.js';
 
 const [upstream, instanceId, consoleB64] = process.argv.slice(2) as [string, string, string];
 const front = await startEc2Proxy(upstream);
-front.rewrite('GetConsoleOutput', (xml, params) => (params.get('InstanceId') === instanceId ? xml.replace(/<output>[^<]*<\/output>/, `<output>${consoleB64}</output>`) : xml));
+front.rewrite('GetConsoleOutput', (xml, params) =>
+  params.get('InstanceId') === instanceId ? xml.replace(/<output>[^<]*<\/output>/, `<output>${consoleB64}</output>`) : xml,
+);
 process.stdout.write(`${front.endpoint}\n`);
 process.on('SIGTERM', () => void front.close().then(() => process.exit(0)));

@@ -14,7 +14,15 @@ const [mode, path, startAt, a, b] = process.argv.slice(2) as [string, string, st
 const store = new KnownHostsStore(path);
 
 function entry(label: string, blob: Buffer): KnownHostEntry {
-  return { label, instanceId: null, region: null, keys: [{ keyType: 'ssh-ed25519', fingerprint: sha256Fingerprint(blob), publicKey: blob.toString('base64') }], source: 'accept-new', addedAt: new Date().toISOString(), lastAddress: null };
+  return {
+    label,
+    instanceId: null,
+    region: null,
+    keys: [{ keyType: 'ssh-ed25519', fingerprint: sha256Fingerprint(blob), publicKey: blob.toString('base64') }],
+    source: 'accept-new',
+    addedAt: new Date().toISOString(),
+    lastAddress: null,
+  };
 }
 
 const wait = Number(startAt) - Date.now();
@@ -22,7 +30,8 @@ if (wait > 0) await new Promise((r) => setTimeout(r, wait));
 
 if (mode === 'trust') {
   let ok = 0;
-  for (let i = 0; i < Number(b); i++) if ((store.trust(`${a}-${i}:22`, entry(`${a}-${i}`, ed25519KeyBlob())) as { ok?: boolean } | undefined)?.ok !== false) ok++;
+  for (let i = 0; i < Number(b); i++)
+    if ((store.trust(`${a}-${i}:22`, entry(`${a}-${i}`, ed25519KeyBlob())) as { ok?: boolean } | undefined)?.ok !== false) ok++;
   console.log(JSON.stringify({ ok }));
 } else if (mode === 'touch') {
   const ids = a.split(',');
@@ -33,10 +42,9 @@ if (mode === 'trust') {
   console.log(JSON.stringify({ removed }));
 } else if (mode === 'decide') {
   const blob = ed25519KeyBlob();
-  const d = await decideHostKey(
-    { host: '127.0.0.1', port: 22, label: 'web', instanceId: a, region: 'eu-west-1', acceptNewHostKey: true },
-    blob,
-    { store, consoleOutput: () => new Promise((r) => setTimeout(() => r(null), Number(b))) },
-  );
+  const d = await decideHostKey({ host: '127.0.0.1', port: 22, label: 'web', instanceId: a, region: 'eu-west-1', acceptNewHostKey: true }, blob, {
+    store,
+    consoleOutput: () => new Promise((r) => setTimeout(() => r(null), Number(b))),
+  });
   console.log(JSON.stringify({ ok: d.ok, code: d.error?.code ?? null, fingerprint: sha256Fingerprint(blob) }));
 }

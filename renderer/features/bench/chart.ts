@@ -12,16 +12,25 @@ export function renderMetricChart(canvas: HTMLCanvasElement, c: Comparison, metr
   if (!row) return undefined;
   const labels = c.columns.map(columnTitle);
   const colors = c.columns.map((_, i) => (i === c.baseline ? '#8b98a7' : '#3d8bfd'));
-  const scale = displayScale(row.unit, row.cells.map((cell) => cell?.value ?? 0));
+  const scale = displayScale(
+    row.unit,
+    row.cells.map((cell) => cell?.value ?? 0),
+  );
   return new Chart(canvas, {
     type: 'bar',
-    data: { labels, datasets: [{ label: `${row.label} (${scale.unit})`, data: row.cells.map((cell) => (cell ? cell.value / scale.factor : null)), backgroundColor: colors }] },
+    data: {
+      labels,
+      datasets: [{ label: `${row.label} (${scale.unit})`, data: row.cells.map((cell) => (cell ? cell.value / scale.factor : null)), backgroundColor: colors }],
+    },
     options: {
       animation: false,
       responsive: true,
       maintainAspectRatio: false,
       plugins: { legend: { labels: { color: '#dbe2ea' } }, tooltip: { enabled: true } },
-      scales: { x: { ticks: { color: '#dbe2ea' }, grid: { color: '#2a3541' } }, y: { beginAtZero: true, ticks: { color: '#8b98a7' }, grid: { color: '#2a3541' }, title: { display: true, text: scale.unit, color: '#8b98a7' } } },
+      scales: {
+        x: { ticks: { color: '#dbe2ea' }, grid: { color: '#2a3541' } },
+        y: { beginAtZero: true, ticks: { color: '#8b98a7' }, grid: { color: '#2a3541' }, title: { display: true, text: scale.unit, color: '#8b98a7' } },
+      },
     },
   });
 }

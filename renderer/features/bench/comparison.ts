@@ -46,13 +46,21 @@ export function createComparisonPanel(): ComparisonPanel {
       comparing.baselineId,
     );
     const colTitle = columnTitle;
-    const baseSel = h('select', { class: 'picker', 'aria-label': t('baseline'), 'data-testid': 'bench-baseline' }, ...c.columns.map((col) => h('option', { value: col.resultId, text: colTitle(col) })));
+    const baseSel = h(
+      'select',
+      { class: 'picker', 'aria-label': t('baseline'), 'data-testid': 'bench-baseline' },
+      ...c.columns.map((col) => h('option', { value: col.resultId, text: colTitle(col) })),
+    );
     baseSel.value = c.columns[c.baseline]!.resultId;
     baseSel.addEventListener('change', () => {
       comparing = { ...comparing, baselineId: baseSel.value };
       renderComparison();
     });
-    const metricSel = h('select', { class: 'picker', 'aria-label': t('chart'), 'data-testid': 'bench-metric' }, ...c.rows.map((r) => h('option', { value: r.key, text: `${r.label} (${r.unit})` })));
+    const metricSel = h(
+      'select',
+      { class: 'picker', 'aria-label': t('chart'), 'data-testid': 'bench-metric' },
+      ...c.rows.map((r) => h('option', { value: r.key, text: `${r.label} (${r.unit})` })),
+    );
     if (comparing.metric && c.rows.some((r) => r.key === comparing!.metric)) metricSel.value = comparing.metric;
     const canvas = h('canvas', { 'aria-label': t('chartLabel'), 'data-testid': 'bench-chart' });
     const exportBtns = (['csv', 'md', 'json'] as ExportFormat[]).map((f) =>
@@ -62,19 +70,37 @@ export function createComparisonPanel(): ComparisonPanel {
         'data-testid': `bench-export-${f}`,
         text: t('exportAs', { format: f === 'md' ? 'Markdown' : f.toUpperCase() }),
         ...(f === 'csv' ? { title: t('csvNote') } : {}),
-        onClick: () => download(`tagssh-comparison.${f}`, formatComparison(c, f), f === 'json' ? 'application/json' : f === 'csv' ? 'text/csv;charset=utf-8' : 'text/markdown;charset=utf-8'),
+        onClick: () =>
+          download(
+            `tagssh-comparison.${f}`,
+            formatComparison(c, f),
+            f === 'json' ? 'application/json' : f === 'csv' ? 'text/csv;charset=utf-8' : 'text/markdown;charset=utf-8',
+          ),
       }),
     );
     const presetsUsed = [...new Set(picked.map((r) => r.preset))];
     const table = h(
       'table',
       { class: 'grid bench-compare-table', 'data-testid': 'bench-compare-table' },
-      h('thead', {}, h('tr', {}, h('th', { text: t('metric') }), h('th', { text: t('unit') }), ...c.columns.map((col, i) => h('th', { text: i === c.baseline ? t('baselineMark', { title: colTitle(col) }) : colTitle(col) })))),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          h('th', { text: t('metric') }),
+          h('th', { text: t('unit') }),
+          ...c.columns.map((col, i) => h('th', { text: i === c.baseline ? t('baselineMark', { title: colTitle(col) }) : colTitle(col) })),
+        ),
+      ),
       h(
         'tbody',
         {},
         ...c.rows.map((row) => {
-          const scale = displayScale(row.unit, row.cells.map((cell) => cell?.value ?? 0));
+          const scale = displayScale(
+            row.unit,
+            row.cells.map((cell) => cell?.value ?? 0),
+          );
           return h(
             'tr',
             {},
@@ -83,15 +109,34 @@ export function createComparisonPanel(): ComparisonPanel {
             ...row.cells.map((cell) => {
               if (!cell) return h('td', { text: '–' });
               const verdict = relativeVerdict(cell.relative, row.better) ?? '';
-              return h('td', { class: `num ${verdict}` }, formatNumber(cell.value / scale.factor), cell.relative !== undefined ? h('span', { class: 'rel', text: ` ${formatRelative(cell.relative)}` }) : null);
+              return h(
+                'td',
+                { class: `num ${verdict}` },
+                formatNumber(cell.value / scale.factor),
+                cell.relative !== undefined ? h('span', { class: 'rel', text: ` ${formatRelative(cell.relative)}` }) : null,
+              );
             }),
           );
         }),
       ),
     );
     append(compareBox, [
-      h('div', { class: 'bench-results-head' }, h('h2', { text: t('comparison') }), h('span', { class: 'spacer' }), h('label', {}, `${t('baseline')} `, baseSel), ...exportBtns),
-      presetsUsed.length > 1 ? h('p', { class: 'bench-warning', role: 'alert', 'data-testid': 'bench-compare-warning', text: t('mixedPresets', { presets: presetsUsed.join(', ') }) }) : null,
+      h(
+        'div',
+        { class: 'bench-results-head' },
+        h('h2', { text: t('comparison') }),
+        h('span', { class: 'spacer' }),
+        h('label', {}, `${t('baseline')} `, baseSel),
+        ...exportBtns,
+      ),
+      presetsUsed.length > 1
+        ? h('p', {
+            class: 'bench-warning',
+            role: 'alert',
+            'data-testid': 'bench-compare-warning',
+            text: t('mixedPresets', { presets: presetsUsed.join(', ') }),
+          })
+        : null,
       h('div', { class: 'bench-table-wrap' }, table),
       h('div', { class: 'bench-results-head' }, h('label', {}, `${t('chart')} `, metricSel)),
       h('div', { class: 'bench-chart' }, canvas),

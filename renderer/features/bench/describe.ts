@@ -40,7 +40,8 @@ export function failureHint(r: Pick<BenchResultSummary, 'status' | 'peerAddress'
   }
   const port = String(r.params.port ?? '');
   // The runner names the address in the message only when the client could not reach the peer.
-  if (r.peerAddress && r.error?.message.includes(r.peerAddress.address)) return r.peerAddress.kind === 'private' ? t('hintTryPublic', { field: ADDRESS_PARAM, port }) : t('hintCheckPort', { field: ADDRESS_PARAM, port });
+  if (r.peerAddress && r.error?.message.includes(r.peerAddress.address))
+    return r.peerAddress.kind === 'private' ? t('hintTryPublic', { field: ADDRESS_PARAM, port }) : t('hintCheckPort', { field: ADDRESS_PARAM, port });
   return t('hintSeeOutput');
 }
 

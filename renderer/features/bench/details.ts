@@ -39,14 +39,23 @@ export function renderDetails(detailsBox: HTMLElement, details: DetailsState | n
   close.addEventListener('click', () => act.close());
   const r = details.result;
   if (!r) {
-    detailsBox.append(h('div', { class: 'bench-results-head' }, h('h2', { text: t('details') }), h('span', { class: 'spacer' }), close), h('p', { class: details.error ? 'bench-error' : 'bench-help', text: details.error ?? t('loading') }));
+    detailsBox.append(
+      h('div', { class: 'bench-results-head' }, h('h2', { text: t('details') }), h('span', { class: 'spacer' }), close),
+      h('p', { class: details.error ? 'bench-error' : 'bench-help', text: details.error ?? t('loading') }),
+    );
     return;
   }
   const hostText = (x: BenchResult['instance']) => [x.label, x.type, x.instanceId, x.az, x.host].filter(Boolean).join(' · ');
   const hint = failureHint(r);
   const scale = (m: BenchResult['metrics'][number]) => displayScale(m.unit, [m.value]);
   append(detailsBox, [
-    h('div', { class: 'bench-results-head' }, h('h2', { text: t('detailsOf', { preset: r.preset, name: r.instance.label }) }), h('span', { class: 'spacer' }), close),
+    h(
+      'div',
+      { class: 'bench-results-head' },
+      h('h2', { text: t('detailsOf', { preset: r.preset, name: r.instance.label }) }),
+      h('span', { class: 'spacer' }),
+      close,
+    ),
     kv([
       [t('status'), h('span', { class: `bench-status-${r.status}`, text: statusWord(r.status) })],
       [t('host'), hostText(r.instance)],
@@ -57,7 +66,16 @@ export function renderDetails(detailsBox: HTMLElement, details: DetailsState | n
       ...(r.exitCode !== undefined ? [[t('exitCode'), String(r.exitCode ?? '–')] as [string, string]] : []),
       ...(r.toolVersion ? [[t('toolVersion'), r.toolVersion] as [string, string]] : []),
     ]),
-    r.error ? h('div', { class: 'bench-error-box', 'data-testid': 'bench-details-error' }, h('strong', { text: `${t('error')}: ` }), r.error.message, hint ? h('p', { class: 'bench-hint', text: `${t('whatToDo')}: ${hint}` }) : null, act.settingsButton(r)) : null,
+    r.error
+      ? h(
+          'div',
+          { class: 'bench-error-box', 'data-testid': 'bench-details-error' },
+          h('strong', { text: `${t('error')}: ` }),
+          r.error.message,
+          hint ? h('p', { class: 'bench-hint', text: `${t('whatToDo')}: ${hint}` }) : null,
+          act.settingsButton(r),
+        )
+      : null,
     h('h3', { text: t('parameters') }),
     h('div', { 'data-testid': 'bench-details-params' }, kv(Object.entries(r.params).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]))),
     r.metrics.length ? h('h3', { text: t('metrics') }) : null,
@@ -65,12 +83,33 @@ export function renderDetails(detailsBox: HTMLElement, details: DetailsState | n
       ? h(
           'table',
           { class: 'grid bench-compare-table' },
-          h('tbody', {}, ...r.metrics.map((m) => h('tr', {}, h('td', { text: m.label }), h('td', { class: 'num', text: formatNumber(m.value / scale(m).factor) }), h('td', { text: scale(m).unit })))),
+          h(
+            'tbody',
+            {},
+            ...r.metrics.map((m) =>
+              h(
+                'tr',
+                {},
+                h('td', { text: m.label }),
+                h('td', { class: 'num', text: formatNumber(m.value / scale(m).factor) }),
+                h('td', { text: scale(m).unit }),
+              ),
+            ),
+          ),
         )
       : null,
     r.mounts && Object.keys(r.mounts).length ? h('h3', { text: t('fileSystems') }) : null,
     r.mounts && Object.keys(r.mounts).length
-      ? h('div', { 'data-testid': 'bench-details-mounts' }, kv(Object.entries(r.mounts).map(([param, m]) => [param, t('mountLine', { dir: m.dir, label: m.label, source: m.source, mountPoint: m.mountPoint, options: m.options })])))
+      ? h(
+          'div',
+          { 'data-testid': 'bench-details-mounts' },
+          kv(
+            Object.entries(r.mounts).map(([param, m]) => [
+              param,
+              t('mountLine', { dir: m.dir, label: m.label, source: m.source, mountPoint: m.mountPoint, options: m.options }),
+            ]),
+          ),
+        )
       : null,
     Object.keys(r.facts).length ? h('h3', { text: t('facts') }) : null,
     Object.keys(r.facts).length ? kv(Object.entries(r.facts).filter(([k]) => k !== 'lshw')) : null,

@@ -257,15 +257,33 @@ export function confirmationText(kind: string, reason: string): string {
 
 /** Preset titles and descriptions in Japanese; English comes from the preset definitions. */
 const PRESET_JA: Record<string, { title: string; description: string }> = {
-  sysinfo: { title: 'システム情報', description: 'CPU モデル、vCPU 数、コアあたりのスレッド数、メモリ、カーネル、OS、仮想化、NIC ドライバーと速度、ENA の制限カウンター。読み取りのみです。' },
-  cpufreq: { title: 'CPU 周波数', description: 'governor、利用できる governor、ドライバー、CPU ごとの現在・最小・最大周波数。performance governor への切り替え（sudo）と復元もできます。' },
-  unixbench: { title: 'UnixBench', description: 'byte-unixbench: ビルドツールを入れ、ソースを取得・ビルドして ./Run を実行します（1 並列と N 並列）。パスごとの index スコア。30〜60 分かかります。' },
-  iperf3: { title: 'iperf3（2 台）', description: '2 台のインスタンス間の TCP 帯域、または UDP のパケット数/秒。相手で iperf3 サーバーを起動し（終了後は必ず停止）、こちらでクライアントを実行します。' },
+  sysinfo: {
+    title: 'システム情報',
+    description: 'CPU モデル、vCPU 数、コアあたりのスレッド数、メモリ、カーネル、OS、仮想化、NIC ドライバーと速度、ENA の制限カウンター。読み取りのみです。',
+  },
+  cpufreq: {
+    title: 'CPU 周波数',
+    description: 'governor、利用できる governor、ドライバー、CPU ごとの現在・最小・最大周波数。performance governor への切り替え（sudo）と復元もできます。',
+  },
+  unixbench: {
+    title: 'UnixBench',
+    description:
+      'byte-unixbench: ビルドツールを入れ、ソースを取得・ビルドして ./Run を実行します（1 並列と N 並列）。パスごとの index スコア。30〜60 分かかります。',
+  },
+  iperf3: {
+    title: 'iperf3（2 台）',
+    description:
+      '2 台のインスタンス間の TCP 帯域、または UDP のパケット数/秒。相手で iperf3 サーバーを起動し（終了後は必ず停止）、こちらでクライアントを実行します。',
+  },
   fio: { title: 'fio', description: 'fio（JSON）でランダム/シーケンシャルの読み書き: IOPS、帯域、完了レイテンシ p50/p99/p99.9。' },
   dd: { title: 'dd', description: 'dd でシーケンシャル書き込み（conv=fdatasync）と読み戻し。root ならページキャッシュを破棄してから読みます。' },
   smallfiles: { title: '小さなファイル', description: '新しいディレクトリに N 個のファイルを `touch` して削除: 作成・削除の ops/s と 1 操作あたりの ms。' },
   listing: { title: 'ディレクトリ一覧', description: 'ディレクトリの `ls -laR`（コールドとウォーム）とエントリ数: エントリ/秒とエントリあたりの ms。' },
-  transfer: { title: '転送', description: 'ファイル群（生成したもの、ディレクトリ、S3 のプレフィックス）を rsync、cp、並列 cp、aws s3 sync、aws s3 cp でコピー: 所要時間、ファイル/秒、MB/秒。コピーは検証（件数・バイト数・チェックサム）してから削除します。' },
+  transfer: {
+    title: '転送',
+    description:
+      'ファイル群（生成したもの、ディレクトリ、S3 のプレフィックス）を rsync、cp、並列 cp、aws s3 sync、aws s3 cp でコピー: 所要時間、ファイル/秒、MB/秒。コピーは検証（件数・バイト数・チェックサム）してから削除します。',
+  },
 };
 
 export function presetTitle(p: { id: string; title: string }): string {
@@ -303,7 +321,8 @@ const PARAM_HELP_JA: Record<string, string> = {
   'iperf3.bandwidth': 'UDP の目標ビットレート（-b）。0 は無制限。',
   'iperf3.length': 'UDP データグラムのサイズ（バイト、-l）。',
   'iperf3.address': '相手への接続方法: auto は同じ VPC ならプライベート IP、違えばパブリック IP。private / public で固定もできます。',
-  'iperf3.serverBind': 'クライアントが使うアドレスにサーバーをバインドします（-B）。1 つのインターフェースに複数のアドレスがある相手向け。NAT の背後のパブリック IP には使えません。',
+  'iperf3.serverBind':
+    'クライアントが使うアドレスにサーバーをバインドします（-B）。1 つのインターフェースに複数のアドレスがある相手向け。NAT の背後のパブリック IP には使えません。',
   'fio.dir': 'テストするディレクトリ（/mnt/efs などのマウントポイント）。テストファイルは新しいサブディレクトリに作り、後で削除します。',
   'fio.template': 'I/O パターン（--rw）: ランダム/シーケンシャルの読み書き。',
   'fio.bs': 'ブロックサイズ（--bs）。IOPS なら 4k、スループットなら 1M など。',

@@ -70,7 +70,13 @@ export function createParamForm(deps: { changed(): void; tooManyValues(max: numb
     } else if (info.type === 'boolean') {
       input = h('input', { type: 'checkbox', checked: info.default === true });
     } else {
-      input = h('input', { type: info.type === 'string' ? 'text' : 'number', value: info.default === undefined ? '' : String(info.default), spellcheck: 'false', ...(info.min !== undefined ? { min: String(info.min) } : {}), ...(info.max !== undefined ? { max: String(info.max) } : {}) });
+      input = h('input', {
+        type: info.type === 'string' ? 'text' : 'number',
+        value: info.default === undefined ? '' : String(info.default),
+        spellcheck: 'false',
+        ...(info.min !== undefined ? { min: String(info.min) } : {}),
+        ...(info.max !== undefined ? { max: String(info.max) } : {}),
+      });
     }
     input.dataset.type = info.type;
     input.addEventListener('change', changed);
@@ -90,7 +96,13 @@ export function createParamForm(deps: { changed(): void; tooManyValues(max: numb
     const input = paramInput(info);
     input.dataset.matrixParam = info.name;
     input.setAttribute('aria-label', t('extraValue', { name: info.name }));
-    const remove = h('button', { class: 'btn subtle', type: 'button', text: '×', 'data-remove-value': info.name, 'aria-label': t('removeValue', { name: info.name }) });
+    const remove = h('button', {
+      class: 'btn subtle',
+      type: 'button',
+      text: '×',
+      'data-remove-value': info.name,
+      'aria-label': t('removeValue', { name: info.name }),
+    });
     const row = h('div', { class: 'bench-value' }, input, remove);
     remove.addEventListener('click', () => {
       row.remove();
@@ -118,7 +130,10 @@ export function createParamForm(deps: { changed(): void; tooManyValues(max: numb
       }
       // Other inputs sit under their name; a field that can take several values has “+ value”.
       const list = h('div', { class: 'bench-values' });
-      const add = info.name === FILE_PARAM ? null : h('button', { class: 'btn subtle', type: 'button', 'data-add-value': info.name, 'data-testid': `bench-add-${info.name}` });
+      const add =
+        info.name === FILE_PARAM
+          ? null
+          : h('button', { class: 'btn subtle', type: 'button', 'data-add-value': info.name, 'data-testid': `bench-add-${info.name}` });
       if (add) {
         setAddWords(add, info.name);
         add.addEventListener('click', () => addValue(info, list, true));
@@ -136,7 +151,8 @@ export function createParamForm(deps: { changed(): void; tooManyValues(max: numb
     file: () => form.querySelector<HTMLInputElement>(`input[type=file][data-param="${FILE_PARAM}"]`)?.files?.[0],
     words(p) {
       for (const b of form.querySelectorAll<HTMLButtonElement>('[data-add-value]')) setAddWords(b, b.dataset.addValue!);
-      for (const b of form.querySelectorAll<HTMLButtonElement>('[data-remove-value]')) b.setAttribute('aria-label', t('removeValue', { name: b.dataset.removeValue! }));
+      for (const b of form.querySelectorAll<HTMLButtonElement>('[data-remove-value]'))
+        b.setAttribute('aria-label', t('removeValue', { name: b.dataset.removeValue! }));
       if (!p) return;
       for (const info of p.params) {
         const help = form.querySelector(`[data-help-for="${info.name}"]`);

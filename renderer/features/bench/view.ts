@@ -70,7 +70,10 @@ export function createBenchView(deps: BenchDeps): BenchView {
   const peerSel = h('select', { class: 'picker', 'data-testid': 'bench-peer' });
   const peerLabel = h('span');
   const peerRow = h('label', { class: 'bench-field', hidden: true }, peerLabel, peerSel);
-  const params = createParamForm({ changed: () => void preview(), tooManyValues: (max) => setFormError({ key: 'tooManyValues', params: { max: String(max) } }) });
+  const params = createParamForm({
+    changed: () => void preview(),
+    tooManyValues: (max) => setFormError({ key: 'tooManyValues', params: { max: String(max) } }),
+  });
   const acceptNew = h('input', { type: 'checkbox', id: 'bench-accept-new', 'data-testid': 'bench-accept-new' });
   const acceptNewText = h('label', { for: 'bench-accept-new' });
   const script = h('pre', { class: 'bench-script', 'data-testid': 'bench-script' });
@@ -142,7 +145,9 @@ export function createBenchView(deps: BenchDeps): BenchView {
     resultsTable.setAttribute('aria-label', t('resultsTable'));
     compareBtn.textContent = t('compareSelected');
     deleteBtn.textContent = t('deleteSelected');
-    resultsHead.replaceChildren(...['', t('colPreset'), t('colInstance'), t('colType'), t('colStatus'), t('colStarted'), t('colHeadline')].map((w) => h('th', { text: w })));
+    resultsHead.replaceChildren(
+      ...['', t('colPreset'), t('colInstance'), t('colType'), t('colStatus'), t('colStarted'), t('colHeadline')].map((w) => h('th', { text: w })),
+    );
     for (const o of presetSel.options) {
       const p = presets.find((x) => x.id === o.value);
       if (p) o.textContent = p.pair ? t('presetPair', { title: presetTitle(p) }) : presetTitle(p);
@@ -177,7 +182,8 @@ export function createBenchView(deps: BenchDeps): BenchView {
   function showVariants(): void {
     matrixNote.hidden = variants.length === 0;
     clear(matrixNote);
-    if (variants.length) matrixNote.append(h('span', { text: t('matrixRuns', { count: variants.length }) }), h('ul', {}, ...variants.map((v) => h('li', { text: v }))));
+    if (variants.length)
+      matrixNote.append(h('span', { text: t('matrixRuns', { count: variants.length }) }), h('ul', {}, ...variants.map((v) => h('li', { text: v }))));
   }
 
   async function preview(): Promise<{ confirmations: { kind: string; reason: string }[] } | null> {
@@ -221,7 +227,14 @@ export function createBenchView(deps: BenchDeps): BenchView {
     for (const i of running) {
       const label = `${i.name ?? i.id} (${i.type}, ${i.id})`;
       const id = `bench-host-${i.region}-${i.id}`;
-      hostList.append(h('div', { class: 'bench-check' }, h('input', { type: 'checkbox', id, value: `${i.region}/${i.id}`, checked: checked.has(`${i.region}/${i.id}`), 'aria-label': i.name ?? i.id }), h('label', { for: id, text: label })));
+      hostList.append(
+        h(
+          'div',
+          { class: 'bench-check' },
+          h('input', { type: 'checkbox', id, value: `${i.region}/${i.id}`, checked: checked.has(`${i.region}/${i.id}`), 'aria-label': i.name ?? i.id }),
+          h('label', { for: id, text: label }),
+        ),
+      );
       peerSel.append(h('option', { value: `${i.region}/${i.id}`, text: label }));
     }
     if (peer && [...peerSel.options].some((o) => o.value === peer)) peerSel.value = peer;
@@ -266,17 +279,35 @@ export function createBenchView(deps: BenchDeps): BenchView {
   /** A failed login is fixed in Settings: offer the way there. */
   function settingsButton(r: Pick<BenchResultSummary, 'status' | 'error'>): HTMLElement | null {
     if (r.status !== 'failed' || r.error?.code !== 'AUTH_FAILED') return null;
-    return h('button', { class: 'btn subtle bench-run-note', type: 'button', text: t('openSettings'), 'data-testid': 'bench-open-settings', onClick: () => deps.openSettings('identityFile') });
+    return h('button', {
+      class: 'btn subtle bench-run-note',
+      type: 'button',
+      text: t('openSettings'),
+      'data-testid': 'bench-open-settings',
+      onClick: () => deps.openSettings('identityFile'),
+    });
   }
 
   function appendLog(text: string): void {
-    log.textContent = (log.textContent + text.split('\n').filter((l) => !l.startsWith('@@tagssh:')).join('\n')).slice(-MAX_LOG);
+    log.textContent = (
+      log.textContent +
+      text
+        .split('\n')
+        .filter((l) => !l.startsWith('@@tagssh:'))
+        .join('\n')
+    ).slice(-MAX_LOG);
     log.scrollTop = log.scrollHeight;
   }
 
   deps.api.on('bench.event', ({ batchId, event }: { batchId: string; event: BenchEventPayload }) => {
     if (batchId !== currentBatch) return;
-    if (event.type === 'started') runs.set(event.runId, { label: event.host.label, phase: 'starting', fraction: 0, ...(batchVarying.length && event.params ? { variant: variantLabel(event.params, batchVarying) } : {}) });
+    if (event.type === 'started')
+      runs.set(event.runId, {
+        label: event.host.label,
+        phase: 'starting',
+        fraction: 0,
+        ...(batchVarying.length && event.params ? { variant: variantLabel(event.params, batchVarying) } : {}),
+      });
     const r = runs.get(event.runId);
     if (event.type === 'output' && event.stream !== 'peer') appendLog(event.text);
     else if (event.type === 'phase' && r) r.phase = event.phase;
@@ -330,7 +361,9 @@ export function createBenchView(deps: BenchDeps): BenchView {
           'ul',
           {},
           ...pre.confirmations.map((c) =>
-            h('li', { text: `${t(confirmKind[c.kind] ?? 'confirmWrite')}: ${c.kind === 'upload' && tarball ? t('uploadConfirm', { file: tarball.name, size: formatBytes(tarball.size) }) : confirmationText(c.kind, c.reason)}` }),
+            h('li', {
+              text: `${t(confirmKind[c.kind] ?? 'confirmWrite')}: ${c.kind === 'upload' && tarball ? t('uploadConfirm', { file: tarball.name, size: formatBytes(tarball.size) }) : confirmationText(c.kind, c.reason)}`,
+            }),
           ),
         ),
         confirm: t('runConfirm'),
@@ -385,11 +418,23 @@ export function createBenchView(deps: BenchDeps): BenchView {
       box.addEventListener('change', () => (box.checked ? selectedResults.add(r.id) : selectedResults.delete(r.id)));
       const reattach =
         r.status === 'detached' || r.status === 'running'
-          ? h('button', { class: 'btn subtle', type: 'button', text: t('reattach'), title: t('reattachTitle'), 'data-testid': 'bench-reattach', onClick: (e: Event) => (e.stopPropagation(), void reattachRun(r)) })
+          ? h('button', {
+              class: 'btn subtle',
+              type: 'button',
+              text: t('reattach'),
+              title: t('reattachTitle'),
+              'data-testid': 'bench-reattach',
+              onClick: (e: Event) => (e.stopPropagation(), void reattachRun(r)),
+            })
           : null;
       const row = h(
         'tr',
-        { 'data-id': r.id, class: details?.id === r.id ? 'bench-row selected' : 'bench-row', tabindex: '0', title: t('showDetails', { name, preset: r.preset }) },
+        {
+          'data-id': r.id,
+          class: details?.id === r.id ? 'bench-row selected' : 'bench-row',
+          tabindex: '0',
+          title: t('showDetails', { name, preset: r.preset }),
+        },
         h('td', {}, box),
         h('td', { text: r.preset }),
         h('td', { text: name }),
@@ -464,7 +509,17 @@ export function createBenchView(deps: BenchDeps): BenchView {
   compareBtn.addEventListener('click', () => comparison.open(picked()));
   deleteBtn.addEventListener('click', async () => {
     const ids = [...selectedResults];
-    if (!ids.length || !(await confirmDialog({ title: t('deleteTitle'), body: t('deleteBody', { count: ids.length }), confirm: t('deleteConfirm'), cancel: t('cancel'), danger: true }))) return;
+    if (
+      !ids.length ||
+      !(await confirmDialog({
+        title: t('deleteTitle'),
+        body: t('deleteBody', { count: ids.length }),
+        confirm: t('deleteConfirm'),
+        cancel: t('cancel'),
+        danger: true,
+      }))
+    )
+      return;
     for (const id of ids) await deps.api.call('bench.delete', { id }).catch(() => undefined);
     selectedResults.clear();
     if (details && ids.includes(details.id)) details = null;

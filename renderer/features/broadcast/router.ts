@@ -35,7 +35,11 @@ export function parseTagFilter(text: string): { key: string; value: string } | n
 }
 
 /** The tabs whose instance carries the tag value (exact match, as AWS compares tag values). */
-export function tabsWithTag(tabs: ReadonlyArray<{ id: string; instanceId: string | null }>, instances: ReadonlyArray<{ id: string; tags: Readonly<Record<string, string>> }>, tag: { key: string; value: string }): string[] {
+export function tabsWithTag(
+  tabs: ReadonlyArray<{ id: string; instanceId: string | null }>,
+  instances: ReadonlyArray<{ id: string; tags: Readonly<Record<string, string>> }>,
+  tag: { key: string; value: string },
+): string[] {
   const matching = new Set(instances.filter((i) => i.tags[tag.key] === tag.value).map((i) => i.id));
   return tabs.filter((t) => t.instanceId !== null && matching.has(t.instanceId)).map((t) => t.id);
 }

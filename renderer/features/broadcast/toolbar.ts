@@ -75,14 +75,24 @@ export function createTerminalTools(deps: TerminalToolsDeps) {
   const cancelButton = h('button', { class: 'btn', type: 'button', onClick: () => (chooser.hidden = true) });
   const legend = h('legend');
   const picks = h('div', { class: 'broadcast-picks' });
-  chooser.append(h('fieldset', {}, legend, picks), h('div', { class: 'field' }, tagLabel, tagInput, byTagButton), chooserMessage, h('div', { class: 'actions' }, startButton, cancelButton));
+  chooser.append(
+    h('fieldset', {}, legend, picks),
+    h('div', { class: 'field' }, tagLabel, tagInput, byTagButton),
+    chooserMessage,
+    h('div', { class: 'actions' }, startButton, cancelButton),
+  );
 
   const pickBoxes = new Map<string, HTMLInputElement>();
   function fillChooser() {
     clear(picks);
     pickBoxes.clear();
     for (const e of entries.values()) {
-      const box = h('input', { type: 'checkbox', value: e.id, 'data-testid': 'broadcast-pick', checked: router.includes(e.id) || (!router.active && e.id === activeId) });
+      const box = h('input', {
+        type: 'checkbox',
+        value: e.id,
+        'data-testid': 'broadcast-pick',
+        checked: router.includes(e.id) || (!router.active && e.id === activeId),
+      });
       pickBoxes.set(e.id, box);
       picks.append(h('label', { class: 'broadcast-pick' }, box, ` ${e.tab.label}`));
     }
@@ -106,7 +116,13 @@ export function createTerminalTools(deps: TerminalToolsDeps) {
     }
     tagInput.removeAttribute('aria-invalid');
     const list = await loadInstances();
-    const ids = new Set(tabsWithTag([...entries.values()].map((e) => ({ id: e.id, instanceId: e.tab.instanceId })), list, tag));
+    const ids = new Set(
+      tabsWithTag(
+        [...entries.values()].map((e) => ({ id: e.id, instanceId: e.tab.instanceId })),
+        list,
+        tag,
+      ),
+    );
     for (const [id, box] of pickBoxes) box.checked = ids.has(id);
     chooserMessage.textContent = ids.size ? '' : t('tagNone', { tag: `${tag.key}=${tag.value}` });
   }
@@ -166,7 +182,8 @@ export function createTerminalTools(deps: TerminalToolsDeps) {
       if (e.id === activeId) note.textContent = t('logOn', { path });
     } catch (err) {
       e.wantLog = false;
-      if (e.id === activeId) note.textContent = t('logFailed', { error: describeError(err instanceof AppError ? err : new AppError('INTERNAL', String(err))).title });
+      if (e.id === activeId)
+        note.textContent = t('logFailed', { error: describeError(err instanceof AppError ? err : new AppError('INTERNAL', String(err))).title });
     }
     paintLog();
   }
@@ -195,7 +212,10 @@ export function createTerminalTools(deps: TerminalToolsDeps) {
   function saveOutput() {
     const e = activeId ? entries.get(activeId) : undefined;
     if (!e) return;
-    const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+    const stamp = new Date()
+      .toISOString()
+      .replace(/[-:]/g, '')
+      .replace(/\.\d+Z$/, 'Z');
     const name = `${e.tab.label.replace(/[^\p{L}\p{N}._-]+/gu, '_').slice(0, 60) || 'terminal'}-${stamp}.txt`;
     const url = URL.createObjectURL(new Blob([e.tab.outputText()], { type: 'text/plain;charset=utf-8' }));
     const a = h('a', { href: url, download: name, hidden: true });
@@ -210,7 +230,15 @@ export function createTerminalTools(deps: TerminalToolsDeps) {
     'div',
     { class: 'term-tools', role: 'toolbar', hidden: true },
     indicator,
-    h('div', { class: 'term-tools-row' }, chooseButton, h('span', { class: 'tools-group' }, snippetLabel, snippetSelect, runHere, runAll), h('span', { class: 'tools-group' }, logBox, logLabel), saveButton, note),
+    h(
+      'div',
+      { class: 'term-tools-row' },
+      chooseButton,
+      h('span', { class: 'tools-group' }, snippetLabel, snippetSelect, runHere, runAll),
+      h('span', { class: 'tools-group' }, logBox, logLabel),
+      saveButton,
+      note,
+    ),
     chooser,
   );
 

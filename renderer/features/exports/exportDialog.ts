@@ -3,7 +3,16 @@ import type { Settings } from '../../../src/common/model/settings.js';
 import type { Output } from '../../../src/common/contract.js';
 import type { AliasMapping } from '../../../src/common/export/alias.js';
 import { AppError } from '../../../src/common/errors.js';
-import { sshConfigBlock, sshConfigHostsFrom, teraTermFileNames, teraTermHostsFrom, teraTermMacro, teraTermMenuMacro, type ExportFile, type TtlAuth } from '../../../src/common/export/index.js';
+import {
+  sshConfigBlock,
+  sshConfigHostsFrom,
+  teraTermFileNames,
+  teraTermHostsFrom,
+  teraTermMacro,
+  teraTermMenuMacro,
+  type ExportFile,
+  type TtlAuth,
+} from '../../../src/common/export/index.js';
 import { h, clear } from '../../lib/dom.js';
 import type { Api } from '../../lib/api.js';
 import { onLocaleChange } from '../../i18n/index.js';
@@ -42,13 +51,23 @@ export interface GeneratedExport {
 const WINDOWS_PATH = /^(?:[A-Za-z]:[\\/]|\\\\[^\\/]+[\\/])/;
 
 /** The files an export writes; throws EXPORT_INVALID in the app's words for what the dialog can fix. */
-export function generateExport(choices: ExportChoices, instances: readonly Instance[], settings: Settings, sshEnv: SshConfigEnv | null, exportedAt = new Date().toISOString()): GeneratedExport {
+export function generateExport(
+  choices: ExportChoices,
+  instances: readonly Instance[],
+  settings: Settings,
+  sshEnv: SshConfigEnv | null,
+  exportedAt = new Date().toISOString(),
+): GeneratedExport {
   if (instances.length === 0) throw new AppError('EXPORT_INVALID', t('noneSelected'), t('noneSelectedHint'));
   const user = settings.defaultUser ?? undefined;
   if (choices.format === 'ssh-config') {
     const identityFile = choices.sshKeyFile === undefined ? settings.identityFile : choices.sshKeyFile;
     if (!sshEnv?.tagsshCommand) throw new AppError('EXPORT_INVALID', t('noTagssh'), t('noTagsshHint'));
-    const hosts = sshConfigHostsFrom(instances, { ...(user ? { user } : {}), ...(identityFile ? { identityFile } : {}), ...(settings.jumpHost ? { jump: settings.jumpHost } : {}) });
+    const hosts = sshConfigHostsFrom(instances, {
+      ...(user ? { user } : {}),
+      ...(identityFile ? { identityFile } : {}),
+      ...(settings.jumpHost ? { jump: settings.jumpHost } : {}),
+    });
     const block = sshConfigBlock(hosts, { profile: settings.profile, exportedAt, tagsshCommand: sshEnv.tagsshCommand, knownHostsFile: sshEnv.knownHostsFile });
     return { files: [{ fileName: SSH_CONFIG_FILE, content: `${block.text}\n` }], mapping: block.mapping };
   }
@@ -58,7 +77,11 @@ export function generateExport(choices: ExportChoices, instances: readonly Insta
     if (!keyFile) throw new AppError('EXPORT_INVALID', t('keyFileMissing'), t('keyFileMissingHint'));
     if (!WINDOWS_PATH.test(keyFile)) throw new AppError('EXPORT_INVALID', t('keyFileNotWindows', { path: keyFile }), t('keyFileNotWindowsHint'));
   }
-  const hosts = teraTermHostsFrom(instances, { ...(user ? { user } : {}), auth, ...(auth === 'publickey' && keyFile ? { keyFile, keyHasPassphrase: !!choices.keyHasPassphrase } : {}) });
+  const hosts = teraTermHostsFrom(instances, {
+    ...(user ? { user } : {}),
+    auth,
+    ...(auth === 'publickey' && keyFile ? { keyFile, keyHasPassphrase: !!choices.keyHasPassphrase } : {}),
+  });
   const opts = { profile: settings.profile, exportedAt, mode: choices.mode ?? 'dynamic', helper: choices.helper ?? 'tagssh' };
   const names = teraTermFileNames(hosts);
   return { files: [teraTermMenuMacro(hosts, opts), ...hosts.map((host, i) => teraTermMacro(host, opts, names[i]))], mapping: [] };
@@ -91,7 +114,15 @@ export function openExportDialog(instances: readonly Instance[], settings: Setti
   };
   const sshOptions = h('div', { class: 'export-options' }, labelled(sshKey, 'sshKeyLabel', 'export-ssh-key'));
   const passphraseLabel = h('label', { class: 'check' }, passphrase, h('span', {}));
-  const ttOptions = h('div', { class: 'export-options' }, labelled(auth, 'authLabel', 'export-auth'), labelled(keyFile, 'keyFileLabel', 'export-keyfile'), passphraseLabel, labelled(mode, 'modeLabel', 'export-mode'), labelled(helper, 'helperLabel', 'export-helper'));
+  const ttOptions = h(
+    'div',
+    { class: 'export-options' },
+    labelled(auth, 'authLabel', 'export-auth'),
+    labelled(keyFile, 'keyFileLabel', 'export-keyfile'),
+    passphraseLabel,
+    labelled(mode, 'modeLabel', 'export-mode'),
+    labelled(helper, 'helperLabel', 'export-helper'),
+  );
 
   const checks = instances.map((i) => {
     const box = h('input', { type: 'checkbox', checked: true, value: i.id });
@@ -108,7 +139,13 @@ export function openExportDialog(instances: readonly Instance[], settings: Setti
   const selectAll = h('button', { class: 'btn', type: 'button', onClick: () => setAll(true) });
   const selectNone = h('button', { class: 'btn', type: 'button', onClick: () => setAll(false) });
   const instancesLegend = h('legend', {});
-  const picker = h('fieldset', { class: 'export-instances' }, instancesLegend, h('div', { class: 'export-select' }, selectAll, selectNone, count), h('div', { class: 'export-list', 'data-testid': 'export-instances' }, ...checks.map((c) => c.row)));
+  const picker = h(
+    'fieldset',
+    { class: 'export-instances' },
+    instancesLegend,
+    h('div', { class: 'export-select' }, selectAll, selectNone, count),
+    h('div', { class: 'export-list', 'data-testid': 'export-instances' }, ...checks.map((c) => c.row)),
+  );
 
   const preview = h('div', { class: 'export-preview', 'data-testid': 'export-preview' });
   const aliasesTitle = h('h3', {});
@@ -159,9 +196,15 @@ export function openExportDialog(instances: readonly Instance[], settings: Setti
         message.textContent = t('checkingTagssh');
       } else {
         if (!tt && sshEnv instanceof Error) throw new AppError('EXPORT_INVALID', t('envFailed', { message: sshEnv.message }), t('envFailedHint'));
-        const out = generateExport(choices(), instances.filter((i) => selected.has(i.id)), settings, sshEnv instanceof Error ? null : sshEnv);
+        const out = generateExport(
+          choices(),
+          instances.filter((i) => selected.has(i.id)),
+          settings,
+          sshEnv instanceof Error ? null : sshEnv,
+        );
         files = out.files;
-        for (const f of files) preview.append(h('div', { class: 'export-file' }, h('div', { class: 'export-name', text: f.fileName }), h('pre', { text: f.content })));
+        for (const f of files)
+          preview.append(h('div', { class: 'export-file' }, h('div', { class: 'export-name', text: f.fileName }), h('pre', { text: f.content })));
         for (const m of out.mapping) aliasesList.append(h('li', { text: mappingLine(m) }));
         if (out.mapping.length) {
           aliases.hidden = false;
@@ -173,7 +216,8 @@ export function openExportDialog(instances: readonly Instance[], settings: Setti
       const err = e instanceof AppError ? e : new AppError('INTERNAL', String(e));
       message.className = 'form-message error';
       // The dialog's own checks speak the app's words; a generator's refusal is quoted as it is.
-      message.textContent = err.code === 'EXPORT_INVALID' && err.hint && !err.hint.includes('--') ? `${err.message} ${err.hint}` : t('cannotExport', { message: err.message });
+      message.textContent =
+        err.code === 'EXPORT_INVALID' && err.hint && !err.hint.includes('--') ? `${err.message} ${err.hint}` : t('cannotExport', { message: err.message });
     }
     copyBtn.disabled = downloadBtn.disabled = files.length === 0;
   }
@@ -251,10 +295,13 @@ export function openExportDialog(instances: readonly Instance[], settings: Setti
   document.body.append(dlg);
   applyWords();
   dlg.showModal();
-  api.call('export.sshConfigEnv', {}).then(
-    (env) => (sshEnv = env),
-    (e: unknown) => (sshEnv = e instanceof Error ? e : new Error(String(e))),
-  ).finally(() => {
-    if (dlg.open) render();
-  });
+  api
+    .call('export.sshConfigEnv', {})
+    .then(
+      (env) => (sshEnv = env),
+      (e: unknown) => (sshEnv = e instanceof Error ? e : new Error(String(e))),
+    )
+    .finally(() => {
+      if (dlg.open) render();
+    });
 }

@@ -98,8 +98,10 @@ export const t = defineMessages({
     keyFileNotWindowsHint: 'Tera Term は Windows で動きます。C:\\Users\\me\\.ssh\\web.pem のように入力してください。',
     cannotExport: 'このエクスポートは書き出せません: {message}',
     checkingTagssh: '書き出す Host が接続に使う tagssh コマンドを探しています…',
-    noTagssh: 'OpenSSH の設定はエクスポートできません。書き出す Host は tagssh コマンドを経由して接続しますが、このコンピューターに tagssh コマンドがインストールされていません。',
-    noTagsshHint: 'コマンドラインをインストールしてから (TagSSH のフォルダーで「npm link」を実行するか、tagssh を PATH に置きます)、もう一度「エクスポート…」を開いてください。',
+    noTagssh:
+      'OpenSSH の設定はエクスポートできません。書き出す Host は tagssh コマンドを経由して接続しますが、このコンピューターに tagssh コマンドがインストールされていません。',
+    noTagsshHint:
+      'コマンドラインをインストールしてから (TagSSH のフォルダーで「npm link」を実行するか、tagssh を PATH に置きます)、もう一度「エクスポート…」を開いてください。',
     envFailed: '書き出す Host の接続方法を確認できませんでした: {message}',
     envFailedHint: 'このダイアログを閉じて、もう一度「エクスポート…」を開いてください。',
     aliasesTitle: '名前 → Host エイリアス',

@@ -142,7 +142,8 @@ export const t = defineMessages({
     badNameNul: 'NUL 文字が含まれています',
     badNameLong: '255 バイトを超えています',
     errNoSuchFile: '{path} は (もう) ありません。一覧を更新してください。',
-    errPermission: 'サーバーが {path} へのこの操作を許可していません。許可されたユーザーでログインしてください (設定 › 既定のログインユーザー、またはインスタンスの tagssh:user タグ)。',
+    errPermission:
+      'サーバーが {path} へのこの操作を許可していません。許可されたユーザーでログインしてください (設定 › 既定のログインユーザー、またはインスタンスの tagssh:user タグ)。',
     errExists: '{path} は既にあります。別の名前にしてください。',
     errNotEmpty: 'フォルダー {path} は空ではありません。',
     errCwd: 'シェルのいるフォルダーが分かりませんでした (サーバーに Linux の /proc が必要です)。フォルダーを開いて移動してください。',

@@ -44,7 +44,13 @@ interface TransferView {
   status: HTMLElement;
 }
 
-const NAME_PROBLEM_WORD: Record<NonNullable<ReturnType<typeof nameProblem>>, FilesWord> = { empty: 'badNameEmpty', dot: 'badNameDot', slash: 'badNameSlash', nul: 'badNameNul', long: 'badNameLong' };
+const NAME_PROBLEM_WORD: Record<NonNullable<ReturnType<typeof nameProblem>>, FilesWord> = {
+  empty: 'badNameEmpty',
+  dot: 'badNameDot',
+  slash: 'badNameSlash',
+  nul: 'badNameNul',
+  long: 'badNameLong',
+};
 
 /** A server name as the panel shows it: controls and direction overrides visible, never acted on. */
 export const shown = (name: string) => escapeControls(name);
@@ -231,7 +237,13 @@ export class FilePanel {
     const dir = this.dir;
     const path = shown(joinRemote(dir, entry.name));
     const isDir = entry.kind === 'dir';
-    const ok = await confirmDialog({ title: t('deleteTitle', { name: shown(entry.name) }), body: t(isDir ? 'deleteDirBody' : 'deleteFileBody', { path }), confirm: t('deleteConfirm'), cancel: t('cancel'), danger: true });
+    const ok = await confirmDialog({
+      title: t('deleteTitle', { name: shown(entry.name) }),
+      body: t(isDir ? 'deleteDirBody' : 'deleteFileBody', { path }),
+      confirm: t('deleteConfirm'),
+      cancel: t('cancel'),
+      danger: true,
+    });
     if (!ok) return;
     await this.act(() => this.deps.api.call('files.delete', { sessionId, dir, name: entry.name, recursive: isDir }));
   }
@@ -268,7 +280,13 @@ export class FilePanel {
       }
       let replace = false;
       if (this.entries.some((e) => e.name === file.name)) {
-        replace = await confirmDialog({ title: t('replaceTitle', { name: shown(file.name) }), body: t('replaceBody', { path: shown(joinRemote(dir, file.name)) }), confirm: t('replaceConfirm'), cancel: t('cancel'), danger: true });
+        replace = await confirmDialog({
+          title: t('replaceTitle', { name: shown(file.name) }),
+          body: t('replaceBody', { path: shown(joinRemote(dir, file.name)) }),
+          confirm: t('replaceConfirm'),
+          cancel: t('cancel'),
+          danger: true,
+        });
         if (!replace) continue;
       }
       void this.upload(sessionId, dir, file, replace);
@@ -372,7 +390,10 @@ export class FilePanel {
     v.row.dataset.outcome = v.outcome;
     v.label.textContent = t('transferLabel', { direction, name });
     v.action.textContent = v.outcome === 'running' ? t('cancelTransfer') : t('dismiss');
-    v.action.setAttribute('aria-label', v.outcome === 'running' ? t('cancelTransferLabel', { direction, name }) : `${t('dismiss')} ${t('transferLabel', { direction, name })}`);
+    v.action.setAttribute(
+      'aria-label',
+      v.outcome === 'running' ? t('cancelTransferLabel', { direction, name }) : `${t('dismiss')} ${t('transferLabel', { direction, name })}`,
+    );
     v.bar.max = Math.max(1, v.total);
     v.bar.value = v.bytes;
     v.bar.setAttribute('aria-label', t('transferLabel', { direction, name }));
@@ -388,7 +409,8 @@ export class FilePanel {
 
   /** An error in the panel's words (the server's path shown escaped). */
   private words(e: unknown): string {
-    const err: AppErrorData = e instanceof AppError ? e : typeof e === 'object' && e && 'code' in e ? (e as AppErrorData) : { code: 'INTERNAL', message: String(e) };
+    const err: AppErrorData =
+      e instanceof AppError ? e : typeof e === 'object' && e && 'code' in e ? (e as AppErrorData) : { code: 'INTERNAL', message: String(e) };
     const d = (err.details ?? {}) as { fileError?: string; path?: string; reason?: string };
     const path = shown(d.path ?? '');
     if (d.fileError === 'noSuchFile' || err.code === 'NOT_FOUND') return t('errNoSuchFile', { path });
@@ -441,7 +463,8 @@ export class FilePanel {
     if (this.error) {
       const field = this.error.field;
       this.errorBox.append(h('span', { text: this.error.text }));
-      if (field) this.errorBox.append(h('button', { class: 'btn subtle', type: 'button', text: t('openSettingsUser'), onClick: () => this.deps.openSettings(field) }));
+      if (field)
+        this.errorBox.append(h('button', { class: 'btn subtle', type: 'button', text: t('openSettingsUser'), onClick: () => this.deps.openSettings(field) }));
     }
 
     clear(this.listBox);
@@ -453,7 +476,13 @@ export class FilePanel {
     if (this.dir) this.listBox.title = t('dropHere', { path: shown(this.dir) });
     if (this.loading && !this.entries.length) this.listBox.append(h('p', { class: 'files-note', text: t('loading') }));
     const table = h('table', { class: 'files-table', 'aria-label': t('listLabel', { path: shown(this.dir ?? '') }) });
-    table.append(h('thead', {}, h('tr', {}, h('th', { text: t('colName') }), h('th', { text: t('colSize') }), h('th', { text: t('colModified') }), h('th', { text: t('colActions') }))));
+    table.append(
+      h(
+        'thead',
+        {},
+        h('tr', {}, h('th', { text: t('colName') }), h('th', { text: t('colSize') }), h('th', { text: t('colModified') }), h('th', { text: t('colActions') })),
+      ),
+    );
     const body = h('tbody', {});
     for (const e of this.entries) body.append(this.row(e));
     table.append(body);
@@ -467,16 +496,33 @@ export class FilePanel {
     const browsable = e.kind === 'dir' || !!e.toDir;
     const kindWord = e.kind === 'dir' ? t('kindDir') : e.kind === 'link' ? t('kindLink') : e.kind === 'other' ? t('kindOther') : '';
     const nameCell = browsable
-      ? h('button', { class: 'files-open', type: 'button', text: `${name}/`, 'aria-label': t('open', { name }), onClick: () => this.dir && void this.navigate(joinRemote(this.dir, e.name)) })
+      ? h('button', {
+          class: 'files-open',
+          type: 'button',
+          text: `${name}/`,
+          'aria-label': t('open', { name }),
+          onClick: () => this.dir && void this.navigate(joinRemote(this.dir, e.name)),
+        })
       : h('span', { class: 'files-name-text', text: name });
-    const action = (word: FilesWord, label: FilesWord, run: () => void) => h('button', { class: 'btn subtle', type: 'button', text: t(word), 'aria-label': t(label, { name }), onClick: run });
+    const action = (word: FilesWord, label: FilesWord, run: () => void) =>
+      h('button', { class: 'btn subtle', type: 'button', text: t(word), 'aria-label': t(label, { name }), onClick: run });
     return h(
       'tr',
       { class: `files-row kind-${e.kind}`, 'data-name': name },
       h('td', { class: 'files-name-cell', title: kindWord ? `${name} (${kindWord})` : name }, nameCell),
       h('td', { class: 'num', text: e.kind === 'file' ? formatBytes(e.size) : '' }),
       h('td', { class: 'time', text: e.mtime ? formatDateTime(e.mtime) : '' }),
-      h('td', { class: 'files-actions' }, h('div', { class: 'files-actions-inner' }, e.kind === 'file' ? action('download', 'downloadLabel', () => void this.download(e)) : null, action('rename', 'renameLabel', () => void this.rename(e)), action('delete', 'deleteLabel', () => void this.remove(e)))),
+      h(
+        'td',
+        { class: 'files-actions' },
+        h(
+          'div',
+          { class: 'files-actions-inner' },
+          e.kind === 'file' ? action('download', 'downloadLabel', () => void this.download(e)) : null,
+          action('rename', 'renameLabel', () => void this.rename(e)),
+          action('delete', 'deleteLabel', () => void this.remove(e)),
+        ),
+      ),
     );
   }
 }

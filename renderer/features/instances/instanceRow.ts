@@ -38,9 +38,21 @@ export function instanceRow(i: Instance, index: number, busy: Busy | undefined, 
   });
   const lifecycle =
     i.state === 'running'
-      ? h('button', { class: 'btn subtle', type: 'button', text: t('stop'), disabled: !!busy, onClick: (e: Event) => (e.stopPropagation(), act.startStop(i, 'stop')) })
+      ? h('button', {
+          class: 'btn subtle',
+          type: 'button',
+          text: t('stop'),
+          disabled: !!busy,
+          onClick: (e: Event) => (e.stopPropagation(), act.startStop(i, 'stop')),
+        })
       : i.state === 'stopped'
-        ? h('button', { class: 'btn subtle', type: 'button', text: t('start'), disabled: !!busy, onClick: (e: Event) => (e.stopPropagation(), act.startStop(i, 'start')) })
+        ? h('button', {
+            class: 'btn subtle',
+            type: 'button',
+            text: t('start'),
+            disabled: !!busy,
+            onClick: (e: Event) => (e.stopPropagation(), act.startStop(i, 'start')),
+          })
         : null;
   // The user's own tags first; TagSSH's per-instance overrides (tagssh:*) after them.
   const tagText = Object.entries(i.tags)
@@ -52,11 +64,22 @@ export function instanceRow(i: Instance, index: number, busy: Busy | undefined, 
   const tr = h(
     'tr',
     { class: 'row', tabindex: '-1', 'data-id': i.id, 'data-index': String(index), 'aria-label': `${i.name ?? i.id} ${stateText}` },
-    h('td', { class: 'name' }, h('div', { class: 'n', text: i.name ?? t('noName') }), h('div', { class: 'sub', text: `${i.id}${tagText ? ` · ${tagText}` : ''}`, title: tagText })),
+    h(
+      'td',
+      { class: 'name' },
+      h('div', { class: 'n', text: i.name ?? t('noName') }),
+      h('div', { class: 'sub', text: `${i.id}${tagText ? ` · ${tagText}` : ''}`, title: tagText }),
+    ),
     h('td', {}, h('span', { class: `state s-${i.state}`, 'data-state': i.state }, h('span', { class: 'dot' }), stateText)),
     h('td', { text: i.type }),
     h('td', { text: i.az ?? i.region }),
-    h('td', { class: 'addr' }, addr.text, addr.eip ? h('span', { class: 'badge', title: t('eipTitle'), text: t('eip') }) : null, addr.kind === 'private' ? h('span', { class: 'badge muted', text: t('private') }) : null),
+    h(
+      'td',
+      { class: 'addr' },
+      addr.text,
+      addr.eip ? h('span', { class: 'badge', title: t('eipTitle'), text: t('eip') }) : null,
+      addr.kind === 'private' ? h('span', { class: 'badge muted', text: t('private') }) : null,
+    ),
     h('td', { text: i.keyName ?? '—' }),
     h('td', { class: 'actions' }, lifecycle, connectBtn),
   );

@@ -55,7 +55,10 @@ export function createScopePickers(deps: { api: Api; settings(): Settings; chang
     const focused = document.activeElement;
     // The default chain's profile is one entry, named, never listed a second time.
     const others = profiles.names.filter((p) => p !== profiles.defaultProfile);
-    const profileOptions: Array<[string, string]> = [['', profiles.defaultProfile ? t('profileDefault', { name: profiles.defaultProfile }) : t('profileDefaultPlain')], ...others.map((p): [string, string] => [p, p])];
+    const profileOptions: Array<[string, string]> = [
+      ['', profiles.defaultProfile ? t('profileDefault', { name: profiles.defaultProfile }) : t('profileDefaultPlain')],
+      ...others.map((p): [string, string] => [p, p]),
+    ];
     const chosen = s.profile && s.profile !== profiles.defaultProfile ? s.profile : '';
     if (chosen && !others.includes(chosen)) profileOptions.push([chosen, chosen]);
     replaceOptions(profileSel, profileOptions, chosen);

@@ -109,15 +109,36 @@ export function createInstancesView(deps: InstancesDeps): InstancesView {
     el.setAttribute('aria-label', t('viewLabel'));
     filter.placeholder = t('filterPlaceholder');
     filter.setAttribute('aria-label', t('filterLabel'));
-    fillSelect(sortSel, t('sortLabel'), [['name', t('sortName')], ['state', t('sortState')], ['region', t('sortRegion')]], sort);
-    fillSelect(groupSel, t('groupLabel'), [['none', t('groupNone')], ['region', t('groupRegion')], ['state', t('groupState')]], group);
+    fillSelect(
+      sortSel,
+      t('sortLabel'),
+      [
+        ['name', t('sortName')],
+        ['state', t('sortState')],
+        ['region', t('sortRegion')],
+      ],
+      sort,
+    );
+    fillSelect(
+      groupSel,
+      t('groupLabel'),
+      [
+        ['none', t('groupNone')],
+        ['region', t('groupRegion')],
+        ['state', t('groupState')],
+      ],
+      group,
+    );
     refreshBtn.textContent = t('refresh');
     refreshBtn.title = t('refreshTitle');
     exportBtn.textContent = t('export');
     exportBtn.title = t('exportTitle');
     quick.placeholder = t('quickPlaceholder');
     quick.setAttribute('aria-label', t('quickLabel'));
-    headRow.replaceChildren(...(['colName', 'colState', 'colType', 'colZone', 'colAddress', 'colKey'] as const).map((k) => h('th', { scope: 'col', text: t(k) })), h('th', { scope: 'col' }, h('span', { class: 'visually-hidden', text: t('colActions') })));
+    headRow.replaceChildren(
+      ...(['colName', 'colState', 'colType', 'colZone', 'colAddress', 'colKey'] as const).map((k) => h('th', { scope: 'col', text: t(k) })),
+      h('th', { scope: 'col' }, h('span', { class: 'visually-hidden', text: t('colActions') })),
+    );
     pickers.paint();
   }
 
@@ -213,8 +234,15 @@ export function createInstancesView(deps: InstancesDeps): InstancesView {
     if (error) {
       // The app's words for the error (the shared catalogue), with a button to the Settings field that fixes it.
       const words = describeError(error);
-      status.append(h('strong', { text: words.title, title: words.detail ?? '' }), words.hint ? ' ' : '', words.hint ? h('span', { class: 'hint', text: words.hint }) : '');
-      if (retryAt) status.append(h('span', { class: 'retry', 'data-testid': 'list-retry', text: t('retrying', { seconds: Math.max(1, Math.ceil((retryAt - Date.now()) / 1000)) }) }));
+      status.append(
+        h('strong', { text: words.title, title: words.detail ?? '' }),
+        words.hint ? ' ' : '',
+        words.hint ? h('span', { class: 'hint', text: words.hint }) : '',
+      );
+      if (retryAt)
+        status.append(
+          h('span', { class: 'retry', 'data-testid': 'list-retry', text: t('retrying', { seconds: Math.max(1, Math.ceil((retryAt - Date.now()) / 1000)) }) }),
+        );
       if (words.field && deps.openSettings) {
         const field = words.field;
         status.append(' ', h('button', { class: 'btn subtle', type: 'button', text: t('openSettings'), onClick: () => deps.openSettings?.(field) }));
@@ -277,7 +305,8 @@ export function createInstancesView(deps: InstancesDeps): InstancesView {
     const out: HTMLTableRowElement[] = [topPad];
     for (let at = win.start; at < win.end; at++) {
       const l = lines[at]!;
-      if (l.kind === 'group') out.push(h('tr', { class: 'group' }, h('th', { colspan: '7', scope: 'rowgroup', text: t('groupTitle', { title: groupLabel(l.title), n: l.count }) })));
+      if (l.kind === 'group')
+        out.push(h('tr', { class: 'group' }, h('th', { colspan: '7', scope: 'rowgroup', text: t('groupTitle', { title: groupLabel(l.title), n: l.count }) })));
       else {
         let tr = rowCache.get(l.instance.id);
         if (!tr) rowCache.set(l.instance.id, (tr = instanceRow(l.instance, l.index, busy.get(l.instance.id), rowActions)));
@@ -329,7 +358,12 @@ export function createInstancesView(deps: InstancesDeps): InstancesView {
   }
 
   async function startAndConnect(i: Instance) {
-    const ok = await confirmDialog({ title: t('startTitle'), body: t('startConnectBody', { label: labelOf(i), region: i.region }), confirm: t('startAndConnect'), cancel: t('cancel') });
+    const ok = await confirmDialog({
+      title: t('startTitle'),
+      body: t('startConnectBody', { label: labelOf(i), region: i.region }),
+      confirm: t('startAndConnect'),
+      cancel: t('cancel'),
+    });
     if (ok) deps.connect(i, { start: true });
   }
 
@@ -446,4 +480,3 @@ function fillSelect(s: HTMLSelectElement, label: string, options: Array<[string,
   s.setAttribute('aria-label', label);
   replaceOptions(s, options, value);
 }
-

@@ -14,7 +14,8 @@ export const t = defineMessages({
     allowMyIp: 'Allow my IP',
     retry: 'Retry',
     allowTitle: 'Allow SSH from your IP?',
-    allowBody: 'Adds an inbound rule to security group {group}: TCP port {port} from {cidr} (this one address only). The rule’s description says TagSSH added it, with your user name and today’s date.',
+    allowBody:
+      'Adds an inbound rule to security group {group}: TCP port {port} from {cidr} (this one address only). The rule’s description says TagSSH added it, with your user name and today’s date.',
     allowGroup: 'Security group',
     allowConfirm: 'Add rule',
     adding: 'Adding the rule to {group}…',
@@ -27,12 +28,14 @@ export const t = defineMessages({
     blockedHint: 'セキュリティグループ（{groups}）を設定した後で、パブリック IP アドレスが変わった可能性があります。',
     allowedTitle: 'タイムアウトしました。ただし、セキュリティグループ {group} は {ip} からポート {port} への接続を許可しています。',
     allowedHint: '原因は別の場所にあります。ネットワーク ACL、ルートテーブル、またはインスタンス上のファイアウォールを確認してください。',
-    unknownTitle: 'タイムアウトしました。セキュリティグループ {group} は、プレフィックスリストまたは別のセキュリティグループからのポート {port} への接続を許可しています。',
+    unknownTitle:
+      'タイムアウトしました。セキュリティグループ {group} は、プレフィックスリストまたは別のセキュリティグループからのポート {port} への接続を許可しています。',
     unknownHint: '{ip} が含まれるかどうかは TagSSH では判断できません。EC2 コンソールでそのルールを確認してください。',
     allowMyIp: 'この IP を許可',
     retry: '再試行',
     allowTitle: '現在の IP アドレスからの SSH を許可しますか？',
-    allowBody: 'セキュリティグループ {group} にインバウンドルールを追加します：{cidr} から TCP ポート {port}（このアドレスのみ）。ルールの説明には、TagSSH が追加したこと、ユーザー名、今日の日付が入ります。',
+    allowBody:
+      'セキュリティグループ {group} にインバウンドルールを追加します：{cidr} から TCP ポート {port}（このアドレスのみ）。ルールの説明には、TagSSH が追加したこと、ユーザー名、今日の日付が入ります。',
     allowGroup: 'セキュリティグループ',
     allowConfirm: 'ルールを追加',
     adding: '{group} にルールを追加しています…',

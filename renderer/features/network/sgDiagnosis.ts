@@ -48,7 +48,12 @@ async function allow(d: SgDiagnosis, host: DiagnosisHost): Promise<void> {
   // Several groups and none with an SSH rule: the person chooses which one gets it.
   const select = d.suggestedGroupId ? null : h('select', { class: 'sg-group' }, ...d.groupIds.map((g) => h('option', { value: g, text: g })));
   const groupOf = () => d.suggestedGroupId ?? select?.value ?? d.groupIds[0] ?? '';
-  const body = h('div', {}, h('p', { 'data-testid': 'sg-allow-body', text: t('allowBody', { group: d.suggestedGroupId ?? '…', port: d.port, cidr }) }), select ? h('label', {}, `${t('allowGroup')} `, select) : '');
+  const body = h(
+    'div',
+    {},
+    h('p', { 'data-testid': 'sg-allow-body', text: t('allowBody', { group: d.suggestedGroupId ?? '…', port: d.port, cidr }) }),
+    select ? h('label', {}, `${t('allowGroup')} `, select) : '',
+  );
   const ok = await confirmDialog({ title: t('allowTitle'), body, confirm: t('allowConfirm') });
   if (!ok) return;
   const groupId = groupOf();
@@ -57,14 +62,25 @@ async function allow(d: SgDiagnosis, host: DiagnosisHost): Promise<void> {
     const r = await host.api.call('securityGroups.allowMyIp', { instanceId: d.instanceId, region: d.region, ip: d.ip, port: d.port, groupId });
     host.view(
       'info',
-      () => h('span', { 'data-testid': 'sg-added', text: r.added ? t('added', { group: r.groupId, cidr: r.cidr, port: r.port }) : t('alreadyAllowed', { group: r.groupId, cidr: r.cidr, port: r.port }) }),
+      () =>
+        h('span', {
+          'data-testid': 'sg-added',
+          text: r.added ? t('added', { group: r.groupId, cidr: r.cidr, port: r.port }) : t('alreadyAllowed', { group: r.groupId, cidr: r.cidr, port: r.port }),
+        }),
       () => [host.button(t('retry'), 'primary', () => host.retry())],
     );
   } catch (e) {
     const words = describeError(e as AppErrorData);
     host.view(
       'error',
-      () => h('div', { 'data-testid': 'sg-add-failed' }, h('strong', { text: t('addFailed') }), h('p', { text: words.title }), words.detail ? h('p', { class: 'detail', text: words.detail }) : null),
+      () =>
+        h(
+          'div',
+          { 'data-testid': 'sg-add-failed' },
+          h('strong', { text: t('addFailed') }),
+          h('p', { text: words.title }),
+          words.detail ? h('p', { class: 'detail', text: words.detail }) : null,
+        ),
       () => [host.button(t('allowMyIp'), 'primary', () => void allow(d, host)), host.button(t('retry'), '', () => host.retry())],
     );
   }

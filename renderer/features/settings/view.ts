@@ -63,11 +63,27 @@ export function createSettingsView(deps: SettingsViewDeps): SettingsView {
   const theme = h('select', { id: 'set-theme', name: 'theme' }, h('option', { value: 'dark' }), h('option', { value: 'light' }));
   const themeLabel = h('label', { for: 'set-theme' });
   // Each language is named in its own words, so a user who cannot read the current one finds theirs.
-  const language = h('select', { id: 'set-language', name: 'language' }, h('option', { value: 'auto' }), h('option', { value: 'en', text: 'English', lang: 'en' }), h('option', { value: 'ja', text: '日本語', lang: 'ja' }));
+  const language = h(
+    'select',
+    { id: 'set-language', name: 'language' },
+    h('option', { value: 'auto' }),
+    h('option', { value: 'en', text: 'English', lang: 'en' }),
+    h('option', { value: 'ja', text: '日本語', lang: 'ja' }),
+  );
   const languageLabel = h('label', { for: 'set-language' });
   // How instances are reached, and when EC2 Instance Connect pushes a key (the tags can still override per instance).
-  const transport = choice('transport', TRANSPORT_CHOICES, { auto: 'transportAuto', direct: 'transportDirect', jump: 'transportJump', eice: 'transportEice', ssm: 'transportSsm' });
-  const instanceConnect = choice('instanceConnect', ['fallback', 'always', 'never'] as const, { fallback: 'instanceConnectFallback', always: 'instanceConnectAlways', never: 'instanceConnectNever' });
+  const transport = choice('transport', TRANSPORT_CHOICES, {
+    auto: 'transportAuto',
+    direct: 'transportDirect',
+    jump: 'transportJump',
+    eice: 'transportEice',
+    ssm: 'transportSsm',
+  });
+  const instanceConnect = choice('instanceConnect', ['fallback', 'always', 'never'] as const, {
+    fallback: 'instanceConnectFallback',
+    always: 'instanceConnectAlways',
+    never: 'instanceConnectNever',
+  });
   const message = h('p', { class: 'form-message', role: 'status' });
   const save = h('button', { class: 'btn primary', type: 'submit' });
   const legends = { aws: h('legend', {}), ssh: h('legend', {}), terminal: h('legend', {}), app: h('legend', {}) };
@@ -149,7 +165,11 @@ export function createSettingsView(deps: SettingsViewDeps): SettingsView {
       identityFile: orNull(f.identityFile.input.value),
       port: f.port.input.value.trim() === '' ? 22 : Number(f.port.input.value),
       jumpHost: orNull(f.jumpHost.input.value),
-      terminal: { fontFamily: f.fontFamily.input.value.trim(), fontSize: f.fontSize.input.value.trim() === '' ? 13 : Number(f.fontSize.input.value), theme: theme.value },
+      terminal: {
+        fontFamily: f.fontFamily.input.value.trim(),
+        fontSize: f.fontSize.input.value.trim() === '' ? 13 : Number(f.fontSize.input.value),
+        theme: theme.value,
+      },
       language: language.value,
       transport: transport.select.value,
       instanceConnect: instanceConnect.select.value,

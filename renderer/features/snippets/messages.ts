@@ -5,7 +5,8 @@ import { defineMessages } from '../../i18n/index.js';
 export const t = defineMessages({
   en: {
     legend: 'Snippets',
-    intro: 'Saved commands, typed into a shell as text when you run them (nothing runs on this computer). A tag limits a snippet to instances with that tag value.',
+    intro:
+      'Saved commands, typed into a shell as text when you run them (nothing runs on this computer). A tag limits a snippet to instances with that tag value.',
     none: 'No snippets yet.',
     name: 'Name',
     command: 'Command',
@@ -31,7 +32,8 @@ export const t = defineMessages({
   },
   ja: {
     legend: 'スニペット',
-    intro: '保存したコマンドです。実行するとシェルに文字として入力されます(このコンピューター上では実行されません)。タグを指定すると、そのタグ値を持つインスタンスだけで使えます。',
+    intro:
+      '保存したコマンドです。実行するとシェルに文字として入力されます(このコンピューター上では実行されません)。タグを指定すると、そのタグ値を持つインスタンスだけで使えます。',
     none: 'スニペットはまだありません。',
     name: '名前',
     command: 'コマンド',

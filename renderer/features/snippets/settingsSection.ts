@@ -29,7 +29,18 @@ export function createSnippetSettings(deps: SnippetSettingsDeps) {
   const submit = h('button', { class: 'btn primary', type: 'button', 'data-testid': 'snippet-save', onClick: () => void save() });
   const cancel = h('button', { class: 'btn', type: 'button', hidden: true, onClick: () => resetForm() });
   const message = h('p', { class: 'form-message', role: 'status', 'data-testid': 'snippet-message' });
-  const snippetsSet = h('fieldset', { class: 'snippets' }, legend, intro, list, h('div', { class: 'field' }, nameLabel, name), h('div', { class: 'field' }, commandLabel, command), h('div', { class: 'field' }, tagLabel, tag), h('div', { class: 'actions' }, submit, cancel), message);
+  const snippetsSet = h(
+    'fieldset',
+    { class: 'snippets' },
+    legend,
+    intro,
+    list,
+    h('div', { class: 'field' }, nameLabel, name),
+    h('div', { class: 'field' }, commandLabel, command),
+    h('div', { class: 'field' }, tagLabel, tag),
+    h('div', { class: 'actions' }, submit, cancel),
+    message,
+  );
 
   const logLegend = h('legend');
   const always = h('input', { type: 'checkbox', id: 'log-always', 'data-testid': 'log-always', onChange: () => void saveLog() });
@@ -37,7 +48,14 @@ export function createSnippetSettings(deps: SnippetSettingsDeps) {
   const stamps = h('input', { type: 'checkbox', id: 'log-timestamps', 'data-testid': 'log-timestamps', onChange: () => void saveLog() });
   const stampsLabel = h('label', { for: 'log-timestamps' });
   const logMessage = h('p', { class: 'form-message', role: 'status' });
-  const logSet = h('fieldset', { class: 'session-logs' }, logLegend, h('div', { class: 'check' }, always, alwaysLabel), h('div', { class: 'check' }, stamps, stampsLabel), logMessage);
+  const logSet = h(
+    'fieldset',
+    { class: 'session-logs' },
+    logLegend,
+    h('div', { class: 'check' }, always, alwaysLabel),
+    h('div', { class: 'check' }, stamps, stampsLabel),
+    logMessage,
+  );
 
   const el = h('div', { class: 'settings-extra' }, snippetsSet, logSet);
 
@@ -70,7 +88,13 @@ export function createSnippetSettings(deps: SnippetSettingsDeps) {
   }
 
   async function remove(s: Snippet) {
-    const ok = await confirmDialog({ title: t('deleteTitle', { name: s.name }), body: t('deleteBody'), confirm: t('delete'), cancel: t('cancelEdit'), danger: true });
+    const ok = await confirmDialog({
+      title: t('deleteTitle', { name: s.name }),
+      body: t('deleteBody'),
+      confirm: t('delete'),
+      cancel: t('cancelEdit'),
+      danger: true,
+    });
     if (!ok) return;
     await deps.save({ ...deps.settings(), snippets: deps.settings().snippets.filter((x) => x.name !== s.name) });
     if (editing === s.name) resetForm();

@@ -20,7 +20,8 @@ export const t = defineMessages({
     stateClosed: 'disconnected',
     stateFailed: 'not connected',
     closeLiveTitle: 'Close {label}?',
-    closeLiveBody: 'The session to {label} is still open. Closing the tab ends it, and programs running in its shell end too (unless they run under nohup, tmux or screen).',
+    closeLiveBody:
+      'The session to {label} is still open. Closing the tab ends it, and programs running in its shell end too (unless they run under nohup, tmux or screen).',
     closeLiveConfirm: 'Close tab',
     closeWaitingBody: 'TagSSH is still connecting to {label}. Closing the tab stops waiting.',
     backendGone: 'Restart tagssh web (or the app) and open it again.',
@@ -69,7 +70,8 @@ export const t = defineMessages({
     hkConsoleNoMatchShort: 'Console output: does not match.',
     hkConsoleNoneShort: 'Console output: no fingerprints published.',
     hkConsoleNoMatch: 'The instance’s console output lists host-key fingerprints and this key is NOT among them. It may be a different machine.',
-    hkConsoleNone: 'The instance’s console output has no host-key fingerprints to check against, so TagSSH cannot verify this key by itself. Compare it with a fingerprint you trust.',
+    hkConsoleNone:
+      'The instance’s console output has no host-key fingerprints to check against, so TagSSH cannot verify this key by itself. Compare it with a fingerprint you trust.',
     hkTrust: 'Trust this key and connect',
     hkNotTrusted: 'Not connected: the host key was not trusted.',
     hkChanged: 'Connection refused: the host key has changed.',
@@ -78,7 +80,8 @@ export const t = defineMessages({
     hkChangedHint: 'Someone may be intercepting the connection, or the instance was rebuilt. Only forget the stored key if you know why it changed.',
     hkForget: 'Forget stored key…',
     hkForgetTitle: 'Forget the stored host key?',
-    hkForgetBody: 'TagSSH will forget the trusted key of {id} and ask you to confirm the new one on the next connection. Do this only if you know why the key changed.',
+    hkForgetBody:
+      'TagSSH will forget the trusted key of {id} and ask you to confirm the new one on the next connection. Do this only if you know why the key changed.',
     hkForgetConfirm: 'Forget key',
     ambiguous: 'Several instances are named {label}.',
     pickOne: 'Pick the instance to connect to:',
@@ -112,7 +115,8 @@ export const t = defineMessages({
     stateClosed: '切断',
     stateFailed: '未接続',
     closeLiveTitle: '{label} を閉じますか？',
-    closeLiveBody: '{label} へのセッションはまだ開いています。タブを閉じるとセッションが終了し、シェルで動いているプログラムも終了します（nohup・tmux・screen で動かしているものを除く）。',
+    closeLiveBody:
+      '{label} へのセッションはまだ開いています。タブを閉じるとセッションが終了し、シェルで動いているプログラムも終了します（nohup・tmux・screen で動かしているものを除く）。',
     closeLiveConfirm: 'タブを閉じる',
     closeWaitingBody: '{label} への接続を待っています。タブを閉じると待機をやめます。',
     backendGone: 'tagssh web（またはアプリ）を起動し直して、もう一度開いてください。',
@@ -159,14 +163,17 @@ export const t = defineMessages({
     hkFingerprint: 'ホスト鍵 {type} のフィンガープリント:',
     hkConsoleNoMatchShort: 'コンソール出力: 一致しません。',
     hkConsoleNoneShort: 'コンソール出力: フィンガープリントの公開なし。',
-    hkConsoleNoMatch: 'インスタンスのコンソール出力にはホスト鍵のフィンガープリントが載っていますが、この鍵はその中にありません。別のマシンの可能性があります。',
-    hkConsoleNone: 'インスタンスのコンソール出力に照合できるホスト鍵のフィンガープリントがないため、TagSSH だけではこの鍵を確認できません。信頼できるフィンガープリントと照合してください。',
+    hkConsoleNoMatch:
+      'インスタンスのコンソール出力にはホスト鍵のフィンガープリントが載っていますが、この鍵はその中にありません。別のマシンの可能性があります。',
+    hkConsoleNone:
+      'インスタンスのコンソール出力に照合できるホスト鍵のフィンガープリントがないため、TagSSH だけではこの鍵を確認できません。信頼できるフィンガープリントと照合してください。',
     hkTrust: 'この鍵を信頼して接続',
     hkNotTrusted: '未接続: ホスト鍵を信頼しませんでした。',
     hkChanged: '接続を拒否しました: ホスト鍵が変わっています。',
     hkTrusted: '信頼済み:',
     hkOffered: '提示された鍵:',
-    hkChangedHint: '通信が傍受されているか、インスタンスが作り直された可能性があります。鍵が変わった理由がわかっている場合にだけ、保存済みの鍵を削除してください。',
+    hkChangedHint:
+      '通信が傍受されているか、インスタンスが作り直された可能性があります。鍵が変わった理由がわかっている場合にだけ、保存済みの鍵を削除してください。',
     hkForget: '保存済みの鍵を削除…',
     hkForgetTitle: '保存済みのホスト鍵を削除しますか？',
     hkForgetBody: 'TagSSH は {id} の信頼済みの鍵を削除し、次の接続で新しい鍵の確認を求めます。鍵が変わった理由がわかっている場合にだけ実行してください。',

@@ -115,8 +115,20 @@ export class TerminalTab {
       if (e.key === 'Escape') this.toggleSearch(false);
     });
     this.screen = h('div', { class: 'term-screen' });
-    this.files = new FilePanel({ api: deps.api, sessionId: () => (this.state === 'open' ? this.sessionId : null), label: () => this.title, openSettings: (f) => deps.openSettings(f) });
-    this.el = h('section', { class: 'terminal' }, h('div', { class: 'term-toolbar' }, this.files.toggle, this.transport.el), this.status, this.searchBar, h('div', { class: 'term-body' }, this.screen, this.files.el));
+    this.files = new FilePanel({
+      api: deps.api,
+      sessionId: () => (this.state === 'open' ? this.sessionId : null),
+      label: () => this.title,
+      openSettings: (f) => deps.openSettings(f),
+    });
+    this.el = h(
+      'section',
+      { class: 'terminal' },
+      h('div', { class: 'term-toolbar' }, this.files.toggle, this.transport.el),
+      this.status,
+      this.searchBar,
+      h('div', { class: 'term-body' }, this.screen, this.files.el),
+    );
     this.applyWords();
     this.offLocale = onLocaleChange(() => {
       this.applyWords();
@@ -213,9 +225,17 @@ export class TerminalTab {
     this.setState('connecting');
     let progress: { message: string; step?: ProgressStep } | null = null;
     const showWaiting = () =>
-      this.view('info', () => h('div', { 'data-testid': 'connecting' }, h('strong', { text: t(this.request.start ? 'starting' : 'connecting', { label: this.request.label }) }), progress ? h('p', { class: 'progress', text: progressText(progress.message, progress.step) }) : null), () => [
-        this.button(t('cancel'), '', () => this.cancelOpen(openId)),
-      ]);
+      this.view(
+        'info',
+        () =>
+          h(
+            'div',
+            { 'data-testid': 'connecting' },
+            h('strong', { text: t(this.request.start ? 'starting' : 'connecting', { label: this.request.label }) }),
+            progress ? h('p', { class: 'progress', text: progressText(progress.message, progress.step) }) : null,
+          ),
+        () => [this.button(t('cancel'), '', () => this.cancelOpen(openId))],
+      );
     showWaiting();
     this.deps.router.onOpen(openId, {
       progress: (message, step) => {
@@ -298,7 +318,12 @@ export class TerminalTab {
     this.el.remove();
   }
 
-  private onClosed(batcher: OutputBatcher, reason: string, error: AppErrorData | undefined, how: { cause?: 'exited' | 'closed' | 'lost'; exitCode?: number | null }): void {
+  private onClosed(
+    batcher: OutputBatcher,
+    reason: string,
+    error: AppErrorData | undefined,
+    how: { cause?: 'exited' | 'closed' | 'lost'; exitCode?: number | null },
+  ): void {
     this.setState('closed');
     this.sessionId = null;
     this.batcher = null;
@@ -308,7 +333,14 @@ export class TerminalTab {
       'warn',
       () => {
         const words = error ? describeError(error) : null;
-        return h('span', {}, h('strong', { text: `${t('disconnected')} ` }), words ? words.title : noticeOf(reason, error, how), words?.detail ? h('span', { class: 'detail', text: ` ${words.detail}` }) : null, words?.hint ? h('span', { class: 'hint', text: ` ${words.hint}` }) : null);
+        return h(
+          'span',
+          {},
+          h('strong', { text: `${t('disconnected')} ` }),
+          words ? words.title : noticeOf(reason, error, how),
+          words?.detail ? h('span', { class: 'detail', text: ` ${words.detail}` }) : null,
+          words?.hint ? h('span', { class: 'hint', text: ` ${words.hint}` }) : null,
+        );
       },
       () => [this.button(t('reconnect'), 'primary', () => void this.connect())],
     );
@@ -329,12 +361,23 @@ export class TerminalTab {
       case 'TIMEOUT': {
         // Timed out: what the security groups say (with "Allow my IP"), when the backend could tell.
         const sg = timeoutDiagnosis(err);
-        return sg ? showSgDiagnosis(sg, { api: this.deps.api, retry: () => void this.connect(), view: (k, b, a) => this.view(k, b, a), button: (x, k, f) => this.button(x, k, f) }) : this.showError(err);
+        return sg
+          ? showSgDiagnosis(sg, {
+              api: this.deps.api,
+              retry: () => void this.connect(),
+              view: (k, b, a) => this.view(k, b, a),
+              button: (x, k, f) => this.button(x, k, f),
+            })
+          : this.showError(err);
       }
       case 'CANCELLED':
         return this.view(
           'info',
-          () => h('span', { 'data-testid': 'cancelled', text: detailsOf(err, 'CANCELLED')?.instanceStarting ? t('cancelledStarting', { label: this.request.label }) : t('cancelled') }),
+          () =>
+            h('span', {
+              'data-testid': 'cancelled',
+              text: detailsOf(err, 'CANCELLED')?.instanceStarting ? t('cancelledStarting', { label: this.request.label }) : t('cancelled'),
+            }),
           () => [this.button(t('connectAgain'), 'primary', () => void this.connect())],
         );
       case 'STOPPED':
@@ -354,18 +397,32 @@ export class TerminalTab {
       'error',
       () => {
         const words = describeError(err);
-        return h('div', { 'data-testid': 'open-error', 'data-code': err.code }, h('strong', { text: words.title }), words.detail ? h('p', { class: 'detail', text: words.detail }) : null, words.hint ? h('p', { class: 'hint', text: words.hint }) : null);
+        return h(
+          'div',
+          { 'data-testid': 'open-error', 'data-code': err.code },
+          h('strong', { text: words.title }),
+          words.detail ? h('p', { class: 'detail', text: words.detail }) : null,
+          words.hint ? h('p', { class: 'hint', text: words.hint }) : null,
+        );
       },
       () => {
         const { field } = describeError(err);
-        return [this.button(t('retry'), 'primary', () => void this.connect()), ...(field ? [this.button(t('openSettingsAt', { field: t(FIELD_WORD[field]) }), '', () => this.deps.openSettings(field))] : [])];
+        return [
+          this.button(t('retry'), 'primary', () => void this.connect()),
+          ...(field ? [this.button(t('openSettingsAt', { field: t(FIELD_WORD[field]) }), '', () => this.deps.openSettings(field))] : []),
+        ];
       },
     );
   }
 
   /** Start and connect asks first, as Stop does: starting an instance changes it and costs money. */
   private async confirmStart(): Promise<void> {
-    const ok = await confirmDialog({ title: t('startTitle', { label: this.request.label }), body: t('startBody', { label: this.request.label }), confirm: t('startConfirm'), cancel: t('cancel') });
+    const ok = await confirmDialog({
+      title: t('startTitle', { label: this.request.label }),
+      body: t('startBody', { label: this.request.label }),
+      confirm: t('startConfirm'),
+      cancel: t('cancel'),
+    });
     if (!ok || this.disposed) return;
     this.request = { ...this.request, start: true };
     void this.connect();
@@ -387,7 +444,13 @@ export class TerminalTab {
       'warn',
       () => {
         input.setAttribute('aria-label', t('passLabel'));
-        return h('div', { 'data-testid': 'passphrase-prompt' }, h('strong', { text: attempt > 1 ? t('passWrong') : t('passProtected') }), h('p', {}, `${t('passKey')} `, h('code', { text: keyPath })), input);
+        return h(
+          'div',
+          { 'data-testid': 'passphrase-prompt' },
+          h('strong', { text: attempt > 1 ? t('passWrong') : t('passProtected') }),
+          h('p', {}, `${t('passKey')} `, h('code', { text: keyPath })),
+          input,
+        );
       },
       () => [this.button(t('unlock'), 'primary', () => answer(input.value)), this.button(t('cancel'), '', () => answer(null))],
     );
@@ -406,12 +469,22 @@ export class TerminalTab {
           { class: 'hostkey', 'data-testid': 'hostkey-prompt' },
           h('strong', { text: t('hkFirst', { label }) }),
           h('p', {}, `${t('hkFingerprint', { type: d.keyType })} `, h('code', { class: 'fp', text: fp })),
-          h('p', { class: 'console-match', 'data-match': consoleMatch === false ? 'false' : 'none', text: consoleMatch === false ? t('hkConsoleNoMatchShort') : t('hkConsoleNoneShort') }),
+          h('p', {
+            class: 'console-match',
+            'data-match': consoleMatch === false ? 'false' : 'none',
+            text: consoleMatch === false ? t('hkConsoleNoMatchShort') : t('hkConsoleNoneShort'),
+          }),
           consoleMatch === false ? h('p', { class: 'bad', text: t('hkConsoleNoMatch') }) : h('p', { text: t('hkConsoleNone') }),
         ),
       () => [
         this.button(t('hkTrust'), consoleMatch === false ? 'danger' : 'primary', () => void this.connect({ acceptNewHostKey: fp })),
-        this.button(t('cancel'), '', () => this.view('info', () => h('span', { text: t('hkNotTrusted') }), () => [this.button(t('connectAgain'), '', () => void this.connect())])),
+        this.button(t('cancel'), '', () =>
+          this.view(
+            'info',
+            () => h('span', { text: t('hkNotTrusted') }),
+            () => [this.button(t('connectAgain'), '', () => void this.connect())],
+          ),
+        ),
       ],
     );
   }
@@ -434,7 +507,13 @@ export class TerminalTab {
         instanceId
           ? [
               this.button(t('hkForget'), 'danger', async () => {
-                const ok = await confirmDialog({ title: t('hkForgetTitle'), body: t('hkForgetBody', { id: instanceId }), confirm: t('hkForgetConfirm'), cancel: t('cancel'), danger: true });
+                const ok = await confirmDialog({
+                  title: t('hkForgetTitle'),
+                  body: t('hkForgetBody', { id: instanceId }),
+                  confirm: t('hkForgetConfirm'),
+                  cancel: t('cancel'),
+                  danger: true,
+                });
                 if (!ok) return;
                 await this.deps.api.call('hostKeys.forget', { instanceId });
                 void this.connect();
@@ -461,7 +540,9 @@ export class TerminalTab {
               h('button', {
                 class: 'btn',
                 type: 'button',
-                text: [c.id, c.state, c.az ?? c.region, c.launchTime ? t('launched', { time: formatDateTime(Date.parse(c.launchTime)) }) : null].filter(Boolean).join(' · '),
+                text: [c.id, c.state, c.az ?? c.region, c.launchTime ? t('launched', { time: formatDateTime(Date.parse(c.launchTime)) }) : null]
+                  .filter(Boolean)
+                  .join(' · '),
                 onClick: () => {
                   this.request = { ...this.request, region: c.region, pick: c.id, start: this.request.start || c.state === 'stopped' };
                   void this.connect();

@@ -14,7 +14,8 @@ const t = defineMessages({
     eiceEndpoint: 'There is no EC2 Instance Connect Endpoint in this instance’s VPC{vpc}.',
     eiceEndpoint_hint: 'Create one in the VPC console (Endpoints › EC2 Instance Connect Endpoint), or set a jump host in Settings › Jump host.',
     ssmManagedNode: 'Systems Manager does not list this instance as a managed node.',
-    ssmManagedNode_hint: 'Install and start the SSM Agent and give the instance a role with AmazonSSMManagedInstanceCore, or set a jump host in Settings › Jump host.',
+    ssmManagedNode_hint:
+      'Install and start the SSM Agent and give the instance a role with AmazonSSMManagedInstanceCore, or set a jump host in Settings › Jump host.',
     jumpHost: 'The instance asks for a jump host, but none is set.',
     jumpHost_hint: 'Set one in Settings › Jump host, or change the instance’s tagssh:transport tag.',
     securityGroupRule: 'The EC2 Instance Connect Endpoint opened a tunnel, but the instance did not accept the connection.',
@@ -28,7 +29,8 @@ const t = defineMessages({
     eiceEndpoint: 'このインスタンスの VPC{vpc} には EC2 Instance Connect エンドポイントがありません。',
     eiceEndpoint_hint: 'VPC コンソール（エンドポイント › EC2 Instance Connect エンドポイント）で作成するか、設定の「踏み台ホスト」を設定してください。',
     ssmManagedNode: 'Systems Manager はこのインスタンスをマネージドノードとして認識していません。',
-    ssmManagedNode_hint: 'SSM Agent を導入・起動し、AmazonSSMManagedInstanceCore を含むロールをインスタンスに付与するか、設定の「踏み台ホスト」を設定してください。',
+    ssmManagedNode_hint:
+      'SSM Agent を導入・起動し、AmazonSSMManagedInstanceCore を含むロールをインスタンスに付与するか、設定の「踏み台ホスト」を設定してください。',
     jumpHost: 'このインスタンスは踏み台ホスト経由の接続を求めていますが、踏み台ホストが設定されていません。',
     jumpHost_hint: '設定の「踏み台ホスト」を設定するか、インスタンスの tagssh:transport タグを変更してください。',
     securityGroupRule: 'EC2 Instance Connect エンドポイントのトンネルは開きましたが、インスタンスが接続を受け付けませんでした。',
@@ -50,7 +52,13 @@ const WORDS = {
 export function describeTransportError(err: AppErrorData): ErrorWords | null {
   const d = transportDetailsOf(err);
   if (!d) return null;
-  if ('permission' in d) return { title: t('permission', { permission: d.permission }), hint: t('permission_hint', { permission: d.permission }), detail: err.message, field: 'profile' };
+  if ('permission' in d)
+    return {
+      title: t('permission', { permission: d.permission }),
+      hint: t('permission_hint', { permission: d.permission }),
+      detail: err.message,
+      field: 'profile',
+    };
   const [key, field] = WORDS[d.missing];
   const vpc = d.vpcId ? ` (${d.vpcId})` : '';
   return { title: key === 'eiceEndpoint' ? t('eiceEndpoint', { vpc }) : t(key), hint: t(`${key}_hint`), detail: err.message, field };

@@ -26,7 +26,13 @@ const KINDS: Array<[TunnelKind, TunnelWord]> = [
   ['dynamic', 'kindDynamic'],
   ['remote', 'kindRemote'],
 ];
-const STATE_WORD: Record<TunnelStatusPayload['state'], TunnelWord> = { stopped: 'stateStopped', connecting: 'stateConnecting', open: 'stateOpen', reconnecting: 'stateReconnecting', failed: 'stateFailed' };
+const STATE_WORD: Record<TunnelStatusPayload['state'], TunnelWord> = {
+  stopped: 'stateStopped',
+  connecting: 'stateConnecting',
+  open: 'stateOpen',
+  reconnecting: 'stateReconnecting',
+  failed: 'stateFailed',
+};
 
 function formatBytes(n: number): string {
   const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
@@ -54,7 +60,8 @@ function describeTunnel(tn: SavedTunnel, address: string | null): string {
 
 function errorText(err: AppErrorData, tn: SavedTunnel | undefined): string {
   const d = err.details as { problem?: string } | undefined;
-  if (tn && d?.problem && ['portInUse', 'portPrivileged', 'bindUnavailable'].includes(d.problem)) return t(`listen_${d.problem}` as TunnelWord, { port: tn.port, bind: tn.bind ?? '127.0.0.1' });
+  if (tn && d?.problem && ['portInUse', 'portPrivileged', 'bindUnavailable'].includes(d.problem))
+    return t(`listen_${d.problem}` as TunnelWord, { port: tn.port, bind: tn.bind ?? '127.0.0.1' });
   const w = describeError(err);
   return [w.title, w.hint, w.detail].filter(Boolean).join(' ');
 }
@@ -102,7 +109,17 @@ export function createTunnelsView(deps: TunnelsViewDeps) {
   const form = h(
     'form',
     { class: 'tunnel-form', novalidate: true },
-    h('fieldset', {}, legend, field(labels.instance, instanceSel), field(labels.kind, kindSel), field(labels.bind, inputs.bind, errs.bind), field(labels.port, inputs.port, errs.port), ...hostFields, h('div', { class: 'actions' }, saveBtn, cancelBtn)),
+    h(
+      'fieldset',
+      {},
+      legend,
+      field(labels.instance, instanceSel),
+      field(labels.kind, kindSel),
+      field(labels.bind, inputs.bind, errs.bind),
+      field(labels.port, inputs.port, errs.port),
+      ...hostFields,
+      h('div', { class: 'actions' }, saveBtn, cancelBtn),
+    ),
     formStatus,
   );
   for (const f of Object.keys(inputs) as TunnelField[]) inputs[f].setAttribute('aria-describedby', errs[f].id);
@@ -267,14 +284,25 @@ export function createTunnelsView(deps: TunnelsViewDeps) {
         }
       },
     });
-    const copyBtn = h('button', { class: 'btn', type: 'button', text: t('copy'), disabled: !(running && address && tn.kind !== 'remote'), onclick: () => address && void copy(address) });
+    const copyBtn = h('button', {
+      class: 'btn',
+      type: 'button',
+      text: t('copy'),
+      disabled: !(running && address && tn.kind !== 'remote'),
+      onclick: () => address && void copy(address),
+    });
     const editBtn = h('button', { class: 'btn', type: 'button', text: t('edit'), onclick: () => edit(tn) });
     const removeBtn = h('button', {
       class: 'btn danger',
       type: 'button',
       text: t('remove'),
       onclick: async () => {
-        const ok = await confirmDialog({ title: t('removeTitle'), body: t('removeBody', { tunnel: describeTunnel(tn, null), instance: tn.label }), confirm: t('removeConfirm'), danger: true });
+        const ok = await confirmDialog({
+          title: t('removeTitle'),
+          body: t('removeBody', { tunnel: describeTunnel(tn, null), instance: tn.label }),
+          confirm: t('removeConfirm'),
+          danger: true,
+        });
         if (!ok) return;
         await api.call('tunnels.remove', { id: tn.id });
         await load();
@@ -303,7 +331,11 @@ export function createTunnelsView(deps: TunnelsViewDeps) {
     empty.textContent = t('listEmpty');
     empty.hidden = tunnels.length > 0;
     table.hidden = tunnels.length === 0;
-    const head = h('tr', {}, ...(['colInstance', 'colTunnel', 'colState', 'colTraffic', 'colActions'] as const).map((c) => h('th', { scope: 'col', text: t(c) })));
+    const head = h(
+      'tr',
+      {},
+      ...(['colInstance', 'colTunnel', 'colState', 'colTraffic', 'colActions'] as const).map((c) => h('th', { scope: 'col', text: t(c) })),
+    );
     for (const id of [...rows.keys()]) if (!tunnels.some((x) => x.id === id)) rows.delete(id);
     for (const tn of tunnels) paintRow(tn);
     table.replaceChildren(h('thead', {}, head), h('tbody', {}, ...tunnels.map((tn) => rows.get(tn.id)!)));

@@ -89,7 +89,13 @@ export function historyByType(results: BenchResult[], metricKey: string): Map<st
     if (!m || r.status !== 'ok') continue;
     const type = r.instance.type ?? 'unknown';
     const list = out.get(type) ?? [];
-    list.push({ resultId: r.id, startedAt: r.startedAt, label: r.instance.label, value: m.value, ...(r.instance.instanceId ? { instanceId: r.instance.instanceId } : {}) });
+    list.push({
+      resultId: r.id,
+      startedAt: r.startedAt,
+      label: r.instance.label,
+      value: m.value,
+      ...(r.instance.instanceId ? { instanceId: r.instance.instanceId } : {}),
+    });
     out.set(type, list);
   }
   return out;

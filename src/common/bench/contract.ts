@@ -28,7 +28,14 @@ export const ParamInfoSchema = z.object({
   max: z.number().optional(),
 });
 
-export const PresetInfoSchema = z.object({ id: z.string(), title: z.string(), description: z.string(), pair: z.boolean(), long: z.boolean(), params: z.array(ParamInfoSchema) });
+export const PresetInfoSchema = z.object({
+  id: z.string(),
+  title: z.string(),
+  description: z.string(),
+  pair: z.boolean(),
+  long: z.boolean(),
+  params: z.array(ParamInfoSchema),
+});
 export type PresetInfo = z.infer<typeof PresetInfoSchema>;
 
 export const ConfirmationSchema = z.object({ kind: z.enum(['install', 'write', 'sudo', 'upload']), reason: z.string() });
@@ -38,13 +45,24 @@ export const BenchResultSummarySchema = BenchResultSchema.omit({ raw: true });
 export type BenchResultSummary = z.infer<typeof BenchResultSummarySchema>;
 
 export const BenchEventSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('started'), runId: z.string(), batchId: z.string(), host: BenchHostInfoSchema, preset: z.string(), /** The run's parameters (tells the runs of a matrix apart). */ params: z.record(z.string(), z.unknown()).optional() }),
+  z.object({
+    type: z.literal('started'),
+    runId: z.string(),
+    batchId: z.string(),
+    host: BenchHostInfoSchema,
+    preset: z.string(),
+    /** The run's parameters (tells the runs of a matrix apart). */ params: z.record(z.string(), z.unknown()).optional(),
+  }),
   z.object({ type: z.literal('output'), runId: z.string(), stream: z.enum(['stdout', 'stderr', 'peer']), text: z.string() }),
   z.object({ type: z.literal('phase'), runId: z.string(), phase: z.string() }),
   z.object({ type: z.literal('peer'), runId: z.string(), peer: z.string(), choice: PeerAddressChoiceSchema }),
   z.object({ type: z.literal('progress'), runId: z.string(), fraction: z.number(), etaSeconds: z.number().optional() }),
   z.object({ type: z.literal('finished'), runId: z.string(), result: BenchResultSummarySchema }),
-  z.object({ type: z.literal('batchDone'), runId: z.string(), error: z.object({ code: z.string(), message: z.string(), hint: z.string().optional() }).optional() }),
+  z.object({
+    type: z.literal('batchDone'),
+    runId: z.string(),
+    error: z.object({ code: z.string(), message: z.string(), hint: z.string().optional() }).optional(),
+  }),
 ]);
 export type BenchEventPayload = z.infer<typeof BenchEventSchema>;
 
@@ -64,7 +82,23 @@ export const benchCalls = {
   ),
   /** Starts a batch; returns at once. `confirmed` must be true when the preview listed confirmations. */
   'bench.run': call(
-    z.object({ preset: Preset, params: Params.default({}), matrix: Matrix, instances: z.array(InstanceRef).min(1).max(64), peer: InstanceRef.optional(), confirmed: z.boolean().default(false), /** Trust first-seen host keys, like the CLI's --accept-new (a changed key is never accepted). */ acceptNew: z.boolean().default(false), /** Caller-chosen id that the `bench.event`s of this batch carry (events may arrive before the reply). */ batchId: z.string().regex(/^[a-z0-9-]{6,64}$/).optional(), concurrency: z.number().int().min(1).max(64).optional(), /** UnixBench source=upload: the file the person picked in the app's file dialog (the app never names a local path). */ tarball: z.object({ name: z.string().min(1).max(255), base64: z.string().max(Math.ceil(UNIXBENCH_MAX_TARBALL_BYTES / 3) * 4 + 4) }).optional() }),
+    z.object({
+      preset: Preset,
+      params: Params.default({}),
+      matrix: Matrix,
+      instances: z.array(InstanceRef).min(1).max(64),
+      peer: InstanceRef.optional(),
+      confirmed: z.boolean().default(false),
+      /** Trust first-seen host keys, like the CLI's --accept-new (a changed key is never accepted). */ acceptNew: z.boolean().default(false),
+      /** Caller-chosen id that the `bench.event`s of this batch carry (events may arrive before the reply). */ batchId: z
+        .string()
+        .regex(/^[a-z0-9-]{6,64}$/)
+        .optional(),
+      concurrency: z.number().int().min(1).max(64).optional(),
+      /** UnixBench source=upload: the file the person picked in the app's file dialog (the app never names a local path). */ tarball: z
+        .object({ name: z.string().min(1).max(255), base64: z.string().max(Math.ceil(UNIXBENCH_MAX_TARBALL_BYTES / 3) * 4 + 4) })
+        .optional(),
+    }),
     z.object({ batchId: z.string() }),
   ),
   'bench.cancel': call(z.object({ batchId: z.string().max(64) }), z.null()),

@@ -10,7 +10,10 @@ import { AppError } from '../errors.js';
 // the original governors so "restore" can put them back.
 
 const params = z.object({
-  action: z.enum(['read', 'set-performance', 'restore']).default('read').describe('read: report only. set-performance: switch all CPUs to the performance governor (needs sudo). restore: set the governor given below.'),
+  action: z
+    .enum(['read', 'set-performance', 'restore'])
+    .default('read')
+    .describe('read: report only. set-performance: switch all CPUs to the performance governor (needs sudo). restore: set the governor given below.'),
   governor: z
     .string()
     .default('')
@@ -75,7 +78,13 @@ export function parseCpufreq(stdout: string): ParsedOutput {
   const metrics: Metric[] = [];
   const curs = cpus.map((c) => c.cur).filter((x): x is number => x !== undefined);
   if (curs.length) {
-    metrics.push({ key: 'freq.cur_avg', label: 'Current frequency (avg)', value: Math.round((curs.reduce((a, b) => a + b, 0) / curs.length) * 10) / 10, unit: 'MHz', better: 'higher' });
+    metrics.push({
+      key: 'freq.cur_avg',
+      label: 'Current frequency (avg)',
+      value: Math.round((curs.reduce((a, b) => a + b, 0) / curs.length) * 10) / 10,
+      unit: 'MHz',
+      better: 'higher',
+    });
     metrics.push({ key: 'freq.cur_min', label: 'Current frequency (min CPU)', value: Math.min(...curs), unit: 'MHz', better: 'higher' });
   }
   const maxes = cpus.map((c) => c.max).filter((x): x is number => x !== undefined);
@@ -95,9 +104,24 @@ export const cpufreq: PresetDef<typeof params> = {
   description: 'Governor, available governors, driver, current/min/max frequency per CPU. Can set the performance governor (sudo) and restore it.',
   params,
   confirmations: (p) =>
-    p.action === 'read' ? [] : [{ kind: 'sudo', reason: p.action === 'set-performance' ? 'Sets the performance governor on every CPU with sudo.' : `Sets the ${p.governor} governor on every CPU with sudo.` }],
+    p.action === 'read'
+      ? []
+      : [
+          {
+            kind: 'sudo',
+            reason:
+              p.action === 'set-performance'
+                ? 'Sets the performance governor on every CPU with sudo.'
+                : `Sets the ${p.governor} governor on every CPU with sudo.`,
+          },
+        ],
   script: (p, ctx) => {
-    if (p.action === 'restore' && !p.governor) throw new AppError('INVALID_INPUT', 'cpufreq restore needs the governor to put back.', 'Pass --param governor=NAME (the original_governor recorded by set-performance).');
+    if (p.action === 'restore' && !p.governor)
+      throw new AppError(
+        'INVALID_INPUT',
+        'cpufreq restore needs the governor to put back.',
+        'Pass --param governor=NAME (the original_governor recorded by set-performance).',
+      );
     return wrapScript(body(p), { runDir: ctx.runDir, title: `cpufreq ${p.action}` });
   },
   parse: (stdout) => parseCpufreq(stdout),

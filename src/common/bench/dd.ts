@@ -51,7 +51,20 @@ export interface DdSummary {
   rate: number;
 }
 
-const UNIT: Record<string, number> = { B: 1, kB: 1e3, KB: 1e3, MB: 1e6, GB: 1e9, TB: 1e12, PB: 1e15, EB: 1e18, KiB: 1024, MiB: 1024 ** 2, GiB: 1024 ** 3, TiB: 1024 ** 4 };
+const UNIT: Record<string, number> = {
+  B: 1,
+  kB: 1e3,
+  KB: 1e3,
+  MB: 1e6,
+  GB: 1e9,
+  TB: 1e12,
+  PB: 1e15,
+  EB: 1e18,
+  KiB: 1024,
+  MiB: 1024 ** 2,
+  GiB: 1024 ** 3,
+  TiB: 1024 ** 4,
+};
 
 /**
  * Every coreutils summary form:
@@ -100,7 +113,7 @@ export function parseDd(stdout: string, stderr = ''): ParsedOutput {
     const wrote = w ? `${(w.bytes / 1e6).toFixed(1)} MB written before the disk filled` : 'the disk filled up';
     return { ...base, ok: false, metrics, error: `No space left on device: ${wrote}; the partial file was removed.` };
   }
-  if (!w) return { ...base, ok: false, metrics, error: (stderr.trim().split('\n').pop() || 'no dd summary in the output') };
+  if (!w) return { ...base, ok: false, metrics, error: stderr.trim().split('\n').pop() || 'no dd summary in the output' };
   return { ...base, ok: true, metrics };
 }
 
@@ -109,7 +122,9 @@ export const dd: PresetDef<typeof params> = {
   title: 'dd',
   description: 'Sequential write (conv=fdatasync) and read back with dd; page cache dropped when root.',
   params,
-  confirmations: (p) => [{ kind: 'write', reason: `Writes ${((BS_BYTES[p.bs] * p.count) / 1048576).toFixed(0)} MiB to ${p.dir}/tagssh-scratch-…/ddtest (removed afterwards).` }],
+  confirmations: (p) => [
+    { kind: 'write', reason: `Writes ${((BS_BYTES[p.bs] * p.count) / 1048576).toFixed(0)} MiB to ${p.dir}/tagssh-scratch-…/ddtest (removed afterwards).` },
+  ],
   script: (p, ctx) =>
     wrapScript(body(p), {
       runDir: ctx.runDir,

@@ -76,7 +76,11 @@ function sideMetrics(side: 'read' | 'write', d: Obj): Metric[] {
     const mean = num(clat.mean);
     if (mean !== undefined) out.push({ key: `${side}.clat_mean`, label: `${side} clat mean`, value: mean * toUs, unit: 'µs', better: 'lower' });
     const pcts = obj(clat.percentile);
-    for (const [p, label] of [['50', 'p50'], ['99', 'p99'], ['99.9', 'p99.9']] as const) {
+    for (const [p, label] of [
+      ['50', 'p50'],
+      ['99', 'p99'],
+      ['99.9', 'p99.9'],
+    ] as const) {
       const v = pct(pcts, p);
       if (v !== undefined) out.push({ key: `${side}.clat_${label}`, label: `${side} clat ${label}`, value: v * toUs, unit: 'µs', better: 'lower' });
     }
@@ -89,7 +93,10 @@ function parseTerse(line: string): ParsedOutput | undefined {
   const f = line.trim().split(';');
   if (f[0] !== '3' || f.length < 5 + 41 * 2) return undefined;
   const metrics: Metric[] = [];
-  for (const [side, at] of [['read', 5], ['write', 46]] as const) {
+  for (const [side, at] of [
+    ['read', 5],
+    ['write', 46],
+  ] as const) {
     const iops = Number(f[at + 2]);
     if (!iops) continue;
     metrics.push({ key: `${side}.iops`, label: `${side} IOPS`, value: iops, unit: 'IOPS', better: 'higher' });
@@ -104,7 +111,14 @@ function parseTerse(line: string): ParsedOutput | undefined {
     }
   }
   const err = Number(f[4]);
-  return { ok: err === 0 && metrics.length > 0, metrics, facts: { job: f[2] ?? '', format: 'terse v3' }, notes: [], toolVersion: f[1] ?? '', ...(err ? { error: `fio job error ${err}` } : {}) };
+  return {
+    ok: err === 0 && metrics.length > 0,
+    metrics,
+    facts: { job: f[2] ?? '', format: 'terse v3' },
+    notes: [],
+    toolVersion: f[1] ?? '',
+    ...(err ? { error: `fio job error ${err}` } : {}),
+  };
 }
 
 export function parseFio(stdout: string, stderr = ''): ParsedOutput {
@@ -147,9 +161,7 @@ export const fio: PresetDef<typeof params> = {
   title: 'fio',
   description: 'Random/sequential read/write with fio (JSON): IOPS, bandwidth, completion latency p50/p99/p99.9.',
   params,
-  confirmations: (p) => [
-    { kind: 'write', reason: `Writes ${p.numjobs} × ${p.size} of test files under ${p.dir}/tagssh-scratch-… (removed afterwards).` },
-  ],
+  confirmations: (p) => [{ kind: 'write', reason: `Writes ${p.numjobs} × ${p.size} of test files under ${p.dir}/tagssh-scratch-… (removed afterwards).` }],
   script: (p, ctx) =>
     wrapScript(body(p), {
       runDir: ctx.runDir,

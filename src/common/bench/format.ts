@@ -26,9 +26,22 @@ export function formatNumber(v: number): string {
 }
 
 const SCALES: Record<string, [number, string][]> = {
-  'bit/s': [[1e12, 'Tbit/s'], [1e9, 'Gbit/s'], [1e6, 'Mbit/s'], [1e3, 'kbit/s']],
-  B: [[1024 ** 4, 'TiB'], [1024 ** 3, 'GiB'], [1024 ** 2, 'MiB'], [1024, 'KiB']],
-  'packets/s': [[1e6, 'Mpackets/s'], [1e3, 'kpackets/s']],
+  'bit/s': [
+    [1e12, 'Tbit/s'],
+    [1e9, 'Gbit/s'],
+    [1e6, 'Mbit/s'],
+    [1e3, 'kbit/s'],
+  ],
+  B: [
+    [1024 ** 4, 'TiB'],
+    [1024 ** 3, 'GiB'],
+    [1024 ** 2, 'MiB'],
+    [1024, 'KiB'],
+  ],
+  'packets/s': [
+    [1e6, 'Mpackets/s'],
+    [1e3, 'kpackets/s'],
+  ],
 };
 
 /** A readable unit for a row of values (bit/s → Gbit/s, B → MiB …): divide the values by factor. */
@@ -65,7 +78,11 @@ function csv(rows: (string | number)[][], o: ExportOptions = {}): string {
 
 /** Markdown table cell: pipes, backslashes and newlines escaped so a name cannot break the table. */
 export function mdCell(s: string): string {
-  return s.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, ' ').replace(/([<>`*_[\]])/g, '\\$1');
+  return s
+    .replace(/\\/g, '\\\\')
+    .replace(/\|/g, '\\|')
+    .replace(/\r?\n/g, ' ')
+    .replace(/([<>`*_[\]])/g, '\\$1');
 }
 
 /** A comparison column's heading: instance, type and, for matrix runs, the values that differ. */
@@ -76,8 +93,17 @@ export function columnTitle(c: Comparison['columns'][number]): string {
 export function comparisonToCsv(c: Comparison, o: ExportOptions = {}): string {
   const header = ['metric', 'unit'];
   for (const col of c.columns) header.push(columnTitle(col), `${columnTitle(col)} vs baseline`);
-  const rows: (string | number)[][] = [header, ['instance id', '', ...c.columns.flatMap((col) => [col.instanceId ?? '', ''])], ['result id', '', ...c.columns.flatMap((col) => [col.resultId, ''])]];
-  for (const r of c.rows) rows.push([r.label, r.unit, ...r.cells.flatMap((cell) => (cell ? [cell.value, cell.relative === undefined ? '' : Number((cell.relative * 100).toFixed(2))] : ['', '']))]);
+  const rows: (string | number)[][] = [
+    header,
+    ['instance id', '', ...c.columns.flatMap((col) => [col.instanceId ?? '', ''])],
+    ['result id', '', ...c.columns.flatMap((col) => [col.resultId, ''])],
+  ];
+  for (const r of c.rows)
+    rows.push([
+      r.label,
+      r.unit,
+      ...r.cells.flatMap((cell) => (cell ? [cell.value, cell.relative === undefined ? '' : Number((cell.relative * 100).toFixed(2))] : ['', ''])),
+    ]);
   return csv(rows, o);
 }
 
@@ -85,8 +111,13 @@ export function comparisonToMarkdown(c: Comparison): string {
   const head = ['Metric', 'Unit', ...c.columns.map((col, i) => `${mdCell(columnTitle(col))}${i === c.baseline ? ' (baseline)' : ''}`)];
   const lines = [`| ${head.join(' | ')} |`, `|${head.map((_, i) => (i < 2 ? ' --- ' : ' ---: ')).join('|')}|`];
   for (const r of c.rows) {
-    const scale = displayScale(r.unit, r.cells.map((cell) => cell?.value ?? 0));
-    const cells = r.cells.map((cell) => (cell ? `${formatNumber(cell.value / scale.factor)}${cell.relative !== undefined ? ` (${formatRelative(cell.relative)})` : ''}` : '–'));
+    const scale = displayScale(
+      r.unit,
+      r.cells.map((cell) => cell?.value ?? 0),
+    );
+    const cells = r.cells.map((cell) =>
+      cell ? `${formatNumber(cell.value / scale.factor)}${cell.relative !== undefined ? ` (${formatRelative(cell.relative)})` : ''}` : '–',
+    );
     lines.push(`| ${mdCell(r.label)} | ${mdCell(scale.unit)} | ${cells.join(' | ')} |`);
   }
   return lines.join('\n') + '\n';
@@ -112,7 +143,14 @@ export function formatResultList(results: BenchResult[], f: ExportFormat, o: Exp
     startedAt: r.startedAt,
     headline: r.metrics[0] ? `${r.metrics[0].label}: ${formatWithUnit(r.metrics[0].value, r.metrics[0].unit)}` : (r.error?.message ?? ''),
   }));
-  if (f === 'json') return JSON.stringify(results.map(({ raw: _raw, ...rest }) => rest), null, 2) + '\n';
+  if (f === 'json')
+    return (
+      JSON.stringify(
+        results.map(({ raw: _raw, ...rest }) => rest),
+        null,
+        2,
+      ) + '\n'
+    );
   const header = ['id', 'preset', 'status', 'instance', 'instance id', 'type', 'started', 'headline'];
   const data = rows.map((r) => [r.id, r.preset, r.status, r.instance, r.instanceId, r.type, r.startedAt, r.headline]);
   if (f === 'csv') return csv([header, ...data], o);

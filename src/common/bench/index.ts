@@ -72,7 +72,8 @@ export function paramsFromStrings(preset: Preset, pairs: string[]): Record<strin
   const out: Record<string, unknown> = {};
   for (const pair of pairs) {
     const eq = pair.indexOf('=');
-    if (eq <= 0) throw new AppError('INVALID_INPUT', `--param "${pair}" is not of the form key=value.`, `Parameters of ${preset.id}: ${[...info.keys()].join(', ')}.`);
+    if (eq <= 0)
+      throw new AppError('INVALID_INPUT', `--param "${pair}" is not of the form key=value.`, `Parameters of ${preset.id}: ${[...info.keys()].join(', ')}.`);
     const k = pair.slice(0, eq);
     const v = pair.slice(eq + 1);
     const p = info.get(k);

@@ -22,8 +22,13 @@ const params = z.object({
     .describe('UDP target bitrate (-b); 0 = unlimited.')
     .refine((b) => /^\d+(\.\d+)?[kKmMgG]?$/.test(b), 'a bitrate like 0, 100M or 1G'),
   length: z.coerce.number().int().min(16).max(65507).default(64).describe('UDP datagram size in bytes (-l).'),
-  address: PeerAddressModeSchema.default('auto').describe('How the client reaches the peer: auto = private IP when both are in the same VPC, else public IP; or always private / public.'),
-  serverBind: z.boolean().default(false).describe('Bind the server to the address the client uses (-B): for a peer with several addresses on one interface. Not for a public IP behind NAT.'),
+  address: PeerAddressModeSchema.default('auto').describe(
+    'How the client reaches the peer: auto = private IP when both are in the same VPC, else public IP; or always private / public.',
+  ),
+  serverBind: z
+    .boolean()
+    .default(false)
+    .describe('Bind the server to the address the client uses (-B): for a peer with several addresses on one interface. Not for a public IP behind NAT.'),
 });
 type Params = z.infer<typeof params>;
 
@@ -117,7 +122,8 @@ export function parseIperf3(stdout: string, stderr = ''): ParsedOutput {
     const packets = num(rcv?.packets);
     const lost = num(rcv?.lost_packets);
     const seconds = num(rcv?.seconds);
-    if (packets === undefined || lost === undefined || !seconds) return { ...base, ok: false, metrics: [], error: 'iperf3 UDP summary lacks packets/lost_packets/seconds' };
+    if (packets === undefined || lost === undefined || !seconds)
+      return { ...base, ok: false, metrics: [], error: 'iperf3 UDP summary lacks packets/lost_packets/seconds' };
     metrics.push({ key: 'udp.rx_pps', label: 'UDP received packets/s', value: (packets - lost) / seconds, unit: 'packets/s', better: 'higher' });
     const sp = num(snt?.packets);
     const ss = num(snt?.seconds);
@@ -147,7 +153,8 @@ export function parseIperf3(stdout: string, stderr = ''): ParsedOutput {
     const r = num(obj(obj(s)?.sender)?.mean_rtt);
     if (r !== undefined) rtts.push(r);
   }
-  if (rtts.length) metrics.push({ key: 'tcp.rtt', label: 'TCP mean RTT', value: rtts.reduce((a, b) => a + b, 0) / rtts.length / 1000, unit: 'ms', better: 'lower' });
+  if (rtts.length)
+    metrics.push({ key: 'tcp.rtt', label: 'TCP mean RTT', value: rtts.reduce((a, b) => a + b, 0) / rtts.length / 1000, unit: 'ms', better: 'lower' });
   return { ...base, ok: true, metrics };
 }
 
@@ -162,8 +169,7 @@ export const iperf3: PresetDef<typeof params> = {
     if (!ctx.peerAddress) throw new AppError('INVALID_INPUT', 'iperf3 needs a peer instance (it runs the iperf3 server).');
     return wrapScript(clientBody(p, ctx.peerAddress), { runDir: ctx.runDir, title: `iperf3 ${p.mode} client` });
   },
-  peerScript: (p, ctx) =>
-    wrapScript(serverBody(p, ctx.peerAddress), { runDir: ctx.runDir, title: `iperf3 server port ${p.port}`, cleanup: PEER_CLEANUP }),
+  peerScript: (p, ctx) => wrapScript(serverBody(p, ctx.peerAddress), { runDir: ctx.runDir, title: `iperf3 server port ${p.port}`, cleanup: PEER_CLEANUP }),
   peerReady: /^@@tagssh:ready$/m,
   peerAddressing: (p) => ({ mode: p.address, param: 'address', port: p.port }),
   estimateSeconds: (p) => p.duration + 2,

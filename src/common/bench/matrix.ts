@@ -39,7 +39,18 @@ export function expandMatrix(preset: Preset, values: MatrixValues): Record<strin
     try {
       return preset.bind(s).params;
     } catch (e) {
-      throw e instanceof AppError ? new AppError(e.code, namedValue(preset.id, e.message, s, varying.map(([n]) => n)), e.hint) : e;
+      throw e instanceof AppError
+        ? new AppError(
+            e.code,
+            namedValue(
+              preset.id,
+              e.message,
+              s,
+              varying.map(([n]) => n),
+            ),
+            e.hint,
+          )
+        : e;
     }
   });
 }

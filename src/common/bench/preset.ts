@@ -88,7 +88,9 @@ export function registerPreset<S extends z.ZodObject>(def: PresetDef<S>): Preset
         preview() {
           const peerAddress = def.pair ? { peerAddress: PREVIEW_PEER_ADDRESS } : {};
           const script = def.script(p, { runId: 'preview-run', runDir: '/tmp/tagssh-preview-run', ...peerAddress });
-          return def.peerScript ? { script, peerScript: def.peerScript(p, { runId: 'preview-run-srv', runDir: '/tmp/tagssh-preview-run-srv', ...peerAddress }) } : { script };
+          return def.peerScript
+            ? { script, peerScript: def.peerScript(p, { runId: 'preview-run-srv', runDir: '/tmp/tagssh-preview-run-srv', ...peerAddress }) }
+            : { script };
         },
       };
       return bound;

@@ -27,35 +27,70 @@ const place = (help: string, def: string) =>
     .default(def)
     .describe(help)
     .refine(printable, 'must not contain control characters')
-    .refine((s) => s === '' || (isS3(s) ? S3_URI.test(s) : okDir(s)), 'an absolute directory (not under /dev, /proc, /sys, /run, no "..") or s3://bucket/prefix');
+    .refine(
+      (s) => s === '' || (isS3(s) ? S3_URI.test(s) : okDir(s)),
+      'an absolute directory (not under /dev, /proc, /sys, /run, no "..") or s3://bucket/prefix',
+    );
 
 export const TRANSFER_METHODS = ['rsync', 'cp', 'parallel', 's3-sync', 's3-cp'] as const;
 const S3_METHODS: readonly string[] = ['s3-sync', 's3-cp'];
 
 const params = z
   .object({
-    method: z.enum(TRANSFER_METHODS).default('rsync').describe('rsync: rsync -a. cp: cp -a. parallel: cp by N workers (xargs -P). s3-sync: aws s3 sync. s3-cp: aws s3 cp --recursive.'),
+    method: z
+      .enum(TRANSFER_METHODS)
+      .default('rsync')
+      .describe('rsync: rsync -a. cp: cp -a. parallel: cp by N workers (xargs -P). s3-sync: aws s3 sync. s3-cp: aws s3 cp --recursive.'),
     from: place('What to copy: an existing directory or s3://bucket/prefix (read only). Empty: a generated set of files.', ''),
-    to: place('Where to copy to: a directory or s3://bucket/prefix. The copy goes in a fresh sub-directory (prefix) and is removed afterwards.', '/tmp').refine((s) => s !== '', 'a directory or s3://bucket/prefix'),
+    to: place('Where to copy to: a directory or s3://bucket/prefix. The copy goes in a fresh sub-directory (prefix) and is removed afterwards.', '/tmp').refine(
+      (s) => s !== '',
+      'a directory or s3://bucket/prefix',
+    ),
     files: z.coerce.number().int().min(1).max(100_000).default(500).describe('Generated set: number of files.'),
     fileSize: sizeParam('Generated set: size of each file, e.g. 4k, 64k, 1M.', '64k'),
     workers: z.coerce.number().int().min(1).max(64).default(8).describe('parallel: copies at a time.'),
-    endpoint: z.string().max(256).default('').describe('S3 endpoint URL (aws --endpoint-url), for an S3-compatible service; empty: AWS.').refine((s) => s === '' || /^https?:\/\/[A-Za-z0-9.-]+(:\d{1,5})?(\/[\w./-]*)?$/.test(s), 'an http(s) URL'),
-    region: z.string().max(32).default('').describe('AWS region for S3 (aws --region); empty: the instance\'s own configuration.').refine((s) => s === '' || /^[a-z]{2}(-[a-z]+)+-\d$/.test(s), 'a region name such as ap-northeast-1'),
-    profile: z.string().max(64).default('').describe('AWS CLI profile on the instance (aws --profile); empty: the default (e.g. the instance role).').refine((s) => s === '' || /^[\w.+-]+$/.test(s), 'letters, digits and . _ + - only'),
-    credentialsFile: z.string().max(1024).default('').describe('AWS credentials file on the instance (AWS_SHARED_CREDENTIALS_FILE); empty: the default. The path only: no secret goes into the script.').refine((s) => s === '' || (s.startsWith('/') && printable(s)), 'an absolute path'),
+    endpoint: z
+      .string()
+      .max(256)
+      .default('')
+      .describe('S3 endpoint URL (aws --endpoint-url), for an S3-compatible service; empty: AWS.')
+      .refine((s) => s === '' || /^https?:\/\/[A-Za-z0-9.-]+(:\d{1,5})?(\/[\w./-]*)?$/.test(s), 'an http(s) URL'),
+    region: z
+      .string()
+      .max(32)
+      .default('')
+      .describe("AWS region for S3 (aws --region); empty: the instance's own configuration.")
+      .refine((s) => s === '' || /^[a-z]{2}(-[a-z]+)+-\d$/.test(s), 'a region name such as ap-northeast-1'),
+    profile: z
+      .string()
+      .max(64)
+      .default('')
+      .describe('AWS CLI profile on the instance (aws --profile); empty: the default (e.g. the instance role).')
+      .refine((s) => s === '' || /^[\w.+-]+$/.test(s), 'letters, digits and . _ + - only'),
+    credentialsFile: z
+      .string()
+      .max(1024)
+      .default('')
+      .describe('AWS credentials file on the instance (AWS_SHARED_CREDENTIALS_FILE); empty: the default. The path only: no secret goes into the script.')
+      .refine((s) => s === '' || (s.startsWith('/') && printable(s)), 'an absolute path'),
     verify: z.boolean().default(true).describe('After the copy, compare both sides: file count, bytes and checksums.'),
   })
   .superRefine((p, ctx) => {
     const s3Sides = [p.from, p.to].filter(isS3).length;
-    if (S3_METHODS.includes(p.method) && s3Sides !== 1) ctx.addIssue({ code: 'custom', path: ['method'], message: `${p.method} copies between S3 and a directory: make one of from/to an s3:// location` });
-    if (!S3_METHODS.includes(p.method) && s3Sides > 0) ctx.addIssue({ code: 'custom', path: ['method'], message: `${p.method} copies between directories: for S3 use s3-sync or s3-cp` });
+    if (S3_METHODS.includes(p.method) && s3Sides !== 1)
+      ctx.addIssue({ code: 'custom', path: ['method'], message: `${p.method} copies between S3 and a directory: make one of from/to an s3:// location` });
+    if (!S3_METHODS.includes(p.method) && s3Sides > 0)
+      ctx.addIssue({ code: 'custom', path: ['method'], message: `${p.method} copies between directories: for S3 use s3-sync or s3-cp` });
   });
 type Params = z.infer<typeof params>;
 
 /** The S3 side's options, for every aws command of the script (all values validated and quoted). */
 function awsPrelude(p: Params): string {
-  const opts = [...(p.endpoint ? ['--endpoint-url', p.endpoint] : []), ...(p.region ? ['--region', p.region] : []), ...(p.profile ? ['--profile', p.profile] : [])];
+  const opts = [
+    ...(p.endpoint ? ['--endpoint-url', p.endpoint] : []),
+    ...(p.region ? ['--region', p.region] : []),
+    ...(p.profile ? ['--profile', p.profile] : []),
+  ];
   // A non-interactive SSH session's PATH often lacks where the AWS CLI lives (pip --user, v2's installer).
   return `PATH="$PATH:$HOME/.local/bin:/usr/local/bin"; export PATH
 ${p.credentialsFile ? `AWS_SHARED_CREDENTIALS_FILE=${shQuote(p.credentialsFile)}; export AWS_SHARED_CREDENTIALS_FILE\n` : ''}awsx() { aws ${opts.map(shQuote).join(' ')} "$@"; }`;
@@ -70,7 +105,8 @@ const COPY: Record<Params['method'], string> = {
   rsync: 'rsync -a -- "$SRC"/ "$DST"/',
   cp: 'cp -a -- "$SRC"/. "$DST"/',
   // Directories first, then the files by N workers, 64 a batch; --parents keeps the layout.
-  parallel: '( cd -- "$SRC" && find . -mindepth 1 -type d -print0 | ( cd -- "$DST" && xargs -0 -r mkdir -p -- ) && find . -type f -print0 | xargs -0 -r -P "$W" -n 64 cp -p --parents -t "$DST" -- )',
+  parallel:
+    '( cd -- "$SRC" && find . -mindepth 1 -type d -print0 | ( cd -- "$DST" && xargs -0 -r mkdir -p -- ) && find . -type f -print0 | xargs -0 -r -P "$W" -n 64 cp -p --parents -t "$DST" -- )',
   's3-sync': 'awsx s3 sync --only-show-errors "$SRC" "$DST"',
   's3-cp': 'awsx s3 cp --recursive --only-show-errors "$SRC" "$DST"',
 };
@@ -137,10 +173,14 @@ rc=$?
 t1=$(now_ns)
 printf '@@tagssh:transfer rc=%s ns=%s\\n' "$rc" "$((t1 - t0))"
 [ "$rc" = 0 ] || exit "$rc"
-${p.verify ? `phase verify
+${
+  p.verify
+    ? `phase verify
 manifest "$SRC" > "$SCRATCH/src.manifest" || { echo "could not list $SRC" >&2; exit 1; }
 manifest "$DST" > "$SCRATCH/dst.manifest" || { echo "could not list $DST" >&2; exit 1; }
-${COMPARE}` : `manifest "$SRC" | awk -F'\\t' '{n++; b += $2} END {printf "@@tagssh:verify src_files=%d src_bytes=%d skipped=1\\n", n, b}'`}
+${COMPARE}`
+    : `manifest "$SRC" | awk -F'\\t' '{n++; b += $2} END {printf "@@tagssh:verify src_files=%d src_bytes=%d skipped=1\\n", n, b}'`
+}
 phase done`;
 }
 
@@ -193,10 +233,14 @@ export function parseTransfer(stdout: string, stderr = ''): ParsedOutput {
 export const transfer: PresetDef<typeof params> = {
   id: 'transfer',
   title: 'Transfer',
-  description: 'Copy or sync a file set (generated, a directory or an S3 prefix) with rsync, cp, parallel cp, aws s3 sync or aws s3 cp: wall time, files/s, MB/s; the copy is verified (count, bytes, checksums) and removed.',
+  description:
+    'Copy or sync a file set (generated, a directory or an S3 prefix) with rsync, cp, parallel cp, aws s3 sync or aws s3 cp: wall time, files/s, MB/s; the copy is verified (count, bytes, checksums) and removed.',
   params,
   confirmations: (p) => [
-    { kind: 'write', reason: `Copies ${p.from ? p.from : `${p.files} generated files of ${p.fileSize}`} to ${transferDestination(p.to, '…')} (removed afterwards).` },
+    {
+      kind: 'write',
+      reason: `Copies ${p.from ? p.from : `${p.files} generated files of ${p.fileSize}`} to ${transferDestination(p.to, '…')} (removed afterwards).`,
+    },
   ],
   script: (p, ctx) =>
     wrapScript(body(p, ctx.runId), {
@@ -207,6 +251,14 @@ export const transfer: PresetDef<typeof params> = {
     }),
   cleanup: (p, ctx) => removeCopy(p, ctx.runId),
   estimateSeconds: (p) => 10 + (p.from ? 60 : (p.files * sizeToBytes(p.fileSize)) / 20e6 + p.files / 200),
-  mountDirs: (p) => Object.fromEntries(([['from', p.from], ['to', p.to]] as const).filter(([, d]) => d !== '' && !isS3(d))),
+  mountDirs: (p) =>
+    Object.fromEntries(
+      (
+        [
+          ['from', p.from],
+          ['to', p.to],
+        ] as const
+      ).filter(([, d]) => d !== '' && !isS3(d)),
+    ),
   parse: (stdout, stderr) => parseTransfer(stdout, stderr),
 };

@@ -58,7 +58,10 @@ export function unixbenchUpload(path: string): LocalUpload {
 }
 
 const params = z.object({
-  source: z.enum(['git', 'tarball', 'upload']).default('git').describe('Where the source comes from: git clone, a tarball URL, or a local tarball uploaded by TagSSH.'),
+  source: z
+    .enum(['git', 'tarball', 'upload'])
+    .default('git')
+    .describe('Where the source comes from: git clone, a tarball URL, or a local tarball uploaded by TagSSH.'),
   gitUrl: url('Git repository (source=git).', 'https://github.com/kdlucas/byte-unixbench.git'),
   gitRef: z
     .string()
@@ -189,7 +192,11 @@ export function unixbenchProgress(copies: string, tests: string, stdout: string)
   return Math.min(0.99, (started - 0.5) / (passes * perPass));
 }
 
-const slug = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, '');
+const slug = (s: string) =>
+  s
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_|_$/g, '');
 
 export function parseUnixbench(stdout: string, stderr = ''): ParsedOutput {
   const notes = marks(stdout, 'note');
@@ -205,18 +212,28 @@ export function parseUnixbench(stdout: string, stderr = ''): ParsedOutput {
     const label = `${pass.copies} cop${pass.copies === 1 ? 'y' : 'ies'}`;
     facts[`${key}_copies`] = String(pass.copies);
     if (pass.score === undefined) {
-      failed.push(`the ${label} pass printed its header but no index score (failed pass${pass.copies > 16 ? '; UnixBench before 6.0 fails above 16 copies' : ''})`);
+      failed.push(
+        `the ${label} pass printed its header but no index score (failed pass${pass.copies > 16 ? '; UnixBench before 6.0 fails above 16 copies' : ''})`,
+      );
       facts[`${key}_status`] = 'failed';
     } else {
       facts[`${key}_status`] = pass.partial ? 'partial index' : 'ok';
-      metrics.push({ key: `${key}.score`, label: `Index score (${label})${pass.partial ? ' partial' : ''}`, value: pass.score, unit: 'index', better: 'higher' });
+      metrics.push({
+        key: `${key}.score`,
+        label: `Index score (${label})${pass.partial ? ' partial' : ''}`,
+        value: pass.score,
+        unit: 'index',
+        better: 'higher',
+      });
     }
     for (const t of pass.tests) metrics.push({ key: `${key}.${slug(t.name)}`, label: `${t.name} (${label})`, value: t.value, unit: t.unit, better: 'higher' });
-    for (const i of pass.index) metrics.push({ key: `${key}.${slug(i.name)}.index`, label: `${i.name} index (${label})`, value: i.index, unit: 'index', better: 'higher' });
+    for (const i of pass.index)
+      metrics.push({ key: `${key}.${slug(i.name)}.index`, label: `${i.name} index (${label})`, value: i.index, unit: 'index', better: 'higher' });
   }
   if (passes[0]?.cpus) facts.cpus = String(passes[0].cpus);
   const base = { facts, notes: [...notes, ...failed], ...(version ? { toolVersion: `UnixBench ${version}` } : {}) };
-  if (passes.length === 0) return { ...base, ok: false, metrics, error: stderr.trim().split('\n').filter(Boolean).pop() || 'no UnixBench report in the output' };
+  if (passes.length === 0)
+    return { ...base, ok: false, metrics, error: stderr.trim().split('\n').filter(Boolean).pop() || 'no UnixBench report in the output' };
   if (failed.length) return { ...base, ok: false, metrics, error: failed.join('; ') };
   return { ...base, ok: true, metrics };
 }

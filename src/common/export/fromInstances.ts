@@ -48,7 +48,15 @@ export interface TeraTermHostOptions {
 export function teraTermHostsFrom(instances: readonly Instance[], o: TeraTermHostOptions = {}): TeraTermHost[] {
   const shared = sharedNames(instances);
   return instances.map((i) => {
-    const h: TeraTermHost = { instanceId: i.id, region: i.region, name: i.name, address: o.private ? i.privateIp : i.publicIp, port: portOf(i), user: o.user ?? o.userOf?.(i) ?? defaultUser(i), keyHasPassphrase: !!o.keyHasPassphrase };
+    const h: TeraTermHost = {
+      instanceId: i.id,
+      region: i.region,
+      name: i.name,
+      address: o.private ? i.privateIp : i.publicIp,
+      port: portOf(i),
+      user: o.user ?? o.userOf?.(i) ?? defaultUser(i),
+      keyHasPassphrase: !!o.keyHasPassphrase,
+    };
     if (o.keyFile) h.keyFile = o.keyFile;
     if (o.auth) h.auth = o.auth;
     if (i.name !== null && shared.has(i.name)) h.resolveBy = 'id';

@@ -71,7 +71,8 @@ const CONTROL = /[\x00-\x1f\x7f]/;
  * (OpenSSH's argv_split). `%` is doubled for keywords that expand %-tokens.
  */
 export function sshConfigValue(value: string, what: string, opts: { tokens?: boolean } = {}): string {
-  if (value === '' || CONTROL.test(value)) throw invalid(`${what} ${JSON.stringify(value)} cannot be written into an ssh config.`, 'Use a value without control characters.');
+  if (value === '' || CONTROL.test(value))
+    throw invalid(`${what} ${JSON.stringify(value)} cannot be written into an ssh config.`, 'Use a value without control characters.');
   const v = opts.tokens ? value.replace(/%/g, '%%') : value;
   if (/^[A-Za-z0-9_.,:/@+~%-]+$/.test(v)) return v;
   return `"${v.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
@@ -95,12 +96,18 @@ function comment(text: string): string {
 /** The ProxyCommand line's words for one host. */
 export function proxyCommandWords(h: SshConfigHost, opts: SshConfigOptions): string[] {
   const target =
-    h.name !== null && (h.resolveBy ?? 'name') === 'name'
-      ? PLAIN_NAME.test(h.name)
-        ? [h.name]
-        : ['--name-b64', base64UrlUtf8(h.name)]
-      : [h.instanceId];
-  return [...(opts.tagsshCommand ?? ['tagssh']), 'proxy', ...target, '--region', h.region, ...(opts.profile ? ['--profile', opts.profile] : []), ...(opts.private ? ['--private'] : []), ...(opts.startOnConnect ? ['--start'] : []), '--port'];
+    h.name !== null && (h.resolveBy ?? 'name') === 'name' ? (PLAIN_NAME.test(h.name) ? [h.name] : ['--name-b64', base64UrlUtf8(h.name)]) : [h.instanceId];
+  return [
+    ...(opts.tagsshCommand ?? ['tagssh']),
+    'proxy',
+    ...target,
+    '--region',
+    h.region,
+    ...(opts.profile ? ['--profile', opts.profile] : []),
+    ...(opts.private ? ['--private'] : []),
+    ...(opts.startOnConnect ? ['--start'] : []),
+    '--port',
+  ];
 }
 
 /** Builds the managed block and the alias mapping (Name → Host alias) to show the user. */
@@ -123,20 +130,27 @@ export function sshConfigBlock(hosts: readonly SshConfigHost[], opts: SshConfigO
     comment(`Exported${opts.exportedAt ? ` at ${opts.exportedAt}` : ''}. Addresses are looked up at connect time by \`tagssh proxy\`.`),
   ];
   if (opts.knownHostsFile) {
-    out.push(comment("Host keys are checked against TagSSH's known_hosts. A new key is trusted when the console output vouches for it, else confirm it once with `tagssh ssh NAME --accept-new`."));
+    out.push(
+      comment(
+        "Host keys are checked against TagSSH's known_hosts. A new key is trusted when the console output vouches for it, else confirm it once with `tagssh ssh NAME --accept-new`.",
+      ),
+    );
   }
   hosts.forEach((h, i) => {
     if (!isInstanceId(h.instanceId)) throw invalid(`Instance id ${JSON.stringify(h.instanceId)} is not valid.`, 'Instance ids look like i-0123456789abcdef0.');
     if (!isRegionName(h.region)) throw invalid(`Region ${JSON.stringify(h.region)} is not valid.`, 'Regions look like eu-west-1.');
-    if (!/^[A-Za-z0-9._][A-Za-z0-9._-]{0,63}$/.test(h.user)) throw invalid(`User ${JSON.stringify(h.user)} is not a POSIX user name.`, 'Pass --user with a plain user name.');
+    if (!/^[A-Za-z0-9._][A-Za-z0-9._-]{0,63}$/.test(h.user))
+      throw invalid(`User ${JSON.stringify(h.user)} is not a POSIX user name.`, 'Pass --user with a plain user name.');
     if (!isPort(h.port)) throw invalid(`Port ${h.port} is not a TCP port.`, 'Use a port from 1 to 65535.');
     const m = mapping[i]!;
     out.push('', comment(`${h.name === null ? '(no Name tag)' : `Name ${JSON.stringify(h.name)}`} = ${h.instanceId} (${h.region})`));
     out.push(`Host ${m.alias}`);
     if (h.jump) {
-      if (!h.privateIp || !/^[0-9.]+$/.test(h.privateIp)) throw invalid(`${h.name ?? h.instanceId} has no private IP to reach through ${h.jump}.`, 'Export it without a jump host.');
+      if (!h.privateIp || !/^[0-9.]+$/.test(h.privateIp))
+        throw invalid(`${h.name ?? h.instanceId} has no private IP to reach through ${h.jump}.`, 'Export it without a jump host.');
       const jump = aliasOf.get(`name:${h.jump}`) ?? aliasOf.get(h.jump) ?? h.jump;
-      if (!/^[A-Za-z0-9_.@:[\]-]+$/.test(jump)) throw invalid(`Jump host ${JSON.stringify(h.jump)} cannot be used as ProxyJump.`, 'Use an exported instance or [user@]host[:port].');
+      if (!/^[A-Za-z0-9_.@:[\]-]+$/.test(jump))
+        throw invalid(`Jump host ${JSON.stringify(h.jump)} cannot be used as ProxyJump.`, 'Use an exported instance or [user@]host[:port].');
       // The private IP survives stop/start; ProxyJump and ProxyCommand exclude each other.
       out.push(`  HostName ${h.privateIp}`, `  ProxyJump ${jump}`);
     } else {
@@ -148,10 +162,20 @@ export function sshConfigBlock(hosts: readonly SshConfigHost[], opts: SshConfigO
     if (opts.knownHostsFile) {
       // OpenSSH must neither learn nor update keys on its own: TagSSH verifies them (console output, confirmation).
       // CheckHostIP no: older OpenSSH would otherwise add the address (which changes) to the file.
-      out.push(`  UserKnownHostsFile ${sshConfigValue(opts.knownHostsFile, 'Known hosts file', { tokens: true })}`, '  StrictHostKeyChecking yes', '  UpdateHostKeys no', '  CheckHostIP no');
+      out.push(
+        `  UserKnownHostsFile ${sshConfigValue(opts.knownHostsFile, 'Known hosts file', { tokens: true })}`,
+        '  StrictHostKeyChecking yes',
+        '  UpdateHostKeys no',
+        '  CheckHostIP no',
+      );
     }
     const byId = h.name !== null && nameCount.get(h.name)! > 1;
-    if (!h.jump) out.push(`  ProxyCommand ${proxyCommandWords(byId ? { ...h, resolveBy: 'id' } : h, opts).map(proxyWord).join(' ')} %p`);
+    if (!h.jump)
+      out.push(
+        `  ProxyCommand ${proxyCommandWords(byId ? { ...h, resolveBy: 'id' } : h, opts)
+          .map(proxyWord)
+          .join(' ')} %p`,
+      );
   });
   // Lines after the block belong to no Host of ours: start a section that matches everything,
   // exactly as if they stood at the top of the file.

@@ -83,9 +83,16 @@ export function ttsshOptions(h: TeraTermHost): string {
   const auth: TtlAuth = h.auth ?? (h.keyFile ? 'publickey' : 'pageant');
   const opts = ['/ssh2', `/auth=${auth}`, `/user=${ttsshValue(h.user, 'The user name')}`];
   if (auth === 'publickey') {
-    if (!h.keyFile) throw invalid(`Public key authentication for ${displayName(h)} needs a key file.`, 'Pass --keyfile C:\\path\\to\\key.pem, or use Pageant (no --keyfile).');
+    if (!h.keyFile)
+      throw invalid(
+        `Public key authentication for ${displayName(h)} needs a key file.`,
+        'Pass --keyfile C:\\path\\to\\key.pem, or use Pageant (no --keyfile).',
+      );
     if (!/^(?:[A-Za-z]:[\\/]|\\\\[^\\/]+[\\/])/.test(h.keyFile)) {
-      throw invalid(`Key file ${JSON.stringify(h.keyFile)} is not an absolute Windows path.`, 'Tera Term runs on Windows: pass a path like C:\\Users\\me\\.ssh\\web.pem.');
+      throw invalid(
+        `Key file ${JSON.stringify(h.keyFile)} is not an absolute Windows path.`,
+        'Tera Term runs on Windows: pass a path like C:\\Users\\me\\.ssh\\web.pem.',
+      );
     }
     opts.push(`/keyfile=${ttsshValue(h.keyFile, 'The key file path')}`);
     if (h.keyHasPassphrase) opts.push('/ask4passwd');
@@ -118,10 +125,19 @@ function lookupCommand(h: TeraTermHost, opts: TeraTermOptions, start: boolean): 
   } else {
     const tool = opts.tagsshPath ?? 'tagssh';
     // eslint-disable-next-line no-control-regex
-    if (/["%^&|<>\x00-\x1f]/.test(tool)) throw invalid(`The TagSSH path ${JSON.stringify(tool)} has characters cmd.exe would interpret.`, 'Use a path without " % ^ & | < >.');
+    if (/["%^&|<>\x00-\x1f]/.test(tool))
+      throw invalid(`The TagSSH path ${JSON.stringify(tool)} has characters cmd.exe would interpret.`, 'Use a path without " % ^ & | < >.');
     const exe = /\s/.test(tool) ? `"${tool}"` : tool;
     const target = h.name !== null && (h.resolveBy ?? 'name') === 'name' ? `--name-b64 ${base64UrlUtf8(h.name)}` : h.instanceId;
-    inner = [exe, 'resolve', target, `--region ${h.region}`, opts.profile ? `--profile ${opts.profile}` : '', opts.private ? '--private' : '', start ? '--start' : '']
+    inner = [
+      exe,
+      'resolve',
+      target,
+      `--region ${h.region}`,
+      opts.profile ? `--profile ${opts.profile}` : '',
+      opts.private ? '--private' : '',
+      start ? '--start' : '',
+    ]
       .filter(Boolean)
       .join(' ');
   }
@@ -138,7 +154,8 @@ function whereText(h: TeraTermHost, opts: TeraTermOptions): string {
 }
 
 function checkOptions(opts: TeraTermOptions): void {
-  if (opts.profile) checkSafeToken(opts.profile, 'AWS profile', PROFILE_RE, 'Profile names with only letters, digits, "_", "." and "-" can be baked into a macro.');
+  if (opts.profile)
+    checkSafeToken(opts.profile, 'AWS profile', PROFILE_RE, 'Profile names with only letters, digits, "_", "." and "-" can be baked into a macro.');
 }
 
 /** Assignments that describe one target to the shared body (dynamic) or connect it (static). */
@@ -147,7 +164,11 @@ function targetAssignments(h: TeraTermHost, opts: TeraTermOptions, indent: strin
   const what = `the macro for ${JSON.stringify(truncateUtf8(displayName(h), 60))}`;
   const lines: string[] = [`tg_label = ${ttlString(label, `The name in ${what}`)}`];
   if ((opts.mode ?? 'dynamic') === 'static') {
-    if (!h.address) throw invalid(`${displayName(h)} has no address right now, so a static macro cannot be made.`, 'Start the instance first, or export a dynamic macro (the default).');
+    if (!h.address)
+      throw invalid(
+        `${displayName(h)} has no address right now, so a static macro cannot be made.`,
+        'Start the instance first, or export a dynamic macro (the default).',
+      );
     checkSafeToken(h.address, 'Address', /^[0-9A-Za-z.-]+$/, 'Addresses are IPv4 addresses or DNS names.');
     lines.push(`tg_cmdline = ${ttlString(`${h.address}:${h.port} ${ttsshOptions(h)}`, `The connect line in ${what}`)}`);
   } else {
@@ -167,12 +188,7 @@ function msg(format: string, ...args: string[]): string[] {
 /** The body shared by every dynamic macro: run the lookup, handle failures, read, check, connect. */
 function dynamicBody(opts: TeraTermOptions): string[] {
   const aws = (opts.helper ?? 'tagssh') === 'aws-cli';
-  const L: string[] = [
-    'getenv \'TEMP\' tg_tmp',
-    'makepath tg_addrpath tg_tmp tg_addrfile',
-    "exec tg_lookup 'hide' 1",
-    'tg_rc = result',
-  ];
+  const L: string[] = ["getenv 'TEMP' tg_tmp", 'makepath tg_addrpath tg_tmp tg_addrfile', "exec tg_lookup 'hide' 1", 'tg_rc = result'];
   if (!aws) {
     L.push(
       'if tg_rc = 5 then',
@@ -195,9 +211,25 @@ function dynamicBody(opts: TeraTermOptions): string[] {
     '  end',
   );
   if (!aws) {
-    L.push('elseif tg_rc = 3 then', ...msg('TagSSH found no usable address for %s (%s): no instance has this Name, or it has no public IP. Check the AWS profile and region, or export the macro again.', 'tg_label', 'tg_where').map((l) => '  ' + l), '  end');
-    L.push('elseif tg_rc = 4 then', ...msg('Several running instances are named %s. Give each a unique Name tag, or export the macro again and pick one.', 'tg_label').map((l) => '  ' + l), '  end');
-    L.push('elseif tg_rc = 5 then', ...msg('%s is still stopped. Start it in TagSSH (or: tagssh start) and run this macro again.', 'tg_label').map((l) => '  ' + l), '  end');
+    L.push(
+      'elseif tg_rc = 3 then',
+      ...msg(
+        'TagSSH found no usable address for %s (%s): no instance has this Name, or it has no public IP. Check the AWS profile and region, or export the macro again.',
+        'tg_label',
+        'tg_where',
+      ).map((l) => '  ' + l),
+      '  end',
+    );
+    L.push(
+      'elseif tg_rc = 4 then',
+      ...msg('Several running instances are named %s. Give each a unique Name tag, or export the macro again and pick one.', 'tg_label').map((l) => '  ' + l),
+      '  end',
+    );
+    L.push(
+      'elseif tg_rc = 5 then',
+      ...msg('%s is still stopped. Start it in TagSSH (or: tagssh start) and run this macro again.', 'tg_label').map((l) => '  ' + l),
+      '  end',
+    );
   }
   L.push(
     'elseif tg_rc <> 0 then',
@@ -272,7 +304,9 @@ function header(title: string, opts: TeraTermOptions, hosts: readonly TeraTermHo
   const mode = opts.mode ?? 'dynamic';
   const lines = [ttlComment(title), ttlComment(`Exported by TagSSH at ${opts.exportedAt}. Do not edit: export again instead.`)];
   for (const h of hosts.slice(0, 50)) {
-    lines.push(ttlComment(`  ${truncateUtf8(displayName(h), 120)} = ${h.instanceId} (${h.region})${mode === 'static' ? ` at ${h.address ?? 'no address'}` : ''}`));
+    lines.push(
+      ttlComment(`  ${truncateUtf8(displayName(h), 120)} = ${h.instanceId} (${h.region})${mode === 'static' ? ` at ${h.address ?? 'no address'}` : ''}`),
+    );
   }
   if (hosts.length > 50) lines.push(ttlComment(`  … and ${hosts.length - 50} more`));
   if (mode === 'static') {

@@ -32,7 +32,10 @@ export const FileNameSchema = z
     if (problem) ctx.addIssue({ code: 'custom', message: `not a file name (${problem})` });
   });
 export const TransferIdSchema = z.string().regex(/^[A-Za-z0-9-]{8,64}$/, 'a transfer id (8–64 letters, digits, -)');
-const Base64 = z.string().max(CHUNK_BASE64_MAX).regex(/^[A-Za-z0-9+/]*={0,2}$/, 'base64');
+const Base64 = z
+  .string()
+  .max(CHUNK_BASE64_MAX)
+  .regex(/^[A-Za-z0-9+/]*={0,2}$/, 'base64');
 const Offset = z.number().int().nonnegative().max(TRANSFER_MAX_BYTES);
 
 export const FileKindSchema = z.enum(['file', 'dir', 'link', 'other']);
@@ -58,7 +61,10 @@ export const TransferDoneSchema = z.object({
 
 export const filesCalls = {
   /** A directory's entries (`.` and `..` left out); no path = the login directory. `path` comes back resolved. */
-  'files.list': call(z.object({ sessionId: SessionId, path: RemotePathSchema.optional() }), z.object({ path: z.string(), entries: z.array(FileEntrySchema), truncated: z.boolean() })),
+  'files.list': call(
+    z.object({ sessionId: SessionId, path: RemotePathSchema.optional() }),
+    z.object({ path: z.string(), entries: z.array(FileEntrySchema), truncated: z.boolean() }),
+  ),
   /** The current directory of the session's shell (the foreground process's, e.g. after `cd`). */
   'files.cwd': call(z.object({ sessionId: SessionId }), z.object({ path: z.string() })),
   'files.mkdir': call(z.object({ sessionId: SessionId, dir: RemotePathSchema, name: FileNameSchema }), z.object({ path: z.string() })),
@@ -70,11 +76,24 @@ export const filesCalls = {
    * last byte is in (an interrupted upload never looks complete). `replace` must be true when
    * dir/name exists.
    */
-  'files.upload': call(z.object({ sessionId: SessionId, transferId: TransferIdSchema, dir: RemotePathSchema, name: FileNameSchema, size: Offset, replace: z.boolean().default(false) }), z.null()),
+  'files.upload': call(
+    z.object({
+      sessionId: SessionId,
+      transferId: TransferIdSchema,
+      dir: RemotePathSchema,
+      name: FileNameSchema,
+      size: Offset,
+      replace: z.boolean().default(false),
+    }),
+    z.null(),
+  ),
   /** Writes one chunk at `offset` (chunks may arrive out of order); the one that completes the file finishes the upload. */
   'files.uploadChunk': call(z.object({ transferId: TransferIdSchema, offset: Offset, data: Base64 }), z.object({ received: z.number() })),
   /** Opens dir/name for download; read it with files.downloadChunk. */
-  'files.download': call(z.object({ sessionId: SessionId, transferId: TransferIdSchema, dir: RemotePathSchema, name: FileNameSchema }), z.object({ size: z.number() })),
+  'files.download': call(
+    z.object({ sessionId: SessionId, transferId: TransferIdSchema, dir: RemotePathSchema, name: FileNameSchema }),
+    z.object({ size: z.number() }),
+  ),
   /** Up to FILE_CHUNK_BYTES from `offset`; the transfer ends once every byte was read. */
   'files.downloadChunk': call(z.object({ transferId: TransferIdSchema, offset: Offset }), z.object({ data: Base64 })),
   /** Stops a transfer: an upload's temp file is removed; chunk calls then fail with CANCELLED. */

@@ -44,9 +44,16 @@ export const SettingsSchema = z.object({
   /** Extra profile names offered in the picker (those in ~/.aws/config are discovered anyway). */
   profiles: z.array(z.string().trim().min(1).max(200)).max(100).default([]),
   /** Regions listed; [] = the profile's default region; ['all'] = every enabled region. */
-  regions: z.array(z.string().refine((r) => r === ALL_REGIONS || isRegionName(r), 'a region like eu-west-1, or "all"')).max(40).default([]),
+  regions: z
+    .array(z.string().refine((r) => r === ALL_REGIONS || isRegionName(r), 'a region like eu-west-1, or "all"'))
+    .max(40)
+    .default([]),
   /** Default login user when no tag or AMI rule applies; null = guess from the AMI. */
-  defaultUser: z.string().regex(/^[A-Za-z0-9._][A-Za-z0-9._-]{0,63}$/, 'a POSIX user name').nullable().default(null),
+  defaultUser: z
+    .string()
+    .regex(/^[A-Za-z0-9._][A-Za-z0-9._-]{0,63}$/, 'a POSIX user name')
+    .nullable()
+    .default(null),
   /** Default private key file (a path; the key itself is never read into settings). */
   identityFile: optionalText,
   port: z.number().int().min(1).max(65535).default(22),
@@ -60,7 +67,14 @@ export const SettingsSchema = z.object({
   /** The app's language: 'auto' follows the OS locale. The CLI stays English. */
   language: z.enum(['auto', 'en', 'ja']).default('auto'),
   /** Where to look up this machine's public IP when a connect times out ("my IP changed"); null = checkip.amazonaws.com. */
-  myIpUrl: z.string().trim().url().max(500).refine((u) => /^https?:\/\//i.test(u), 'an http(s) URL').nullable().default(null),
+  myIpUrl: z
+    .string()
+    .trim()
+    .url()
+    .max(500)
+    .refine((u) => /^https?:\/\//i.test(u), 'an http(s) URL')
+    .nullable()
+    .default(null),
   /** Saved commands typed into a shell on request (src/common/snippets.ts). */
   snippets: SnippetListSchema.default([]),
   sessionLog: SessionLogSettingsSchema.prefault({}),

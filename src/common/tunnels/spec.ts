@@ -21,15 +21,7 @@ export interface TunnelSpec {
 export type TunnelField = 'bind' | 'port' | 'host' | 'hostPort';
 
 export type TunnelProblemCode =
-  | 'syntax'
-  | 'portInvalid'
-  | 'portPrivileged'
-  | 'hostMissing'
-  | 'hostInvalid'
-  | 'hostPortMissing'
-  | 'bindImplicitAll'
-  | 'bindInvalid'
-  | 'hostNotAllowed';
+  'syntax' | 'portInvalid' | 'portPrivileged' | 'hostMissing' | 'hostInvalid' | 'hostPortMissing' | 'bindImplicitAll' | 'bindInvalid' | 'hostNotAllowed';
 
 export interface TunnelProblem {
   field: TunnelField;

@@ -69,12 +69,20 @@ export function checkedEndpoint(raw: string): URL {
   try {
     url = new URL(raw);
   } catch {
-    throw new AppError('INVALID_INPUT', `The EC2 endpoint "${raw}" is not a valid URL.`, 'Fix AWS_ENDPOINT_URL_EC2 or endpoint_url in ~/.aws/config (e.g. http://127.0.0.1:5000), or unset it.');
+    throw new AppError(
+      'INVALID_INPUT',
+      `The EC2 endpoint "${raw}" is not a valid URL.`,
+      'Fix AWS_ENDPOINT_URL_EC2 or endpoint_url in ~/.aws/config (e.g. http://127.0.0.1:5000), or unset it.',
+    );
   }
   // Signed requests carry the access key id and any session token in headers: over plain
   // http they may only go to this machine.
   if (url.protocol === 'http:' && !/^(localhost|127(\.\d{1,3}){3}|\[::1\])$/.test(url.hostname)) {
-    throw new AppError('INVALID_INPUT', `The EC2 endpoint "${raw}" is plain http:// on another host: your AWS credentials and session token would cross the network unencrypted.`, 'Use an https:// endpoint, or an http:// one on 127.0.0.1 or localhost.');
+    throw new AppError(
+      'INVALID_INPUT',
+      `The EC2 endpoint "${raw}" is plain http:// on another host: your AWS credentials and session token would cross the network unencrypted.`,
+      'Use an https:// endpoint, or an http:// one on 127.0.0.1 or localhost.',
+    );
   }
   return url;
 }

@@ -65,7 +65,15 @@ async function createPort(adapter: Ec2Adapter, profile: string | undefined, regi
       const endpoint = endpointFor(region, s.endpointUrl ?? leanEndpointFor(region));
       const agent = await agentFor(endpoint, s.caBundle);
       return leanEc2Port(
-        createEc2Client({ region, credentials, endpoint: endpoint.href, ...(profile !== undefined ? { profile } : {}), maxAttempts: s.maxAttempts, retryMode: s.retryMode, ...(agent ? { agent } : {}) }),
+        createEc2Client({
+          region,
+          credentials,
+          endpoint: endpoint.href,
+          ...(profile !== undefined ? { profile } : {}),
+          maxAttempts: s.maxAttempts,
+          retryMode: s.retryMode,
+          ...(agent ? { agent } : {}),
+        }),
       );
     }
   }

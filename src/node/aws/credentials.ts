@@ -80,13 +80,29 @@ export function credentialError(e: unknown, profile: string | undefined): AppErr
   const msg = e instanceof Error ? e.message : String(e);
   const p = profile ?? 'default';
   if (/sso/i.test(msg) && /(expired|refresh|token)/i.test(msg)) {
-    return new AppError('CREDENTIALS_EXPIRED', `The SSO session for profile "${p}" has expired or was never started.`, `Run \`aws sso login --profile ${p}\` and try again.`);
+    return new AppError(
+      'CREDENTIALS_EXPIRED',
+      `The SSO session for profile "${p}" has expired or was never started.`,
+      `Run \`aws sso login --profile ${p}\` and try again.`,
+    );
   }
   if (/profile .* could not be found|not found in (config|credentials)/i.test(msg) || /Profile \S+ (could not|not) /i.test(msg)) {
-    return new AppError('NO_CREDENTIALS', `AWS profile "${p}" does not exist.`, 'Check the name with `aws configure list-profiles`, or pass another --profile.');
+    return new AppError(
+      'NO_CREDENTIALS',
+      `AWS profile "${p}" does not exist.`,
+      'Check the name with `aws configure list-profiles`, or pass another --profile.',
+    );
   }
   if (/expired/i.test(msg)) {
-    return new AppError('CREDENTIALS_EXPIRED', `The AWS credentials for profile "${p}" have expired.`, 'Refresh them (e.g. `aws sso login`, or renew your session token) and try again.');
+    return new AppError(
+      'CREDENTIALS_EXPIRED',
+      `The AWS credentials for profile "${p}" have expired.`,
+      'Refresh them (e.g. `aws sso login`, or renew your session token) and try again.',
+    );
   }
-  return new AppError('NO_CREDENTIALS', `No AWS credentials found${profile ? ` for profile "${p}"` : ''}.`, 'Run `aws configure` (or `aws sso login`), set AWS_PROFILE, or pass --profile.');
+  return new AppError(
+    'NO_CREDENTIALS',
+    `No AWS credentials found${profile ? ` for profile "${p}"` : ''}.`,
+    'Run `aws configure` (or `aws sso login`), set AWS_PROFILE, or pass --profile.',
+  );
 }

@@ -74,7 +74,11 @@ export function endpointFor(region: string, override?: string): URL {
   if (raw) return checkedEndpoint(raw);
   const host = leanEndpointFor(region);
   if (!host) {
-    throw new AppError('BAD_REGION', `"${region}" is not an AWS region name.`, 'Use a region code such as us-east-1 or eu-west-2 (see `aws ec2 describe-regions`).');
+    throw new AppError(
+      'BAD_REGION',
+      `"${region}" is not an AWS region name.`,
+      'Use a region code such as us-east-1 or eu-west-2 (see `aws ec2 describe-regions`).',
+    );
   }
   return new URL(`${host}/`);
 }
@@ -123,7 +127,8 @@ export function createEc2Client(opts: Ec2ClientOptions): Ec2Client {
     }
     const err = apiError(action, status, doc);
     // A clock-skew error with a Date far from ours: sign with the server's time and try again.
-    if (err.awsCode && CLOCK_SKEW_ERROR_CODES.includes(err.awsCode) && Math.abs(clockOffsetMs) >= SKEW_THRESHOLD_MS && clockOffsetMs !== before) err.skewCorrected = true;
+    if (err.awsCode && CLOCK_SKEW_ERROR_CODES.includes(err.awsCode) && Math.abs(clockOffsetMs) >= SKEW_THRESHOLD_MS && clockOffsetMs !== before)
+      err.skewCorrected = true;
     throw err;
   }
 
@@ -193,7 +198,7 @@ function isRetryable(e: unknown): boolean {
 
 function apiError(action: string, status: number, doc: Record<string, unknown>): RawError {
   const resp = (doc.Response ?? doc.ErrorResponse) as Record<string, unknown> | undefined;
-  const errs = resp ? (resp.Errors as Record<string, unknown> | undefined) ?? resp : undefined;
+  const errs = resp ? ((resp.Errors as Record<string, unknown> | undefined) ?? resp) : undefined;
   const errNode = errs ? ((errs.Error as Record<string, unknown> | Record<string, unknown>[] | undefined) ?? undefined) : undefined;
   const first = Array.isArray(errNode) ? errNode[0] : errNode;
   const code = text(first?.Code) ?? `HTTP${status}`;
@@ -224,7 +229,13 @@ export const MAX_RESPONSE_BYTES = 64 * 2 ** 20;
 // node:https drags in TLS (~10 ms of start-up); load it only for https endpoints.
 let httpsModule: Promise<typeof http> | undefined;
 
-async function post(url: URL, headers: Record<string, string>, body: string, timeoutMs: number, agent?: http.Agent): Promise<{ status: number; text: string; date?: string }> {
+async function post(
+  url: URL,
+  headers: Record<string, string>,
+  body: string,
+  timeoutMs: number,
+  agent?: http.Agent,
+): Promise<{ status: number; text: string; date?: string }> {
   const mod = url.protocol === 'http:' ? http : await (httpsModule ??= import('node:https').then((m) => m.default as unknown as typeof http));
   return new Promise((resolve, reject) => {
     const req = mod.request(
@@ -245,10 +256,18 @@ async function post(url: URL, headers: Record<string, string>, body: string, tim
           size += c.length;
           if (size > MAX_RESPONSE_BYTES) {
             req.destroy();
-            reject(new AppError('AWS_API', `EC2 at ${url.origin} sent a response larger than ${MAX_RESPONSE_BYTES / 2 ** 20} MB; TagSSH stopped reading it.`, 'Check that the endpoint is really EC2 (AWS_ENDPOINT_URL_EC2), or query one region at a time.'));
+            reject(
+              new AppError(
+                'AWS_API',
+                `EC2 at ${url.origin} sent a response larger than ${MAX_RESPONSE_BYTES / 2 ** 20} MB; TagSSH stopped reading it.`,
+                'Check that the endpoint is really EC2 (AWS_ENDPOINT_URL_EC2), or query one region at a time.',
+              ),
+            );
           } else chunks.push(c);
         });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), ...(res.headers.date ? { date: res.headers.date } : {}) }));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), ...(res.headers.date ? { date: res.headers.date } : {}) }),
+        );
         res.on('error', (e) => reject(netError(e)));
       },
     );

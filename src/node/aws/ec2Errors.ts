@@ -30,7 +30,15 @@ export const CLOCK_SKEW_ERROR_CODES: readonly string[] = [
   'RequestTimeTooSkewed',
   'SignatureDoesNotMatch',
 ];
-export const TRANSIENT_ERROR_CODES: readonly string[] = ['TimeoutError', 'RequestTimeout', 'RequestTimeoutException', 'InternalError', 'InternalFailure', 'ServiceUnavailable', 'Unavailable'];
+export const TRANSIENT_ERROR_CODES: readonly string[] = [
+  'TimeoutError',
+  'RequestTimeout',
+  'RequestTimeoutException',
+  'InternalError',
+  'InternalFailure',
+  'ServiceUnavailable',
+  'Unavailable',
+];
 export const TRANSIENT_STATUS_CODES: readonly number[] = [500, 502, 503, 504];
 export const RETRYABLE_NETWORK_CODES: readonly string[] = ['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN', 'TIMEOUT'];
 
@@ -67,7 +75,10 @@ interface SdkError {
 }
 
 /** An AWS SDK client's failure in the terms every error wording here reads (one reading for every SDK client). */
-export function sdkFailure(e: unknown, where: { region: string; endpoint: string; profile?: string | undefined; clockOffsetMs?: number | undefined }): Ec2Failure {
+export function sdkFailure(
+  e: unknown,
+  where: { region: string; endpoint: string; profile?: string | undefined; clockOffsetMs?: number | undefined },
+): Ec2Failure {
   const s = (e ?? {}) as SdkError;
   const f: Ec2Failure = { message: s.message ?? String(e), region: where.region, endpoint: where.endpoint };
   if (where.profile !== undefined) f.profile = where.profile;
@@ -102,7 +113,11 @@ export function ec2AppError(f: Ec2Failure): AppError {
   if (code) {
     const skewed = f.clockOffsetMs !== undefined && Math.abs(f.clockOffsetMs) >= SKEW_THRESHOLD_MS;
     if (isThrottle(code))
-      return new AppError('THROTTLED', `EC2 is throttling requests in ${region} (${code}), even after retries.`, 'Wait a minute and try again, or query fewer regions at once (AWS_MAX_ATTEMPTS raises the number of tries).');
+      return new AppError(
+        'THROTTLED',
+        `EC2 is throttling requests in ${region} (${code}), even after retries.`,
+        'Wait a minute and try again, or query fewer regions at once (AWS_MAX_ATTEMPTS raises the number of tries).',
+      );
     if (SKEW_ONLY.has(code) || (skewed && CLOCK_SKEW_ERROR_CODES.includes(code)))
       return new AppError(
         'AWS_API',
@@ -115,13 +130,29 @@ export function ec2AppError(f: Ec2Failure): AppError {
     // EC2 answers RequestExpired both for a stale signature and for expired session credentials:
     // a server Date close to ours rules the clock out (skew is corrected before this point).
     if (code === 'RequestExpired' && f.clockOffsetMs === undefined)
-      return new AppError('CREDENTIALS_EXPIRED', `EC2 refused the request as expired (${code}): the session credentials have expired, or this computer's clock is off.`, `Check the clock (turn on automatic time synchronisation); if it is right, refresh the credentials (${login} for SSO) and try again.`);
+      return new AppError(
+        'CREDENTIALS_EXPIRED',
+        `EC2 refused the request as expired (${code}): the session credentials have expired, or this computer's clock is off.`,
+        `Check the clock (turn on automatic time synchronisation); if it is right, refresh the credentials (${login} for SSO) and try again.`,
+      );
     if (code === 'RequestExpired' || code === 'ExpiredToken' || code === 'ExpiredTokenException')
-      return new AppError('CREDENTIALS_EXPIRED', `Your AWS session credentials have expired (${code}).`, `Refresh them (${login} for SSO, or renew the session token) and try again.`);
+      return new AppError(
+        'CREDENTIALS_EXPIRED',
+        `Your AWS session credentials have expired (${code}).`,
+        `Refresh them (${login} for SSO, or renew the session token) and try again.`,
+      );
     if (code === 'AuthFailure' || code === 'InvalidClientTokenId' || code === 'SignatureDoesNotMatch' || code === 'UnrecognizedClientException')
-      return new AppError('ACCESS_DENIED', `AWS rejected the credentials (${code}).`, 'Check the access key and secret for this profile, or choose another with --profile.');
+      return new AppError(
+        'ACCESS_DENIED',
+        `AWS rejected the credentials (${code}).`,
+        'Check the access key and secret for this profile, or choose another with --profile.',
+      );
     if (code === 'UnauthorizedOperation' || code === 'AccessDenied' || code === 'AccessDeniedException')
-      return new AppError('ACCESS_DENIED', `Access denied in ${region}: ${f.message}`, 'Ask for ec2:DescribeInstances (and ec2:StartInstances/StopInstances to start or stop) on this account, or use another --profile.');
+      return new AppError(
+        'ACCESS_DENIED',
+        `Access denied in ${region}: ${f.message}`,
+        'Ask for ec2:DescribeInstances (and ec2:StartInstances/StopInstances to start or stop) on this account, or use another --profile.',
+      );
     if (code === 'OptInRequired')
       return new AppError('BAD_REGION', `Region ${region} is not enabled for this account.`, 'Enable it in the AWS console, or leave it out of --region.');
     if (code.startsWith('InvalidInstanceID'))
@@ -133,7 +164,11 @@ export function ec2AppError(f: Ec2Failure): AppError {
   if (f.netCode === 'TIMEOUT')
     return new AppError('NETWORK', `EC2 at ${host} did not answer in time.`, 'Check your network, proxy (HTTPS_PROXY) or VPN, then try again.');
   if (f.netCode)
-    return new AppError('NETWORK', `Cannot reach EC2 at ${host} (${f.netCode}).`, 'Check your network connection, proxy (HTTPS_PROXY/NO_PROXY) or AWS_ENDPOINT_URL_EC2, then try again.');
+    return new AppError(
+      'NETWORK',
+      `Cannot reach EC2 at ${host} (${f.netCode}).`,
+      'Check your network connection, proxy (HTTPS_PROXY/NO_PROXY) or AWS_ENDPOINT_URL_EC2, then try again.',
+    );
   return new AppError('AWS_API', `EC2 request failed in ${region}: ${f.message}`, 'Try again; run with --debug for details.');
 }
 

@@ -70,7 +70,11 @@ export async function agentFor(target: URL, caBundle?: string, env: NodeJS.Proce
     return new (class extends HttpsProxyAgent<string> {
       override connect(req: ConnectArgs[0], opts: ConnectArgs[1]) {
         const host = opts.host ?? '';
-        return super.connect(req, { ...opts, ...(ca ? { ca } : {}), checkServerIdentity: (_name: string, cert: Parameters<typeof checkServerIdentity>[1]) => checkServerIdentity(host, cert) } as ConnectArgs[1]);
+        return super.connect(req, {
+          ...opts,
+          ...(ca ? { ca } : {}),
+          checkServerIdentity: (_name: string, cert: Parameters<typeof checkServerIdentity>[1]) => checkServerIdentity(host, cert),
+        } as ConnectArgs[1]);
       }
     })(proxy, { keepAlive: true });
   }
@@ -90,7 +94,11 @@ async function readCa(path: string): Promise<string> {
   try {
     return await readFile(path, 'utf8');
   } catch {
-    throw new AppError('INVALID_INPUT', `The CA bundle "${path}" cannot be read.`, 'Fix AWS_CA_BUNDLE (or ca_bundle in ~/.aws/config) to name a PEM file, or unset it.');
+    throw new AppError(
+      'INVALID_INPUT',
+      `The CA bundle "${path}" cannot be read.`,
+      'Fix AWS_CA_BUNDLE (or ca_bundle in ~/.aws/config) to name a PEM file, or unset it.',
+    );
   }
 }
 

@@ -27,7 +27,12 @@ function apiError(e: unknown, region: string, endpoint: string, permission: stri
   if (e instanceof AppError) return e;
   const name = (e as { name?: unknown } | null)?.name;
   if (typeof name === 'string' && DENIED.has(name)) {
-    return new AppError('ACCESS_DENIED', `Your AWS role lacks ${permission} in ${region}.`, `Ask for ${permission} on this account, or use another --profile.`, { permission });
+    return new AppError(
+      'ACCESS_DENIED',
+      `Your AWS role lacks ${permission} in ${region}.`,
+      `Ask for ${permission} on this account, or use another --profile.`,
+      { permission },
+    );
   }
   const f = sdkFailure(e, { region, endpoint, profile });
   return ec2AppError(f);
@@ -47,7 +52,10 @@ function clientConfig(region: string, profile: string | undefined, endpoint: str
  * The endpoint that reaches `instance`: one in its subnet if there is one, else any in its VPC
  * (as the aws CLI chooses); null when its VPC has none.
  */
-export async function findInstanceConnectEndpoint(instance: Pick<Instance, 'id' | 'region' | 'vpcId' | 'subnetId'>, profile?: string): Promise<InstanceConnectEndpoint | null> {
+export async function findInstanceConnectEndpoint(
+  instance: Pick<Instance, 'id' | 'region' | 'vpcId' | 'subnetId'>,
+  profile?: string,
+): Promise<InstanceConnectEndpoint | null> {
   if (!instance.vpcId) return null;
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const { EC2Client, paginateDescribeInstanceConnectEndpoints } = cjsExports(await import('@aws-sdk/client-ec2'));
@@ -58,7 +66,12 @@ export async function findInstanceConnectEndpoint(instance: Pick<Instance, 'id' 
   try {
     const pages = paginateDescribeInstanceConnectEndpoints(
       { client },
-      { Filters: [{ Name: 'state', Values: USABLE_STATES }, { Name: 'vpc-id', Values: [instance.vpcId] }] },
+      {
+        Filters: [
+          { Name: 'state', Values: USABLE_STATES },
+          { Name: 'vpc-id', Values: [instance.vpcId] },
+        ],
+      },
     );
     for await (const page of pages) {
       for (const e of page.InstanceConnectEndpoints ?? []) {
@@ -77,18 +90,34 @@ export async function findInstanceConnectEndpoint(instance: Pick<Instance, 'id' 
 }
 
 /** Pushes an OpenSSH public key for `user`; the instance accepts it for 60 seconds. */
-export async function sendSshPublicKey(o: { instance: Pick<Instance, 'id' | 'region' | 'az'>; user: string; publicKey: string; profile?: string }): Promise<void> {
+export async function sendSshPublicKey(o: {
+  instance: Pick<Instance, 'id' | 'region' | 'az'>;
+  user: string;
+  publicKey: string;
+  profile?: string;
+}): Promise<void> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const { EC2InstanceConnectClient, SendSSHPublicKeyCommand } = cjsExports(await import('@aws-sdk/client-ec2-instance-connect'));
   const endpoint = process.env.AWS_ENDPOINT_URL_EC2_INSTANCE_CONNECT;
   const client = new EC2InstanceConnectClient(clientConfig(o.instance.region, o.profile, endpoint));
   try {
     const out = await client.send(
-      new SendSSHPublicKeyCommand({ InstanceId: o.instance.id, InstanceOSUser: o.user, SSHPublicKey: o.publicKey, ...(o.instance.az ? { AvailabilityZone: o.instance.az } : {}) }),
+      new SendSSHPublicKeyCommand({
+        InstanceId: o.instance.id,
+        InstanceOSUser: o.user,
+        SSHPublicKey: o.publicKey,
+        ...(o.instance.az ? { AvailabilityZone: o.instance.az } : {}),
+      }),
     );
     if (out.Success === false) throw new AppError('AWS_API', `EC2 Instance Connect did not accept the key for ${o.instance.id}.`, 'Try again in a moment.');
   } catch (e) {
-    throw apiError(e, o.instance.region, endpoint ?? `https://ec2-instance-connect.${o.instance.region}.amazonaws.com`, 'ec2-instance-connect:SendSSHPublicKey', o.profile);
+    throw apiError(
+      e,
+      o.instance.region,
+      endpoint ?? `https://ec2-instance-connect.${o.instance.region}.amazonaws.com`,
+      'ec2-instance-connect:SendSSHPublicKey',
+      o.profile,
+    );
   } finally {
     client.destroy();
   }

@@ -63,13 +63,19 @@ export async function waitForState(target: Instance, state: InstanceState, opts:
     async (elapsed) => {
       const now = await describeOne(target, opts);
       if (now.state === state) {
-        opts.onProgress?.(`${label(now)} is ${state}${elapsed >= 1000 ? ` (${Math.round(elapsed / 1000)} s)` : ''}.`, { key: 'reached', params: { name: label(now), state, seconds: Math.round(elapsed / 1000) } });
+        opts.onProgress?.(`${label(now)} is ${state}${elapsed >= 1000 ? ` (${Math.round(elapsed / 1000)} s)` : ''}.`, {
+          key: 'reached',
+          params: { name: label(now), state, seconds: Math.round(elapsed / 1000) },
+        });
         return now;
       }
       if (now.state === 'terminated' || now.state === 'shutting-down') {
         throw new AppError('NOT_FOUND', `${label(now)} is ${now.state}.`, 'It cannot be started again; run `tagssh list` to choose another instance.');
       }
-      opts.onProgress?.(`${label(now)} is ${now.state}… (${Math.round(elapsed / 1000)} s)`, { key: 'waitingState', params: { name: label(now), state: now.state, seconds: Math.round(elapsed / 1000) } });
+      opts.onProgress?.(`${label(now)} is ${now.state}… (${Math.round(elapsed / 1000)} s)`, {
+        key: 'waitingState',
+        params: { name: label(now), state: now.state, seconds: Math.round(elapsed / 1000) },
+      });
       return undefined;
     },
     waitOptionsFrom(opts),

@@ -65,7 +65,8 @@ export interface FindOptions {
 /** Live instances whose Name tag equals `ref` exactly, or whose id is `ref`. */
 export async function findInstances(ref: string, scope: AwsScope, opts: FindOptions = {}): Promise<Found> {
   const eips = opts.eips ?? true;
-  if (ref === '') throw new AppError('INVALID_INPUT', 'The instance name is empty.', 'Pass a Name tag value or an instance id (i-…); `tagssh list` shows them.');
+  if (ref === '')
+    throw new AppError('INVALID_INPUT', 'The instance name is empty.', 'Pass a Name tag value or an instance id (i-…); `tagssh list` shows them.');
   const regions = await regionsOf(scope);
   if (looksLikeInstanceId(ref)) {
     const byId = (await describeIn(scope, regions, { ids: [ref] }, eips)).filter((i) => i.id === ref && alive(i));

@@ -28,7 +28,11 @@ export async function lookUpMyIp(url: string, timeoutMs = TIMEOUT_MS): Promise<s
   try {
     parsed = new URL(url);
   } catch {
-    throw new AppError('INVALID_INPUT', `The IP lookup service "${url}" is not a URL.`, `Use an http(s) URL that answers with your address as plain text, such as ${DEFAULT_MY_IP_URL}.`);
+    throw new AppError(
+      'INVALID_INPUT',
+      `The IP lookup service "${url}" is not a URL.`,
+      `Use an http(s) URL that answers with your address as plain text, such as ${DEFAULT_MY_IP_URL}.`,
+    );
   }
   if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') {
     throw new AppError('INVALID_INPUT', `The IP lookup service "${url}" is not an http(s) URL.`, `Use a URL such as ${DEFAULT_MY_IP_URL}.`);
@@ -39,10 +43,18 @@ export async function lookUpMyIp(url: string, timeoutMs = TIMEOUT_MS): Promise<s
     if (!res.ok) throw new Error(`HTTP ${res.status}`);
     body = (await res.text()).slice(0, 200).trim();
   } catch (e) {
-    throw new AppError('NETWORK', `Could not look up your public IP at ${parsed.origin}: ${(e as Error).message}.`, 'Give the address yourself (--ip), or name another lookup service (--my-ip-url or TAGSSH_MY_IP_URL).');
+    throw new AppError(
+      'NETWORK',
+      `Could not look up your public IP at ${parsed.origin}: ${(e as Error).message}.`,
+      'Give the address yourself (--ip), or name another lookup service (--my-ip-url or TAGSSH_MY_IP_URL).',
+    );
   }
   if (!isIP(body)) {
-    throw new AppError('NETWORK', `${parsed.origin} did not answer with an IP address.`, 'Give the address yourself (--ip), or name a service that answers with the address as plain text (--my-ip-url).');
+    throw new AppError(
+      'NETWORK',
+      `${parsed.origin} did not answer with an IP address.`,
+      'Give the address yourself (--ip), or name a service that answers with the address as plain text (--my-ip-url).',
+    );
   }
   return body;
 }

@@ -69,7 +69,10 @@ export function usesJumpHost(instance: Instance, settingsJumpHost: string | null
 
 function splitJump(spec: string | string[] | null | undefined): string[] {
   const list = Array.isArray(spec) ? spec : spec ? [spec] : [];
-  return list.flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
+  return list
+    .flatMap((s) => s.split(','))
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 /**

@@ -102,20 +102,27 @@ export async function waitUntilReachable(instance: Instance, opts: ResolveOption
     `${label(instance)} to answer on port ${port}`,
     async (elapsed) => {
       const now = await describeOne(instance, opts);
-      if (now.state !== 'running') throw new AppError('STOPPED', `${label(now)} went ${now.state} while starting.`, 'Check the instance in the EC2 console, then try again.');
+      if (now.state !== 'running')
+        throw new AppError('STOPPED', `${label(now)} went ${now.state} while starting.`, 'Check the instance in the EC2 console, then try again.');
       const address = opts.private ? now.privateIp : now.publicIp;
       if (!address) {
         // EC2 assigns a public address while the instance is pending; running without one, it gets none.
         runningSince ??= elapsed;
         if (!opts.private && elapsed - runningSince >= NO_PUBLIC_ADDRESS_GRACE_MS) throw noPublicAddressError(now, 'running-without');
-        opts.onProgress?.(`${label(now)} is running; waiting for its ${opts.private ? 'private' : 'public'} address… (${Math.round(elapsed / 1000)} s)`, { key: opts.private ? 'waitingPrivateAddress' : 'waitingPublicAddress', params: { name: label(now), seconds: Math.round(elapsed / 1000) } });
+        opts.onProgress?.(`${label(now)} is running; waiting for its ${opts.private ? 'private' : 'public'} address… (${Math.round(elapsed / 1000)} s)`, {
+          key: opts.private ? 'waitingPrivateAddress' : 'waitingPublicAddress',
+          params: { name: label(now), seconds: Math.round(elapsed / 1000) },
+        });
         return undefined;
       }
       if (await (opts.answers ? opts.answers(now, address, port) : tcpAnswers(address, port))) {
         opts.onProgress?.(`${label(now)} answers on ${address}:${port}.`, { key: 'answers', params: { name: label(now), address, port } });
         return targetOf(now, opts);
       }
-      opts.onProgress?.(`${label(now)} is running at ${address}; waiting for port ${port}… (${Math.round(elapsed / 1000)} s)`, { key: 'waitingPort', params: { name: label(now), address, port, seconds: Math.round(elapsed / 1000) } });
+      opts.onProgress?.(`${label(now)} is running at ${address}; waiting for port ${port}… (${Math.round(elapsed / 1000)} s)`, {
+        key: 'waitingPort',
+        params: { name: label(now), address, port, seconds: Math.round(elapsed / 1000) },
+      });
       return undefined;
     },
     waitOptionsFrom(opts),

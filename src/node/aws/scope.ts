@@ -47,7 +47,11 @@ export async function listProfiles(): Promise<ProfileInfo[]> {
 export async function assertProfileExists(profile: string): Promise<ProfileInfo> {
   const found = (await listProfiles()).find((p) => p.name === profile);
   if (found) return found;
-  throw new AppError('NO_CREDENTIALS', `AWS profile "${profile}" does not exist.`, 'Check the name with `aws configure list-profiles`, or pass another --profile.');
+  throw new AppError(
+    'NO_CREDENTIALS',
+    `AWS profile "${profile}" does not exist.`,
+    'Check the name with `aws configure list-profiles`, or pass another --profile.',
+  );
 }
 
 /**
@@ -68,7 +72,11 @@ export async function defaultRegion(scope: AwsScope, env: NodeJS.ProcessEnv = pr
 }
 
 export function badRegion(r: string): AppError {
-  return new AppError('BAD_REGION', `"${r}" is not an AWS region.`, 'Use region codes such as us-east-1,eu-west-2, or "all" for every enabled region (`aws ec2 describe-regions` lists them).');
+  return new AppError(
+    'BAD_REGION',
+    `"${r}" is not an AWS region.`,
+    'Use region codes such as us-east-1,eu-west-2, or "all" for every enabled region (`aws ec2 describe-regions` lists them).',
+  );
 }
 
 function checked(r: string): string {

@@ -42,10 +42,12 @@ export async function sdkClientConfig(scope: AwsScope, region: string, service: 
 /** The one region a command that acts (rather than lists) works in: --region when it names one, else the default. */
 export async function singleRegion(scope: AwsScope): Promise<string> {
   if (scope.regions?.length && !isAllRegions(scope)) {
-    if (scope.regions.length > 1) throw new AppError('INVALID_INPUT', `This command works in one region; --region names ${scope.regions.length}.`, 'Pass a single --region.');
+    if (scope.regions.length > 1)
+      throw new AppError('INVALID_INPUT', `This command works in one region; --region names ${scope.regions.length}.`, 'Pass a single --region.');
     return scope.regions[0]!;
   }
-  if (isAllRegions(scope)) throw new AppError('INVALID_INPUT', 'This command works in one region, not "all".', 'Pass a single --region, e.g. --region us-east-1.');
+  if (isAllRegions(scope))
+    throw new AppError('INVALID_INPUT', 'This command works in one region, not "all".', 'Pass a single --region, e.g. --region us-east-1.');
   return defaultRegion(scope);
 }
 
@@ -54,8 +56,23 @@ export function sdkAppError(e: unknown, service: string, region: string, endpoin
   if (e instanceof AppError) return e;
   const f = sdkFailure(e, { region, endpoint, profile });
   if (service === 'EC2') return ec2AppError(f);
-  if (f.netCode) return new AppError('NETWORK', `Cannot reach ${service} in ${region} (${f.netCode}).`, `Check your network connection, proxy or AWS_ENDPOINT_URL_${service.toUpperCase()}, then try again.`);
-  if (f.code && isThrottle(f.code)) return new AppError('THROTTLED', `${service} is throttling requests in ${region} (${f.code}).`, 'Wait a minute and try again.');
-  if (f.code && /AccessDenied|Unauthorized/.test(f.code)) return new AppError('ACCESS_DENIED', `${service} denied access in ${region}: ${f.message}`, 'Ask for the missing permission on this account, or use another --profile.');
-  return new AppError('AWS_API', `${service} error in ${region}: ${f.code ? `${f.code}: ` : ''}${f.message}`, 'Check the request and try again; run with --debug for details.');
+  if (f.netCode)
+    return new AppError(
+      'NETWORK',
+      `Cannot reach ${service} in ${region} (${f.netCode}).`,
+      `Check your network connection, proxy or AWS_ENDPOINT_URL_${service.toUpperCase()}, then try again.`,
+    );
+  if (f.code && isThrottle(f.code))
+    return new AppError('THROTTLED', `${service} is throttling requests in ${region} (${f.code}).`, 'Wait a minute and try again.');
+  if (f.code && /AccessDenied|Unauthorized/.test(f.code))
+    return new AppError(
+      'ACCESS_DENIED',
+      `${service} denied access in ${region}: ${f.message}`,
+      'Ask for the missing permission on this account, or use another --profile.',
+    );
+  return new AppError(
+    'AWS_API',
+    `${service} error in ${region}: ${f.code ? `${f.code}: ` : ''}${f.message}`,
+    'Check the request and try again; run with --debug for details.',
+  );
 }

@@ -33,7 +33,17 @@ export async function sdkEc2Port(opts: SdkEc2Options): Promise<Ec2Port> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   // Loaded on first use only: the CLI's bundles never load the SDK unless this adapter is chosen.
   const sdk = cjsExports(await import('@aws-sdk/client-ec2'));
-  const { EC2Client, DescribeAddressesCommand, DescribeImagesCommand, DescribeRegionsCommand, DescribeSubnetsCommand, GetConsoleOutputCommand, StartInstancesCommand, StopInstancesCommand, paginateDescribeInstances } = sdk;
+  const {
+    EC2Client,
+    DescribeAddressesCommand,
+    DescribeImagesCommand,
+    DescribeRegionsCommand,
+    DescribeSubnetsCommand,
+    GetConsoleOutputCommand,
+    StartInstancesCommand,
+    StopInstancesCommand,
+    paginateDescribeInstances,
+  } = sdk;
   const timeoutMs = opts.timeoutMs ?? (Number(process.env.TAGSSH_AWS_TIMEOUT_MS) || 60_000);
   const settings = await ec2Settings(opts.profile);
   // endpoint_url is read in one place for both adapters (awsSettings.ts) and handed to the SDK,
@@ -89,7 +99,12 @@ export async function sdkEc2Port(opts: SdkEc2Options): Promise<Ec2Port> {
       const res = await send(() => client.send(new DescribeAddressesCommand({})));
       return (res.Addresses ?? [])
         .filter((a) => !!a.PublicIp)
-        .map((a): ElasticAddress => ({ publicIp: a.PublicIp!, allocationId: a.AllocationId ?? null, associationId: a.AssociationId ?? null, instanceId: a.InstanceId ?? null }));
+        .map((a): ElasticAddress => ({
+          publicIp: a.PublicIp!,
+          allocationId: a.AllocationId ?? null,
+          associationId: a.AssociationId ?? null,
+          instanceId: a.InstanceId ?? null,
+        }));
     },
     async describeRegions() {
       const res = await send(() => client.send(new DescribeRegionsCommand({})));
@@ -102,7 +117,9 @@ export async function sdkEc2Port(opts: SdkEc2Options): Promise<Ec2Port> {
     },
     async describeSubnets(ids) {
       const res = await send(() => client.send(new DescribeSubnetsCommand({ SubnetIds: ids })));
-      return (res.Subnets ?? []).filter((s) => !!s.SubnetId).map((s): SubnetInfo => ({ id: s.SubnetId!, vpcId: s.VpcId ?? null, mapPublicIpOnLaunch: s.MapPublicIpOnLaunch === true }));
+      return (res.Subnets ?? [])
+        .filter((s) => !!s.SubnetId)
+        .map((s): SubnetInfo => ({ id: s.SubnetId!, vpcId: s.VpcId ?? null, mapPublicIpOnLaunch: s.MapPublicIpOnLaunch === true }));
     },
     async startInstances(ids) {
       await send(() => client.send(new StartInstancesCommand({ InstanceIds: ids })));
@@ -124,7 +141,11 @@ async function resolveEndpoint(client: EC2Client, region: string, endpointUrl: s
     const params = { Region: region, UseFIPS: await client.config.useFipsEndpoint(), UseDualStack: await client.config.useDualstackEndpoint() };
     return new URL(client.config.endpointProvider(params, { logger: sdkLogger }).url.href).origin;
   } catch {
-    throw new AppError('BAD_REGION', `"${region}" is not an AWS region name.`, 'Use a region code such as us-east-1 or eu-west-2 (see `aws ec2 describe-regions`).');
+    throw new AppError(
+      'BAD_REGION',
+      `"${region}" is not an AWS region name.`,
+      'Use a region code such as us-east-1 or eu-west-2 (see `aws ec2 describe-regions`).',
+    );
   }
 }
 

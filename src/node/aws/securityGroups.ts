@@ -46,11 +46,19 @@ export function rulesOf(groups: SecurityGroup[]): SgRule[] {
   const out: SgRule[] = [];
   for (const g of groups) {
     for (const p of g.IpPermissions ?? []) {
-      const base = { groupId: g.GroupId ?? '', groupName: g.GroupName ?? '', protocol: String(p.IpProtocol ?? '-1'), fromPort: p.FromPort ?? null, toPort: p.ToPort ?? null };
+      const base = {
+        groupId: g.GroupId ?? '',
+        groupName: g.GroupName ?? '',
+        protocol: String(p.IpProtocol ?? '-1'),
+        fromPort: p.FromPort ?? null,
+        toPort: p.ToPort ?? null,
+      };
       for (const r of p.IpRanges ?? []) if (r.CidrIp) out.push({ ...base, source: { kind: 'cidr', cidr: r.CidrIp }, description: r.Description ?? null });
       for (const r of p.Ipv6Ranges ?? []) if (r.CidrIpv6) out.push({ ...base, source: { kind: 'cidr', cidr: r.CidrIpv6 }, description: r.Description ?? null });
-      for (const r of p.PrefixListIds ?? []) if (r.PrefixListId) out.push({ ...base, source: { kind: 'prefix-list', id: r.PrefixListId }, description: r.Description ?? null });
-      for (const r of p.UserIdGroupPairs ?? []) if (r.GroupId) out.push({ ...base, source: { kind: 'group', id: r.GroupId }, description: r.Description ?? null });
+      for (const r of p.PrefixListIds ?? [])
+        if (r.PrefixListId) out.push({ ...base, source: { kind: 'prefix-list', id: r.PrefixListId }, description: r.Description ?? null });
+      for (const r of p.UserIdGroupPairs ?? [])
+        if (r.GroupId) out.push({ ...base, source: { kind: 'group', id: r.GroupId }, description: r.Description ?? null });
     }
   }
   return out;
@@ -93,7 +101,11 @@ export function verdictFor(rules: SgRule[], ip: string, port: number): { verdict
 export function groupForNewRule(found: Pick<InstanceGroups, 'groups' | 'rules'>, port: number, wanted?: string): string | null {
   if (wanted) {
     if (!found.groups.some((g) => g.id === wanted)) {
-      throw new AppError('INVALID_INPUT', `--group ${wanted} is not one of the instance's security groups (${found.groups.map((g) => g.id).join(', ')}).`, 'Pass one of those ids to --group.');
+      throw new AppError(
+        'INVALID_INPUT',
+        `--group ${wanted} is not one of the instance's security groups (${found.groups.map((g) => g.id).join(', ')}).`,
+        'Pass one of those ids to --group.',
+      );
     }
     return wanted;
   }
@@ -109,10 +121,19 @@ export function groupForNewRule(found: Pick<InstanceGroups, 'groups' | 'rules'>,
 export function singleAddressCidr(input: string, flag = '--ip'): string {
   const [addr, bits, extra] = input.trim().split('/');
   const family = isIP(addr ?? '');
-  if (!family || extra !== undefined) throw new AppError('INVALID_INPUT', `${flag} ${JSON.stringify(input)} is not an IPv4 or IPv6 address.`, `Pass one address, e.g. ${flag} 203.0.113.7 or ${flag} 2001:db8::7.`);
+  if (!family || extra !== undefined)
+    throw new AppError(
+      'INVALID_INPUT',
+      `${flag} ${JSON.stringify(input)} is not an IPv4 or IPv6 address.`,
+      `Pass one address, e.g. ${flag} 203.0.113.7 or ${flag} 2001:db8::7.`,
+    );
   const full = family === 4 ? 32 : 128;
   if (bits !== undefined && Number(bits) !== full) {
-    throw new AppError('INVALID_INPUT', `${flag} ${input} opens SSH to ${Number(bits) === 0 ? 'the whole internet' : 'a whole network'}; TagSSH adds rules for one address only (/${full}).`, `Pass the single address (e.g. ${flag} ${addr}); open wider ranges in the EC2 console if you really mean to.`);
+    throw new AppError(
+      'INVALID_INPUT',
+      `${flag} ${input} opens SSH to ${Number(bits) === 0 ? 'the whole internet' : 'a whole network'}; TagSSH adds rules for one address only (/${full}).`,
+      `Pass the single address (e.g. ${flag} ${addr}); open wider ranges in the EC2 console if you really mean to.`,
+    );
   }
   return hostCidr(addr!);
 }
@@ -188,8 +209,10 @@ export function diagnosisOf(found: InstanceGroups, ip: string, port: number): Sg
 /** One line for the terminal: what was found and what to do about it (CLI words). */
 export function diagnosisLine(d: SgDiagnosis, ref: string): string {
   const groups = d.groupIds.join(', ') || 'none';
-  if (d.verdict === 'blocked') return `Your public IP ${d.ip} is not allowed on port ${d.port} by ${displayName(ref)}'s security groups (${groups}) — your IP has probably changed. Run \`tagssh sg allow-my-ip ${shellWord(ref)}\` to add ${hostCidr(d.ip)} (it asks first).`;
-  if (d.verdict === 'allowed') return `Security group ${d.matchedGroupId} allows ${d.ip} on port ${d.port}, so the block is elsewhere: a network ACL, the route table, or a firewall on the instance.`;
+  if (d.verdict === 'blocked')
+    return `Your public IP ${d.ip} is not allowed on port ${d.port} by ${displayName(ref)}'s security groups (${groups}) — your IP has probably changed. Run \`tagssh sg allow-my-ip ${shellWord(ref)}\` to add ${hostCidr(d.ip)} (it asks first).`;
+  if (d.verdict === 'allowed')
+    return `Security group ${d.matchedGroupId} allows ${d.ip} on port ${d.port}, so the block is elsewhere: a network ACL, the route table, or a firewall on the instance.`;
   return `Security group ${d.matchedGroupId} allows port ${d.port} from a prefix list or another security group: TagSSH can't tell whether ${d.ip} is in it (\`tagssh sg list ${shellWord(ref)}\` shows the rules).`;
 }
 
@@ -216,12 +239,23 @@ export interface AllowResult {
 }
 
 /** Adds an ingress rule for exactly one address on `port` to `groupId`. */
-export async function allowAddress(instance: InstanceRef, groupId: string, cidr: string, port: number, scope: AwsScope, description = ruleDescription()): Promise<AllowResult> {
+export async function allowAddress(
+  instance: InstanceRef,
+  groupId: string,
+  cidr: string,
+  port: number,
+  scope: AwsScope,
+  description = ruleDescription(),
+): Promise<AllowResult> {
   const { ec2, sdk, call } = await client(scope, instance.region);
   try {
     const v6 = cidr.includes(':');
     const range = v6 ? { Ipv6Ranges: [{ CidrIpv6: cidr, Description: description }] } : { IpRanges: [{ CidrIp: cidr, Description: description }] };
-    await call(() => ec2.send(new sdk.AuthorizeSecurityGroupIngressCommand({ GroupId: groupId, IpPermissions: [{ IpProtocol: 'tcp', FromPort: port, ToPort: port, ...range }] })));
+    await call(() =>
+      ec2.send(
+        new sdk.AuthorizeSecurityGroupIngressCommand({ GroupId: groupId, IpPermissions: [{ IpProtocol: 'tcp', FromPort: port, ToPort: port, ...range }] }),
+      ),
+    );
     return { groupId, cidr, port, description, added: true };
   } finally {
     ec2.destroy();
@@ -238,7 +272,9 @@ export async function revokeRules(instance: InstanceRef, rules: SgRule[], scope:
       const desc = r.description !== null ? { Description: r.description } : {};
       const range = r.source.cidr.includes(':') ? { Ipv6Ranges: [{ CidrIpv6: r.source.cidr, ...desc }] } : { IpRanges: [{ CidrIp: r.source.cidr, ...desc }] };
       const ports = r.fromPort !== null ? { FromPort: r.fromPort, ToPort: r.toPort ?? r.fromPort } : {};
-      await call(() => ec2.send(new sdk.RevokeSecurityGroupIngressCommand({ GroupId: r.groupId, IpPermissions: [{ IpProtocol: r.protocol, ...ports, ...range }] })));
+      await call(() =>
+        ec2.send(new sdk.RevokeSecurityGroupIngressCommand({ GroupId: r.groupId, IpPermissions: [{ IpProtocol: r.protocol, ...ports, ...range }] })),
+      );
     }
   } finally {
     ec2.destroy();
@@ -247,7 +283,8 @@ export async function revokeRules(instance: InstanceRef, rules: SgRule[], scope:
 
 /** A rule for a table or a message: "sg-1 tcp 22 from 203.0.113.7/32 (tagssh alice 2026-12-01)". */
 export function ruleText(r: SgRule): string {
-  const ports = r.protocol === '-1' ? 'all traffic' : `${r.protocol === '6' ? 'tcp' : r.protocol} ${r.fromPort === r.toPort ? r.fromPort : `${r.fromPort}-${r.toPort}`}`;
+  const ports =
+    r.protocol === '-1' ? 'all traffic' : `${r.protocol === '6' ? 'tcp' : r.protocol} ${r.fromPort === r.toPort ? r.fromPort : `${r.fromPort}-${r.toPort}`}`;
   const from = r.source.kind === 'cidr' ? r.source.cidr : r.source.kind === 'prefix-list' ? `prefix list ${r.source.id}` : `group ${r.source.id}`;
   return `${r.groupId} ${ports} from ${from}${r.description ? ` (${r.description})` : ''}`;
 }
@@ -259,7 +296,12 @@ const PRIVATE_NETWORKS = ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.
  * host, whose own rules would matter instead), the error's hint becomes the security-group
  * finding and its details carry it for the app. Any failure of the check leaves the error as it was.
  */
-export async function explainTimeout(err: unknown, target: { instanceId?: string; region?: string; label: string; host: string; port: number; jump?: unknown[] }, scope: AwsScope, lookupUrl: string): Promise<unknown> {
+export async function explainTimeout(
+  err: unknown,
+  target: { instanceId?: string; region?: string; label: string; host: string; port: number; jump?: unknown[] },
+  scope: AwsScope,
+  lookupUrl: string,
+): Promise<unknown> {
   if (!(err instanceof AppError) || err.code !== 'TIMEOUT' || !target.instanceId || !target.region || target.jump?.length) return err;
   // To a private address (VPN, Direct Connect) the packets don't come from the public IP a lookup reports.
   if (PRIVATE_NETWORKS.some((cidr) => cidrContains(cidr, target.host))) return err;

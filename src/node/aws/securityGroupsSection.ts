@@ -15,7 +15,12 @@ export function securityGroupsSection(): HandlerSection {
       const ip = cidr.replace(/\/\d+$/, '');
       const instance = { id: input.instanceId, region: input.region, name: null };
       const found = await groupsOf(instance, scope);
-      if (!found.groups.some((g) => g.id === input.groupId)) throw new AppError('INVALID_INPUT', `Security group ${input.groupId} is not attached to ${input.instanceId}.`, 'Connect again to get a fresh diagnosis.');
+      if (!found.groups.some((g) => g.id === input.groupId))
+        throw new AppError(
+          'INVALID_INPUT',
+          `Security group ${input.groupId} is not attached to ${input.instanceId}.`,
+          'Connect again to get a fresh diagnosis.',
+        );
       const { verdict, rule } = verdictFor(found.rules, ip, input.port);
       if (verdict === 'allowed' && rule) return { groupId: rule.groupId, cidr, port: input.port, description: rule.description ?? '', added: false };
       return allowAddress(instance, input.groupId, cidr, input.port, scope);

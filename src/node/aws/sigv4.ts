@@ -23,7 +23,10 @@ const hmac = (key: string | Buffer, data: string) => createHmac('sha256', key).u
 
 /** amzDate "20240102T030405Z" for a Date. */
 export function amzDate(d: Date): string {
-  return d.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+  return d
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '');
 }
 
 /** Returns the headers to send: the input headers plus host, payload hash, date, token and Authorization. */

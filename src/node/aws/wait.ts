@@ -20,7 +20,11 @@ export async function pollUntil<T>(what: string, check: (elapsedMs: number) => P
     const v = await check(Date.now() - started);
     if (v !== undefined) return v;
     if (Date.now() - started > timeoutMs) {
-      throw new AppError('TIMEOUT', `Gave up after ${Math.round(timeoutMs / 1000)} s waiting for ${what}.`, 'Check the instance in the EC2 console (status checks, security group), then try again.');
+      throw new AppError(
+        'TIMEOUT',
+        `Gave up after ${Math.round(timeoutMs / 1000)} s waiting for ${what}.`,
+        'Check the instance in the EC2 console (status checks, security group), then try again.',
+      );
     }
     await sleep(intervalMs, opts.signal);
   }

@@ -18,7 +18,12 @@ export function runDirFor(runId: string): string {
 
 async function must(conn: SshConnection, cmd: string, what: string, stdin?: string | Buffer, signal?: AbortSignal): Promise<string> {
   const r = await conn.exec(cmd, { ...(stdin !== undefined ? { stdin } : {}), ...(signal ? { signal } : {}) });
-  if (r.code !== 0) throw new AppError('REMOTE_FAILED', `Could not ${what}: ${(r.stderr.trim().split('\n').pop() ?? '') || `exit ${r.code ?? r.signal}`}.`, 'Check that /tmp is writable on the instance.');
+  if (r.code !== 0)
+    throw new AppError(
+      'REMOTE_FAILED',
+      `Could not ${what}: ${(r.stderr.trim().split('\n').pop() ?? '') || `exit ${r.code ?? r.signal}`}.`,
+      'Check that /tmp is writable on the instance.',
+    );
   return r.stdout;
 }
 
@@ -50,7 +55,12 @@ export async function startAndFollow(
   const mk = existingDir ? `{ [ -d ${d} ] || mkdir ${d}; }` : `mkdir ${d}`;
   const cmd = `{ umask 077 && ${mk} && cd ${d} && cat > run.sh; } || exit ${SETUP_FAILED}; ${launch(d)}; ${followTail(d)}`;
   const r = await conn.exec(cmd, { stdin: script, onStdout: on.stdout, onStderr: on.stderr, ...(signal ? { signal } : {}) });
-  if (r.code === SETUP_FAILED) throw new AppError('REMOTE_FAILED', `Could not set up the run directory ${runDir} on ${conn.target.label}.`, 'Check that /tmp is writable on the instance.');
+  if (r.code === SETUP_FAILED)
+    throw new AppError(
+      'REMOTE_FAILED',
+      `Could not set up the run directory ${runDir} on ${conn.target.label}.`,
+      'Check that /tmp is writable on the instance.',
+    );
   return { exitCode: r.code === NO_EXIT_FILE ? null : r.code };
 }
 
@@ -92,7 +102,12 @@ export async function followRun(
   const d = shQuote(runDir);
   const cmd = `cd ${d} 2>/dev/null || exit 198; pid=$(cat pid); tail -c +1 -s 0.2 -f --pid="$pid" err >&2 & t=$!; tail -c +1 -s 0.2 -f --pid="$pid" out; wait "$t"; [ -f exit ] && exit "$(cat exit)"; exit ${NO_EXIT_FILE}`;
   const r = await conn.exec(cmd, { onStdout: on.stdout, onStderr: on.stderr, ...(signal ? { signal } : {}) });
-  if (r.code === 198) throw new AppError('NOT_FOUND', `The run directory ${runDir} is gone on ${conn.target.label}.`, 'The run was cleaned up or the instance rebooted; run the benchmark again.');
+  if (r.code === 198)
+    throw new AppError(
+      'NOT_FOUND',
+      `The run directory ${runDir} is gone on ${conn.target.label}.`,
+      'The run was cleaned up or the instance rebooted; run the benchmark again.',
+    );
   return { exitCode: r.code === NO_EXIT_FILE ? null : r.code };
 }
 

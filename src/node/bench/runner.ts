@@ -87,7 +87,12 @@ export function peerAddressFor(host: BenchHost, peer: BenchHost, addressing: Pee
   try {
     return choosePeerAddress(addressing.mode, host.instance, peer.instance, peer.target.host);
   } catch (e) {
-    if (e instanceof PeerAddressError) throw new AppError('INVALID_INPUT', `${peer.target.label} has no ${e.wanted} address in the inventory.`, `Use its public address: --param ${addressing.param}=public.`);
+    if (e instanceof PeerAddressError)
+      throw new AppError(
+        'INVALID_INPUT',
+        `${peer.target.label} has no ${e.wanted} address in the inventory.`,
+        `Use its public address: --param ${addressing.param}=public.`,
+      );
     throw e;
   }
 }
@@ -162,7 +167,16 @@ async function withConn<T>(ctx: Conns, target: ConnectTarget, fn: (c: SshConnect
 }
 
 /** Starts the peer side (iperf3 server) and resolves once it prints its ready line. */
-async function startPeer(ctx: Ctx, peer: BoundPeer, conn: SshConnection, runId: string, runDir: string, r: BenchResult, address: string, signal: AbortSignal): Promise<{ done: Promise<void> }> {
+async function startPeer(
+  ctx: Ctx,
+  peer: BoundPeer,
+  conn: SshConnection,
+  runId: string,
+  runDir: string,
+  r: BenchResult,
+  address: string,
+  signal: AbortSignal,
+): Promise<{ done: Promise<void> }> {
   const script = peer.script({ runId, runDir, peerAddress: address });
   await startRun(conn, runDir, script, false, signal);
   let out = '';
@@ -170,18 +184,28 @@ async function startPeer(ctx: Ctx, peer: BoundPeer, conn: SshConnection, runId: 
   let readyResolve!: () => void;
   let readyReject!: (e: unknown) => void;
   const ready = new Promise<void>((res, rej) => ((readyResolve = res), (readyReject = rej)));
-  const follow = followRun(conn, runDir, {
-    stdout: (c) => {
-      out += c.toString('utf8');
-      ctx.emit({ type: 'output', runId, stream: 'peer', text: c.toString('utf8') });
-      if (peer.ready?.test(out)) readyResolve();
+  const follow = followRun(
+    conn,
+    runDir,
+    {
+      stdout: (c) => {
+        out += c.toString('utf8');
+        ctx.emit({ type: 'output', runId, stream: 'peer', text: c.toString('utf8') });
+        if (peer.ready?.test(out)) readyResolve();
+      },
+      stderr: (c) => (err += c.toString('utf8')),
     },
-    stderr: (c) => (err += c.toString('utf8')),
-  }, signal).then(
+    signal,
+  ).then(
     () => {
       r.raw.peerStdout = out;
       r.raw.peerStderr = err;
-      readyReject(new AppError('REMOTE_FAILED', `The ${ctx.run.preset.title} server on ${r.peer?.label} exited before it was ready: ${err.trim().split('\n').pop() ?? ''}`));
+      readyReject(
+        new AppError(
+          'REMOTE_FAILED',
+          `The ${ctx.run.preset.title} server on ${r.peer?.label} exited before it was ready: ${err.trim().split('\n').pop() ?? ''}`,
+        ),
+      );
     },
     (e) => {
       r.raw.peerStdout = out;
@@ -348,7 +372,11 @@ async function runOne(ctx: Ctx, host: BenchHost, peer: BenchHost | undefined, ba
       r.status = why;
       r.error =
         why === 'timeout'
-          ? { code: 'TIMEOUT', message: `${preset.title} on ${r.instance.label} did not finish in ${Math.round(timeoutMs / 1000)} s; it was stopped and cleaned up.`, hint: 'Raise the timeout or shorten the run.' }
+          ? {
+              code: 'TIMEOUT',
+              message: `${preset.title} on ${r.instance.label} did not finish in ${Math.round(timeoutMs / 1000)} s; it was stopped and cleaned up.`,
+              hint: 'Raise the timeout or shorten the run.',
+            }
           : { code: 'CANCELLED', message: `${preset.title} on ${r.instance.label} was cancelled; the remote processes were stopped and cleaned up.` };
     } else if (why && !conn) {
       r.status = why;
@@ -357,7 +385,11 @@ async function runOne(ctx: Ctx, host: BenchHost, peer: BenchHost | undefined, ba
     } else if (isConnectionLoss(e) && conn) {
       // The run goes on over there: keep the handle so it can be re-attached.
       r.status = 'detached';
-      r.error = { code: 'SESSION_CLOSED', message: `Lost the connection to ${r.instance.label}; the benchmark keeps running there.`, hint: `Re-attach with \`tagssh bench attach ${runId}\`.` };
+      r.error = {
+        code: 'SESSION_CLOSED',
+        message: `Lost the connection to ${r.instance.label}; the benchmark keeps running there.`,
+        hint: `Re-attach with \`tagssh bench attach ${runId}\`.`,
+      };
       stopPeer.splice(0);
     } else {
       r.status = 'failed';
@@ -411,7 +443,8 @@ export async function runBench(req: RunRequest): Promise<BenchResult[]> {
 
 /** Re-attaches to a detached run: follows it to the end (from the start of its output), parses, cleans up. */
 export async function attachRun(result: BenchResult, hosts: { host: BenchHost; peer?: BenchHost }, opts: RunOptions = {}): Promise<BenchResult> {
-  if (result.status !== 'detached' && result.status !== 'running') throw new AppError('INVALID_INPUT', `Result ${result.id} is ${result.status}, not a detached run.`);
+  if (result.status !== 'detached' && result.status !== 'running')
+    throw new AppError('INVALID_INPUT', `Result ${result.id} is ${result.status}, not a detached run.`);
   if (!result.remote) throw new AppError('INVALID_INPUT', `Result ${result.id} has no remote run to re-attach to.`);
   const preset = getPreset(result.preset);
   const emit = (e: BenchEvent) => opts.onEvent?.(e);
@@ -472,7 +505,12 @@ export async function cancelDetached(result: BenchResult, hosts: { host: BenchHo
   const cleanup = bindRecorded(preset, result.params)?.cleanup({ runId: result.id, runDir }) ?? '';
   await withConn(ctx, hosts.host.target, (c) => stopRun(c, runDir, cleanup));
   if (peerRunDir && hosts.peer) await withConn(ctx, hosts.peer.target, (c) => stopRun(c, peerRunDir));
-  const r: BenchResult = { ...structuredClone(result), status: 'cancelled', endedAt: new Date().toISOString(), error: { code: 'CANCELLED', message: `${preset.title} on ${result.instance.label} was cancelled from another session; cleaned up.` } };
+  const r: BenchResult = {
+    ...structuredClone(result),
+    status: 'cancelled',
+    endedAt: new Date().toISOString(),
+    error: { code: 'CANCELLED', message: `${preset.title} on ${result.instance.label} was cancelled from another session; cleaned up.` },
+  };
   delete r.remote;
   opts.store?.save(r);
   return r;

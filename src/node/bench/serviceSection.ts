@@ -80,7 +80,9 @@ export function benchSection(o: BenchSectionOptions = {}): HandlerSection {
         const run = runs[0]!;
         const { script, peerScript } = run.preview();
         const varying = varyingParams(runs.map((r) => r.params));
-        const confirmations = runs.flatMap((r) => r.confirmations()).filter((c, i, all) => all.findIndex((o) => o.kind === c.kind && o.reason === c.reason) === i);
+        const confirmations = runs
+          .flatMap((r) => r.confirmations())
+          .filter((c, i, all) => all.findIndex((o) => o.kind === c.kind && o.reason === c.reason) === i);
         const variants = varying.length ? runs.map((r) => variantLabel(r.params, varying)) : [];
         return { params: run.params, script, confirmations, variants, ...(peerScript !== undefined ? { peerScript } : {}) };
       },
@@ -105,12 +107,28 @@ export function benchSection(o: BenchSectionOptions = {}): HandlerSection {
           for (const s of paramSets) s[wanted.param] = upload.name;
         }
         const { runBench, newRunId } = await import('./runner.js');
-        const [hosts, peer, store] = await Promise.all([Promise.all(input.instances.map((i) => hostFor(i, input.acceptNew))), input.peer ? hostFor(input.peer, input.acceptNew) : undefined, storeOf()]);
+        const [hosts, peer, store] = await Promise.all([
+          Promise.all(input.instances.map((i) => hostFor(i, input.acceptNew))),
+          input.peer ? hostFor(input.peer, input.acceptNew) : undefined,
+          storeOf(),
+        ]);
         const batchId = input.batchId ?? newRunId();
         if (batches.has(batchId)) throw new AppError('INVALID_INPUT', `Batch ${batchId} is already running.`);
         const pool = borrowedConnect();
         inBackground(batchId, (signal, onEvent) =>
-          runBench({ preset: p.id, paramSets, hosts, ...(peer ? { peer } : {}), ...(upload ? { upload } : {}), batchId, signal, store, onEvent, ...(input.concurrency ? { concurrency: input.concurrency } : {}), ...(pool ? { connect: pool } : {}) }),
+          runBench({
+            preset: p.id,
+            paramSets,
+            hosts,
+            ...(peer ? { peer } : {}),
+            ...(upload ? { upload } : {}),
+            batchId,
+            signal,
+            store,
+            onEvent,
+            ...(input.concurrency ? { concurrency: input.concurrency } : {}),
+            ...(pool ? { connect: pool } : {}),
+          }),
         );
         return { batchId };
       },
@@ -118,13 +136,16 @@ export function benchSection(o: BenchSectionOptions = {}): HandlerSection {
         const store = await storeOf();
         const result = store.get(id);
         const ref = (h: typeof result.instance) => {
-          if (!h.instanceId || !h.region) throw new AppError('INVALID_INPUT', `Result ${id} was not run on an EC2 instance; it cannot be re-attached from here.`);
+          if (!h.instanceId || !h.region)
+            throw new AppError('INVALID_INPUT', `Result ${id} was not run on an EC2 instance; it cannot be re-attached from here.`);
           return { id: h.instanceId, region: h.region };
         };
         const [host, peer] = await Promise.all([hostFor(ref(result.instance)), result.peer ? hostFor(ref(result.peer)) : undefined]);
         const { attachRun } = await import('./runner.js');
         const pool = borrowedConnect();
-        inBackground(batchId, (signal, onEvent) => attachRun(result, { host, ...(peer ? { peer } : {}) }, { store, signal, onEvent, ...(pool ? { connect: pool } : {}) }));
+        inBackground(batchId, (signal, onEvent) =>
+          attachRun(result, { host, ...(peer ? { peer } : {}) }, { store, signal, onEvent, ...(pool ? { connect: pool } : {}) }),
+        );
         return null;
       },
       'bench.cancel'({ batchId }) {

@@ -29,12 +29,22 @@ export interface SsmTarget {
 
 export function parseTargets(spec: string): SsmTarget[] {
   const m = /^(tag:[^=]{1,128}|instanceids|resource-groups:Name)=(.+)$/i.exec(spec.trim());
-  const values = m ? m[2]!.split(',').map((v) => v.trim()).filter(Boolean) : [];
+  const values = m
+    ? m[2]!
+        .split(',')
+        .map((v) => v.trim())
+        .filter(Boolean)
+    : [];
   if (!m || values.length === 0) {
-    throw new AppError('INVALID_INPUT', `--targets ${JSON.stringify(spec)} is not a Systems Manager target.`, 'Use --targets tag:KEY=VALUE (e.g. tag:env=staging; comma-separate several values) or --targets instanceids=i-…,i-….');
+    throw new AppError(
+      'INVALID_INPUT',
+      `--targets ${JSON.stringify(spec)} is not a Systems Manager target.`,
+      'Use --targets tag:KEY=VALUE (e.g. tag:env=staging; comma-separate several values) or --targets instanceids=i-…,i-….',
+    );
   }
   const key = m[1]!.toLowerCase() === 'instanceids' ? 'InstanceIds' : m[1]!;
-  if (key === 'InstanceIds' && values.some((v) => !/^(i|mi)-[0-9a-f]{8,17}$/.test(v))) throw new AppError('INVALID_INPUT', `--targets instanceids= takes instance ids (i-…); got ${JSON.stringify(m[2])}.`);
+  if (key === 'InstanceIds' && values.some((v) => !/^(i|mi)-[0-9a-f]{8,17}$/.test(v)))
+    throw new AppError('INVALID_INPUT', `--targets instanceids= takes instance ids (i-…); got ${JSON.stringify(m[2])}.`);
   if (values.length > 50) throw new AppError('INVALID_INPUT', '--targets takes at most 50 values.', 'Tag the nodes and target the tag instead.');
   return [{ Key: key, Values: values }];
 }
@@ -66,7 +76,18 @@ export function fleetCommand(script: string, runId: string): string {
 }
 
 /** SSM's per-node states that are final. */
-const FINAL = new Set(['Success', 'Failed', 'Cancelled', 'TimedOut', 'DeliveryTimedOut', 'ExecutionTimedOut', 'Undeliverable', 'Terminated', 'InvalidPlatform', 'AccessDenied']);
+const FINAL = new Set([
+  'Success',
+  'Failed',
+  'Cancelled',
+  'TimedOut',
+  'DeliveryTimedOut',
+  'ExecutionTimedOut',
+  'Undeliverable',
+  'Terminated',
+  'InvalidPlatform',
+  'AccessDenied',
+]);
 
 /** SSM truncates StandardOutputContent at this many characters (the rest is in S3 when asked). */
 export const SSM_OUTPUT_LIMIT = 24_000;
@@ -88,9 +109,20 @@ export function resultFromInvocation(base: BenchResult, bound: BoundPreset, inv:
   } else {
     r.status = inv.status === 'Cancelled' ? 'cancelled' : /TimedOut/.test(inv.status) ? 'timeout' : 'failed';
     r.exitCode = inv.responseCode;
-    r.error = { code: r.status === 'timeout' ? 'TIMEOUT' : 'REMOTE_FAILED', message: `Systems Manager ended the command on ${base.instance.label}: ${inv.status}${inv.statusDetails && inv.statusDetails !== inv.status ? ` (${inv.statusDetails})` : ''}.`, hint: inv.status === 'Undeliverable' || inv.status === 'DeliveryTimedOut' ? 'Is the SSM agent running and the node online (`aws ssm describe-instance-information`)?' : 'See the command in the Systems Manager console (Run Command history).' };
+    r.error = {
+      code: r.status === 'timeout' ? 'TIMEOUT' : 'REMOTE_FAILED',
+      message: `Systems Manager ended the command on ${base.instance.label}: ${inv.status}${inv.statusDetails && inv.statusDetails !== inv.status ? ` (${inv.statusDetails})` : ''}.`,
+      hint:
+        inv.status === 'Undeliverable' || inv.status === 'DeliveryTimedOut'
+          ? 'Is the SSM agent running and the node online (`aws ssm describe-instance-information`)?'
+          : 'See the command in the Systems Manager console (Run Command history).',
+    };
   }
-  if (inv.stdout.length >= SSM_OUTPUT_LIMIT) r.notes = [...r.notes, `Systems Manager returned only the first ${SSM_OUTPUT_LIMIT} characters of the output${inv.s3Url ? `; all of it is at ${inv.s3Url}` : '; pass --output-s3 to keep all of it'}.`];
+  if (inv.stdout.length >= SSM_OUTPUT_LIMIT)
+    r.notes = [
+      ...r.notes,
+      `Systems Manager returned only the first ${SSM_OUTPUT_LIMIT} characters of the output${inv.s3Url ? `; all of it is at ${inv.s3Url}` : '; pass --output-s3 to keep all of it'}.`,
+    ];
   return r;
 }
 
@@ -118,8 +150,18 @@ function hostOf(id: string, region: string, i: Instance | undefined): BenchHostI
 /** Sends the preset to the matching nodes, follows them, and returns (and saves) one result per node. */
 export async function runFleet(req: FleetRequest): Promise<BenchResult[]> {
   const { run, region, scope } = req;
-  if (run.peer) throw new AppError('INVALID_INPUT', `${run.preset.title} runs on a pair of instances; fleets through Systems Manager run single-host presets.`, 'Run it over SSH: tagssh bench iperf3 NAME --peer PEER.');
-  if (run.upload()) throw new AppError('INVALID_INPUT', `${run.preset.title} with a local file to upload can't go through Systems Manager.`, 'Run it over SSH instead (without --ssm).');
+  if (run.peer)
+    throw new AppError(
+      'INVALID_INPUT',
+      `${run.preset.title} runs on a pair of instances; fleets through Systems Manager run single-host presets.`,
+      'Run it over SSH: tagssh bench iperf3 NAME --peer PEER.',
+    );
+  if (run.upload())
+    throw new AppError(
+      'INVALID_INPUT',
+      `${run.preset.title} with a local file to upload can't go through Systems Manager.`,
+      'Run it over SSH instead (without --ssm).',
+    );
   const sdk: typeof SsmModule = cjsExports(await import('@aws-sdk/client-ssm'));
   const ssm: SSMClient = new sdk.SSMClient(await sdkClientConfig(scope, region, 'other'));
   const call = async <T>(fn: () => Promise<T>): Promise<T> => {
@@ -139,7 +181,10 @@ export async function runFleet(req: FleetRequest): Promise<BenchResult[]> {
           DocumentName: 'AWS-RunShellScript',
           // Named ids go as InstanceIds (what SSM documents for a list of nodes), tags as Targets.
           ...(req.targets[0]?.Key === 'InstanceIds' ? { InstanceIds: req.targets[0].Values } : { Targets: req.targets }),
-          Parameters: { commands: [fleetCommand(run.script({ runId: batchId, runDir: runDirFor(batchId) }), batchId)], executionTimeout: [String(timeoutSeconds)] },
+          Parameters: {
+            commands: [fleetCommand(run.script({ runId: batchId, runDir: runDirFor(batchId) }), batchId)],
+            executionTimeout: [String(timeoutSeconds)],
+          },
           Comment: `tagssh bench ${run.preset.id} ${batchId}`.slice(0, 100),
           MaxConcurrency: req.maxConcurrency ?? '50',
           MaxErrors: req.maxErrors ?? '0',
@@ -189,7 +234,8 @@ export async function runFleet(req: FleetRequest): Promise<BenchResult[]> {
           const cmdStatus = cmd?.Status ?? 'Pending';
           const list = await call(() => nodeStates(cmd?.InstanceIds ?? []));
           const fresh = list.map((i) => i.id).filter((id) => !names.has(id));
-          if (fresh.length) for (const i of await (await ec2For(scope, region)).describeInstances({ ids: fresh }).catch(() => [] as Instance[])) names.set(i.id, i);
+          if (fresh.length)
+            for (const i of await (await ec2For(scope, region)).describeInstances({ ids: fresh }).catch(() => [] as Instance[])) names.set(i.id, i);
           for (const inv of list) {
             if (seen.get(inv.id) !== inv.status) {
               seen.set(inv.id, inv.status);
@@ -205,7 +251,12 @@ export async function runFleet(req: FleetRequest): Promise<BenchResult[]> {
     } finally {
       req.signal?.removeEventListener('abort', onAbort);
     }
-    if (nodes.length === 0) throw new AppError('NOT_FOUND', `No managed node matches ${req.targets.map((t) => `${t.Key}=${t.Values.join(',')}`).join(' ')} in ${region}.`, 'Check the tag and that the nodes run the SSM agent (`aws ssm describe-instance-information`).');
+    if (nodes.length === 0)
+      throw new AppError(
+        'NOT_FOUND',
+        `No managed node matches ${req.targets.map((t) => `${t.Key}=${t.Values.join(',')}`).join(' ')} in ${region}.`,
+        'Check the tag and that the nodes run the SSM agent (`aws ssm describe-instance-information`).',
+      );
 
     const results: BenchResult[] = [];
     for (const id of nodes) {
@@ -224,7 +275,9 @@ export async function runFleet(req: FleetRequest): Promise<BenchResult[]> {
       };
       let r: BenchResult;
       try {
-        const out: GetCommandInvocationCommandOutput = await call(() => ssm.send(new sdk.GetCommandInvocationCommand({ CommandId: commandId, InstanceId: id })));
+        const out: GetCommandInvocationCommandOutput = await call(() =>
+          ssm.send(new sdk.GetCommandInvocationCommand({ CommandId: commandId, InstanceId: id })),
+        );
         r = resultFromInvocation(base, run, {
           status: out.Status ?? 'Failed',
           ...(out.StatusDetails ? { statusDetails: out.StatusDetails } : {}),
@@ -259,5 +312,10 @@ async function listInvocations(ssm: SSMClient, sdk: typeof SsmModule, commandId:
 /** The endpoint does not implement the operation (an emulator's HTML 404, UnknownOperation…). */
 function unsupported(e: unknown): boolean {
   const err = e as { name?: string; message?: string; $metadata?: { httpStatusCode?: number } };
-  return err.name === 'SyntaxError' || err.name === 'UnknownOperationException' || err.$metadata?.httpStatusCode === 404 || /Deserialization error|not valid JSON|not implemented/i.test(err.message ?? '');
+  return (
+    err.name === 'SyntaxError' ||
+    err.name === 'UnknownOperationException' ||
+    err.$metadata?.httpStatusCode === 404 ||
+    /Deserialization error|not valid JSON|not implemented/i.test(err.message ?? '')
+  );
 }

@@ -25,7 +25,12 @@ export function resultsStore(dir = join(tagsshPaths().data, 'results')): Results
     return join(dir, `${id}.json`);
   };
   const read = (path: string) =>
-    readJsonFile<BenchResult | undefined>(path, RESULTS_SCHEMA_VERSION, () => undefined, (raw) => BenchResultSchema.parse(raw));
+    readJsonFile<BenchResult | undefined>(
+      path,
+      RESULTS_SCHEMA_VERSION,
+      () => undefined,
+      (raw) => BenchResultSchema.parse(raw),
+    );
   return {
     save(r) {
       writeJsonFile(file(r.id), RESULTS_SCHEMA_VERSION, BenchResultSchema.parse(r));

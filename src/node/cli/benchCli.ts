@@ -43,9 +43,18 @@ function printResult(r: BenchResult): void {
   if (r.error) process.stdout.write(`  ${escapeControls(r.error.message)}${r.error.hint ? `\n  → ${escapeControls(r.error.hint)}` : ''}\n`);
   for (const n of r.notes) process.stdout.write(`  note: ${escapeControls(n)}\n`);
   // The mount table is the instance's: its names are untrusted text too.
-  for (const [param, m] of Object.entries(r.mounts ?? {})) process.stdout.write(`  ${param}: ${escapeControls(m.dir)} is on ${escapeControls(m.label)} (${escapeControls(m.source)} at ${escapeControls(m.mountPoint)}; ${escapeControls(m.options)})\n`);
+  for (const [param, m] of Object.entries(r.mounts ?? {}))
+    process.stdout.write(
+      `  ${param}: ${escapeControls(m.dir)} is on ${escapeControls(m.label)} (${escapeControls(m.source)} at ${escapeControls(m.mountPoint)}; ${escapeControls(m.options)})\n`,
+    );
   const facts = Object.entries(r.facts).filter(([k]) => k !== 'lshw');
-  if (facts.length) process.stdout.write(table(['fact', 'value'], facts.map(([k, v]) => [k, printable(v)])).replace(/^(?=.)/gm, '  '));
+  if (facts.length)
+    process.stdout.write(
+      table(
+        ['fact', 'value'],
+        facts.map(([k, v]) => [k, printable(v)]),
+      ).replace(/^(?=.)/gm, '  '),
+    );
   const shown = r.metrics.map((m) => {
     const s = displayScale(m.unit, [m.value]);
     return [m.label, formatNumber(m.value / s.factor), s.unit];
@@ -62,9 +71,16 @@ function eventPrinter(flags: { follow?: boolean; json?: boolean }, labels: Map<s
     else if (e.type === 'peer') {
       // Its own line, kept on screen: a failure later refers to this choice.
       progress.done();
-      process.stderr.write(`[${escapeControls(who)}] reaching the peer ${escapeControls(e.peer)} at its ${escapeControls(describePeerAddress(e.choice, addressParam))}\n`);
-    }
-    else if (e.type === 'output' && flags.follow) process.stderr.write(e.text.split('\n').filter((l) => !l.startsWith('@@tagssh:')).join('\n'));
+      process.stderr.write(
+        `[${escapeControls(who)}] reaching the peer ${escapeControls(e.peer)} at its ${escapeControls(describePeerAddress(e.choice, addressParam))}\n`,
+      );
+    } else if (e.type === 'output' && flags.follow)
+      process.stderr.write(
+        e.text
+          .split('\n')
+          .filter((l) => !l.startsWith('@@tagssh:'))
+          .join('\n'),
+      );
     else if (e.type === 'finished') progress(`[${who}] ${e.result.status}`);
   };
 }
@@ -76,7 +92,11 @@ function matrixSets(preset: ReturnType<typeof getPreset>, pairs: string[]): Reco
   } catch (e) {
     const err = toAppError(e);
     if (err.code !== 'INVALID_INPUT' || err.hint) throw err;
-    const hint = / runs per instance; /.test(err.message) ? 'Repeat --param with fewer values, or run the rest as another batch.' : / is given twice\.$/.test(err.message) ? 'Give each --param value once.' : `See the parameters: tagssh bench presets ${preset.id}`;
+    const hint = / runs per instance; /.test(err.message)
+      ? 'Repeat --param with fewer values, or run the rest as another batch.'
+      : / is given twice\.$/.test(err.message)
+        ? 'Give each --param value once.'
+        : `See the parameters: tagssh bench presets ${preset.id}`;
     throw new AppError('INVALID_INPUT', err.message, hint);
   }
 }
@@ -97,7 +117,10 @@ export async function runBenchCommand(presetId: string | undefined, names: strin
         process.stdout.write(script);
         if (peerScript !== undefined) process.stdout.write(`\n# ---- on the peer ----\n${peerScript}`);
       }
-      if (run.peer) process.stderr.write(`${PREVIEW_PEER_ADDRESS} stands for the peer's address, chosen when the run starts (${run.peer.addressing.param}=${run.peer.addressing.mode}).\n`);
+      if (run.peer)
+        process.stderr.write(
+          `${PREVIEW_PEER_ADDRESS} stands for the peer's address, chosen when the run starts (${run.peer.addressing.param}=${run.peer.addressing.mode}).\n`,
+        );
       return 0;
     }
     if (names.length === 0) throw new AppError('INVALID_INPUT', `Which instances should run ${preset.id}?`, `Usage: tagssh bench ${preset.id} NAME…`);
@@ -106,7 +129,11 @@ export async function runBenchCommand(presetId: string | undefined, names: strin
     const upload = wanted ? await (await import('../bench/localTarball.js')).readUpload(wanted) : undefined;
     const confirm = [...new Set(runs.flatMap((r) => r.confirmations().map((c) => c.reason)))];
     if (confirm.length && !flags.yes) {
-      throw new AppError('INVALID_INPUT', `${preset.title} needs your confirmation: ${confirm.join(' ')}`, 'Review it (--show-script prints the exact script), then run again with --yes.');
+      throw new AppError(
+        'INVALID_INPUT',
+        `${preset.title} needs your confirmation: ${confirm.join(' ')}`,
+        'Review it (--show-script prints the exact script), then run again with --yes.',
+      );
     }
     if (preset.pair && !flags.peer) throw new AppError('INVALID_INPUT', `${preset.title} needs --peer NAME (the instance that runs the server).`);
     const hosts = await hostsFor(names, flags);
@@ -147,7 +174,7 @@ export async function runBenchCommand(presetId: string | undefined, names: strin
     const bad = results.find((r) => r.status !== 'ok');
     if (!bad) return 0;
     const { exitCodeFor } = await import('../../common/errors.js');
-    return bad.status === 'cancelled' ? 130 : exitCodeFor((bad.error?.code as never) ?? 'REMOTE_FAILED') ?? 31;
+    return bad.status === 'cancelled' ? 130 : (exitCodeFor((bad.error?.code as never) ?? 'REMOTE_FAILED') ?? 31);
   } catch (e) {
     if (flags.json) printJson({ error: toAppError(e).toJSON() });
     throw e;
@@ -162,7 +189,11 @@ function readInput(file: string): string {
   }
 }
 
-export async function parseCommand(presetId: string, file: string, flags: { stderr?: string; save?: boolean; label?: string; json?: boolean }): Promise<number> {
+export async function parseCommand(
+  presetId: string,
+  file: string,
+  flags: { stderr?: string; save?: boolean; label?: string; json?: boolean },
+): Promise<number> {
   const preset = getPreset(presetId);
   const stdout = readInput(file);
   const stderr = flags.stderr ? readInput(flags.stderr) : '';
@@ -220,7 +251,13 @@ export function presetsCommand(presetId: string | undefined, flags: { json?: boo
   if (flags.json) return printJson(presetId ? data[0] : data);
   for (const d of data) {
     process.stdout.write(`${d.id}${d.pair ? ' (pair: needs --peer)' : ''} — ${d.description}\n`);
-    if (presetId) process.stdout.write(table(['param', 'default', 'help'], d.params.map((p) => [p.name, p.options ? `${JSON.stringify(p.default)} (${p.options.join('|')})` : JSON.stringify(p.default ?? ''), p.help])).replace(/^(?=.)/gm, '  '));
+    if (presetId)
+      process.stdout.write(
+        table(
+          ['param', 'default', 'help'],
+          d.params.map((p) => [p.name, p.options ? `${JSON.stringify(p.default)} (${p.options.join('|')})` : JSON.stringify(p.default ?? ''), p.help]),
+        ).replace(/^(?=.)/gm, '  '),
+      );
   }
 }
 
@@ -244,7 +281,13 @@ export async function resultsCommand(flags: ResultsFlags): Promise<number> {
     for (const r of store.list(flags.preset ? { preset: flags.preset } : {})) {
       if (r.status === 'running' || r.status === 'detached' || r.status === 'cancelled' || r.status === 'timeout') continue;
       const parsed = getPreset(r.preset).parse(r.raw.stdout, r.raw.stderr, r.exitCode ?? null);
-      const next: BenchResult = { ...r, metrics: parsed.metrics, facts: parsed.facts, notes: parsed.notes, status: parsed.ok && (r.exitCode ?? 0) === 0 ? 'ok' : 'failed' };
+      const next: BenchResult = {
+        ...r,
+        metrics: parsed.metrics,
+        facts: parsed.facts,
+        notes: parsed.notes,
+        status: parsed.ok && (r.exitCode ?? 0) === 0 ? 'ok' : 'failed',
+      };
       if (parsed.toolVersion) next.toolVersion = parsed.toolVersion;
       store.save(next);
       n++;
@@ -255,7 +298,10 @@ export async function resultsCommand(flags: ResultsFlags): Promise<number> {
   if (flags.compare?.length) {
     const results = flags.compare.map((id) => store.get(id));
     const presets = [...new Set(results.map((r) => r.preset))];
-    if (presets.length > 1) process.stderr.write(`tagssh: warning: these results come from different presets (${presets.join(', ')}); their metrics do not measure the same thing.\n`);
+    if (presets.length > 1)
+      process.stderr.write(
+        `tagssh: warning: these results come from different presets (${presets.join(', ')}); their metrics do not measure the same thing.\n`,
+      );
     const c = compareResults(results, flags.baseline);
     process.stdout.write(formatComparison(c, (fmt ?? 'md') as ExportFormat, { bom: flags.bom !== false }));
     return 0;
@@ -282,7 +328,15 @@ export async function resultsCommand(flags: ResultsFlags): Promise<number> {
   process.stdout.write(
     table(
       ['id', 'preset', 'status', 'instance', 'type', 'started', 'headline'],
-      list.map((r) => [r.id, r.preset, r.status, printable(r.instance.label), r.instance.type ?? '-', r.startedAt.replace('T', ' ').replace(/\..*/, ''), r.metrics[0] ? `${r.metrics[0].label} ${formatWithUnit(r.metrics[0].value, r.metrics[0].unit)}` : printable(r.error?.message ?? '')]),
+      list.map((r) => [
+        r.id,
+        r.preset,
+        r.status,
+        printable(r.instance.label),
+        r.instance.type ?? '-',
+        r.startedAt.replace('T', ' ').replace(/\..*/, ''),
+        r.metrics[0] ? `${r.metrics[0].label} ${formatWithUnit(r.metrics[0].value, r.metrics[0].unit)}` : printable(r.error?.message ?? ''),
+      ]),
     ),
   );
   return 0;

@@ -44,9 +44,16 @@ export function addConnectOptions<C extends Command>(cmd: C, opts: { portShort?:
     .option(`${opts.portShort ?? '-p'}, --port <port>`, 'SSH port (default: tag tagssh:port, else settings, else 22)', (v) => parsePort(v))
     .option('--via <bastion>', 'jump host: instance Name/id or [user@]host[:port]; repeat or comma-separate for several hops', collect)
     .option('--private', 'connect to the private IP (implied when a jump host is used)')
-    .option('--transport <how>', `how to reach the instance: ${TRANSPORT_CHOICES.join('|')} (default: tag tagssh:transport, else settings, else auto: jump host if one is configured, else public address, else EC2 Instance Connect Endpoint, else SSM)`, parseTransportFlag)
+    .option(
+      '--transport <how>',
+      `how to reach the instance: ${TRANSPORT_CHOICES.join('|')} (default: tag tagssh:transport, else settings, else auto: jump host if one is configured, else public address, else EC2 Instance Connect Endpoint, else SSM)`,
+      parseTransportFlag,
+    )
     .option('-v, --verbose', 'say how the connection is made (the transport and why)')
-    .option('--eic', 'log in with a fresh key pushed through EC2 Instance Connect (valid 60 s, never stored); without it one is pushed only when no key of yours is accepted')
+    .option(
+      '--eic',
+      'log in with a fresh key pushed through EC2 Instance Connect (valid 60 s, never stored); without it one is pushed only when no key of yours is accepted',
+    )
     .option('--accept-new [fingerprint]', 'trust a first-seen host key (or only this exact fingerprint); a CHANGED key is never accepted', parseFingerprintFlag)
     .option('--start', 'if the instance is stopped, start it and wait until SSH answers');
   return addAwsOptions(cmd);

@@ -59,7 +59,12 @@ export async function runCopy(plan: ReturnType<typeof planCopy>, flags: CpFlags,
     if (present.length === 0) return status;
     sources = present;
   } else if (plan.sources.length > 1 || /[/\\]$/.test(plan.dest)) {
-    if (!(await stat(plan.dest).catch(() => null))?.isDirectory()) throw new AppError('INVALID_INPUT', `${plan.dest} is not an existing directory, and several sources (or a path ending in /) need one.`, 'Create the directory first (mkdir -p), or copy one source at a time.');
+    if (!(await stat(plan.dest).catch(() => null))?.isDirectory())
+      throw new AppError(
+        'INVALID_INPUT',
+        `${plan.dest} is not an existing directory, and several sources (or a path ending in /) need one.`,
+        'Create the directory first (mkdir -p), or copy one source at a time.',
+      );
   }
   const target = await connectTargetFor(plan.remote.name, { ...opts, ...scope, onProgress: progress });
   const conn = await connectInteractively(target, undefined, progress);
@@ -76,7 +81,12 @@ export async function runCopy(plan: ReturnType<typeof planCopy>, flags: CpFlags,
     const fs = files;
     if (plan.direction === 'upload' && (plan.sources.length > 1 || plan.dest.endsWith('/'))) {
       const d = await fs.stat(plan.dest);
-      if (!d?.isDirectory()) throw new AppError('INVALID_INPUT', `${target.label}:${plan.dest} is not an existing directory, and several sources (or a path ending in /) need one.`, `Create it first: tagssh ssh ${plan.remote.name} -- mkdir -p DIR`);
+      if (!d?.isDirectory())
+        throw new AppError(
+          'INVALID_INPUT',
+          `${target.label}:${plan.dest} is not an existing directory, and several sources (or a path ending in /) need one.`,
+          `Create it first: tagssh ssh ${plan.remote.name} -- mkdir -p DIR`,
+        );
     }
     let last = 0;
     const onProgress = (p: TransferProgress) => {
@@ -88,7 +98,9 @@ export async function runCopy(plan: ReturnType<typeof planCopy>, flags: CpFlags,
     };
     const onResume = (src: string, bytes: number, complete: boolean) => {
       bar.done();
-      process.stderr.write(`${escapeControls(complete ? `${src} is already complete at the destination (same SHA-256); not copied again.` : `Resuming ${src} from byte ${bytes} (the part already there has the same SHA-256).`)}\n`);
+      process.stderr.write(
+        `${escapeControls(complete ? `${src} is already complete at the destination (same SHA-256); not copied again.` : `Resuming ${src} from byte ${bytes} (the part already there has the same SHA-256).`)}\n`,
+      );
     };
     const copyOpts = { recursive: !!flags.recursive, preserve: !!flags.preserve, resume: !!flags.resume, signal: ac.signal, onProgress, onResume };
     for (const src of sources) {
@@ -125,4 +137,3 @@ export async function runCopy(plan: ReturnType<typeof planCopy>, flags: CpFlags,
     conn.close();
   }
 }
-

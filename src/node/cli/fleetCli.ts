@@ -32,12 +32,28 @@ function summary(r: BenchResult): string {
 }
 
 export async function runFleetCommand(presetId: string | undefined, names: string[], flags: BenchFlags & FleetFlags): Promise<number> {
-  if (!flags.ssm) throw new AppError('INVALID_INPUT', '--targets goes with --ssm (the run goes through Systems Manager).', 'Add --ssm, or name the instances instead of --targets to run over SSH.');
-  if (!flags.targets) throw new AppError('INVALID_INPUT', '--ssm needs --targets (which managed nodes).', 'Example: tagssh bench sysinfo --targets tag:env=staging --ssm');
-  if (names.length) throw new AppError('INVALID_INPUT', `Give either instance names or --targets, not both (got ${names.map((n) => JSON.stringify(n)).join(', ')}).`, 'With --ssm, --targets chooses the nodes.');
+  if (!flags.ssm)
+    throw new AppError(
+      'INVALID_INPUT',
+      '--targets goes with --ssm (the run goes through Systems Manager).',
+      'Add --ssm, or name the instances instead of --targets to run over SSH.',
+    );
+  if (!flags.targets)
+    throw new AppError('INVALID_INPUT', '--ssm needs --targets (which managed nodes).', 'Example: tagssh bench sysinfo --targets tag:env=staging --ssm');
+  if (names.length)
+    throw new AppError(
+      'INVALID_INPUT',
+      `Give either instance names or --targets, not both (got ${names.map((n) => JSON.stringify(n)).join(', ')}).`,
+      'With --ssm, --targets chooses the nodes.',
+    );
   if (!presetId) throw new AppError('INVALID_INPUT', 'Which preset?', 'Example: tagssh bench sysinfo --targets tag:env=staging --ssm');
   for (const f of ['peer', 'via', 'user', 'identity', 'port', 'private', 'acceptNew', 'start', 'follow'] as const) {
-    if (flags[f] !== undefined && flags[f] !== false) throw new AppError('INVALID_INPUT', `--${f.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} is for SSH runs; with --ssm, Systems Manager reaches the nodes.`, 'Leave it out, or run without --ssm.');
+    if (flags[f] !== undefined && flags[f] !== false)
+      throw new AppError(
+        'INVALID_INPUT',
+        `--${f.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} is for SSH runs; with --ssm, Systems Manager reaches the nodes.`,
+        'Leave it out, or run without --ssm.',
+      );
   }
   const { parseTargets, checkPacing, parseOutputS3, runFleet } = await import('../bench/ssmFleet.js');
   const targets = parseTargets(flags.targets);
@@ -47,14 +63,24 @@ export async function runFleetCommand(presetId: string | undefined, names: strin
   const preset = getPreset(presetId);
   const pairs = flags.param ?? [];
   const params = paramsFromStrings(preset, pairs);
-  if (new Set(pairs.map((p) => p.split('=')[0])).size !== pairs.length) throw new AppError('INVALID_INPUT', 'A --param given several times (a matrix) runs over SSH only; a fleet run takes one value each.', 'Give each --param once with --ssm.');
+  if (new Set(pairs.map((p) => p.split('=')[0])).size !== pairs.length)
+    throw new AppError(
+      'INVALID_INPUT',
+      'A --param given several times (a matrix) runs over SSH only; a fleet run takes one value each.',
+      'Give each --param once with --ssm.',
+    );
   const run = preset.bind(params);
   if (flags.showScript) {
     process.stdout.write(run.preview().script);
     return 0;
   }
   const confirm = run.confirmations().map((c) => c.reason);
-  if (confirm.length && !flags.yes) throw new AppError('INVALID_INPUT', `${preset.title} needs your confirmation: ${confirm.join(' ')}`, 'Review it (--show-script prints the exact script), then run again with --yes.');
+  if (confirm.length && !flags.yes)
+    throw new AppError(
+      'INVALID_INPUT',
+      `${preset.title} needs your confirmation: ${confirm.join(' ')}`,
+      'Review it (--show-script prints the exact script), then run again with --yes.',
+    );
   const scope = awsScopeFrom(flags);
   const region = await singleRegion(scope);
   (await import('../aws/clients.js')).useSdkEc2();
@@ -78,7 +104,10 @@ export async function runFleetCommand(presetId: string | undefined, names: strin
       ...(flags.timeout ? { timeoutSeconds: flags.timeout } : {}),
       store: resultsStore(),
       signal: ac.signal,
-      onSent: (id) => process.stderr.write(`Sent ${preset.id} with Systems Manager (command ${id}) to ${targets.map((t) => `${t.Key}=${t.Values.join(',')}`).join(' ')} in ${region}.\n`),
+      onSent: (id) =>
+        process.stderr.write(
+          `Sent ${preset.id} with Systems Manager (command ${id}) to ${targets.map((t) => `${t.Key}=${t.Values.join(',')}`).join(' ')} in ${region}.\n`,
+        ),
       onNode: (n) => {
         progress.done();
         progress(`[${n.label === n.instanceId ? n.instanceId : `${n.label} (${n.instanceId})`}] ${n.status}`);

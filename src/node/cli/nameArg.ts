@@ -25,6 +25,7 @@ export function nameFromArgs(name: string | undefined, nameB64: string | undefin
     if (decoded === '') throw new AppError('INVALID_INPUT', '--name-b64 decodes to an empty name.');
     return decoded;
   }
-  if (name === undefined || name === '') throw new AppError('INVALID_INPUT', 'Missing NAME (a Name tag value or an instance id).', 'Example: tagssh resolve web-1');
+  if (name === undefined || name === '')
+    throw new AppError('INVALID_INPUT', 'Missing NAME (a Name tag value or an instance id).', 'Example: tagssh resolve web-1');
   return name;
 }

@@ -5,7 +5,21 @@ import type { Instance } from '../../common/model/instance.js';
 import { hostCidr } from '../../common/securityGroups/diagnosis.js';
 import { configuredMyIpUrl, lookUpMyIp } from '../aws/myIp.js';
 import type { AwsScope } from '../aws/scope.js';
-import { allowAddress, cidrContains, coversPort, groupForNewRule, groupsOf, instanceNamed, revokeRules, ruleDescription, ruleText, singleAddressCidr, TAGSSH_DESCRIPTION_PREFIX, verdictFor, type SgRule } from '../aws/securityGroups.js';
+import {
+  allowAddress,
+  cidrContains,
+  coversPort,
+  groupForNewRule,
+  groupsOf,
+  instanceNamed,
+  revokeRules,
+  ruleDescription,
+  ruleText,
+  singleAddressCidr,
+  TAGSSH_DESCRIPTION_PREFIX,
+  verdictFor,
+  type SgRule,
+} from '../aws/securityGroups.js';
 import { settingsPath } from '../store/settings.js';
 import type { AllowFlags, RevokeFlags, SgFlags } from './commands/sg.js';
 import { confirmOrYes } from './confirm.js';
@@ -32,7 +46,13 @@ export async function listRules(name: string, flags: SgFlags, scope: AwsScope): 
   const found = await groupsOf(instance, scope);
   const port = await sshPort(instance, flags.port);
   if (flags.json) {
-    printJson({ instanceId: instance.id, region: instance.region, port, groups: found.groups, rules: found.rules.map((r) => ({ ...r, ssh: coversPort(r, port) })) });
+    printJson({
+      instanceId: instance.id,
+      region: instance.region,
+      port,
+      groups: found.groups,
+      rules: found.rules.map((r) => ({ ...r, ssh: coversPort(r, port) })),
+    });
     return;
   }
   const rows = found.rules.map((r) => [
@@ -64,7 +84,11 @@ export async function allowMyIp(name: string, flags: AllowFlags, scope: AwsScope
   }
   const groupId = groupForNewRule(found, port, flags.group);
   if (!groupId) {
-    throw new AppError('INVALID_INPUT', `${label(instance)} has ${found.groups.length} security groups and none has a rule for port ${port}: which one should get the rule?`, `Choose one with --group (${found.groups.map((g) => g.id).join(', ')}).`);
+    throw new AppError(
+      'INVALID_INPUT',
+      `${label(instance)} has ${found.groups.length} security groups and none has a rule for port ${port}: which one should get the rule?`,
+      `Choose one with --group (${found.groups.map((g) => g.id).join(', ')}).`,
+    );
   }
   const description = ruleDescription();
   await confirmOrYes(`Add an inbound rule to ${groupId}: TCP port ${port} from ${cidr} ("${description}")?`, flags.yes);
@@ -74,7 +98,12 @@ export async function allowMyIp(name: string, flags: AllowFlags, scope: AwsScope
 }
 
 export async function revoke(name: string, flags: RevokeFlags, scope: AwsScope): Promise<void> {
-  if ((flags.ip === undefined) === !flags.allTagssh) throw new AppError('INVALID_INPUT', 'Say which rules to remove: --ip ADDRESS or --all-tagssh (one of them).', 'Example: tagssh sg revoke web-1 --ip 203.0.113.7');
+  if ((flags.ip === undefined) === !flags.allTagssh)
+    throw new AppError(
+      'INVALID_INPUT',
+      'Say which rules to remove: --ip ADDRESS or --all-tagssh (one of them).',
+      'Example: tagssh sg revoke web-1 --ip 203.0.113.7',
+    );
   const cidr = flags.ip !== undefined ? singleAddressCidr(flags.ip) : undefined;
   const instance = await instanceNamed(name, scope, flags.pick);
   const found = await groupsOf(instance, scope);
@@ -87,7 +116,11 @@ export async function revoke(name: string, flags: RevokeFlags, scope: AwsScope):
     return (r.description ?? '').startsWith(TAGSSH_DESCRIPTION_PREFIX);
   });
   if (chosen.length === 0) {
-    throw new AppError('NOT_FOUND', cidr ? `No rule for ${cidr} in the security groups of ${label(instance)}.` : `No rule added by TagSSH in the security groups of ${label(instance)}.`, `\`tagssh sg list ${name.includes(' ') ? JSON.stringify(name) : name}\` shows the rules.`);
+    throw new AppError(
+      'NOT_FOUND',
+      cidr ? `No rule for ${cidr} in the security groups of ${label(instance)}.` : `No rule added by TagSSH in the security groups of ${label(instance)}.`,
+      `\`tagssh sg list ${name.includes(' ') ? JSON.stringify(name) : name}\` shows the rules.`,
+    );
   }
   await confirmOrYes(`Remove ${chosen.length === 1 ? 'this rule' : `these ${chosen.length} rules`}: ${chosen.map(ruleText).join('; ')}?`, flags.yes);
   await revokeRules(instance, chosen, scope);

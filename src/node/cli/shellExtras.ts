@@ -28,10 +28,22 @@ export interface ShellExtras {
 /** Flag combinations that cannot work, refused before any AWS or SSH traffic. */
 export function checkShellExtraFlags(flags: ShellExtraFlags, command: string[]): void {
   if (flags.raw && !flags.log) throw new AppError('INVALID_INPUT', '--raw only changes a session log.', 'Add --log [FILE] to record the session.');
-  if (flags.timestamps && !flags.log) throw new AppError('INVALID_INPUT', '--timestamps only changes a session log.', 'Add --log [FILE] to record the session.');
-  if (flags.raw && flags.timestamps) throw new AppError('INVALID_INPUT', '--timestamps cannot be combined with --raw: a raw log keeps the bytes exactly as received.', 'Drop one of them.');
-  if (command.length && flags.log) throw new AppError('INVALID_INPUT', '--log records an interactive session, not a remote COMMAND.', 'Drop the COMMAND, or redirect its output: tagssh ssh NAME -- COMMAND > FILE');
-  if (command.length && flags.snippet) throw new AppError('INVALID_INPUT', '--snippet types a saved command into an interactive session; it cannot be combined with a remote COMMAND.', 'Drop the COMMAND or --snippet.');
+  if (flags.timestamps && !flags.log)
+    throw new AppError('INVALID_INPUT', '--timestamps only changes a session log.', 'Add --log [FILE] to record the session.');
+  if (flags.raw && flags.timestamps)
+    throw new AppError('INVALID_INPUT', '--timestamps cannot be combined with --raw: a raw log keeps the bytes exactly as received.', 'Drop one of them.');
+  if (command.length && flags.log)
+    throw new AppError(
+      'INVALID_INPUT',
+      '--log records an interactive session, not a remote COMMAND.',
+      'Drop the COMMAND, or redirect its output: tagssh ssh NAME -- COMMAND > FILE',
+    );
+  if (command.length && flags.snippet)
+    throw new AppError(
+      'INVALID_INPUT',
+      '--snippet types a saved command into an interactive session; it cannot be combined with a remote COMMAND.',
+      'Drop the COMMAND or --snippet.',
+    );
 }
 
 /** The saved snippet named by --snippet (the settings file every face shares). */
@@ -41,7 +53,11 @@ export async function snippetNamed(name: string): Promise<Snippet> {
   const found = findSnippet(list, name);
   if (!found) {
     const names = list.map((s) => escapeControls(s.name)).join(', ');
-    throw new AppError('NOT_FOUND', `No snippet named "${escapeControls(name)}".`, names ? `Saved snippets: ${names}.` : 'No snippets are saved yet; add them in the app under Settings → Snippets.');
+    throw new AppError(
+      'NOT_FOUND',
+      `No snippet named "${escapeControls(name)}".`,
+      names ? `Saved snippets: ${names}.` : 'No snippets are saved yet; add them in the app under Settings → Snippets.',
+    );
   }
   return found;
 }
@@ -74,7 +90,11 @@ export async function prepareShellExtras(target: ConnectTarget, given: ShellExtr
   const out: ShellExtras = {};
   if (snippet) {
     if (!snippetApplies(snippet, inst?.tags)) {
-      throw new AppError('INVALID_INPUT', `Snippet "${escapeControls(snippet.name)}" is kept for instances tagged ${escapeControls(`${snippet.tag!.key}=${snippet.tag!.value}`)}; ${escapeControls(target.label)} is not.`, 'Pick a snippet for this instance, or change the snippet\'s tag in the app\'s Settings → Snippets.');
+      throw new AppError(
+        'INVALID_INPUT',
+        `Snippet "${escapeControls(snippet.name)}" is kept for instances tagged ${escapeControls(`${snippet.tag!.key}=${snippet.tag!.value}`)}; ${escapeControls(target.label)} is not.`,
+        "Pick a snippet for this instance, or change the snippet's tag in the app's Settings → Snippets.",
+      );
     }
     out.keystrokes = snippetKeystrokes(snippet.command);
   }
@@ -82,7 +102,15 @@ export async function prepareShellExtras(target: ConnectTarget, given: ShellExtr
     const { SessionLog } = await import('../log/sessionLog.js');
     out.log = SessionLog.open(
       typeof flags.log === 'string' ? flags.log : undefined,
-      { instanceId: target.instanceId ?? null, name: inst?.name ?? target.label, type: inst?.type ?? null, region: target.region ?? null, az: inst?.az ?? null, address: `${target.host}:${target.port}`, user: target.user },
+      {
+        instanceId: target.instanceId ?? null,
+        name: inst?.name ?? target.label,
+        type: inst?.type ?? null,
+        region: target.region ?? null,
+        az: inst?.az ?? null,
+        address: `${target.host}:${target.port}`,
+        user: target.user,
+      },
       { raw: !!flags.raw, timestamps: !!flags.timestamps },
     );
   }

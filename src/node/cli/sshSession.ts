@@ -73,7 +73,9 @@ function withAcceptance(t: ConnectTarget, hop: { label: string }, fingerprint: s
 /** Connects, asking on the terminal for a first-seen host key or a key passphrase (as `ssh` does). */
 export async function connectInteractively(target: ConnectTarget, keepaliveMs: number | undefined, progress: (m: string) => void): Promise<SshConnection> {
   const { connect } = await import('../ssh/connection.js');
-  const askPassphrase = canPrompt() ? (path: string, attempt: number) => promptLine(`${attempt > 1 ? 'Wrong passphrase. ' : ''}Passphrase for ${escapeControls(path)}: `, true) : undefined;
+  const askPassphrase = canPrompt()
+    ? (path: string, attempt: number) => promptLine(`${attempt > 1 ? 'Wrong passphrase. ' : ''}Passphrase for ${escapeControls(path)}: `, true)
+    : undefined;
   let t = target;
   for (let round = 0; ; round++) {
     try {
@@ -84,7 +86,12 @@ export async function connectInteractively(target: ConnectTarget, keepaliveMs: n
       const d = detailsOf(e, 'HOST_KEY_UNKNOWN');
       if (!d || !canPrompt() || round > 8) throw e;
       process.stderr.write(`\r\x1b[2K${escapeControls(e.message)}\n`);
-      const answer = (await promptLine(`Trust ${escapeControls(d.label)}'s ${escapeControls(d.keyType)} key ${escapeControls(d.fingerprint)}? Type yes or the fingerprint (anything else aborts): `, false)).trim();
+      const answer = (
+        await promptLine(
+          `Trust ${escapeControls(d.label)}'s ${escapeControls(d.keyType)} key ${escapeControls(d.fingerprint)}? Type yes or the fingerprint (anything else aborts): `,
+          false,
+        )
+      ).trim();
       if (answer !== 'yes' && answer !== d.fingerprint) throw e;
       if (d.consoleMatch === false && answer !== d.fingerprint) throw e;
       t = withAcceptance(t, d, d.fingerprint);
@@ -180,6 +187,13 @@ export async function forgetHostKey(name: string, scope: AwsScope): Promise<void
       /* offline or no credentials: nothing more to forget */
     }
   }
-  if (removed.length === 0) throw new AppError('NOT_FOUND', `No trusted host key is stored for "${name}".`, `The store is ${store.path}; \`tagssh forget-host-key\` takes the Name or the instance id shown in the error.`);
-  process.stdout.write(`Forgot the host key of ${escapeControls(removed.join(', '))}; the next connection verifies the new key (console output or --accept-new).\n`);
+  if (removed.length === 0)
+    throw new AppError(
+      'NOT_FOUND',
+      `No trusted host key is stored for "${name}".`,
+      `The store is ${store.path}; \`tagssh forget-host-key\` takes the Name or the instance id shown in the error.`,
+    );
+  process.stdout.write(
+    `Forgot the host key of ${escapeControls(removed.join(', '))}; the next connection verifies the new key (console output or --accept-new).\n`,
+  );
 }

@@ -16,14 +16,28 @@ export async function up(templateName: string, flags: StackUpFlags, scope: AwsSc
   const template = templateNamed(templateName);
   const stackName = checkStackName(flags.name ?? template.name);
   const sshCidrFlag = flags.sshCidr !== undefined ? checkSshCidr(flags.sshCidr) : undefined;
-  if (flags.subnet !== undefined && !/^subnet-[0-9a-f]+$/.test(flags.subnet)) throw new AppError('INVALID_INPUT', `--subnet ${JSON.stringify(flags.subnet)} is not a subnet id.`, 'Pass an id such as subnet-0123abcd.');
-  if (flags.key !== undefined && !/^[\x20-\x7e]{1,255}$/.test(flags.key)) throw new AppError('INVALID_INPUT', '--key is not an EC2 key pair name.', 'Pass the key pair name as `aws ec2 describe-key-pairs` shows it.');
+  if (flags.subnet !== undefined && !/^subnet-[0-9a-f]+$/.test(flags.subnet))
+    throw new AppError('INVALID_INPUT', `--subnet ${JSON.stringify(flags.subnet)} is not a subnet id.`, 'Pass an id such as subnet-0123abcd.');
+  if (flags.key !== undefined && !/^[\x20-\x7e]{1,255}$/.test(flags.key))
+    throw new AppError('INVALID_INPUT', '--key is not an EC2 key pair name.', 'Pass the key pair name as `aws ec2 describe-key-pairs` shows it.');
   const region = await singleRegion(scope);
   const progress = progressLine();
   const sshCidr = sshCidrFlag ?? hostCidr(await lookUpMyIp(await configuredMyIpUrl(flags.myIpUrl)));
-  const plan = await planUp(scope, region, { template: template.name, stackName, instanceType: flags.type!, keyName: flags.key ?? null, sshCidr, efs: !!flags.efs, ...(flags.subnet ? { subnetId: flags.subnet } : {}) });
-  process.stderr.write(`Stack ${stackName} (${template.name}) in ${region}, ${plan.az} (${plan.subnetId}): ${template.instanceCount} × ${plan.instanceType} in a placement group${plan.efs ? ', an EFS file system' : ''}; SSH from ${sshCidr}${plan.keyName ? `, key pair ${printable(plan.keyName)}` : ', no key pair (pass --key to log in with one)'}.\n`);
-  process.stderr.write(`Cost: ${estimateText(plan.instanceType, template.instanceCount)}${plan.efs ? ', plus EFS storage per GB-month' : ''}. It runs until \`tagssh stack down ${stackName}\`.\n`);
+  const plan = await planUp(scope, region, {
+    template: template.name,
+    stackName,
+    instanceType: flags.type!,
+    keyName: flags.key ?? null,
+    sshCidr,
+    efs: !!flags.efs,
+    ...(flags.subnet ? { subnetId: flags.subnet } : {}),
+  });
+  process.stderr.write(
+    `Stack ${stackName} (${template.name}) in ${region}, ${plan.az} (${plan.subnetId}): ${template.instanceCount} × ${plan.instanceType} in a placement group${plan.efs ? ', an EFS file system' : ''}; SSH from ${sshCidr}${plan.keyName ? `, key pair ${printable(plan.keyName)}` : ', no key pair (pass --key to log in with one)'}.\n`,
+  );
+  process.stderr.write(
+    `Cost: ${estimateText(plan.instanceType, template.instanceCount)}${plan.efs ? ', plus EFS storage per GB-month' : ''}. It runs until \`tagssh stack down ${stackName}\`.\n`,
+  );
   await confirmOrYes(`Create stack ${stackName}?`, flags.yes);
   const done = await stackUp(scope, plan, progress);
   progress.done();
@@ -51,5 +65,10 @@ export async function list(flags: { json?: boolean }, scope: AwsScope): Promise<
     process.stdout.write(`No TagSSH stacks in ${region}.\n`);
     return;
   }
-  process.stdout.write(table(['NAME', 'TEMPLATE', 'TYPE', 'STATUS', 'CREATED'], stacks.map((s) => [printable(s.name), printable(s.template), s.instanceType ?? '', s.status, s.created?.replace(/\.\d+Z$/, 'Z') ?? ''])));
+  process.stdout.write(
+    table(
+      ['NAME', 'TEMPLATE', 'TYPE', 'STATUS', 'CREATED'],
+      stacks.map((s) => [printable(s.name), printable(s.template), s.instanceType ?? '', s.status, s.created?.replace(/\.\d+Z$/, 'Z') ?? '']),
+    ),
+  );
 }

@@ -16,7 +16,11 @@ function atomicWrite(path: string, content: string, mode: number): void {
     renameSync(tmp, path);
   } catch (e) {
     rmSync(tmp, { force: true });
-    throw new AppError('EXPORT_INVALID', `Cannot write ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}.`, 'Check the directory exists and is writable.');
+    throw new AppError(
+      'EXPORT_INVALID',
+      `Cannot write ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}.`,
+      'Check the directory exists and is writable.',
+    );
   }
 }
 

@@ -15,7 +15,12 @@ export function selectInstances(all: readonly Instance[], names: readonly string
   const picked: Instance[] = [];
   for (const n of names) {
     const hits = live.filter((i) => i.name === n || i.id === n);
-    if (hits.length === 0) throw new AppError('NOT_FOUND', `No instance named ${JSON.stringify(n)}.`, 'Names are exact and case-sensitive; run `tagssh list` (or add --region all).');
+    if (hits.length === 0)
+      throw new AppError(
+        'NOT_FOUND',
+        `No instance named ${JSON.stringify(n)}.`,
+        'Names are exact and case-sensitive; run `tagssh list` (or add --region all).',
+      );
     for (const h of hits) if (!picked.includes(h)) picked.push(h);
   }
   return picked;

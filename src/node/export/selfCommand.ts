@@ -17,7 +17,11 @@ export function tagsshSelfCommand(input: SelfCommandInput = {}): string[] {
   const node = input.execPath ?? process.execPath;
   const script = input.script ?? process.argv[1];
   const refuse = (why: string) =>
-    new AppError('EXPORT_INVALID', `Cannot write a ProxyCommand that runs this TagSSH: ${why}.`, 'Run the export with the tagssh you will connect with (e.g. `node /path/to/tagssh/bin/tagssh.mjs export ssh-config …`).');
+    new AppError(
+      'EXPORT_INVALID',
+      `Cannot write a ProxyCommand that runs this TagSSH: ${why}.`,
+      'Run the export with the tagssh you will connect with (e.g. `node /path/to/tagssh/bin/tagssh.mjs export ssh-config …`).',
+    );
   if (!isAbsolute(node)) throw refuse(`the Node path ${JSON.stringify(node)} is not absolute`);
   try {
     accessSync(node, constants.X_OK);

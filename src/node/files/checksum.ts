@@ -29,7 +29,7 @@ export async function remotePrefixHash(conn: SshConnection, ops: SftpOps, path: 
   const handle = await ops.open(path, 'r');
   try {
     const buf = Buffer.allocUnsafe(256 * 1024);
-    for (let pos = 0; pos < length; ) {
+    for (let pos = 0; pos < length;) {
       const n = await ops.read(handle, buf, 0, Math.min(buf.length, length - pos), pos, path);
       if (n === 0) break;
       h.update(buf.subarray(0, n));

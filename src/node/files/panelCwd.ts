@@ -40,7 +40,12 @@ export async function shellCwd(connection: SshConnection, index: number, label: 
   // readlink ends the path with one newline; a path may itself end in (or contain) newlines.
   const path = r.stdout.endsWith('\n') ? r.stdout.slice(0, -1) : r.stdout;
   if (r.code !== 0 || !path.startsWith('/')) {
-    throw new AppError('REMOTE_FAILED', `Could not read the shell's current directory on ${label}${r.code === 3 ? ' (its shell process was not found)' : ''}.`, 'The server needs a Linux /proc; browse to the directory instead.', { fileError: 'cwdUnknown' });
+    throw new AppError(
+      'REMOTE_FAILED',
+      `Could not read the shell's current directory on ${label}${r.code === 3 ? ' (its shell process was not found)' : ''}.`,
+      'The server needs a Linux /proc; browse to the directory instead.',
+      { fileError: 'cwdUnknown' },
+    );
   }
   return path;
 }

@@ -36,7 +36,7 @@ export async function listDir(ops: SftpOps, path: string): Promise<RemoteEntry[]
   return raw
     .filter((e) => e.filename !== '.' && e.filename !== '..')
     .map((e) => ({ name: e.filename, type: entryTypeOf(e.attrs.mode), size: e.attrs.size, mode: e.attrs.mode & 0o7777, mtime: e.attrs.mtime }))
-    .sort((a, b) => (a.type === 'dir') !== (b.type === 'dir') ? (a.type === 'dir' ? -1 : 1) : a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+    .sort((a, b) => ((a.type === 'dir') !== (b.type === 'dir') ? (a.type === 'dir' ? -1 : 1) : a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
 /** The absolute form of a path ('.' is the login directory). */
@@ -65,7 +65,8 @@ export async function makeDir(ops: SftpOps, path: string, opts: { parents?: bool
 
 /** Renames (moves) a file or directory; an existing file at `to` is replaced only with `overwrite`. */
 export async function renamePath(ops: SftpOps, from: string, to: string, opts: { overwrite?: boolean } = {}): Promise<void> {
-  if (!opts.overwrite && (await ops.statOrNull(to))) throw new AppError('INVALID_INPUT', `${ops.host}:${to} already exists.`, 'Choose another name, or delete it first.', { path: to });
+  if (!opts.overwrite && (await ops.statOrNull(to)))
+    throw new AppError('INVALID_INPUT', `${ops.host}:${to} already exists.`, 'Choose another name, or delete it first.', { path: to });
   await ops.rename(from, to, { overwrite: !!opts.overwrite });
 }
 
@@ -83,7 +84,12 @@ export async function removePath(ops: SftpOps, path: string, opts: { recursive?:
       await removePath(ops, posix.join(path, e.filename), opts);
     }
   } else if ((await ops.readdir(path)).some((e) => e.filename !== '.' && e.filename !== '..')) {
-    throw new AppError('INVALID_INPUT', `${ops.host}:${path} is a directory that is not empty.`, 'Delete it with its contents (recursive), or empty it first.', { path });
+    throw new AppError(
+      'INVALID_INPUT',
+      `${ops.host}:${path} is a directory that is not empty.`,
+      'Delete it with its contents (recursive), or empty it first.',
+      { path },
+    );
   }
   await ops.rmdir(path);
 }

@@ -86,10 +86,13 @@ export function filesSection(o: FilesSectionOptions = {}): HandlerSection {
         watching = false;
         sessions.off('closed', onSessionClosed);
       }
-      void c.then((ch) => {
-        ch.files.close();
-        ch.release();
-      }, () => {});
+      void c.then(
+        (ch) => {
+          ch.files.close();
+          ch.release();
+        },
+        () => {},
+      );
     };
     // A session that closes lets go of its SFTP channel, so the pooled connection can close with its last tab.
     const onSessionClosed = (id: string) => dropChannel(id);
@@ -155,7 +158,8 @@ export function filesSection(o: FilesSectionOptions = {}): HandlerSection {
     };
     /** The chunk number at `offset` and its length; each chunk is taken exactly once. */
     const chunkAt = (t: Transfer, offset: number): { index: number; length: number } => {
-      if (offset % FILE_CHUNK_BYTES !== 0 || (offset >= t.size && t.size > 0)) throw new AppError('INVALID_INPUT', `Offset ${offset} is not a chunk of ${t.path}.`);
+      if (offset % FILE_CHUNK_BYTES !== 0 || (offset >= t.size && t.size > 0))
+        throw new AppError('INVALID_INPUT', `Offset ${offset} is not a chunk of ${t.path}.`);
       const index = offset / FILE_CHUNK_BYTES;
       if (t.chunks.has(index)) throw new AppError('INVALID_INPUT', `Chunk ${index} of ${t.path} was already transferred.`);
       return { index, length: Math.min(FILE_CHUNK_BYTES, t.size - offset) };
@@ -262,7 +266,8 @@ export function filesSection(o: FilesSectionOptions = {}): HandlerSection {
         let size: number;
         try {
           size = (await ops.fstat(handle, path)).size;
-          if (size > TRANSFER_MAX_BYTES) throw new AppError('INVALID_INPUT', `${path} is larger than the panel moves (${TRANSFER_MAX_BYTES / 1024 ** 3} GiB).`, 'Copy it with tagssh cp.');
+          if (size > TRANSFER_MAX_BYTES)
+            throw new AppError('INVALID_INPUT', `${path} is larger than the panel moves (${TRANSFER_MAX_BYTES / 1024 ** 3} GiB).`, 'Copy it with tagssh cp.');
         } catch (e) {
           await ops.close(handle, path).catch(() => {});
           throw e;

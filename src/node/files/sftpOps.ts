@@ -12,9 +12,25 @@ export function sftpError(err: unknown, action: string, path: string, host: stri
   const e = err as Error & { code?: number | string };
   if (e instanceof AppError) return e;
   // ssh2's words for a request whose channel or connection went away before the answer.
-  if (e.message === 'No response from server') return new AppError('SESSION_CLOSED', `The connection to ${host} was lost (${action} ${path}).`, 'Connect again; a copy can continue with resume.', { path, action });
-  if (e.code === STATUS_NO_SUCH_FILE) return new AppError('NOT_FOUND', `${host}:${path} does not exist (${action}).`, 'Check the remote path; it is relative to the login user\'s home directory unless it starts with /.', { path, action });
-  if (e.code === STATUS_PERMISSION_DENIED) return new AppError('REMOTE_FAILED', `Permission denied on ${host}:${path} (${action}).`, 'Log in as a user who may access it (--user), or choose another remote directory.', { path, action, reason: 'permission' });
+  if (e.message === 'No response from server')
+    return new AppError('SESSION_CLOSED', `The connection to ${host} was lost (${action} ${path}).`, 'Connect again; a copy can continue with resume.', {
+      path,
+      action,
+    });
+  if (e.code === STATUS_NO_SUCH_FILE)
+    return new AppError(
+      'NOT_FOUND',
+      `${host}:${path} does not exist (${action}).`,
+      "Check the remote path; it is relative to the login user's home directory unless it starts with /.",
+      { path, action },
+    );
+  if (e.code === STATUS_PERMISSION_DENIED)
+    return new AppError(
+      'REMOTE_FAILED',
+      `Permission denied on ${host}:${path} (${action}).`,
+      'Log in as a user who may access it (--user), or choose another remote directory.',
+      { path, action, reason: 'permission' },
+    );
   return new AppError('REMOTE_FAILED', `${action} ${host}:${path} failed: ${e.message}.`, undefined, { path, action });
 }
 
@@ -36,7 +52,8 @@ export class SftpOps {
 
   // A request sent on a closed channel is never answered: refuse it instead of waiting forever.
   private call<T>(fn: (cb: (err: Error | null | undefined, v: T) => void) => void, action: string, path: string, host: string): Promise<T> {
-    if (this.ended) return Promise.reject(new AppError('SESSION_CLOSED', `The file channel to ${host} is closed (${action} ${path}).`, 'Connect again.', { path, action }));
+    if (this.ended)
+      return Promise.reject(new AppError('SESSION_CLOSED', `The file channel to ${host} is closed (${action} ${path}).`, 'Connect again.', { path, action }));
     return new Promise((resolve, reject) => fn((err, v) => (err ? reject(sftpError(err, action, path, host)) : resolve(v))));
   }
 
@@ -82,7 +99,12 @@ export class SftpOps {
     return this.call((cb) => this.sftp.setstat(path, attrs, (err) => cb(err, undefined)), 'set attributes of', path, this.host);
   }
   open(path: string, flags: OpenMode, attrs?: InputAttributes): Promise<Buffer> {
-    return this.call((cb) => (attrs ? this.sftp.open(path, flags, attrs, cb) : this.sftp.open(path, flags, cb)), flags === 'r' ? 'open' : 'write', path, this.host);
+    return this.call(
+      (cb) => (attrs ? this.sftp.open(path, flags, attrs, cb) : this.sftp.open(path, flags, cb)),
+      flags === 'r' ? 'open' : 'write',
+      path,
+      this.host,
+    );
   }
   close(handle: Buffer, path: string): Promise<void> {
     return this.call((cb) => this.sftp.close(handle, (err) => cb(err, undefined)), 'close', path, this.host);

@@ -105,7 +105,11 @@ function remoteSide(ops: SftpOps): Side {
       const s = await ops.statOrNull(p);
       return s && { dir: entryTypeOf(s.mode) === 'dir', size: s.size, mode: s.mode, atime: s.atime, mtime: s.mtime };
     },
-    list: async (p) => (await ops.readdir(p)).map((e) => e.filename).filter((n) => n !== '.' && n !== '..').sort(),
+    list: async (p) =>
+      (await ops.readdir(p))
+        .map((e) => e.filename)
+        .filter((n) => n !== '.' && n !== '..')
+        .sort(),
     join: (a, b) => posix.join(a, b),
     base: (p) => posix.basename(p.replace(/\/+$/, '')) || p,
   };
@@ -115,7 +119,13 @@ export function localError(err: unknown, action: string, path: string): AppError
   const e = err as NodeJS.ErrnoException;
   if (e instanceof AppError) return e;
   if (e.code === 'ENOENT') return new AppError('NOT_FOUND', `${path} does not exist (${action}).`, 'Check the local path.', { path, action, side: 'local' });
-  if (e.code === 'EACCES' || e.code === 'EPERM') return new AppError('REMOTE_FAILED', `Permission denied on ${path} (${action}).`, 'Choose a path you may access.', { path, action, side: 'local', reason: 'permission' });
+  if (e.code === 'EACCES' || e.code === 'EPERM')
+    return new AppError('REMOTE_FAILED', `Permission denied on ${path} (${action}).`, 'Choose a path you may access.', {
+      path,
+      action,
+      side: 'local',
+      reason: 'permission',
+    });
   return new AppError('REMOTE_FAILED', `${action} ${path} failed: ${e.message}.`, undefined, { path, action, side: 'local' });
 }
 
@@ -133,12 +143,24 @@ function cancelled(): AppError {
 }
 
 /** Expands the sources into the files and directories to copy, with their destinations (scp's rules). */
-async function plan(from: Side, to: Side, sources: string[], dest: string, opts: TransferOptions, label: (p: string, isSource?: boolean) => string): Promise<Item[]> {
+async function plan(
+  from: Side,
+  to: Side,
+  sources: string[],
+  dest: string,
+  opts: TransferOptions,
+  label: (p: string, isSource?: boolean) => string,
+): Promise<Item[]> {
   if (sources.length === 0) throw new AppError('INVALID_INPUT', 'Nothing to copy: no source was given.');
   const destStat = await to.stat(dest);
   const intoDir = destStat?.dir ?? false;
   if ((sources.length > 1 || /[/\\]$/.test(dest)) && !intoDir) {
-    throw new AppError('INVALID_INPUT', `${label(dest)} is not an existing directory, and several sources (or a path ending in /) need one.`, 'Create the directory first, or copy one source at a time.', { path: dest, reason: 'notDirectory' });
+    throw new AppError(
+      'INVALID_INPUT',
+      `${label(dest)} is not an existing directory, and several sources (or a path ending in /) need one.`,
+      'Create the directory first, or copy one source at a time.',
+      { path: dest, reason: 'notDirectory' },
+    );
   }
   const items: Item[] = [];
   const walk = async (src: string, dst: string, depth: number): Promise<void> => {
@@ -148,7 +170,11 @@ async function plan(from: Side, to: Side, sources: string[], dest: string, opts:
       items.push({ src, dst, dir: false, size: s.size, mode: s.mode, atime: s.atime, mtime: s.mtime });
       return;
     }
-    if (!opts.recursive) throw new AppError('INVALID_INPUT', `${label(src, true)} is a directory.`, 'Copy it recursively to include its contents.', { path: src, reason: 'isDirectory' });
+    if (!opts.recursive)
+      throw new AppError('INVALID_INPUT', `${label(src, true)} is a directory.`, 'Copy it recursively to include its contents.', {
+        path: src,
+        reason: 'isDirectory',
+      });
     if (depth > 64) throw new AppError('INVALID_INPUT', `${label(src, true)} nests more than 64 directories deep (a symlink loop?).`);
     items.push({ src, dst, dir: true, size: 0, mode: s.mode, atime: s.atime, mtime: s.mtime });
     for (const name of await from.list(src)) await walk(from.join(src, name), to.join(dst, name), depth + 1);
@@ -174,7 +200,14 @@ class Meter {
     if (!this.onProgress || (!force && now - this.last < PROGRESS_EVERY_MS)) return;
     this.last = now;
     const secs = Math.max((now - this.started) / 1000, 0.001);
-    this.onProgress({ bytes: this.bytes, totalBytes: this.totalBytes, files: this.files, totalFiles: this.totalFiles, rate: Math.round(this.moved / secs), current });
+    this.onProgress({
+      bytes: this.bytes,
+      totalBytes: this.totalBytes,
+      files: this.files,
+      totalFiles: this.totalFiles,
+      rate: Math.round(this.moved / secs),
+      current,
+    });
   }
   get ms() {
     return Date.now() - this.started;
@@ -226,16 +259,15 @@ async function pipe(
         const pos = issued;
         issued += b.length;
         writes++;
-        write(b, pos).then(
-          () => {
+        write(b, pos)
+          .then(() => {
             done += b.length;
             onBytes(b.length);
-          },
-          fail,
-        ).finally(() => {
-          writes--;
-          pump();
-        });
+          }, fail)
+          .finally(() => {
+            writes--;
+            pump();
+          });
       }
     };
     const issue = async (pos: number, len: number) => {
@@ -272,7 +304,12 @@ async function pipe(
 }
 
 /** How much of `partial` can be kept: its size when it hashes as the source's prefix, else 0. */
-async function resumableBytes(partialSize: number | null, srcSize: number, hashPartial: (n: number) => Promise<string>, hashSource: (n: number) => Promise<string>): Promise<number> {
+async function resumableBytes(
+  partialSize: number | null,
+  srcSize: number,
+  hashPartial: (n: number) => Promise<string>,
+  hashSource: (n: number) => Promise<string>,
+): Promise<number> {
   if (partialSize === null || partialSize === 0 || partialSize > srcSize) return 0;
   const [a, b] = await Promise.all([hashPartial(partialSize), hashSource(partialSize)]);
   return a === b ? partialSize : 0;
@@ -306,7 +343,8 @@ export class Transfers {
       meter.files++;
       meter.report(it.src, true);
     }
-    if (opts.preserve) for (const it of items.filter((i) => i.dir).reverse()) await this.ops.setstat(it.dst, { mode: it.mode & 0o7777, atime: it.atime, mtime: it.mtime });
+    if (opts.preserve)
+      for (const it of items.filter((i) => i.dir).reverse()) await this.ops.setstat(it.dst, { mode: it.mode & 0o7777, atime: it.atime, mtime: it.mtime });
     return { files: meter.files, bytes: meter.bytes, skippedBytes: skipped, ms: meter.ms };
   }
 
@@ -318,11 +356,22 @@ export class Transfers {
       let start = 0;
       if (opts.resume) {
         const part = await this.ops.statOrNull(tmp);
-        start = await resumableBytes(part ? part.size : null, it.size, (n) => remotePrefixHash(this.conn, this.ops, tmp, n, opts.signal), (n) => localPrefixHash(it.src, n));
+        start = await resumableBytes(
+          part ? part.size : null,
+          it.size,
+          (n) => remotePrefixHash(this.conn, this.ops, tmp, n, opts.signal),
+          (n) => localPrefixHash(it.src, n),
+        );
         if (start === 0) {
           // The last run may have finished but for the rename; or an earlier copy is identical.
           const done = await this.ops.statOrNull(it.dst);
-          if (done && entryTypeOf(done.mode) === 'file' && done.size === it.size && it.size > 0 && (await remotePrefixHash(this.conn, this.ops, it.dst, it.size, opts.signal)) === (await localPrefixHash(it.src, it.size))) {
+          if (
+            done &&
+            entryTypeOf(done.mode) === 'file' &&
+            done.size === it.size &&
+            it.size > 0 &&
+            (await remotePrefixHash(this.conn, this.ops, it.dst, it.size, opts.signal)) === (await localPrefixHash(it.src, it.size))
+          ) {
             opts.onResume?.(it.src, it.size, true);
             meter.bytes += it.size;
             if (opts.preserve) await this.ops.setstat(it.dst, { mode: it.mode & 0o7777, atime: it.atime, mtime: it.mtime });
@@ -386,10 +435,20 @@ export class Transfers {
     let start = 0;
     if (opts.resume) {
       const part = await lstat(tmp).catch(() => null);
-      start = await resumableBytes(part?.isFile() ? part.size : null, it.size, (n) => localPrefixHash(tmp, n), (n) => remotePrefixHash(this.conn, this.ops, it.src, n, opts.signal));
+      start = await resumableBytes(
+        part?.isFile() ? part.size : null,
+        it.size,
+        (n) => localPrefixHash(tmp, n),
+        (n) => remotePrefixHash(this.conn, this.ops, it.src, n, opts.signal),
+      );
       if (start === 0) {
         const done = await lstat(it.dst).catch(() => null);
-        if (done?.isFile() && done.size === it.size && it.size > 0 && (await localPrefixHash(it.dst, it.size)) === (await remotePrefixHash(this.conn, this.ops, it.src, it.size, opts.signal))) {
+        if (
+          done?.isFile() &&
+          done.size === it.size &&
+          it.size > 0 &&
+          (await localPrefixHash(it.dst, it.size)) === (await remotePrefixHash(this.conn, this.ops, it.src, it.size, opts.signal))
+        ) {
           opts.onResume?.(it.src, it.size, true);
           meter.bytes += it.size;
           if (opts.preserve) await this.preserveLocal(it.dst, it);

@@ -37,7 +37,12 @@ export interface EngineHostOptions {
 /** child_process.fork as a HostSpawner (Node and tests). */
 export function forkSpawner(entry: string, opts: { execArgv?: string[]; env?: NodeJS.ProcessEnv } = {}): HostSpawner {
   return () => {
-    const child = fork(entry, [], { execArgv: opts.execArgv ?? [], env: opts.env ?? process.env, serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = fork(entry, [], {
+      execArgv: opts.execArgv ?? [],
+      env: opts.env ?? process.env,
+      serialization: 'advanced',
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
     return {
       // A host killed a moment ago may still look connected: a failed send is the exit's business, not an error here.
       send: (m: ToHost) => {
@@ -192,7 +197,16 @@ export function createEngineHost(opts: EngineHostOptions): EngineHost {
             // and nothing else is disturbed.
             if (reqId === null) return;
             conn.pending.delete(reqId);
-            deliver({ t: 'res', id: reqId, ok: false, error: { code: 'INVALID_INPUT', message: 'This message cannot be passed to the engine (nested too deeply).', hint: 'Send the contract’s request envelope.' } });
+            deliver({
+              t: 'res',
+              id: reqId,
+              ok: false,
+              error: {
+                code: 'INVALID_INPUT',
+                message: 'This message cannot be passed to the engine (nested too deeply).',
+                hint: 'Send the contract’s request envelope.',
+              },
+            });
           }
         },
         close() {

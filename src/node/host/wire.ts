@@ -3,11 +3,7 @@ import type { Envelope } from '../../common/rpc.js';
 // The messages between the supervisor (engineHost.ts) and the engine host process (hostMain.ts).
 // Several UI connections share the one port: each envelope carries its connection number.
 
-export type ToHost =
-  | { k: 'open'; conn: number }
-  | { k: 'close'; conn: number }
-  | { k: 'msg'; conn: number; msg: unknown }
-  | { k: 'ping'; n: number };
+export type ToHost = { k: 'open'; conn: number } | { k: 'close'; conn: number } | { k: 'msg'; conn: number; msg: unknown } | { k: 'ping'; n: number };
 
 export type FromHost = { k: 'msg'; conn: number; msg: Envelope } | { k: 'pong'; n: number } | { k: 'ready' };
 

@@ -35,9 +35,19 @@ export function sessionLogSection(): HandlerSection {
     /** What the engine knows about the session's instance (from the inventory cache). */
     const subjectOf = async (target: ConnectTarget): Promise<LogSubject> => {
       const instanceId = target.instanceId ?? null;
-      const list = instanceId ? await engine.listInstances(scopeFrom({}, settings.get(), target.region), { refresh: false, onUpdate: () => {} }).catch(() => null) : null;
+      const list = instanceId
+        ? await engine.listInstances(scopeFrom({}, settings.get(), target.region), { refresh: false, onUpdate: () => {} }).catch(() => null)
+        : null;
       const inst = list?.instances.find((i) => i.id === instanceId);
-      return { instanceId, name: inst?.name ?? target.label, type: inst?.type ?? null, region: target.region ?? inst?.region ?? null, az: inst?.az ?? null, address: `${target.host}:${target.port}`, user: target.user };
+      return {
+        instanceId,
+        name: inst?.name ?? target.label,
+        type: inst?.type ?? null,
+        region: target.region ?? inst?.region ?? null,
+        az: inst?.az ?? null,
+        address: `${target.host}:${target.port}`,
+        user: target.user,
+      };
     };
 
     return {

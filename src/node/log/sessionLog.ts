@@ -40,7 +40,10 @@ export function logDir(env: NodeJS.ProcessEnv = process.env): string {
 export function defaultLogPath(subject: LogSubject, start: Date, env: NodeJS.ProcessEnv = process.env): string {
   const dir = logDir(env);
   ensurePrivateDir(dir, env);
-  const stamp = start.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  const stamp = start
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
   const who = (subject.name || subject.instanceId || 'session').replace(/[^\p{L}\p{N}._-]+/gu, '_').slice(0, 80);
   return join(dir, `${stamp}-${who}${subject.instanceId && subject.name ? `-${subject.instanceId}` : ''}.log`);
 }
@@ -98,7 +101,11 @@ export class SessionLog {
       fd = openSync(file, 'a', 0o600);
     } catch (e) {
       const err = e as NodeJS.ErrnoException;
-      throw new AppError('INVALID_INPUT', `Cannot write the session log ${escapeControls(file)}: ${err.code ?? err.message}.`, 'Choose a file in a directory you can write to.');
+      throw new AppError(
+        'INVALID_INPUT',
+        `Cannot write the session log ${escapeControls(file)}: ${err.code ?? err.message}.`,
+        'Choose a file in a directory you can write to.',
+      );
     }
     try {
       fchmodSync(fd, 0o600);

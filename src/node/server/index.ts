@@ -75,7 +75,11 @@ function requestId(text: string): number | null {
 function throttled(bound: 'rate' | 'inflight'): AppErrorData {
   return bound === 'rate'
     ? { code: 'THROTTLED', message: 'Too many messages from this window at once; this one was dropped.', hint: 'Wait a moment and try again.' }
-    : { code: 'THROTTLED', message: 'Too many requests are still running in this window; this one was not started.', hint: 'Wait for earlier ones to finish, then try again.' };
+    : {
+        code: 'THROTTLED',
+        message: 'Too many requests are still running in this window; this one was not started.',
+        hint: 'Wait for earlier ones to finish, then try again.',
+      };
 }
 
 export function defaultRendererDir(): string {
@@ -105,7 +109,11 @@ export async function createServer(opts: WebServerOptions = {}): Promise<WebServ
   const backend: Backend = opts.service ? inlineBackend(opts.service, false) : opts.engine === 'inline' ? await inlineEngineBackend() : processBackend();
   const rendererDir = resolve(opts.rendererDir ?? defaultRendererDir());
   if (!existsSync(join(rendererDir, 'index.html'))) {
-    throw new AppError('NOT_FOUND', `The UI is not built (${rendererDir}/index.html is missing).`, 'Run `npm run build` (or `node scripts/build.mjs renderer`) first.');
+    throw new AppError(
+      'NOT_FOUND',
+      `The UI is not built (${rendererDir}/index.html is missing).`,
+      'Run `npm run build` (or `node scripts/build.mjs renderer`) first.',
+    );
   }
   const access = createAccess(opts.access);
   const maxSockets = opts.maxSockets ?? 8;
@@ -161,7 +169,12 @@ export async function createServer(opts: WebServerOptions = {}): Promise<WebServ
     });
     ws.on('message', (data, isBinary) => {
       if (isBinary) {
-        send({ t: 'res', id: null, ok: false, error: { code: 'INVALID_INPUT', message: 'Binary frames are not part of the protocol.', hint: 'Send JSON text frames.' } });
+        send({
+          t: 'res',
+          id: null,
+          ok: false,
+          error: { code: 'INVALID_INPUT', message: 'Binary frames are not part of the protocol.', hint: 'Send JSON text frames.' },
+        });
         return;
       }
       const text = data.toString();

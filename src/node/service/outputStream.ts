@@ -189,11 +189,23 @@ export class SessionOutput {
     this.lastError.delete(id);
     const exit = this.exits.has(id) ? this.exits.get(id) : undefined;
     const cause = causeOf(reason, exit);
-    const exitReason = cause === 'lost' ? 'Connection lost.' : exit === undefined ? undefined : exit === null ? 'The remote shell ended.' : `The remote shell exited with code ${exit}.`;
+    const exitReason =
+      cause === 'lost'
+        ? 'Connection lost.'
+        : exit === undefined
+          ? undefined
+          : exit === null
+            ? 'The remote shell ended.'
+            : `The remote shell exited with code ${exit}.`;
     this.ended(id, err?.message ?? exitReason ?? reason ?? 'Connection closed.', err, { exit, cause });
   };
 
-  private ended(id: string, reason: string, error: AppErrorData | undefined, how: { exit: number | null | undefined; cause: 'exited' | 'closed' | 'lost' }): void {
+  private ended(
+    id: string,
+    reason: string,
+    error: AppErrorData | undefined,
+    how: { exit: number | null | undefined; cause: 'exited' | 'closed' | 'lost' },
+  ): void {
     const s = this.owned.get(id);
     if (!s) return;
     const tail = s.decoder.end();
@@ -205,6 +217,12 @@ export class SessionOutput {
     this.owned.delete(id);
     this.claimed.delete(id);
     this.exits.delete(id);
-    this.emit('session.closed', { sessionId: id, reason, cause: how.cause, ...(how.exit !== undefined ? { exitCode: how.exit } : {}), ...(error ? { error } : {}) });
+    this.emit('session.closed', {
+      sessionId: id,
+      reason,
+      cause: how.cause,
+      ...(how.exit !== undefined ? { exitCode: how.exit } : {}),
+      ...(error ? { error } : {}),
+    });
   }
 }

@@ -26,7 +26,10 @@ export class PromptBroker {
     return (keyPath, attempt) =>
       new Promise<string>((resolve, reject) => {
         const promptId = randomUUID();
-        const timer = setTimeout(() => settle(() => reject(new AppError('CANCELLED', 'Nobody answered the passphrase prompt.', 'Connect again.'))), PROMPT_TIMEOUT_MS);
+        const timer = setTimeout(
+          () => settle(() => reject(new AppError('CANCELLED', 'Nobody answered the passphrase prompt.', 'Connect again.'))),
+          PROMPT_TIMEOUT_MS,
+        );
         const settle = (fn: () => void) => {
           clearTimeout(timer);
           this.prompts.delete(promptId);

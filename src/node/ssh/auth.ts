@@ -39,7 +39,6 @@ export function defaultAgent(env: NodeJS.ProcessEnv = process.env, platform = pr
   return undefined;
 }
 
-
 /**
  * Key files to try when none was given explicitly: the local file named after the instance's EC2
  * key pair (`<KeyName>.pem`, then `<KeyName>`), then the settings' key, then OpenSSH's defaults.
@@ -73,22 +72,43 @@ export function readKeyFile(path: string, what = 'Key file'): Buffer {
     fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    throw new AppError('INVALID_INPUT', `${what} ${path} ${code === 'ENOENT' ? 'does not exist' : `cannot be read (${code ?? 'error'})`}.`, 'Give the path of your private key file, e.g. ~/.ssh/id_ed25519 or ~/.ssh/mykey.pem.');
+    throw new AppError(
+      'INVALID_INPUT',
+      `${what} ${path} ${code === 'ENOENT' ? 'does not exist' : `cannot be read (${code ?? 'error'})`}.`,
+      'Give the path of your private key file, e.g. ~/.ssh/id_ed25519 or ~/.ssh/mykey.pem.',
+    );
   }
   try {
     const st = fstatSync(fd);
     if (!st.isFile()) {
-      const kind = st.isDirectory() ? 'a directory' : st.isFIFO() ? 'a pipe' : st.isCharacterDevice() || st.isBlockDevice() ? 'a device' : st.isSocket() ? 'a socket' : 'not a regular file';
-      throw new AppError('INVALID_INPUT', `${what} ${path} is ${kind}, not a private key file.`, 'Give the path of your private key file, e.g. ~/.ssh/id_ed25519 or ~/.ssh/mykey.pem.');
+      const kind = st.isDirectory()
+        ? 'a directory'
+        : st.isFIFO()
+          ? 'a pipe'
+          : st.isCharacterDevice() || st.isBlockDevice()
+            ? 'a device'
+            : st.isSocket()
+              ? 'a socket'
+              : 'not a regular file';
+      throw new AppError(
+        'INVALID_INPUT',
+        `${what} ${path} is ${kind}, not a private key file.`,
+        'Give the path of your private key file, e.g. ~/.ssh/id_ed25519 or ~/.ssh/mykey.pem.',
+      );
     }
     if (st.size > MAX_KEY_FILE_BYTES) {
-      throw new AppError('INVALID_INPUT', `${what} ${path} is ${Math.round(st.size / 1024)} KB: too large to be a private key (at most ${MAX_KEY_FILE_BYTES / 1024} KB).`, 'Check the path: it should be your private key file, e.g. ~/.ssh/id_ed25519.');
+      throw new AppError(
+        'INVALID_INPUT',
+        `${what} ${path} is ${Math.round(st.size / 1024)} KB: too large to be a private key (at most ${MAX_KEY_FILE_BYTES / 1024} KB).`,
+        'Check the path: it should be your private key file, e.g. ~/.ssh/id_ed25519.',
+      );
     }
     // Read at most one byte more than allowed, in case the file grew since fstat.
     const buf = Buffer.alloc(MAX_KEY_FILE_BYTES + 1);
     let n = 0;
-    for (let r; n < buf.length && (r = readSync(fd, buf, n, buf.length - n, null)) > 0; ) n += r;
-    if (n > MAX_KEY_FILE_BYTES) throw new AppError('INVALID_INPUT', `${what} ${path} is too large to be a private key.`, 'Check the path: it should be your private key file.');
+    for (let r; n < buf.length && (r = readSync(fd, buf, n, buf.length - n, null)) > 0;) n += r;
+    if (n > MAX_KEY_FILE_BYTES)
+      throw new AppError('INVALID_INPUT', `${what} ${path} is too large to be a private key.`, 'Check the path: it should be your private key file.');
     return buf.subarray(0, n);
   } finally {
     closeSync(fd);
@@ -116,7 +136,9 @@ export async function loadPrivateKey(path: string, ask?: AskPassphrase, onPrompt
   try {
     data = readKeyFile(path);
   } catch (e) {
-    return e instanceof AppError ? e.message.replace(`Key file ${path} `, '').replace(/\.$/, '') : `cannot read (${(e as NodeJS.ErrnoException).code ?? 'error'})`;
+    return e instanceof AppError
+      ? e.message.replace(`Key file ${path} `, '').replace(/\.$/, '')
+      : `cannot read (${(e as NodeJS.ErrnoException).code ?? 'error'})`;
   }
   const plain = ssh2.utils.parseKey(data);
   const first = Array.isArray(plain) ? plain[0] : plain;

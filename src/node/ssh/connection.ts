@@ -4,7 +4,16 @@ import ssh2 from 'ssh2';
 import type { Client, ClientChannel, ConnectConfig, SFTPWrapper } from 'ssh2';
 import { AppError } from '../../common/errors.js';
 import { MAX_HOPS } from '../../common/vocab.js';
-import { authFailedError, createAuthHandler, defaultAgent, defaultIdentityFiles, expandHome, instanceConnectRefusedError, keyFileProblem, type AskPassphrase } from './auth.js';
+import {
+  authFailedError,
+  createAuthHandler,
+  defaultAgent,
+  defaultIdentityFiles,
+  expandHome,
+  instanceConnectRefusedError,
+  keyFileProblem,
+  type AskPassphrase,
+} from './auth.js';
 import { ec2ConsoleOutput, type ConsoleOutputSource } from './consoleFingerprints.js';
 import { connectError, where } from './errors.js';
 import { decideHostKey, preferredHostKeyAlgorithms, type HostKeyPolicy } from './hostKeys.js';
@@ -120,7 +129,12 @@ const DEFAULT_KEEPALIVE_COUNT = 3;
 export function hopsOf(target: ConnectTarget): ConnectTarget[] {
   const out: ConnectTarget[] = [];
   const visit = (t: ConnectTarget, depth: number) => {
-    if (depth > MAX_HOPS) throw new AppError('INVALID_INPUT', `The jump chain to ${t.label} is longer than ${MAX_HOPS} hops (a loop?).`, 'Check the tagssh:jump tags and the --via option.');
+    if (depth > MAX_HOPS)
+      throw new AppError(
+        'INVALID_INPUT',
+        `The jump chain to ${t.label} is longer than ${MAX_HOPS} hops (a loop?).`,
+        'Check the tagssh:jump tags and the --via option.',
+      );
     for (const j of t.jump ?? []) visit(j, depth + 1);
     out.push(t);
   };
@@ -140,7 +154,8 @@ interface HopOptions extends ConnectOptions {
 /** Connects one hop (over `sock` when it sits behind a bastion). */
 function connectHop(t: ConnectTarget, opts: HopOptions): Promise<Client> {
   const store = opts.knownHosts ?? new KnownHostsStore();
-  const consoleOutput = opts.consoleOutput === undefined ? (t.instanceId && t.region ? ec2ConsoleOutput(t.profile ? { profile: t.profile } : {}) : null) : opts.consoleOutput;
+  const consoleOutput =
+    opts.consoleOutput === undefined ? (t.instanceId && t.region ? ec2ConsoleOutput(t.profile ? { profile: t.profile } : {}) : null) : opts.consoleOutput;
   const policy: HostKeyPolicy = { store, consoleOutput };
   const subject = { host: t.host, port: t.port, label: t.label, instanceId: t.instanceId, region: t.region, acceptNewHostKey: t.acceptNewHostKey };
 
@@ -148,7 +163,7 @@ function connectHop(t: ConnectTarget, opts: HopOptions): Promise<Client> {
   // An explicit key that is missing (or a directory, a pipe, /dev/zero) is a mistake to report
   // before connecting, not a method to skip silently.
   const keyProblem = t.identityFile ? keyFileProblem(identityFiles[0]!) : null;
-  if (keyProblem) return Promise.reject(new AppError('INVALID_INPUT', keyProblem.message, 'Check the path given with --identity (or the settings\' key file).'));
+  if (keyProblem) return Promise.reject(new AppError('INVALID_INPUT', keyProblem.message, "Check the path given with --identity (or the settings' key file)."));
   const agent = opts.agent === null ? undefined : (opts.agent ?? defaultAgent());
 
   return new Promise<Client>((resolve, reject) => {
@@ -170,7 +185,17 @@ function connectHop(t: ConnectTarget, opts: HopOptions): Promise<Client> {
     };
     const armTimer = () => {
       clearTimeout(timer);
-      timer = setTimeout(() => fail(new AppError('TIMEOUT', `${where(t)}${opts.via ? ` via ${opts.via}` : ''} did not complete the SSH handshake within ${timeoutMs >= 1000 ? `${Math.round(timeoutMs / 1000)} s` : `${timeoutMs} ms`}.`, 'Check that the address answers SSH (security group, network ACL, --port), or try --private/--via.')), timeoutMs);
+      timer = setTimeout(
+        () =>
+          fail(
+            new AppError(
+              'TIMEOUT',
+              `${where(t)}${opts.via ? ` via ${opts.via}` : ''} did not complete the SSH handshake within ${timeoutMs >= 1000 ? `${Math.round(timeoutMs / 1000)} s` : `${timeoutMs} ms`}.`,
+              'Check that the address answers SSH (security group, network ACL, --port), or try --private/--via.',
+            ),
+          ),
+        timeoutMs,
+      );
     };
     const onAbort = () => fail(abortError(t));
     if (opts.signal?.aborted) return reject(abortError(t));
@@ -189,7 +214,13 @@ function connectHop(t: ConnectTarget, opts: HopOptions): Promise<Client> {
               mode: ic.mode,
               push: async () => {
                 const { pushFreshKey } = await import('../transport/instanceConnectKey.js');
-                return pushFreshKey({ instanceId: ic.instanceId, region: ic.region, user: t.user, ...(ic.az ? { az: ic.az } : {}), ...(t.profile ? { profile: t.profile } : {}) });
+                return pushFreshKey({
+                  instanceId: ic.instanceId,
+                  region: ic.region,
+                  user: t.user,
+                  ...(ic.az ? { az: ic.az } : {}),
+                  ...(t.profile ? { profile: t.profile } : {}),
+                });
               },
             },
           }
@@ -333,7 +364,14 @@ class Connection extends EventEmitter implements SshConnection {
       if (opts.signal?.aborted) return reject(new AppError('CANCELLED', `Cancelled before running on ${this.target.label}.`));
       const execOpts = opts.pty ? { pty: { term: 'xterm-256color', cols: 80, rows: 24 } } : {};
       this.client.exec(cmd, execOpts, (err, stream) => {
-        if (err) return reject(new AppError('REMOTE_FAILED', `${this.target.label} refused to run a command: ${err.message}.`, 'The server may limit sessions (MaxSessions); try again.'));
+        if (err)
+          return reject(
+            new AppError(
+              'REMOTE_FAILED',
+              `${this.target.label} refused to run a command: ${err.message}.`,
+              'The server may limit sessions (MaxSessions); try again.',
+            ),
+          );
         const out: Buffer[] = [];
         const errOut: Buffer[] = [];
         let code: number | null = null;
@@ -369,7 +407,15 @@ class Connection extends EventEmitter implements SshConnection {
         stream.on('close', () =>
           settle(() => {
             if (cancelled) return reject(cancelledError());
-            if (code === null && sig === null && this.ended) return reject(this.closeError ?? new AppError('SESSION_CLOSED', `The connection to ${this.target.label} closed before the command finished.`, 'Run it again when the instance is reachable.'));
+            if (code === null && sig === null && this.ended)
+              return reject(
+                this.closeError ??
+                  new AppError(
+                    'SESSION_CLOSED',
+                    `The connection to ${this.target.label} closed before the command finished.`,
+                    'Run it again when the instance is reachable.',
+                  ),
+              );
             resolve({ code, signal: sig, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(errOut).toString('utf8') });
           }),
         );
@@ -385,7 +431,14 @@ class Connection extends EventEmitter implements SshConnection {
     return new Promise((resolve, reject) => {
       const window = opts.pty === false ? (false as const) : { term: opts.term ?? 'xterm-256color', cols: opts.cols, rows: opts.rows, width: 0, height: 0 };
       this.client.shell(window, (err, stream) => {
-        if (err) return reject(new AppError('REMOTE_FAILED', `${this.target.label} refused to open a shell: ${err.message}.`, 'The server may limit sessions (MaxSessions) or forbid a PTY.'));
+        if (err)
+          return reject(
+            new AppError(
+              'REMOTE_FAILED',
+              `${this.target.label} refused to open a shell: ${err.message}.`,
+              'The server may limit sessions (MaxSessions) or forbid a PTY.',
+            ),
+          );
         const ch = new EventEmitter() as ShellChannel & EventEmitter;
         let exited = false;
         Object.defineProperty(ch, 'stream', { value: stream });
@@ -416,7 +469,14 @@ class Connection extends EventEmitter implements SshConnection {
     if (this.ended) return this.closedError();
     return new Promise((resolve, reject) => {
       this.client.sftp((err, sftp) => {
-        if (err) return reject(new AppError('REMOTE_FAILED', `${this.target.label} refused to open SFTP: ${err.message}.`, 'The server needs its sftp subsystem enabled (Subsystem sftp in sshd_config).'));
+        if (err)
+          return reject(
+            new AppError(
+              'REMOTE_FAILED',
+              `${this.target.label} refused to open SFTP: ${err.message}.`,
+              'The server needs its sftp subsystem enabled (Subsystem sftp in sshd_config).',
+            ),
+          );
         // A dropped connection ends the channel, so every pending request fails instead of hanging.
         const onConnClose = () => sftp.end();
         this.once('close', onConnClose);
@@ -438,12 +498,23 @@ class Connection extends EventEmitter implements SshConnection {
       client.on('tcp connection', (info, accept, reject) => {
         const handler = this.remoteForwards.get(info.destPort);
         if (!handler) return reject();
-        handler(() => accept(), () => reject(), { address: info.srcIP, port: info.srcPort });
+        handler(
+          () => accept(),
+          () => reject(),
+          { address: info.srcIP, port: info.srcPort },
+        );
       });
     }
     return new Promise((resolve, reject) => {
       client.forwardIn(bindAddr, bindPort, (err, port) => {
-        if (err) return reject(new AppError('REMOTE_FAILED', `${this.target.label} refused to listen on ${bindAddr}:${bindPort}: ${err.message}.`, 'The server allows remote forwards only with AllowTcpForwarding yes; ports below 1024 need root there, and a port may be in use.'));
+        if (err)
+          return reject(
+            new AppError(
+              'REMOTE_FAILED',
+              `${this.target.label} refused to listen on ${bindAddr}:${bindPort}: ${err.message}.`,
+              'The server allows remote forwards only with AllowTcpForwarding yes; ports below 1024 need root there, and a port may be in use.',
+            ),
+          );
         const bound = bindPort === 0 ? port : bindPort;
         this.remoteForwards.set(bound, onConnection);
         resolve({

@@ -22,20 +22,48 @@ export function connectError(e: unknown, t: { label: string; host: string; port:
   const code = typeof err?.code === 'string' ? err.code : undefined;
   const at = where(t) + (via ? ` via ${via}` : '');
   if (code === 'ECONNREFUSED' || /Connection refused/i.test(msg))
-    return new AppError('CONNECT_FAILED', `Connection refused by ${at}: nothing accepts SSH on port ${t.port}.`, 'Is sshd running, and is the port right (--port or the tagssh:port tag)? Check the security group too.');
+    return new AppError(
+      'CONNECT_FAILED',
+      `Connection refused by ${at}: nothing accepts SSH on port ${t.port}.`,
+      'Is sshd running, and is the port right (--port or the tagssh:port tag)? Check the security group too.',
+    );
   if (code === 'ETIMEDOUT' || /timed out/i.test(msg))
-    return new AppError('TIMEOUT', `Timed out connecting to ${at}.`, 'Check the security group (port 22 from your address), the network ACLs, or use --private/--via for a private subnet.');
+    return new AppError(
+      'TIMEOUT',
+      `Timed out connecting to ${at}.`,
+      'Check the security group (port 22 from your address), the network ACLs, or use --private/--via for a private subnet.',
+    );
   if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH' || code === 'EADDRNOTAVAIL')
-    return new AppError('CONNECT_FAILED', `${at} is unreachable (${code}).`, 'Check your network/VPN route to this address, or connect through a bastion with --via.');
+    return new AppError(
+      'CONNECT_FAILED',
+      `${at} is unreachable (${code}).`,
+      'Check your network/VPN route to this address, or connect through a bastion with --via.',
+    );
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
     return new AppError('CONNECT_FAILED', `Cannot resolve ${t.host} (${code}).`, 'Check the host name or your DNS.');
   if (code === 'ECONNRESET' || /ECONNRESET|socket hang up/i.test(msg))
-    return new AppError('CONNECT_FAILED', `${at} closed the connection during the SSH handshake.`, 'The server may limit connections (MaxStartups) or block your address; try again or check its sshd log.');
+    return new AppError(
+      'CONNECT_FAILED',
+      `${at} closed the connection during the SSH handshake.`,
+      'The server may limit connections (MaxStartups) or block your address; try again or check its sshd log.',
+    );
   if (/administratively prohibited|open failed|Channel open failure/i.test(msg))
-    return new AppError('CONNECT_FAILED', `${via ?? 'The bastion'} refused to forward to ${where(t)}: ${msg.replace(/^\(SSH\)\s*/, '')}.`, 'Check AllowTcpForwarding/PermitOpen on the bastion and that the target address is reachable from it.');
+    return new AppError(
+      'CONNECT_FAILED',
+      `${via ?? 'The bastion'} refused to forward to ${where(t)}: ${msg.replace(/^\(SSH\)\s*/, '')}.`,
+      'Check AllowTcpForwarding/PermitOpen on the bastion and that the target address is reachable from it.',
+    );
   if (/Keepalive timeout/i.test(msg))
-    return new AppError('SESSION_CLOSED', `${at} stopped answering (keepalive timed out).`, 'The instance may have stopped or the network dropped; reconnect when it is reachable.');
+    return new AppError(
+      'SESSION_CLOSED',
+      `${at} stopped answering (keepalive timed out).`,
+      'The instance may have stopped or the network dropped; reconnect when it is reachable.',
+    );
   if (/no matching|handshake failed/i.test(msg))
-    return new AppError('CONNECT_FAILED', `SSH negotiation with ${at} failed: ${msg}.`, 'The server offers no algorithm TagSSH supports; check its sshd_config (Ciphers, KexAlgorithms, HostKeyAlgorithms).');
+    return new AppError(
+      'CONNECT_FAILED',
+      `SSH negotiation with ${at} failed: ${msg}.`,
+      'The server offers no algorithm TagSSH supports; check its sshd_config (Ciphers, KexAlgorithms, HostKeyAlgorithms).',
+    );
   return new AppError('CONNECT_FAILED', `SSH connection to ${at} failed: ${msg}.`, 'Try again; run with --debug for details.');
 }

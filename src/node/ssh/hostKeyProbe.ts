@@ -29,8 +29,13 @@ export async function probeFirstContact(subject: HostKeySubject, policy: HostKey
       client.end();
       resolve(d);
     };
-    const timer = setTimeout(() => finish({ ok: false, error: new AppError('TIMEOUT', `${subject.label} did not show its host key within ${PROBE_TIMEOUT_MS / 1000} s.`) }), PROBE_TIMEOUT_MS);
-    client.on('error', (e: Error) => finish(decided ?? { ok: false, error: new AppError('CONNECT_FAILED', `Could not read the host key of ${subject.label}: ${e.message}.`) }));
+    const timer = setTimeout(
+      () => finish({ ok: false, error: new AppError('TIMEOUT', `${subject.label} did not show its host key within ${PROBE_TIMEOUT_MS / 1000} s.`) }),
+      PROBE_TIMEOUT_MS,
+    );
+    client.on('error', (e: Error) =>
+      finish(decided ?? { ok: false, error: new AppError('CONNECT_FAILED', `Could not read the host key of ${subject.label}: ${e.message}.`) }),
+    );
     client.connect({
       host: subject.host,
       port: subject.port,

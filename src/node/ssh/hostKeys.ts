@@ -55,7 +55,12 @@ function forgetRef(subject: HostKeySubject): string {
 
 function changedError(subject: HostKeySubject, who: string, entry: KnownHostEntry, keyType: string, fingerprint: string): AppError {
   const old = entry.keys.find((k) => k.keyType === keyType) ?? entry.keys[0]!;
-  const details: HostKeyChangedDetails = { instanceId: subject.instanceId ?? null, label: subject.label, oldFingerprint: old.fingerprint, newFingerprint: fingerprint };
+  const details: HostKeyChangedDetails = {
+    instanceId: subject.instanceId ?? null,
+    label: subject.label,
+    oldFingerprint: old.fingerprint,
+    newFingerprint: fingerprint,
+  };
   return new AppError(
     'HOST_KEY_CHANGED',
     `The host key of ${who} at ${subject.host}:${subject.port} has CHANGED: trusted ${old.fingerprint}, now presented ${fingerprint} — possibly another machine now owns this address, or an attack; refusing to connect.`,

@@ -61,7 +61,6 @@ interface KeyLine {
 }
 type Line = { raw: string } | KeyLine;
 
-
 export function knownHostsPath(env: NodeJS.ProcessEnv = process.env): string {
   return join(tagsshPaths(env).config, KNOWN_HOSTS_FILE);
 }
@@ -108,10 +107,11 @@ function parseLine(raw: string): Line {
   const blob = Buffer.from(b64, 'base64');
   if (keyTypeOf(blob) !== keyType) return { raw };
   const fields = new Map<string, string>();
-  if (rest[0] === 'tagssh') for (const f of rest.slice(1)) {
-    const eq = f.indexOf('=');
-    if (eq > 0) fields.set(f.slice(0, eq), dec(f.slice(eq + 1)));
-  }
+  if (rest[0] === 'tagssh')
+    for (const f of rest.slice(1)) {
+      const eq = f.indexOf('=');
+      if (eq > 0) fields.set(f.slice(0, eq), dec(f.slice(eq + 1)));
+    }
   const source = fields.get('source');
   return {
     hostId,
@@ -129,7 +129,13 @@ function parseLine(raw: string): Line {
 
 function formatLine(l: KeyLine): string {
   const m = l.meta;
-  const fields = [`source=${m.source}`, ...(m.region ? [`region=${enc(m.region)}`] : []), `added=${enc(m.addedAt)}`, ...(m.lastAddress ? [`last=${enc(m.lastAddress)}`] : []), `label=${enc(m.label)}`];
+  const fields = [
+    `source=${m.source}`,
+    ...(m.region ? [`region=${enc(m.region)}`] : []),
+    `added=${enc(m.addedAt)}`,
+    ...(m.lastAddress ? [`last=${enc(m.lastAddress)}`] : []),
+    `label=${enc(m.label)}`,
+  ];
   return `${knownHostsName(l.hostId)} ${l.key.keyType} ${l.key.publicKey} tagssh ${fields.join(' ')}`;
 }
 
@@ -161,7 +167,10 @@ function legacyHostId(id: string): string {
 export class KnownHostsStore {
   readonly legacyPath: string;
 
-  constructor(readonly path: string = knownHostsPath(), legacyPath?: string) {
+  constructor(
+    readonly path: string = knownHostsPath(),
+    legacyPath?: string,
+  ) {
     this.legacyPath = legacyPath ?? join(dirname(path), LEGACY_KNOWN_HOSTS_FILE);
   }
 
@@ -211,10 +220,16 @@ export class KnownHostsStore {
     ensurePrivateDir(dirname(this.path));
     return withFileLock(this.path, () => {
       if (existsSync(this.path)) return this.readLines(); // another process migrated meanwhile
-      const data = readJsonFile<Record<string, KnownHostEntry>>(this.legacyPath, 1, () => ({}), (raw) => {
-        if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new AppError('INVALID_INPUT', `${this.legacyPath} is damaged.`, 'Move the file aside; TagSSH will then ask to confirm each host key again.');
-        return raw as Record<string, KnownHostEntry>;
-      });
+      const data = readJsonFile<Record<string, KnownHostEntry>>(
+        this.legacyPath,
+        1,
+        () => ({}),
+        (raw) => {
+          if (!raw || typeof raw !== 'object' || Array.isArray(raw))
+            throw new AppError('INVALID_INPUT', `${this.legacyPath} is damaged.`, 'Move the file aside; TagSSH will then ask to confirm each host key again.');
+          return raw as Record<string, KnownHostEntry>;
+        },
+      );
       const lines: Line[] = [];
       for (const [id, e] of Object.entries(data)) {
         if (!e || !Array.isArray(e.keys)) continue;
@@ -222,7 +237,17 @@ export class KnownHostsStore {
         for (const k of e.keys) {
           const parsed = parseLine(`${knownHostsName(hostId)} ${k.keyType} ${k.publicKey}`);
           if ('raw' in parsed) continue; // a key that does not decode is not worth carrying over
-          lines.push({ hostId, key: parsed.key, meta: { label: String(e.label ?? hostId), region: e.region ?? null, source: e.source ?? 'confirmed', addedAt: String(e.addedAt ?? ''), lastAddress: e.lastAddress ?? null } });
+          lines.push({
+            hostId,
+            key: parsed.key,
+            meta: {
+              label: String(e.label ?? hostId),
+              region: e.region ?? null,
+              source: e.source ?? 'confirmed',
+              addedAt: String(e.addedAt ?? ''),
+              lastAddress: e.lastAddress ?? null,
+            },
+          });
         }
       }
       this.writeLines(lines);
@@ -275,7 +300,12 @@ export class KnownHostsStore {
     return this.update((lines) => {
       const entries = entriesOf(lines);
       const removed = [...entries]
-        .filter(([id, e]) => (match.hostId !== undefined && id === match.hostId) || (match.instanceId !== undefined && e.instanceId === match.instanceId) || (match.label !== undefined && e.label === match.label))
+        .filter(
+          ([id, e]) =>
+            (match.hostId !== undefined && id === match.hostId) ||
+            (match.instanceId !== undefined && e.instanceId === match.instanceId) ||
+            (match.label !== undefined && e.label === match.label),
+        )
         .map(([id]) => id);
       if (removed.length === 0) return { lines: null, result: [] };
       return { lines: lines.filter((l) => 'raw' in l || !removed.includes(l.hostId)), result: removed };
@@ -303,7 +333,11 @@ function namesHost(field: string, host: string): boolean {
  * pointing OpenSSH at this store does not make it forget them. Compare-and-set like any trust: a
  * key that differs from one TagSSH already trusts is reported, never written.
  */
-export function carryOverOpenSshKeys(store: KnownHostsStore, opensshKnownHosts: string, instances: ReadonlyArray<{ id: string; name: string | null; region: string }>): CarriedOver {
+export function carryOverOpenSshKeys(
+  store: KnownHostsStore,
+  opensshKnownHosts: string,
+  instances: ReadonlyArray<{ id: string; name: string | null; region: string }>,
+): CarriedOver {
   const out: CarriedOver = { added: [], conflicts: [] };
   let text: string;
   try {
@@ -311,7 +345,10 @@ export function carryOverOpenSshKeys(store: KnownHostsStore, opensshKnownHosts: 
   } catch {
     return out;
   }
-  const lines = text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l && !l.startsWith('#') && !l.startsWith('@'));
+  const lines = text
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith('#') && !l.startsWith('@'));
   for (const inst of instances) {
     const keys: TrustedKey[] = [];
     for (const l of lines) {
@@ -326,7 +363,15 @@ export function carryOverOpenSshKeys(store: KnownHostsStore, opensshKnownHosts: 
       if (!keys.every((k) => current.keys.some((c) => c.publicKey === k.publicKey))) out.conflicts.push(inst.id);
       continue;
     }
-    const r = store.trust(inst.id, { label: inst.name ?? inst.id, instanceId: inst.id, region: inst.region, keys, source: 'accept-new', addedAt: new Date().toISOString(), lastAddress: null });
+    const r = store.trust(inst.id, {
+      label: inst.name ?? inst.id,
+      instanceId: inst.id,
+      region: inst.region,
+      keys,
+      source: 'accept-new',
+      addedAt: new Date().toISOString(),
+      lastAddress: null,
+    });
     (r.ok ? out.added : out.conflicts).push(inst.id);
   }
   return out;

@@ -6,7 +6,10 @@ import type { ConnectTarget } from './types.js';
 // instead of a new handshake, and its close() only lets go of the loan.
 
 export interface ConnectionPool {
-  acquire(target: ConnectTarget, opts?: Pick<ConnectOptions, 'askPassphrase' | 'onProgress' | 'signal'>): Promise<{ connection: SshConnection; release: () => void }>;
+  acquire(
+    target: ConnectTarget,
+    opts?: Pick<ConnectOptions, 'askPassphrase' | 'onProgress' | 'signal'>,
+  ): Promise<{ connection: SshConnection; release: () => void }>;
 }
 
 /** The pooled connection, with close() releasing this borrower's hold instead of ending it. */

@@ -74,7 +74,10 @@ export class SessionManager extends EventEmitter {
    * A shared connection to the target; call release() when done. The benchmark runner uses this
    * to run commands over the same connection as an open terminal.
    */
-  async acquire(target: ConnectTarget, opts: Pick<OpenOptions, 'askPassphrase' | 'onProgress' | 'signal'> = {}): Promise<{ connection: SshConnection; release: () => void }> {
+  async acquire(
+    target: ConnectTarget,
+    opts: Pick<OpenOptions, 'askPassphrase' | 'onProgress' | 'signal'> = {},
+  ): Promise<{ connection: SshConnection; release: () => void }> {
     const key = poolKey(target);
     let entry = this.pool.get(key);
     if (entry) {
@@ -205,4 +208,3 @@ export class SessionManager extends EventEmitter {
     return [...this.sessions.values()].map((s) => s.info);
   }
 }
-

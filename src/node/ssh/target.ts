@@ -45,14 +45,16 @@ export interface TargetOptions extends AwsScope {
 }
 
 /** The part of the settings that shapes a connection. */
-export type SshSettings = Pick<Settings, 'defaultUser' | 'identityFile' | 'port' | 'jumpHost'> & { transport?: TransportChoice; instanceConnect?: InstanceConnectSetting };
+export type SshSettings = Pick<Settings, 'defaultUser' | 'identityFile' | 'port' | 'jumpHost'> & {
+  transport?: TransportChoice;
+  instanceConnect?: InstanceConnectSetting;
+};
 
 /** EC2 Instance Connect keys: pushed only when no key of the user's is accepted, always first, or never. */
 export type InstanceConnectSetting = 'fallback' | 'always' | 'never';
 
 /** The tag that asks for EC2 Instance Connect keys on an instance ("true"). */
 export const EIC_TAG = 'tagssh:eic';
-
 
 /** "[user@]host[:port]" when the spec names a host rather than an instance. */
 export function parseHostSpec(spec: string): { user?: string; host: string; port?: number } | null {
@@ -86,7 +88,8 @@ export async function connectTargetFor(nameOrId: string, opts: TargetOptions): P
 }
 
 async function build(nameOrId: string, opts: TargetOptions, settings: SshSettings, seen: Set<string>, depth: number): Promise<ConnectTarget> {
-  if (depth > MAX_HOPS) throw new AppError('INVALID_INPUT', `The jump chain to ${nameOrId} is longer than ${MAX_HOPS} hops.`, 'Check the tagssh:jump tags for a loop.');
+  if (depth > MAX_HOPS)
+    throw new AppError('INVALID_INPUT', `The jump chain to ${nameOrId} is longer than ${MAX_HOPS} hops.`, 'Check the tagssh:jump tags for a loop.');
   const [{ resolveTarget }, { jumpHostsFor }] = await Promise.all([import('../aws/resolve.js'), import('../aws/publicAddress.js')]);
   const scope: AwsScope = {};
   if (opts.profile) scope.profile = opts.profile;
@@ -120,7 +123,12 @@ async function build(nameOrId: string, opts: TargetOptions, settings: SshSetting
   });
   const inst = resolved.instance;
   const key = `${inst.region}/${inst.id}`;
-  if (seen.has(key)) throw new AppError('INVALID_INPUT', `The jump chain loops back to ${inst.name ?? inst.id}.`, 'Fix the tagssh:jump tags so that no bastion jumps through itself.');
+  if (seen.has(key))
+    throw new AppError(
+      'INVALID_INPUT',
+      `The jump chain loops back to ${inst.name ?? inst.id}.`,
+      'Fix the tagssh:jump tags so that no bastion jumps through itself.',
+    );
   seen.add(key);
 
   // Bastions: --via, else the instance's tag, else (for the final target only) the settings.
@@ -129,7 +137,14 @@ async function build(nameOrId: string, opts: TargetOptions, settings: SshSetting
   const port = opts.port ?? portTag(inst.tags) ?? settings.port;
   let decision: TransportDecision | undefined;
   if (depth === 0 && !opts.private) {
-    decision = await chooseTransport({ instance: inst, choice: choiceOf(inst), jumpHosts: jumpSpecs, port, ...(scope.profile ? { profile: scope.profile } : {}), ...(opts.transportProbes ? { probes: opts.transportProbes } : {}) });
+    decision = await chooseTransport({
+      instance: inst,
+      choice: choiceOf(inst),
+      jumpHosts: jumpSpecs,
+      port,
+      ...(scope.profile ? { profile: scope.profile } : {}),
+      ...(opts.transportProbes ? { probes: opts.transportProbes } : {}),
+    });
     opts.onTransport?.(decision);
     // A tunnel replaces the bastions.
     if (decision.opener) jumpSpecs = [];

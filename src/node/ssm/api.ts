@@ -68,12 +68,20 @@ export async function streamAgent(streamUrl: string, profile?: string): Promise<
 
 /** Forgets memoised clients (between tests). */
 export function resetSsmClients(): void {
-  for (const c of clients.values()) void c.then((x) => x.destroy(), () => {});
+  for (const c of clients.values())
+    void c.then(
+      (x) => x.destroy(),
+      () => {},
+    );
   clients.clear();
 }
 
 function notManaged(id: string): AppError {
-  return new AppError('CONNECT_FAILED', `${id} is not an SSM managed node: its SSM agent is not running or not registered (no instance profile with AmazonSSMManagedInstanceCore?).`, 'Attach an instance profile with the AmazonSSMManagedInstanceCore policy and check the instance in Systems Manager → Fleet Manager, or use another transport.');
+  return new AppError(
+    'CONNECT_FAILED',
+    `${id} is not an SSM managed node: its SSM agent is not running or not registered (no instance profile with AmazonSSMManagedInstanceCore?).`,
+    'Attach an instance profile with the AmazonSSMManagedInstanceCore policy and check the instance in Systems Manager → Fleet Manager, or use another transport.',
+  );
 }
 
 /** One line for a failed SSM call. */
@@ -82,14 +90,26 @@ export function ssmAppError(e: unknown, o: SsmScope, action: string): AppError {
   const err = e as { name?: string; message?: string; code?: string; $metadata?: { httpStatusCode?: number } };
   const name = err.name ?? '';
   if (name === 'AccessDeniedException' || name === 'AccessDenied' || err.$metadata?.httpStatusCode === 403) {
-    return new AppError('ACCESS_DENIED', `Your AWS identity lacks ssm:${action} on ${o.instanceId} (AccessDenied).`, `Grant ssm:${action} for this instance (and ssm:TerminateSession for your own sessions) in IAM, or use another transport.`);
+    return new AppError(
+      'ACCESS_DENIED',
+      `Your AWS identity lacks ssm:${action} on ${o.instanceId} (AccessDenied).`,
+      `Grant ssm:${action} for this instance (and ssm:TerminateSession for your own sessions) in IAM, or use another transport.`,
+    );
   }
   if (name === 'TargetNotConnected' || name === 'InvalidInstanceId') return notManaged(o.instanceId);
   if (/ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|ECONNRESET|socket hang up|fetch failed/i.test(`${err.code ?? ''} ${err.message ?? ''}`)) {
-    return new AppError('NETWORK', `Could not reach Systems Manager in ${o.region}: ${err.message ?? name}`, 'Check the network, proxy (HTTPS_PROXY) and AWS_ENDPOINT_URL_SSM.');
+    return new AppError(
+      'NETWORK',
+      `Could not reach Systems Manager in ${o.region}: ${err.message ?? name}`,
+      'Check the network, proxy (HTTPS_PROXY) and AWS_ENDPOINT_URL_SSM.',
+    );
   }
   if (name === 'UnrecognizedClientException' || name === 'InvalidClientTokenId' || name === 'ExpiredTokenException') {
-    return new AppError('CREDENTIALS_EXPIRED', `AWS rejected the credentials for Systems Manager (${name}).`, 'Refresh your credentials (aws sso login, or new keys) and try again.');
+    return new AppError(
+      'CREDENTIALS_EXPIRED',
+      `AWS rejected the credentials for Systems Manager (${name}).`,
+      'Refresh your credentials (aws sso login, or new keys) and try again.',
+    );
   }
   return new AppError('AWS_API', `Systems Manager ${action} failed for ${o.instanceId}: ${err.message ?? name}`);
 }
@@ -110,14 +130,18 @@ export async function isManagedNode(o: SsmScope): Promise<boolean> {
 export async function startSession(o: SsmScope & { port?: number }): Promise<StartedSession> {
   const client = await ssmClient(o.region, o.profile);
   const { StartSessionCommand } = cjsExports(await import('@aws-sdk/client-ssm'));
-  const input = o.port === undefined ? { Target: o.instanceId } : { Target: o.instanceId, DocumentName: 'AWS-StartSSHSession', Parameters: { portNumber: [String(o.port)] } };
+  const input =
+    o.port === undefined
+      ? { Target: o.instanceId }
+      : { Target: o.instanceId, DocumentName: 'AWS-StartSSHSession', Parameters: { portNumber: [String(o.port)] } };
   let out;
   try {
     out = await client.send(new StartSessionCommand(input));
   } catch (e) {
     throw ssmAppError(e, o, 'StartSession');
   }
-  if (!out.SessionId || !out.StreamUrl || !out.TokenValue) throw new AppError('AWS_API', `Systems Manager started no usable session for ${o.instanceId} (no stream URL or token).`);
+  if (!out.SessionId || !out.StreamUrl || !out.TokenValue)
+    throw new AppError('AWS_API', `Systems Manager started no usable session for ${o.instanceId} (no stream URL or token).`);
   return { sessionId: out.SessionId, streamUrl: out.StreamUrl, token: out.TokenValue };
 }
 

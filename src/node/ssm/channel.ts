@@ -198,7 +198,9 @@ export class SequencedChannel {
     const now = Date.now();
     for (const o of this.outstanding.values()) {
       if (now - o.firstSentAt > this.giveUp) {
-        return this.fail(new Error(`Session Manager stopped acknowledging data (message ${o.message.sequenceNumber} unacknowledged for ${Math.round(this.giveUp / 1000)} s).`));
+        return this.fail(
+          new Error(`Session Manager stopped acknowledging data (message ${o.message.sequenceNumber} unacknowledged for ${Math.round(this.giveUp / 1000)} s).`),
+        );
       }
       if (now - o.sentAt < this.rto) continue;
       o.sentAt = now;

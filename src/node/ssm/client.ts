@@ -51,7 +51,11 @@ export function checkedStreamUrl(raw: string): URL {
   }
   const loopback = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/.test(url.hostname);
   if (url.protocol !== 'wss:' && !(url.protocol === 'ws:' && loopback)) {
-    throw new AppError('AWS_API', `Session Manager returned a stream URL that is not wss:// (${url.protocol}//${url.host}); the session token would cross the network unencrypted.`, 'Check the SSM endpoint setting (AWS_ENDPOINT_URL_SSM or endpoint_url).');
+    throw new AppError(
+      'AWS_API',
+      `Session Manager returned a stream URL that is not wss:// (${url.protocol}//${url.host}); the session token would cross the network unencrypted.`,
+      'Check the SSM endpoint setting (AWS_ENDPOINT_URL_SSM or endpoint_url).',
+    );
   }
   return url;
 }
@@ -108,7 +112,17 @@ export function openDataChannel(o: DataChannelOptions): Promise<DataChannel> {
       sendFlag: (flag) => channel.send(PAYLOAD_TYPES.flag, flagPayload(flag)),
       close: () => end(),
     };
-    const openTimer = setTimeout(() => end(new AppError('TIMEOUT', `The Session Manager session did not open within ${Math.round((o.openTimeoutMs ?? 15_000) / 1000)} s (${url.host}).`, 'Check that the instance is online in Systems Manager (Fleet Manager) and that its agent can reach ssmmessages.')), o.openTimeoutMs ?? 15_000);
+    const openTimer = setTimeout(
+      () =>
+        end(
+          new AppError(
+            'TIMEOUT',
+            `The Session Manager session did not open within ${Math.round((o.openTimeoutMs ?? 15_000) / 1000)} s (${url.host}).`,
+            'Check that the instance is online in Systems Manager (Fleet Manager) and that its agent can reach ssmmessages.',
+          ),
+        ),
+      o.openTimeoutMs ?? 15_000,
+    );
     const onAbort = () => end(new AppError('CANCELLED', 'Cancelled.'));
     o.signal?.addEventListener('abort', onAbort, { once: true });
 
@@ -139,7 +153,13 @@ export function openDataChannel(o: DataChannelOptions): Promise<DataChannel> {
         case PAYLOAD_TYPES.handshakeComplete:
           return becomeReady();
         case PAYLOAD_TYPES.encChallengeRequest:
-          return end(new AppError('CONNECT_FAILED', 'This Session Manager session asks for KMS encryption, which TagSSH does not support.', 'Turn off KMS encryption in the Session Manager preferences, or use another transport.'));
+          return end(
+            new AppError(
+              'CONNECT_FAILED',
+              'This Session Manager session asks for KMS encryption, which TagSSH does not support.',
+              'Turn off KMS encryption in the Session Manager preferences, or use another transport.',
+            ),
+          );
         default:
           // Agents older than the handshake start with output straight away.
           output(m);
@@ -183,16 +203,41 @@ export function openDataChannel(o: DataChannelOptions): Promise<DataChannel> {
     }
 
     ws.on('open', () => {
-      ws.send(JSON.stringify({ MessageSchemaVersion: '1.0', RequestId: randomUUID(), TokenValue: o.token, ClientId: randomUUID(), ClientVersion: CLIENT_VERSION }));
+      ws.send(
+        JSON.stringify({ MessageSchemaVersion: '1.0', RequestId: randomUUID(), TokenValue: o.token, ClientId: randomUUID(), ClientVersion: CLIENT_VERSION }),
+      );
     });
     ws.on('message', (data, isBinary) => {
       if (!isBinary) return;
       channel.receive(Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer));
     });
     ws.on('unexpected-response', (_req, res) => {
-      end(new AppError(res.statusCode === 401 || res.statusCode === 403 ? 'ACCESS_DENIED' : 'CONNECT_FAILED', `The Session Manager stream refused the connection (HTTP ${res.statusCode}, ${url.host}).`, 'The session token may have expired: try again.'));
+      end(
+        new AppError(
+          res.statusCode === 401 || res.statusCode === 403 ? 'ACCESS_DENIED' : 'CONNECT_FAILED',
+          `The Session Manager stream refused the connection (HTTP ${res.statusCode}, ${url.host}).`,
+          'The session token may have expired: try again.',
+        ),
+      );
     });
-    ws.on('error', (e) => end(new AppError('NETWORK', `Could not reach the Session Manager stream at ${url.host}: ${e.message}`, 'Check that this machine can reach ssmmessages (a proxy or firewall may block WebSockets).')));
-    ws.on('close', (code, reason) => end(ready ? undefined : new AppError('CONNECT_FAILED', `The Session Manager stream closed before the session opened (code ${code}${reason.length ? `: ${reason.toString('utf8')}` : ''}).`)));
+    ws.on('error', (e) =>
+      end(
+        new AppError(
+          'NETWORK',
+          `Could not reach the Session Manager stream at ${url.host}: ${e.message}`,
+          'Check that this machine can reach ssmmessages (a proxy or firewall may block WebSockets).',
+        ),
+      ),
+    );
+    ws.on('close', (code, reason) =>
+      end(
+        ready
+          ? undefined
+          : new AppError(
+              'CONNECT_FAILED',
+              `The Session Manager stream closed before the session opened (code ${code}${reason.length ? `: ${reason.toString('utf8')}` : ''}).`,
+            ),
+      ),
+    );
   });
 }

@@ -114,10 +114,14 @@ export function decodeMessage(frame: Buffer): AgentMessage {
   if (frame.length < PAYLOAD_OFFSET) throw new MalformedFrameError(`${frame.length} bytes, shorter than the ${PAYLOAD_OFFSET}-byte header`);
   const headerLength = frame.readUInt32BE(0);
   if (headerLength !== HEADER_LENGTH) throw new MalformedFrameError(`header length ${headerLength}, expected ${HEADER_LENGTH}`);
-  const messageType = frame.subarray(4, 4 + TYPE_LEN).toString('utf8').replace(/[\s\0]+$/, '');
+  const messageType = frame
+    .subarray(4, 4 + TYPE_LEN)
+    .toString('utf8')
+    .replace(/[\s\0]+$/, '');
   if (!messageType) throw new MalformedFrameError('empty message type');
   const payloadLength = frame.readUInt32BE(116);
-  if (payloadLength !== frame.length - PAYLOAD_OFFSET) throw new MalformedFrameError(`payload length ${payloadLength} but ${frame.length - PAYLOAD_OFFSET} bytes follow the header`);
+  if (payloadLength !== frame.length - PAYLOAD_OFFSET)
+    throw new MalformedFrameError(`payload length ${payloadLength} but ${frame.length - PAYLOAD_OFFSET} bytes follow the header`);
   const payload = Buffer.from(frame.subarray(PAYLOAD_OFFSET));
   if (!payloadDigest(payload).equals(frame.subarray(80, 112))) throw new MalformedFrameError('payload digest does not match the payload');
   const sequence = frame.readBigInt64BE(48);
@@ -162,7 +166,8 @@ export function parseAck(m: AgentMessage): AckContent {
     throw new MalformedFrameError('acknowledge payload is not JSON');
   }
   const a = v as Partial<AckContent> | null;
-  if (!a || typeof a.AcknowledgedMessageSequenceNumber !== 'number' || typeof a.AcknowledgedMessageType !== 'string') throw new MalformedFrameError('acknowledge payload lacks its sequence number or type');
+  if (!a || typeof a.AcknowledgedMessageSequenceNumber !== 'number' || typeof a.AcknowledgedMessageType !== 'string')
+    throw new MalformedFrameError('acknowledge payload lacks its sequence number or type');
   return a as AckContent;
 }
 

@@ -28,7 +28,13 @@ class SsmSocket extends Duplex {
     dc.onOutput = (type, data) => {
       if (type === PAYLOAD_TYPES.output) this.push(data);
       else if (type === PAYLOAD_TYPES.flag && data.length === 4 && data.readUInt32BE(0) === FLAGS.connectToPortError) {
-        this.destroy(new AppError('CONNECT_FAILED', 'Session Manager could not connect to the SSH port on the instance.', 'Check that sshd is running on the instance and listens on that port.'));
+        this.destroy(
+          new AppError(
+            'CONNECT_FAILED',
+            'Session Manager could not connect to the SSH port on the instance.',
+            'Check that sshd is running on the instance and listens on that port.',
+          ),
+        );
       }
     };
     dc.onClose = (err) => {
@@ -47,7 +53,10 @@ class SsmSocket extends Duplex {
   override _write(chunk: Buffer, _enc: BufferEncoding, cb: (e?: Error | null) => void): void {
     void (async () => {
       for (let i = 0; i < chunk.length; i += STREAM_PIECE) await this.dc.write(chunk.subarray(i, i + STREAM_PIECE));
-    })().then(() => cb(), (e: Error) => cb(e));
+    })().then(
+      () => cb(),
+      (e: Error) => cb(e),
+    );
   }
 
   override _final(cb: (e?: Error | null) => void): void {
@@ -85,7 +94,11 @@ export async function openSsmSocket(o: SsmSocketOptions): Promise<Duplex> {
   if (dc.sessionType && dc.sessionType !== 'Port') {
     dc.close();
     await terminateSession(scope, session.sessionId);
-    throw new AppError('CONNECT_FAILED', `Session Manager opened a ${dc.sessionType} session where a port session was asked for.`, 'Check the AWS-StartSSHSession document in this account and region.');
+    throw new AppError(
+      'CONNECT_FAILED',
+      `Session Manager opened a ${dc.sessionType} session where a port session was asked for.`,
+      'Check the AWS-StartSSHSession document in this account and region.',
+    );
   }
   let ended = false;
   return new SsmSocket(dc, () => {

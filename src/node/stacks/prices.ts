@@ -51,7 +51,8 @@ export function hourlyPrice(type: string): number | undefined {
 /** "2 × m5.large ≈ $0.192/hour ($4.61/day)" or "… price unknown". */
 export function estimateText(type: string, count: number): string {
   const p = hourlyPrice(type);
-  if (p === undefined) return `${count} × ${type}: hourly price unknown (not in TagSSH's table of ${PRICES_AS_OF}); check https://aws.amazon.com/ec2/pricing/on-demand/`;
+  if (p === undefined)
+    return `${count} × ${type}: hourly price unknown (not in TagSSH's table of ${PRICES_AS_OF}); check https://aws.amazon.com/ec2/pricing/on-demand/`;
   const hour = p * count;
   return `${count} × ${type} ≈ $${hour.toFixed(3)}/hour ($${(hour * 24).toFixed(2)}/day), ${PRICES_AS_OF}`;
 }

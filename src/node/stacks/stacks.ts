@@ -36,13 +36,19 @@ export function templateNamed(name: string): TemplateDef {
 
 /** CloudFormation's rule for stack names. */
 export function checkStackName(name: string, flag = '--name'): string {
-  if (!/^[A-Za-z][A-Za-z0-9-]{0,127}$/.test(name)) throw new AppError('INVALID_INPUT', `${flag} ${JSON.stringify(name)} is not a valid stack name.`, 'Use letters, digits and hyphens, starting with a letter (at most 128).');
+  if (!/^[A-Za-z][A-Za-z0-9-]{0,127}$/.test(name))
+    throw new AppError(
+      'INVALID_INPUT',
+      `${flag} ${JSON.stringify(name)} is not a valid stack name.`,
+      'Use letters, digits and hyphens, starting with a letter (at most 128).',
+    );
   return name;
 }
 
 /** "m5.large", "c6gn.xlarge", "u-6tb1.metal": the shape EC2 instance types have. */
 export function checkInstanceType(type: string): string {
-  if (!/^[a-z][a-z0-9-]*\.[a-z0-9]+$/.test(type)) throw new AppError('INVALID_INPUT', `--type ${JSON.stringify(type)} is not an EC2 instance type.`, 'Pass a type such as m5.large or c6i.xlarge.');
+  if (!/^[a-z][a-z0-9-]*\.[a-z0-9]+$/.test(type))
+    throw new AppError('INVALID_INPUT', `--type ${JSON.stringify(type)} is not an EC2 instance type.`, 'Pass a type such as m5.large or c6i.xlarge.');
   return type;
 }
 
@@ -111,8 +117,18 @@ async function describe(c: Clients, name: string): Promise<Stack | null> {
 export function checkSshCidr(cidr: string): string {
   const m = /^([0-9a-fA-F:.]+)\/(\d{1,3})$/.exec(cidr.trim());
   const family = m ? isIP(m[1]!) : 0;
-  if (!m || !family || Number(m[2]) > (family === 4 ? 32 : 128)) throw new AppError('INVALID_INPUT', `--ssh-cidr ${JSON.stringify(cidr)} is not a CIDR block.`, 'Pass e.g. --ssh-cidr 203.0.113.7/32, or leave it out to allow your current public IP only.');
-  if (Number(m[2]) === 0) throw new AppError('INVALID_INPUT', `--ssh-cidr ${cidr} would open SSH to the whole internet; TagSSH does not make such stacks.`, 'Leave --ssh-cidr out (your current IP only) or name your own network, e.g. --ssh-cidr 203.0.113.0/24.');
+  if (!m || !family || Number(m[2]) > (family === 4 ? 32 : 128))
+    throw new AppError(
+      'INVALID_INPUT',
+      `--ssh-cidr ${JSON.stringify(cidr)} is not a CIDR block.`,
+      'Pass e.g. --ssh-cidr 203.0.113.7/32, or leave it out to allow your current public IP only.',
+    );
+  if (Number(m[2]) === 0)
+    throw new AppError(
+      'INVALID_INPUT',
+      `--ssh-cidr ${cidr} would open SSH to the whole internet; TagSSH does not make such stacks.`,
+      'Leave --ssh-cidr out (your current IP only) or name your own network, e.g. --ssh-cidr 203.0.113.0/24.',
+    );
   return cidr.trim();
 }
 
@@ -146,7 +162,11 @@ export interface UpPlan {
 }
 
 /** Checks everything that can be checked before asking: the type exists here, no stack of that name, a subnet to use. */
-export async function planUp(scope: AwsScope, region: string, o: { template: string; stackName: string; instanceType: string; keyName: string | null; sshCidr: string; efs: boolean; subnetId?: string }): Promise<UpPlan> {
+export async function planUp(
+  scope: AwsScope,
+  region: string,
+  o: { template: string; stackName: string; instanceType: string; keyName: string | null; sshCidr: string; efs: boolean; subnetId?: string },
+): Promise<UpPlan> {
   const template = templateNamed(o.template);
   checkInstanceType(o.instanceType);
   const ec2sdk: typeof Ec2Module = cjsExports(await import('@aws-sdk/client-ec2'));
@@ -157,8 +177,18 @@ export async function planUp(scope: AwsScope, region: string, o: { template: str
       return await run();
     } catch (e) {
       const err = e as { name?: string };
-      if (err.name === 'InvalidInstanceType' || err.name === 'InvalidParameterValue') throw new AppError('INVALID_INPUT', `--type ${o.instanceType} is not offered in ${region}.`, 'Pass an instance type this region offers (`aws ec2 describe-instance-type-offerings`).');
-      if (err.name?.startsWith('InvalidSubnetID')) throw new AppError('NOT_FOUND', `--subnet ${o.subnetId} does not exist in ${region}.`, 'Pass a subnet of this region (`aws ec2 describe-subnets`), or leave --subnet out to use a default subnet.');
+      if (err.name === 'InvalidInstanceType' || err.name === 'InvalidParameterValue')
+        throw new AppError(
+          'INVALID_INPUT',
+          `--type ${o.instanceType} is not offered in ${region}.`,
+          'Pass an instance type this region offers (`aws ec2 describe-instance-type-offerings`).',
+        );
+      if (err.name?.startsWith('InvalidSubnetID'))
+        throw new AppError(
+          'NOT_FOUND',
+          `--subnet ${o.subnetId} does not exist in ${region}.`,
+          'Pass a subnet of this region (`aws ec2 describe-subnets`), or leave --subnet out to use a default subnet.',
+        );
       throw sdkAppError(e, 'EC2', region, `ec2.${region}`, scope.profile);
     }
   };
@@ -166,15 +196,39 @@ export async function planUp(scope: AwsScope, region: string, o: { template: str
     await ec2call(() => ec2.send(new ec2sdk.DescribeInstanceTypesCommand({ InstanceTypes: [o.instanceType as never] })));
     const existing = await describe(c, o.stackName);
     if (existing) {
-      throw new AppError('INVALID_INPUT', `A stack named ${o.stackName} already exists in ${region} (${existing.StackStatus}).`, existing.Tags?.some((t) => t.Key === TEMPLATE_TAG) ? `Delete it first with \`tagssh stack down ${o.stackName}\`, or choose another --name.` : 'Choose another --name.');
+      throw new AppError(
+        'INVALID_INPUT',
+        `A stack named ${o.stackName} already exists in ${region} (${existing.StackStatus}).`,
+        existing.Tags?.some((t) => t.Key === TEMPLATE_TAG)
+          ? `Delete it first with \`tagssh stack down ${o.stackName}\`, or choose another --name.`
+          : 'Choose another --name.',
+      );
     }
     const subnets = await ec2call(() =>
       ec2.send(new ec2sdk.DescribeSubnetsCommand(o.subnetId ? { SubnetIds: [o.subnetId] } : { Filters: [{ Name: 'default-for-az', Values: ['true'] }] })),
     );
-    const list = (subnets.Subnets ?? []).filter((s) => s.SubnetId && s.VpcId).sort((a, b) => (a.AvailabilityZone ?? '').localeCompare(b.AvailabilityZone ?? ''));
+    const list = (subnets.Subnets ?? [])
+      .filter((s) => s.SubnetId && s.VpcId)
+      .sort((a, b) => (a.AvailabilityZone ?? '').localeCompare(b.AvailabilityZone ?? ''));
     const subnet = list[0];
-    if (!subnet) throw new AppError('NOT_FOUND', `No default subnet in ${region} to put the stack in.`, 'Pass --subnet subnet-… (one subnet, so both instances share its AZ).');
-    return { template, stackName: o.stackName, region, instanceType: o.instanceType, keyName: o.keyName, sshCidr: o.sshCidr, efs: o.efs, vpcId: subnet.VpcId!, subnetId: subnet.SubnetId!, az: subnet.AvailabilityZone ?? '' };
+    if (!subnet)
+      throw new AppError(
+        'NOT_FOUND',
+        `No default subnet in ${region} to put the stack in.`,
+        'Pass --subnet subnet-… (one subnet, so both instances share its AZ).',
+      );
+    return {
+      template,
+      stackName: o.stackName,
+      region,
+      instanceType: o.instanceType,
+      keyName: o.keyName,
+      sshCidr: o.sshCidr,
+      efs: o.efs,
+      vpcId: subnet.VpcId!,
+      subnetId: subnet.SubnetId!,
+      az: subnet.AvailabilityZone ?? '',
+    };
   } finally {
     ec2.destroy();
     c.close();
@@ -213,7 +267,12 @@ export async function stackUp(scope: AwsScope, plan: UpPlan, onProgress: (msg: s
         const s = await describe(c, plan.stackName);
         const status = s?.StackStatus ?? 'DELETE_COMPLETE';
         if (status === 'CREATE_COMPLETE') return summaryOf(s!);
-        if (status !== 'CREATE_IN_PROGRESS') throw new AppError('AWS_API', `Stack ${plan.stackName} was not created (${status}): ${await failureReasons(c, plan.stackName)}`, 'Fix the cause, then run `tagssh stack up` again (a failed stack is deleted by itself).');
+        if (status !== 'CREATE_IN_PROGRESS')
+          throw new AppError(
+            'AWS_API',
+            `Stack ${plan.stackName} was not created (${status}): ${await failureReasons(c, plan.stackName)}`,
+            'Fix the cause, then run `tagssh stack up` again (a failed stack is deleted by itself).',
+          );
         const done = await resourcesDone(c, plan.stackName);
         onProgress(`Creating ${plan.stackName}: ${done} resources ready… (${Math.round(elapsed / 1000)} s)`);
         return undefined;
@@ -237,7 +296,9 @@ async function resourcesDone(c: Clients, name: string): Promise<number> {
 async function failureReasons(c: Clients, name: string): Promise<string> {
   try {
     const res = await c.cfn.send(new c.sdk.DescribeStackEventsCommand({ StackName: name }));
-    const reasons = (res.StackEvents ?? []).filter((e) => /FAILED/.test(e.ResourceStatus ?? '') && e.ResourceStatusReason).map((e) => `${e.LogicalResourceId}: ${e.ResourceStatusReason}`);
+    const reasons = (res.StackEvents ?? [])
+      .filter((e) => /FAILED/.test(e.ResourceStatus ?? '') && e.ResourceStatusReason)
+      .map((e) => `${e.LogicalResourceId}: ${e.ResourceStatusReason}`);
     return reasons.slice(0, 3).join('; ') || 'no reason given';
   } catch {
     return 'no reason given';
@@ -249,8 +310,14 @@ export async function tagsshStack(scope: AwsScope, region: string, name: string)
   const c = await cfnClient(scope, region);
   try {
     const s = await describe(c, name);
-    if (!s || s.StackStatus === 'DELETE_COMPLETE') throw new AppError('NOT_FOUND', `No stack named ${name} in ${region}.`, '`tagssh stack list` shows the stacks TagSSH made.');
-    if (!s.Tags?.some((t) => t.Key === TEMPLATE_TAG)) throw new AppError('INVALID_INPUT', `Stack ${name} was not made by TagSSH (it has no ${TEMPLATE_TAG} tag); TagSSH deletes only its own stacks.`, 'Delete it in the CloudFormation console or with `aws cloudformation delete-stack` if you really mean to.');
+    if (!s || s.StackStatus === 'DELETE_COMPLETE')
+      throw new AppError('NOT_FOUND', `No stack named ${name} in ${region}.`, '`tagssh stack list` shows the stacks TagSSH made.');
+    if (!s.Tags?.some((t) => t.Key === TEMPLATE_TAG))
+      throw new AppError(
+        'INVALID_INPUT',
+        `Stack ${name} was not made by TagSSH (it has no ${TEMPLATE_TAG} tag); TagSSH deletes only its own stacks.`,
+        'Delete it in the CloudFormation console or with `aws cloudformation delete-stack` if you really mean to.',
+      );
     return summaryOf(s);
   } finally {
     c.close();
@@ -268,7 +335,12 @@ export async function stackDown(scope: AwsScope, region: string, name: string, o
         const s = await describe(c, name);
         const status = s?.StackStatus ?? 'DELETE_COMPLETE';
         if (status === 'DELETE_COMPLETE') return true;
-        if (status === 'DELETE_FAILED') throw new AppError('AWS_API', `Stack ${name} could not be deleted: ${await failureReasons(c, name)}`, 'Remove what blocks it in the console, then run `tagssh stack down` again.');
+        if (status === 'DELETE_FAILED')
+          throw new AppError(
+            'AWS_API',
+            `Stack ${name} could not be deleted: ${await failureReasons(c, name)}`,
+            'Remove what blocks it in the console, then run `tagssh stack down` again.',
+          );
         onProgress(`Deleting ${name}: ${status}… (${Math.round(elapsed / 1000)} s)`);
         return undefined;
       },

@@ -88,7 +88,11 @@ export function withFileLock<T>(path: string, body: () => T): T {
       continue;
     }
     if (Date.now() > deadline) {
-      throw new AppError('TIMEOUT', `${path} is locked by another TagSSH process (${current || 'unknown'}).`, `If no TagSSH is running, delete ${lockPath} and try again.`);
+      throw new AppError(
+        'TIMEOUT',
+        `${path} is locked by another TagSSH process (${current || 'unknown'}).`,
+        `If no TagSSH is running, delete ${lockPath} and try again.`,
+      );
     }
     sleep(5 + Math.floor(Math.random() * 20));
   }

@@ -31,7 +31,11 @@ export function readJsonFile<T>(path: string, schemaVersion: number, fallback: (
     throw new AppError('INVALID_INPUT', `${path} is not a TagSSH file (no schemaVersion).`, 'Move the file aside and try again.');
   }
   if (parsed.schemaVersion > schemaVersion) {
-    throw new AppError('INVALID_INPUT', `${path} was written by a newer TagSSH (schema ${parsed.schemaVersion} > ${schemaVersion}).`, 'Upgrade TagSSH; this version will not overwrite newer data.');
+    throw new AppError(
+      'INVALID_INPUT',
+      `${path} was written by a newer TagSSH (schema ${parsed.schemaVersion} > ${schemaVersion}).`,
+      'Upgrade TagSSH; this version will not overwrite newer data.',
+    );
   }
   return validate ? validate(parsed.data) : (parsed.data as T);
 }

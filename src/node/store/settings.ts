@@ -24,7 +24,11 @@ export function parseSettings(raw: unknown, where = 'settings'): Settings {
   const r = SettingsSchema.safeParse(raw ?? {});
   if (!r.success) {
     const issue = r.error.issues[0];
-    throw new AppError('INVALID_INPUT', `${where}: ${issue?.path.join('.') || 'value'} — ${issue?.message ?? 'invalid'}.`, 'Fix the value in Settings (or the file) and try again.');
+    throw new AppError(
+      'INVALID_INPUT',
+      `${where}: ${issue?.path.join('.') || 'value'} — ${issue?.message ?? 'invalid'}.`,
+      'Fix the value in Settings (or the file) and try again.',
+    );
   }
   return r.data;
 }

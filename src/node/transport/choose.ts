@@ -49,7 +49,8 @@ export function transportChoiceFor(instance: Pick<Instance, 'tags'>, flag: Trans
   if (flag) return flag;
   const tag = instance.tags[TAG.transport]?.trim();
   if (tag) {
-    if (!isTransportChoice(tag)) throw new AppError('INVALID_INPUT', `The ${TAG.transport} tag "${tag}" is not a transport.`, `Set it to one of ${TRANSPORT_CHOICES.join(', ')}.`);
+    if (!isTransportChoice(tag))
+      throw new AppError('INVALID_INPUT', `The ${TAG.transport} tag "${tag}" is not a transport.`, `Set it to one of ${TRANSPORT_CHOICES.join(', ')}.`);
     return tag;
   }
   return setting ?? 'auto';
@@ -66,9 +67,13 @@ export function needsPrivateAddress(instance: Pick<Instance, 'publicIp' | 'state
   return instance.state === 'running' && !instance.publicIp;
 }
 
-
 function notManagedError(instance: Instance): AppError {
-  return new AppError('NOT_FOUND', `${label(instance)} is not an SSM managed node (Systems Manager does not list it online in ${instance.region}).`, 'Install and start the SSM Agent, give the instance a role with AmazonSSMManagedInstanceCore, or choose another transport.', { missing: 'ssm-managed-node' });
+  return new AppError(
+    'NOT_FOUND',
+    `${label(instance)} is not an SSM managed node (Systems Manager does not list it online in ${instance.region}).`,
+    'Install and start the SSM Agent, give the instance a role with AmazonSSMManagedInstanceCore, or choose another transport.',
+    { missing: 'ssm-managed-node' },
+  );
 }
 
 export interface ChooseOptions {
@@ -108,7 +113,13 @@ export async function chooseTransport(o: ChooseOptions): Promise<TransportDecisi
     case 'direct':
       return { name: 'direct', why: 'asked for' };
     case 'jump':
-      if (!o.jumpHosts.length) throw new AppError('INVALID_INPUT', `The jump transport was asked for ${label(instance)}, but no jump host is configured for it.`, `Name one with --via, the ${TAG.jump} tag or the settings' jump host.`, { missing: 'jump-host' });
+      if (!o.jumpHosts.length)
+        throw new AppError(
+          'INVALID_INPUT',
+          `The jump transport was asked for ${label(instance)}, but no jump host is configured for it.`,
+          `Name one with --via, the ${TAG.jump} tag or the settings' jump host.`,
+          { missing: 'jump-host' },
+        );
       return { name: 'jump', why: 'asked for' };
     case 'eice': {
       const endpoint = await probes.findEndpoint(instance, o.profile);
@@ -152,7 +163,11 @@ export async function chooseTransport(o: ChooseOptions): Promise<TransportDecisi
  * Whether the instance's port answers through the transport the choice will take, for the wait
  * after a start (null: a plain TCP connect decides). Never throws: not yet is false.
  */
-export function answersThrough(choice: TransportChoice, profile?: string, probes: TransportProbes = defaultProbes): ((instance: Instance, address: string, port: number) => Promise<boolean>) | null {
+export function answersThrough(
+  choice: TransportChoice,
+  profile?: string,
+  probes: TransportProbes = defaultProbes,
+): ((instance: Instance, address: string, port: number) => Promise<boolean>) | null {
   if (choice !== 'eice' && choice !== 'ssm') return null;
   return async (instance, _address, port) => {
     try {

@@ -34,7 +34,6 @@ export interface EiceSocketOptions {
   timeoutMs?: number;
 }
 
-
 export function noEndpointError(instance: Pick<Instance, 'id' | 'name' | 'vpcId' | 'region'>): AppError {
   return new AppError(
     'NOT_FOUND',
@@ -45,11 +44,30 @@ export function noEndpointError(instance: Pick<Instance, 'id' | 'name' | 'vpcId'
 }
 
 /** The presigned wss:// URL of a tunnel to privateIp:port through `endpoint`. */
-export async function eiceTunnelUrl(o: { endpoint: InstanceConnectEndpoint; privateIp: string; port: number; region: string; profile?: string; date?: Date }): Promise<string> {
+export async function eiceTunnelUrl(o: {
+  endpoint: InstanceConnectEndpoint;
+  privateIp: string;
+  port: number;
+  region: string;
+  profile?: string;
+  date?: Date;
+}): Promise<string> {
   const base = (process.env[EICE_ENDPOINT_ENV] || `wss://${o.endpoint.dnsName}`).replace(/\/+$/, '');
-  const query = new URLSearchParams({ instanceConnectEndpointId: o.endpoint.id, remotePort: String(o.port), privateIpAddress: o.privateIp, maxTunnelDuration: String(MAX_TUNNEL_SECONDS) });
+  const query = new URLSearchParams({
+    instanceConnectEndpointId: o.endpoint.id,
+    remotePort: String(o.port),
+    privateIpAddress: o.privateIp,
+    maxTunnelDuration: String(MAX_TUNNEL_SECONDS),
+  });
   const credentials = await credentialsFor(o.profile)();
-  return presignUrl({ url: `${base}/openTunnel?${query}`, region: o.region, service: 'ec2-instance-connect', credentials, expiresSeconds: PRESIGN_SECONDS, ...(o.date ? { date: o.date } : {}) });
+  return presignUrl({
+    url: `${base}/openTunnel?${query}`,
+    region: o.region,
+    service: 'ec2-instance-connect',
+    credentials,
+    expiresSeconds: PRESIGN_SECONDS,
+    ...(o.date ? { date: o.date } : {}),
+  });
 }
 
 /**
@@ -58,10 +76,21 @@ export async function eiceTunnelUrl(o: { endpoint: InstanceConnectEndpoint; priv
  */
 export async function openEiceSocket(o: EiceSocketOptions): Promise<Duplex> {
   const { instance } = o;
-  if (!instance.privateIp) throw new AppError('NOT_FOUND', `${label(instance)} has no private IP address for an EC2 Instance Connect Endpoint to reach.`, 'Check the instance in the EC2 console.');
+  if (!instance.privateIp)
+    throw new AppError(
+      'NOT_FOUND',
+      `${label(instance)} has no private IP address for an EC2 Instance Connect Endpoint to reach.`,
+      'Check the instance in the EC2 console.',
+    );
   const endpoint = o.endpoint ?? (await findInstanceConnectEndpoint(instance, o.profile));
   if (!endpoint) throw noEndpointError(instance);
-  const url = await eiceTunnelUrl({ endpoint, privateIp: instance.privateIp, port: o.port, region: instance.region, ...(o.profile !== undefined ? { profile: o.profile } : {}) });
+  const url = await eiceTunnelUrl({
+    endpoint,
+    privateIp: instance.privateIp,
+    port: o.port,
+    region: instance.region,
+    ...(o.profile !== undefined ? { profile: o.profile } : {}),
+  });
   const target = new URL(url);
   const agent = target.protocol === 'wss:' ? await agentFor(new URL(`https://${target.host}`), (await ec2Settings(o.profile)).caBundle) : undefined;
   const timeoutMs = o.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -72,7 +101,17 @@ export async function openEiceSocket(o: EiceSocketOptions): Promise<Duplex> {
     const ws = new WebSocket(url, { handshakeTimeout: timeoutMs, perMessageDeflate: false, ...(agent ? { agent } : {}) });
     let stream: Duplex | undefined;
     let settled = false;
-    const timer = setTimeout(() => fail(new AppError('TIMEOUT', `${label(instance)} did not answer on port ${o.port} through ${via} within ${Math.round(timeoutMs / 1000)} s.`, 'Check that the instance is running and its security group allows the port from the endpoint\'s security group.')), timeoutMs);
+    const timer = setTimeout(
+      () =>
+        fail(
+          new AppError(
+            'TIMEOUT',
+            `${label(instance)} did not answer on port ${o.port} through ${via} within ${Math.round(timeoutMs / 1000)} s.`,
+            "Check that the instance is running and its security group allows the port from the endpoint's security group.",
+          ),
+        ),
+      timeoutMs,
+    );
     const onAbort = () => fail(new AppError('CANCELLED', `Connecting to ${label(instance)} was cancelled.`));
     o.signal?.addEventListener('abort', onAbort, { once: true });
     function done() {
@@ -93,10 +132,32 @@ export async function openEiceSocket(o: EiceSocketOptions): Promise<Duplex> {
       const status = res.statusCode ?? 0;
       res.resume();
       if (status === 403 || status === 401)
-        fail(new AppError('ACCESS_DENIED', `${via} refused the tunnel to ${label(instance)} (HTTP ${status}): your AWS role lacks ec2-instance-connect:OpenTunnel for it, or the request's signature or time was refused.`, 'Ask for ec2-instance-connect:OpenTunnel on the endpoint, and check this computer\'s clock.', { permission: 'ec2-instance-connect:OpenTunnel' }));
-      else fail(new AppError('CONNECT_FAILED', `${via} refused the tunnel to ${label(instance)} (HTTP ${status}).`, 'Check the endpoint is available in the VPC console and try again.'));
+        fail(
+          new AppError(
+            'ACCESS_DENIED',
+            `${via} refused the tunnel to ${label(instance)} (HTTP ${status}): your AWS role lacks ec2-instance-connect:OpenTunnel for it, or the request's signature or time was refused.`,
+            "Ask for ec2-instance-connect:OpenTunnel on the endpoint, and check this computer's clock.",
+            { permission: 'ec2-instance-connect:OpenTunnel' },
+          ),
+        );
+      else
+        fail(
+          new AppError(
+            'CONNECT_FAILED',
+            `${via} refused the tunnel to ${label(instance)} (HTTP ${status}).`,
+            'Check the endpoint is available in the VPC console and try again.',
+          ),
+        );
     });
-    ws.once('error', (e: Error & { code?: string }) => fail(new AppError('CONNECT_FAILED', `Cannot reach ${via} at ${target.host}: ${e.code ?? e.message}.`, 'Check your network, proxy (HTTPS_PROXY) or VPN, then try again.')));
+    ws.once('error', (e: Error & { code?: string }) =>
+      fail(
+        new AppError(
+          'CONNECT_FAILED',
+          `Cannot reach ${via} at ${target.host}: ${e.code ?? e.message}.`,
+          'Check your network, proxy (HTTPS_PROXY) or VPN, then try again.',
+        ),
+      ),
+    );
     ws.once('open', () => {
       stream = createWebSocketStream(ws, { allowHalfOpen: false });
       stream.on('error', () => {}); // until the caller attaches its own
@@ -110,7 +171,7 @@ export async function openEiceSocket(o: EiceSocketOptions): Promise<Duplex> {
           new AppError(
             'CONNECT_FAILED',
             `${via} opened a tunnel, but ${label(instance)} did not accept TCP on ${instance.privateIp}:${o.port}: its security group must allow port ${o.port} from the endpoint's security group.`,
-            'Add an inbound rule for the port from the endpoint\'s security group, and check that the service listens on it.',
+            "Add an inbound rule for the port from the endpoint's security group, and check that the service listens on it.",
             { missing: 'security-group-rule', endpointId: endpoint.id },
           ),
         ),

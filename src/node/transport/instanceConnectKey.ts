@@ -20,6 +20,11 @@ export async function pushFreshKey(o: InstanceConnectPush): Promise<ParsedKey> {
   const parsed = ssh2.utils.parseKey(pair.private);
   const key = Array.isArray(parsed) ? parsed[0] : parsed;
   if (!key || key instanceof Error) throw new AppError('INTERNAL', 'Could not make a key for EC2 Instance Connect.');
-  await sendSshPublicKey({ instance: { id: o.instanceId, region: o.region, az: o.az ?? null }, user: o.user, publicKey: pair.public.trim(), ...(o.profile !== undefined ? { profile: o.profile } : {}) });
+  await sendSshPublicKey({
+    instance: { id: o.instanceId, region: o.region, az: o.az ?? null },
+    user: o.user,
+    publicKey: pair.public.trim(),
+    ...(o.profile !== undefined ? { profile: o.profile } : {}),
+  });
   return key;
 }

@@ -40,7 +40,13 @@ export function presignUrl(input: PresignInput): string {
   const now = amzDate(input.date ?? new Date());
   const scope = `${now.slice(0, 8)}/${input.region}/${input.service}/aws4_request`;
   const params: Array<[string, string]> = [...url.searchParams.entries()];
-  params.push(['X-Amz-Algorithm', 'AWS4-HMAC-SHA256'], ['X-Amz-Credential', `${input.credentials.accessKeyId}/${scope}`], ['X-Amz-Date', now], ['X-Amz-Expires', String(input.expiresSeconds)], ['X-Amz-SignedHeaders', 'host']);
+  params.push(
+    ['X-Amz-Algorithm', 'AWS4-HMAC-SHA256'],
+    ['X-Amz-Credential', `${input.credentials.accessKeyId}/${scope}`],
+    ['X-Amz-Date', now],
+    ['X-Amz-Expires', String(input.expiresSeconds)],
+    ['X-Amz-SignedHeaders', 'host'],
+  );
   if (input.credentials.sessionToken) params.push(['X-Amz-Security-Token', input.credentials.sessionToken]);
   const query = canonicalQuery(params);
   const canonicalRequest = ['GET', url.pathname || '/', query, `host:${url.host}\n`, 'host', EMPTY_SHA256].join('\n');

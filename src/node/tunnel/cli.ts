@@ -27,7 +27,11 @@ export function problemWords(kind: TunnelKind, p: TunnelProblem, spec: TunnelSpe
     case 'syntax':
       return `expected ${FORM[kind]}`;
     case 'portInvalid':
-      return p.field === 'hostPort' ? 'the host port must be a number from 1 to 65535' : kind === 'remote' ? 'the port must be a number from 1 to 65535' : 'the port must be a number from 1 to 65535 (or 0 for any free port)';
+      return p.field === 'hostPort'
+        ? 'the host port must be a number from 1 to 65535'
+        : kind === 'remote'
+          ? 'the port must be a number from 1 to 65535'
+          : 'the port must be a number from 1 to 65535 (or 0 for any free port)';
     case 'portPrivileged':
       return `local port ${spec?.port} is below 1024, which only root may listen on; pick 1024 or above`;
     case 'hostMissing':
@@ -57,11 +61,17 @@ export function specsFromFlags(flags: Pick<TunnelFlags, 'local' | 'dynamic' | 'r
     for (const text of texts ?? []) {
       const { spec, problems } = parseTunnelText(kind, text, asRoot);
       const first = problems[0];
-      if (first || !spec) throw new AppError('INVALID_INPUT', `${FLAG[kind]} ${escapeControls(text)}: ${first ? problemWords(kind, first, spec) : `expected ${FORM[kind]}`}.`, `Example: tagssh tunnel NAME ${kind === 'dynamic' ? '-D 1080' : `${FLAG[kind]} 8080:localhost:80`}`);
+      if (first || !spec)
+        throw new AppError(
+          'INVALID_INPUT',
+          `${FLAG[kind]} ${escapeControls(text)}: ${first ? problemWords(kind, first, spec) : `expected ${FORM[kind]}`}.`,
+          `Example: tagssh tunnel NAME ${kind === 'dynamic' ? '-D 1080' : `${FLAG[kind]} 8080:localhost:80`}`,
+        );
       out.push(spec);
     }
   }
-  if (out.length === 0) throw new AppError('INVALID_INPUT', 'Nothing to forward: give at least one -L, -D or -R.', 'Example: tagssh tunnel NAME -L 8080:localhost:80');
+  if (out.length === 0)
+    throw new AppError('INVALID_INPUT', 'Nothing to forward: give at least one -L, -D or -R.', 'Example: tagssh tunnel NAME -L 8080:localhost:80');
   return out;
 }
 
@@ -107,7 +117,8 @@ export async function runTunnel(name: string, flags: TunnelFlags): Promise<numbe
   let last: TunnelStatus['state'] = st.state;
   runner.on('state', (s: TunnelStatus) => {
     const why = s.error ? `: ${escapeControls(s.error.message)}` : '';
-    if (s.state === 'reconnecting' && last !== 'reconnecting') process.stderr.write(`Connection to ${label} lost${why} — reconnecting (listeners stay open)…\n`);
+    if (s.state === 'reconnecting' && last !== 'reconnecting')
+      process.stderr.write(`Connection to ${label} lost${why} — reconnecting (listeners stay open)…\n`);
     else if (s.state === 'reconnecting') process.stderr.write(`Reconnect to ${label} failed${why}; trying again…\n`);
     else if (s.state === 'open' && last === 'reconnecting') {
       process.stderr.write(`Reconnected to ${label}.\n`);

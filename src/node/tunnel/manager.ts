@@ -44,7 +44,15 @@ export class TunnelManager extends EventEmitter {
     const s = r.status();
     const f = s.forwards[0]!;
     const error = s.error ?? (f.error ? { code: 'REMOTE_FAILED', message: f.error } : null);
-    return { id, state: s.state, address: f.address, bytesIn: f.bytesIn, bytesOut: f.bytesOut, active: f.active, error: s.state === 'open' && !f.error ? null : error };
+    return {
+      id,
+      state: s.state,
+      address: f.address,
+      bytesIn: f.bytesIn,
+      bytesOut: f.bytesOut,
+      active: f.active,
+      error: s.state === 'open' && !f.error ? null : error,
+    };
   }
 
   /** Binds and connects; resolves with the status once open, rejects (state "failed") when it cannot. */

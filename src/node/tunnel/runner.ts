@@ -137,13 +137,22 @@ export class TunnelRunner extends EventEmitter {
   private listen(f: Forward, index: number): Promise<void> {
     const spec = f.status.spec;
     const host = spec.bind ?? DEFAULT_BIND;
-    const server = net.createServer({ noDelay: true, allowHalfOpen: true }, (sock) => (spec.kind === 'dynamic' ? this.onSocks(f, sock) : this.onLocal(f, sock)));
+    const server = net.createServer({ noDelay: true, allowHalfOpen: true }, (sock) =>
+      spec.kind === 'dynamic' ? this.onSocks(f, sock) : this.onLocal(f, sock),
+    );
     f.server = server;
     return new Promise((resolve, reject) => {
       server.once('error', (err: NodeJS.ErrnoException) => {
         const problem = listenProblem(err);
         const words = problem ? LISTEN_WORDS[problem] : `cannot be listened on (${err.code ?? err.message})`;
-        reject(new AppError('INVALID_INPUT', `Local port ${spec.port} on ${host} ${words}.`, problem === 'portInUse' ? 'Pick another local port, or stop what listens there.' : undefined, { forward: index, problem: problem ?? 'bindUnavailable' }));
+        reject(
+          new AppError(
+            'INVALID_INPUT',
+            `Local port ${spec.port} on ${host} ${words}.`,
+            problem === 'portInUse' ? 'Pick another local port, or stop what listens there.' : undefined,
+            { forward: index, problem: problem ?? 'bindUnavailable' },
+          ),
+        );
       });
       server.listen({ port: spec.port, host, exclusive: true }, () => {
         const a = server.address() as net.AddressInfo;

@@ -22,7 +22,13 @@ export function savedTunnelsPath(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 export function jsonTunnelStore(path = savedTunnelsPath()): SavedTunnelStore {
-  const read = () => readJsonFile(path, SCHEMA_VERSION, () => [], (raw) => FileSchema.parse(raw));
+  const read = () =>
+    readJsonFile(
+      path,
+      SCHEMA_VERSION,
+      () => [],
+      (raw) => FileSchema.parse(raw),
+    );
   return {
     list: read,
     update(change) {

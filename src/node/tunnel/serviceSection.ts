@@ -65,8 +65,10 @@ export function tunnelsSection(o: TunnelsSectionOptions = {}): HandlerSection {
       },
       'tunnels.save'(input) {
         const problems = tunnelProblems(specOf({ ...input, id: 'unsaved' }), process.getuid?.() === 0);
-        if (problems.length) throw new AppError('INVALID_INPUT', `The tunnel is not valid: ${problems.map((p) => `${p.field} ${p.code}`).join(', ')}.`, undefined, { problems });
-        if (input.id && manager.isRunning(input.id)) throw new AppError('INVALID_INPUT', 'Stop the tunnel before changing it.', undefined, { problems: [], running: true });
+        if (problems.length)
+          throw new AppError('INVALID_INPUT', `The tunnel is not valid: ${problems.map((p) => `${p.field} ${p.code}`).join(', ')}.`, undefined, { problems });
+        if (input.id && manager.isRunning(input.id))
+          throw new AppError('INVALID_INPUT', 'Stop the tunnel before changing it.', undefined, { problems: [], running: true });
         const saved: SavedTunnel = { ...input, id: input.id ?? randomUUID() };
         store.update((list) => (list.some((t) => t.id === saved.id) ? list.map((t) => (t.id === saved.id ? saved : t)) : [...list, saved]));
         return saved;

@@ -30,7 +30,12 @@ export async function concurrentTrust(opts: ScenarioOptions): Promise<FaultRow> 
     const have = new KnownHostsStore(path).list().length;
     const lost = procs * each - have;
     opts.log(`concurrent trust: ${have} of ${procs * each}`);
-    return { fault: `${procs} processes trusting different hosts at once`, figure: `${lost} of ${procs * each} entries lost`, target: '0 lost', pass: lost === 0 };
+    return {
+      fault: `${procs} processes trusting different hosts at once`,
+      figure: `${lost} of ${procs * each} entries lost`,
+      target: '0 lost',
+      pass: lost === 0,
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -34,7 +34,11 @@ export async function ec2Bursts(opts: ScenarioOptions): Promise<FaultRow[]> {
     proxy.failNext(2);
     const before = proxy.stats().failed;
     await refresh.click();
-    await until(async () => (!/refreshing/i.test(await status.innerText()) && proxy.stats().failed - before === 2 ? true : undefined), 30_000, 'the refresh never finished');
+    await until(
+      async () => (!/refreshing/i.test(await status.innerText()) && proxy.stats().failed - before === 2 ? true : undefined),
+      30_000,
+      'the refresh never finished',
+    );
     const shortText = await status.innerText();
     const shortOk = !(await status.getAttribute('class'))?.includes('error') && (await row.count()) === 1;
     opts.log(`short burst: status "${shortText}"`);
@@ -56,7 +60,11 @@ export async function ec2Bursts(opts: ScenarioOptions): Promise<FaultRow[]> {
     proxy.failNext(0);
     const t1 = Date.now();
     // Recovery without a click: the list's own timers only.
-    const byItself = await until(async () => ((await status.getAttribute('class'))?.includes('error') ? undefined : true), opts.quick ? 5_000 : 60_000, 'stays in error').catch(() => false);
+    const byItself = await until(
+      async () => ((await status.getAttribute('class'))?.includes('error') ? undefined : true),
+      opts.quick ? 5_000 : 60_000,
+      'stays in error',
+    ).catch(() => false);
     const byItselfMs = Date.now() - t1;
     let clickMs = 0;
     if (!byItself) {

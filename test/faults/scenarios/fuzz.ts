@@ -26,7 +26,14 @@ function wsMessages(n: number): string[] {
   const arb = fc.oneof(
     fc.string({ maxLength: 200 }),
     fc.json({ maxDepth: 6 }),
-    fc.record({ t: fc.constantFrom('req', 'res', 'evt', 'REQ', ''), id: fc.oneof(fc.integer(), fc.double(), fc.string(), fc.constant(null)), method: fc.oneof(fc.constantFrom(...METHODS), fc.string()), params: fc.anything() }).map((o) => JSON.stringify(o)),
+    fc
+      .record({
+        t: fc.constantFrom('req', 'res', 'evt', 'REQ', ''),
+        id: fc.oneof(fc.integer(), fc.double(), fc.string(), fc.constant(null)),
+        method: fc.oneof(fc.constantFrom(...METHODS), fc.string()),
+        params: fc.anything(),
+      })
+      .map((o) => JSON.stringify(o)),
     fc.record({ t: fc.constant('req'), id: fc.nat(), method: fc.constantFrom(...SAFE), params: fc.anything({ maxDepth: 3 }) }).map((o) => JSON.stringify(o)),
     fc.nat({ max: 5000 }).map((d) => '['.repeat(d) + ']'.repeat(d)),
     fc.nat({ max: 5000 }).map((d) => `{"t":"req","id":1,"method":"settings.set","params":${'{"a":'.repeat(d)}1${'}'.repeat(d)}}`),
@@ -115,4 +122,3 @@ export async function fuzzIpcValidator(opts: ScenarioOptions): Promise<FaultRow>
     rmSync(home, { recursive: true, force: true });
   }
 }
-

@@ -54,7 +54,9 @@ export async function manySessions(opts: ScenarioOptions): Promise<FaultRow> {
     const perSession = (process.memoryUsage().rss - rssBefore) / Math.max(1, ids.length - 1);
     await Promise.all(ids.map((id) => ui.call('session.close', { sessionId: id })));
     ui.close();
-    opts.log(`sessions: ${ids.length} open (${failures.length} failed) in ${openMs} ms, ${echoed} echoed, ${crossed} crossed, ${(perSession / 1024).toFixed(0)} KiB each`);
+    opts.log(
+      `sessions: ${ids.length} open (${failures.length} failed) in ${openMs} ms, ${echoed} echoed, ${crossed} crossed, ${(perSession / 1024).toFixed(0)} KiB each`,
+    );
     return {
       fault: `${n} concurrent sessions from one UI`,
       figure: `${echoed} of ${n} echoed, ${crossed} crossed, ${failures.length} failed opens; opened in ${seconds(openMs)}; backend memory ≈ ${(perSession / 1024).toFixed(0)} KiB/session`,

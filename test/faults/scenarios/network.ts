@@ -61,7 +61,10 @@ export async function sshdKilledUnderTab(opts: ScenarioOptions): Promise<FaultRo
     const prompt = () => until(async () => ((await terminalText(page).catch(() => '')).match(/[#$]\s*$/m) ? true : undefined), 20_000, 'no shell prompt');
     await prompt();
     const daemon = lab.hosts['web-1']!.pid!;
-    const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(daemon)], { encoding: 'utf8' }).split(/\s+/).filter(Boolean).map(Number);
+    const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(daemon)], { encoding: 'utf8' })
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(Number);
     const t0 = Date.now();
     for (const pid of children) process.kill(pid, 'SIGKILL');
     const reconnect = panel().getByRole('button', { name: 'Reconnect' });
@@ -71,7 +74,17 @@ export async function sshdKilledUnderTab(opts: ScenarioOptions): Promise<FaultRo
     const painted = await terminalText(page);
     await reconnect.click();
     const t1 = Date.now();
-    await until(async () => ((await panel().locator('.term-status').isVisible().catch(() => true)) ? undefined : true), 20_000, 'Reconnect did not bring the shell back').catch(() => undefined);
+    await until(
+      async () =>
+        (await panel()
+          .locator('.term-status')
+          .isVisible()
+          .catch(() => true))
+          ? undefined
+          : true,
+      20_000,
+      'Reconnect did not bring the shell back',
+    ).catch(() => undefined);
     await page.keyboard.type('echo back-$((40+2))\n');
     await until(async () => ((await terminalText(page)).includes('back-42') ? true : undefined), 20_000, 'the reconnected shell does not answer');
     const reconnectMs = Date.now() - t1;
@@ -113,12 +126,17 @@ export async function blackholedHost(opts: ScenarioOptions): Promise<FaultRow[]>
     opts.log(`blackhole: detected=${detected} in ${detectMs} ms: ${detected ? error?.message : ''}`);
     rows.push({
       fault: `host blackholed under a live session (keepalive ${keepaliveMs / 1000} s × ${keepaliveCountMax})`,
-      figure: detected ? `detected in ${seconds(detectMs)} = ${(detectMs / keepaliveMs).toFixed(1)} × keepalive: "${error?.message ?? ''}"` : 'not detected in 60 s',
+      figure: detected
+        ? `detected in ${seconds(detectMs)} = ${(detectMs / keepaliveMs).toFixed(1)} × keepalive: "${error?.message ?? ''}"`
+        : 'not detected in 60 s',
       target: '≤ 3 × keepalive interval',
       pass: detected && detectMs <= 3 * keepaliveMs + 500 && /stopped answering/.test(error?.message ?? ''),
       // What the engine promises (connection.ts): dead after keepaliveCountMax silent intervals.
       property: detected && detectMs <= keepaliveCountMax * keepaliveMs + 1000 && /stopped answering/.test(error?.message ?? ''),
-      note: detected && detectMs > 3 * keepaliveMs + 500 ? `the engine declares the peer dead after keepaliveCountMax=${keepaliveCountMax} silent intervals` : undefined,
+      note:
+        detected && detectMs > 3 * keepaliveMs + 500
+          ? `the engine declares the peer dead after keepaliveCountMax=${keepaliveCountMax} silent intervals`
+          : undefined,
     });
 
     const t1 = Date.now();
@@ -161,7 +179,12 @@ export async function lossyTransfer(opts: ScenarioOptions): Promise<FaultRow> {
     await once(out, 'finish');
     const want = expected.digest('hex');
     // One packet in 20 dropped, each direction, only on this host's address.
-    loss = nftTable('tagssh_loss', ['ip daddr 127.0.0.42 counter', 'ip saddr 127.0.0.42 counter', 'ip daddr 127.0.0.42 numgen random mod 20 == 0 counter drop', 'ip saddr 127.0.0.42 numgen random mod 20 == 0 counter drop']);
+    loss = nftTable('tagssh_loss', [
+      'ip daddr 127.0.0.42 counter',
+      'ip saddr 127.0.0.42 counter',
+      'ip daddr 127.0.0.42 numgen random mod 20 == 0 counter drop',
+      'ip saddr 127.0.0.42 numgen random mod 20 == 0 counter drop',
+    ]);
     const conn = await connect(lab.target(), lab.opts({ timeoutMs: 60_000 }));
     const got = createHash('sha256');
     let bytes = 0;

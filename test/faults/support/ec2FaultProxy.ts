@@ -33,7 +33,9 @@ export async function startEc2FaultProxy(upstream: string): Promise<Ec2FaultProx
         pending--;
         const f = FAULTS[failed++ % FAULTS.length]!;
         res.writeHead(f.status, { 'content-type': 'text/xml' });
-        res.end(`<?xml version="1.0" encoding="UTF-8"?>\n<Response><Errors><Error><Code>${f.code}</Code><Message>${f.message}</Message></Error></Errors><RequestID>fault-${failed}</RequestID></Response>`);
+        res.end(
+          `<?xml version="1.0" encoding="UTF-8"?>\n<Response><Errors><Error><Code>${f.code}</Code><Message>${f.message}</Message></Error></Errors><RequestID>fault-${failed}</RequestID></Response>`,
+        );
         return;
       }
       passed++;

@@ -15,8 +15,6 @@ import { hostId, portFor, resultId } from './writeNames.js';
 
 const [kind, dir, first] = process.argv.slice(2) as [string, string, string];
 
-
-
 function result(i: number): BenchResult {
   return {
     id: resultId(i),

@@ -60,7 +60,10 @@ describe('npm install postinstall (scripts/fetch-electron.mjs)', () => {
     assert.equal(r.code, 0, r.stderr);
     const lines = r.stderr.trimEnd().split('\n');
     assert.equal(lines.length, 1, `one line, no stack trace:\n${r.stderr}`);
-    assert.match(lines[0]!, /^tagssh: Electron's binary is not installed \(download failed: RequestError: connect ECONNREFUSED 127\.0\.0\.1:\d+\); `npm start` needs it, `npm run web` and the tagssh command do not\. Retry with `npm run postinstall`\.$/);
+    assert.match(
+      lines[0]!,
+      /^tagssh: Electron's binary is not installed \(download failed: RequestError: connect ECONNREFUSED 127\.0\.0\.1:\d+\); `npm start` needs it, `npm run web` and the tagssh command do not\. Retry with `npm run postinstall`\.$/,
+    );
     assert.ok(!existsSync(join(dir, 'node_modules/electron/path.txt')), 'no binary recorded');
     assert.ok(existsSync(join(dir, 'node_modules/electron/electron.d.ts')), 'the package and its types stay');
   });
@@ -68,7 +71,10 @@ describe('npm install postinstall (scripts/fetch-electron.mjs)', () => {
   it('says the same where npm already dropped the optional package', async () => {
     const r = await fetchElectron(tree({ electron: false }), { NODE_PATH: undefined });
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stderr, /^tagssh: Electron's binary is not installed \(the electron package could not be installed\); `npm start` needs it, `npm run web` and the tagssh command do not\. Retry with `npm install`\.$/m);
+    assert.match(
+      r.stderr,
+      /^tagssh: Electron's binary is not installed \(the electron package could not be installed\); `npm start` needs it, `npm run web` and the tagssh command do not\. Retry with `npm install`\.$/m,
+    );
     assert.equal(r.stderr.trimEnd().split('\n').length, 1);
   });
 

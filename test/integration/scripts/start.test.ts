@@ -38,7 +38,10 @@ function assertPointer(r: { code: number | null; stdout: string; stderr: string 
   assert.equal(r.stdout, '');
   const lines = r.stderr.trimEnd().split('\n');
   assert.equal(lines.length, 1, `one line, no stack trace:\n${r.stderr}`);
-  assert.match(lines[0]!, /^tagssh: the desktop app needs Electron, whose binary is not installed here .*run `npm run web` for the same app in your browser\.$/);
+  assert.match(
+    lines[0]!,
+    /^tagssh: the desktop app needs Electron, whose binary is not installed here .*run `npm run web` for the same app in your browser\.$/,
+  );
 }
 
 describe('npm start (scripts/start.mjs)', () => {
@@ -48,7 +51,11 @@ describe('npm start (scripts/start.mjs)', () => {
 
   it('points to npm run web in one line where the package is there but its binary is not', async () => {
     const dir = tree({ electron: true });
-    assert.throws(() => createRequire(join(dir, 'package.json'))('electron'), /Electron failed to install correctly/, "Electron's own error, which the script must not show");
+    assert.throws(
+      () => createRequire(join(dir, 'package.json'))('electron'),
+      /Electron failed to install correctly/,
+      "Electron's own error, which the script must not show",
+    );
     assertPointer(await start(dir));
   });
 
@@ -61,7 +68,10 @@ describe('npm start (scripts/start.mjs)', () => {
     writeFileSync(join(dist, 'electron'), `#!/bin/sh\necho "argv=$*"\necho "cwd=$(pwd)"\ncat "${join(dir, 'built')}"\nexit 7\n`);
     chmodSync(join(dist, 'electron'), 0o755);
     writeFileSync(join(dir, 'node_modules/electron/path.txt'), 'electron');
-    writeFileSync(join(dir, 'scripts/build.mjs'), `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(join(dir, 'built'))}, 'built before launch\\n');\n`);
+    writeFileSync(
+      join(dir, 'scripts/build.mjs'),
+      `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(join(dir, 'built'))}, 'built before launch\\n');\n`,
+    );
     const r = await start(dir);
     assert.equal(r.code, 7, r.stderr);
     assert.equal(r.stdout, `argv=.\ncwd=${dir}\nbuilt before launch\n`);

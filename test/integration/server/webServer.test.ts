@@ -51,7 +51,11 @@ async function newSession(target: WebServer = server): Promise<string> {
   return r.session!;
 }
 
-function connect(query: string, headers: Record<string, string> = {}, target: WebServer = server): Promise<{ ws: WebSocket; next(): Promise<Record<string, unknown>> }> {
+function connect(
+  query: string,
+  headers: Record<string, string> = {},
+  target: WebServer = server,
+): Promise<{ ws: WebSocket; next(): Promise<Record<string, unknown>> }> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(`ws://127.0.0.1:${target.port}/rpc${query}`, { headers });
     const inbox: Array<Record<string, unknown>> = [];
@@ -175,7 +179,10 @@ test('instances.list answers from the cache first, then pushes the fresh list as
   assert.equal(updated.event, 'instances.updated');
   const payload = updated.payload as { fromCache: boolean; instances: Array<{ name: string }>; fetchedAt: number };
   assert.equal(payload.fromCache, false);
-  assert.deepEqual(payload.instances.map((i) => i.name), ['web-1']);
+  assert.deepEqual(
+    payload.instances.map((i) => i.name),
+    ['web-1'],
+  );
   assert.ok(payload.fetchedAt >= (cached.result as { fetchedAt: number }).fetchedAt);
   ws.close();
 });
@@ -269,7 +276,10 @@ test('a socket over its rate or in-flight bound gets THROTTLED answers with its 
     const throttled = answers.filter((a) => !a.ok && (a.error as { code: string }).code === 'THROTTLED');
     assert.equal(answers.filter((a) => a.ok).length, 5);
     assert.equal(throttled.length, 7);
-    assert.deepEqual(answers.map((a) => a.id).sort((x, y) => Number(x) - Number(y)), Array.from({ length: 12 }, (_, i) => i + 1));
+    assert.deepEqual(
+      answers.map((a) => a.id).sort((x, y) => Number(x) - Number(y)),
+      Array.from({ length: 12 }, (_, i) => i + 1),
+    );
     await new Promise((r) => setTimeout(r, 300));
     rate.ws.send(JSON.stringify({ t: 'req', id: 99, method: 'settings.get', params: {} }));
     assert.equal((await rate.next()).ok, true);
@@ -279,8 +289,14 @@ test('a socket over its rate or in-flight bound gets THROTTLED answers with its 
     for (let id = 1; id <= 4; id++) busy.ws.send(JSON.stringify({ t: 'req', id, method: 'instances.list', params: { refresh: true } }));
     const got = await Promise.all(Array.from({ length: 4 }, () => busy.next()));
     const results = got.filter((m) => m.t === 'res');
-    assert.ok(results.some((m) => m.ok === true), JSON.stringify(results));
-    assert.ok(results.some((m) => !m.ok && /still running/.test((m.error as { message: string }).message)), JSON.stringify(results));
+    assert.ok(
+      results.some((m) => m.ok === true),
+      JSON.stringify(results),
+    );
+    assert.ok(
+      results.some((m) => !m.ok && /still running/.test((m.error as { message: string }).message)),
+      JSON.stringify(results),
+    );
     busy.ws.close();
   } finally {
     await s.close();

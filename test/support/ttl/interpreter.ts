@@ -276,10 +276,21 @@ export function runTtl(source: string, world: World): RunResult {
         break;
       }
       case 'strdim':
-        vars.set(varName(a[0]!), Array.from({ length: int(a[1]!) }, () => ''));
+        vars.set(
+          varName(a[0]!),
+          Array.from({ length: int(a[1]!) }, () => ''),
+        );
         break;
       case 'sprintf2':
-        vars.set(varName(a[0]!), cap(sprintf(str(a[1]!), a.slice(2).map((x) => evaluate(x)))));
+        vars.set(
+          varName(a[0]!),
+          cap(
+            sprintf(
+              str(a[1]!),
+              a.slice(2).map((x) => evaluate(x)),
+            ),
+          ),
+        );
         break;
       case 'messagebox':
         out.messages.push(str(a[0]!));

@@ -33,7 +33,36 @@ export class TtlSyntaxError extends Error {
   }
 }
 
-const OPS = ['>>>', '<<', '>>', '<>', '<=', '>=', '==', '!=', '&&', '||', '=', '<', '>', '+', '-', '*', '/', '%', '&', '|', '^', '~', '!', '(', ')', '[', ']', ','];
+const OPS = [
+  '>>>',
+  '<<',
+  '>>',
+  '<>',
+  '<=',
+  '>=',
+  '==',
+  '!=',
+  '&&',
+  '||',
+  '=',
+  '<',
+  '>',
+  '+',
+  '-',
+  '*',
+  '/',
+  '%',
+  '&',
+  '|',
+  '^',
+  '~',
+  '!',
+  '(',
+  ')',
+  '[',
+  ']',
+  ',',
+];
 
 export function lex(source: string): Line[] {
   if (source.startsWith('\ufeff')) throw new TtlSyntaxError(1, 'file starts with a byte order mark');

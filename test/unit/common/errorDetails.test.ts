@@ -23,9 +23,24 @@ const wire = (e: AppError | undefined) => JSON.parse(JSON.stringify(e)) as Retur
 
 function instance(over: Partial<Instance>): Instance {
   return {
-    id: 'i-0123456789abcdef0', region: 'eu-west-1', name: 'web', state: 'running', type: 't3.micro', az: 'eu-west-1a',
-    publicIp: null, isElasticIp: false, privateIp: '10.0.0.5', keyName: null, imageId: null, platform: null,
-    platformDetails: null, vpcId: 'vpc-1', subnetId: 'subnet-1', launchTime: '2024-05-01T10:00:00.000Z', tags: { Name: 'web' }, ...over,
+    id: 'i-0123456789abcdef0',
+    region: 'eu-west-1',
+    name: 'web',
+    state: 'running',
+    type: 't3.micro',
+    az: 'eu-west-1a',
+    publicIp: null,
+    isElasticIp: false,
+    privateIp: '10.0.0.5',
+    keyName: null,
+    imageId: null,
+    platform: null,
+    platformDetails: null,
+    vpcId: 'vpc-1',
+    subnetId: 'subnet-1',
+    launchTime: '2024-05-01T10:00:00.000Z',
+    tags: { Name: 'web' },
+    ...over,
   };
 }
 
@@ -46,7 +61,10 @@ describe('detailsOf', () => {
     const second = ed25519KeyBlob();
     const changed = await decideHostKey(subject, second, { store, consoleOutput: null });
     assert.deepEqual(detailsOf(wire(changed.error), 'HOST_KEY_CHANGED'), {
-      instanceId: subject.instanceId, label: 'web', oldFingerprint: sha256Fingerprint(first), newFingerprint: sha256Fingerprint(second),
+      instanceId: subject.instanceId,
+      label: 'web',
+      oldFingerprint: sha256Fingerprint(first),
+      newFingerprint: sha256Fingerprint(second),
     });
     // Asked for the wrong code, the reader answers nothing rather than a mis-typed object.
     assert.equal(detailsOf(wire(changed.error), 'HOST_KEY_UNKNOWN'), undefined);
@@ -54,7 +72,10 @@ describe('detailsOf', () => {
 
   it('reads the candidates of an ambiguous name as lookup produces them', () => {
     const err = ambiguous('web', [instance({}), instance({ id: 'i-0fedcba9876543210', az: null, launchTime: null })], 'running');
-    assert.deepEqual(detailsOf(wire(err), 'AMBIGUOUS')?.candidates.map((c) => c.id), ['i-0123456789abcdef0', 'i-0fedcba9876543210']);
+    assert.deepEqual(
+      detailsOf(wire(err), 'AMBIGUOUS')?.candidates.map((c) => c.id),
+      ['i-0123456789abcdef0', 'i-0fedcba9876543210'],
+    );
   });
 
   it('reads the no-public-address details, both before a start and while running', () => {

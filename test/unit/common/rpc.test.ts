@@ -16,13 +16,17 @@ const tiny = {
 
 function dispatcher() {
   const sent: ResponseEnvelope[] = [];
-  const d = createDispatcher(tiny, {
-    add: ({ a, b }) => a + b,
-    fail: () => {
-      throw new AppError('NOT_FOUND', 'No such thing.', 'Look elsewhere.');
+  const d = createDispatcher(
+    tiny,
+    {
+      add: ({ a, b }) => a + b,
+      fail: () => {
+        throw new AppError('NOT_FOUND', 'No such thing.', 'Look elsewhere.');
+      },
+      broken: () => 42 as unknown as string,
     },
-    broken: () => 42 as unknown as string,
-  }, (m) => sent.push(m));
+    (m) => sent.push(m),
+  );
   return { d, sent };
 }
 
@@ -44,7 +48,17 @@ test('JSON text is accepted like an object; invalid JSON gets an INVALID_INPUT w
 
 test('malformed envelopes are answered with typed errors, keeping the id when readable', async () => {
   const { d, sent } = dispatcher();
-  for (const bad of [null, 42, 'null', [], { t: 'req' }, { t: 'res', id: 1 }, { t: 'req', id: -1, method: 'add' }, { t: 'req', id: 3, method: 5 }, { t: 'req', id: 1.5, method: 'add' }]) {
+  for (const bad of [
+    null,
+    42,
+    'null',
+    [],
+    { t: 'req' },
+    { t: 'res', id: 1 },
+    { t: 'req', id: -1, method: 'add' },
+    { t: 'req', id: 3, method: 5 },
+    { t: 'req', id: 1.5, method: 'add' },
+  ]) {
     await d.handle(bad);
   }
   assert.equal(sent.length, 9);
@@ -84,7 +98,17 @@ test('client and dispatcher talk through a transport; errors come back as AppErr
   const toClient: Array<(m: unknown) => void> = [];
   const clientSide: Transport = { send: (m) => toServer.forEach((f) => f(structuredClone(m))), onMessage: (cb) => (toClient.push(cb), () => {}) };
   const serverSend = (m: Envelope) => toClient.forEach((f) => f(structuredClone(m)));
-  const d = createDispatcher(tiny, { add: ({ a, b }) => a + b, fail: () => { throw new AppError('STOPPED', 'It is stopped.'); }, broken: () => 'x' }, serverSend);
+  const d = createDispatcher(
+    tiny,
+    {
+      add: ({ a, b }) => a + b,
+      fail: () => {
+        throw new AppError('STOPPED', 'It is stopped.');
+      },
+      broken: () => 'x',
+    },
+    serverSend,
+  );
   toServer.push((m) => void d.handle(m));
   const client = createClient(tiny, clientSide);
   assert.equal(await client.call('add', { a: 20, b: 22 }), 42);

@@ -12,12 +12,19 @@ describe('SnippetSchema', () => {
 
   it('refuses empty or odd names, empty commands and control characters', () => {
     for (const name of ['', '-x', 'a b', 'x/y', 'a'.repeat(65)]) assert.equal(SnippetSchema.safeParse({ name, command: 'ls' }).success, false, name);
-    for (const command of ['', '   ', 'echo \x1b]0;x\x07', 'sleep 1\x03', 'a\rb']) assert.equal(SnippetSchema.safeParse({ name: 'x', command }).success, false, JSON.stringify(command));
+    for (const command of ['', '   ', 'echo \x1b]0;x\x07', 'sleep 1\x03', 'a\rb'])
+      assert.equal(SnippetSchema.safeParse({ name: 'x', command }).success, false, JSON.stringify(command));
     assert.equal(SnippetSchema.safeParse({ name: 'x', command: 'a\tb\nc' }).success, true);
   });
 
   it('refuses two snippets with the same name', () => {
-    assert.equal(SnippetListSchema.safeParse([{ name: 'a', command: 'x' }, { name: 'a', command: 'y' }]).success, false);
+    assert.equal(
+      SnippetListSchema.safeParse([
+        { name: 'a', command: 'x' },
+        { name: 'a', command: 'y' },
+      ]).success,
+      false,
+    );
   });
 });
 
@@ -27,9 +34,18 @@ describe('snippetsFor / findSnippet', () => {
     { name: 'stg', command: 'tail log', tag: { key: 'env', value: 'staging' } },
   ]);
   it('offers global snippets everywhere and tagged ones only where the tag value matches', () => {
-    assert.deepEqual(snippetsFor(list, { env: 'staging' }).map((s) => s.name), ['all', 'stg']);
-    assert.deepEqual(snippetsFor(list, { env: 'Staging' }).map((s) => s.name), ['all']);
-    assert.deepEqual(snippetsFor(list, null).map((s) => s.name), ['all']);
+    assert.deepEqual(
+      snippetsFor(list, { env: 'staging' }).map((s) => s.name),
+      ['all', 'stg'],
+    );
+    assert.deepEqual(
+      snippetsFor(list, { env: 'Staging' }).map((s) => s.name),
+      ['all'],
+    );
+    assert.deepEqual(
+      snippetsFor(list, null).map((s) => s.name),
+      ['all'],
+    );
   });
   it('finds by exact name', () => {
     assert.equal(findSnippet(list, 'stg')?.command, 'tail log');

@@ -64,7 +64,11 @@ test('tagssh:port: one parse, and a malformed tag is an error naming it (never s
   assert.equal(portTag({ [TAG.port]: '2200' }), 2200);
   assert.equal(portTag({ [TAG.port]: ' 22 ' }), 22);
   for (const bad of ['x', '0', '65536', '22.5', '0x16', '-22', '']) {
-    assert.throws(() => portTag({ [TAG.port]: bad }), (e: AppError) => e.code === 'INVALID_INPUT' && e.message.includes('tagssh:port'), bad);
+    assert.throws(
+      () => portTag({ [TAG.port]: bad }),
+      (e: AppError) => e.code === 'INVALID_INPUT' && e.message.includes('tagssh:port'),
+      bad,
+    );
   }
   assert.equal(parsePortText('65535'), 65535);
   assert.equal(parsePortText('1e3'), undefined);

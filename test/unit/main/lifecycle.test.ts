@@ -156,7 +156,10 @@ test('IPC: only the window’s own app:// main frame is answered, and messages a
     return contents.sent.slice(n) as Array<{ channel: string; msg: Record<string, unknown> }>;
   };
   // Another frame (an iframe), another origin, another WebContents: ignored.
-  assert.deepEqual(await ask(contents, { url: 'app://tagssh/index.html', parent: contents.mainFrame }, { t: 'req', id: 1, method: 'settings.get', params: {} }, 300), []);
+  assert.deepEqual(
+    await ask(contents, { url: 'app://tagssh/index.html', parent: contents.mainFrame }, { t: 'req', id: 1, method: 'settings.get', params: {} }, 300),
+    [],
+  );
   assert.deepEqual(await ask(contents, { url: 'https://evil.example/', parent: null }, { t: 'req', id: 1, method: 'settings.get', params: {} }, 300), []);
   assert.deepEqual(await ask(new FakeContents(), contents.mainFrame, { t: 'req', id: 1, method: 'settings.get', params: {} }, 300), []);
   // The real frame: answered; malformed input gets a typed error.

@@ -21,7 +21,11 @@ test('the window is sandboxed, isolated, without Node, webviews or insecure cont
 });
 
 test('the CSP allows only own scripts, inline styles (xterm) and no network', () => {
-  const d = Object.fromEntries(CSP.split(';').map((p) => p.trim().split(/\s+/)).map(([k, ...v]) => [k!, v.join(' ')]));
+  const d = Object.fromEntries(
+    CSP.split(';')
+      .map((p) => p.trim().split(/\s+/))
+      .map(([k, ...v]) => [k!, v.join(' ')]),
+  );
   assert.equal(d['default-src'], "'none'");
   assert.equal(d['script-src'], "'self'");
   assert.equal(d['style-src'], "'self' 'unsafe-inline'");
@@ -32,7 +36,15 @@ test('the CSP allows only own scripts, inline styles (xterm) and no network', ()
 
 test('only parsed https: URLs leave the app', () => {
   assert.equal(externalUrl('https://docs.aws.amazon.com/ec2/'), 'https://docs.aws.amazon.com/ec2/');
-  for (const bad of ['http://example.com', 'file:///etc/passwd', 'javascript:alert(1)', 'app://tagssh/index.html', 'https://user:pw@example.com/', 'not a url', 'smb://host/share']) {
+  for (const bad of [
+    'http://example.com',
+    'file:///etc/passwd',
+    'javascript:alert(1)',
+    'app://tagssh/index.html',
+    'https://user:pw@example.com/',
+    'not a url',
+    'smb://host/share',
+  ]) {
     assert.equal(externalUrl(bad), null, bad);
   }
 });
@@ -62,7 +74,8 @@ test('navigation, redirects and webviews are prevented; new windows are denied a
 });
 
 test('permissions are denied except clipboard writes from the app itself', () => {
-  for (const p of ['media', 'geolocation', 'notifications', 'clipboard-read', 'openExternal', 'fileSystem']) assert.equal(allowPermission(p, { requestingUrl: APP_ENTRY }), false, p);
+  for (const p of ['media', 'geolocation', 'notifications', 'clipboard-read', 'openExternal', 'fileSystem'])
+    assert.equal(allowPermission(p, { requestingUrl: APP_ENTRY }), false, p);
   assert.equal(allowPermission('clipboard-sanitized-write', { requestingUrl: APP_ENTRY }), true);
   assert.equal(allowPermission('clipboard-sanitized-write', { requestingUrl: 'https://evil.example/' }), false);
 });

@@ -119,7 +119,10 @@ test('output waits while the UI is behind and goes out with its acks; acks of sl
   await tick();
   const all = sent().join('');
   assert.equal(all, 'hello ' + Array.from({ length: 20 }, (_, i) => `line ${i}\n`).join(''));
-  assert.equal(sessions.acks.reduce((n, [, b]) => n + b, 0), Buffer.byteLength(all));
+  assert.equal(
+    sessions.acks.reduce((n, [, b]) => n + b, 0),
+    Buffer.byteLength(all),
+  );
 });
 
 test('the exit notice comes after every byte of output, even output read after the exit status', async () => {
@@ -138,7 +141,10 @@ test('the exit notice comes after every byte of output, even output read after t
   assert.equal(closed.reason, 'The remote shell exited with code 0.');
   assert.equal(closed.cause, 'exited');
   assert.equal(closed.exitCode, 0);
-  const text = order.filter(([e]) => e === 'session.data').map(([, p]) => (p as { data: string }).data).join('');
+  const text = order
+    .filter(([e]) => e === 'session.data')
+    .map(([, p]) => (p as { data: string }).data)
+    .join('');
   assert.equal(text, 'hello 1\r\n2\r\nLAST\r\n');
 });
 
@@ -199,7 +205,10 @@ test('cancelling an open stops its wait and says when the instance was left star
   await tick();
   assert.deepEqual(client.handlers['session.cancelOpen']({ openId: 'c1' }), { cancelled: true });
   assert.equal(sawSignal?.aborted, true);
-  await assert.rejects(Promise.resolve(open), (e: { code: string; details?: { instanceStarting?: boolean } }) => e.code === 'CANCELLED' && e.details?.instanceStarting === true);
+  await assert.rejects(
+    Promise.resolve(open),
+    (e: { code: string; details?: { instanceStarting?: boolean } }) => e.code === 'CANCELLED' && e.details?.instanceStarting === true,
+  );
   assert.deepEqual(client.handlers['session.cancelOpen']({ openId: 'c1' }), { cancelled: false }, 'nothing left to cancel');
 });
 

@@ -31,11 +31,27 @@ test('filter matches names, ids, IPs and tags, every word, case-insensitively', 
 });
 
 test('sort and group', () => {
-  const list = [inst({ id: 'i-1', name: 'b', state: 'stopped', region: 'eu-west-1' }), inst({ id: 'i-2', name: 'a', state: 'running' }), inst({ id: 'i-3', name: null, state: 'pending' })];
-  assert.deepEqual(arrange(list, '', 'name', 'none')[0]!.items.map((i) => i.id), ['i-2', 'i-1', 'i-3']);
-  assert.deepEqual(arrange(list, '', 'state', 'none')[0]!.items.map((i) => i.id), ['i-2', 'i-3', 'i-1']);
-  assert.deepEqual(arrange(list, '', 'name', 'region').map((g) => g.title), ['eu-west-1', 'us-east-1']);
-  assert.deepEqual(arrange(list, '', 'name', 'state').map((g) => g.title), ['running', 'pending', 'stopped']);
+  const list = [
+    inst({ id: 'i-1', name: 'b', state: 'stopped', region: 'eu-west-1' }),
+    inst({ id: 'i-2', name: 'a', state: 'running' }),
+    inst({ id: 'i-3', name: null, state: 'pending' }),
+  ];
+  assert.deepEqual(
+    arrange(list, '', 'name', 'none')[0]!.items.map((i) => i.id),
+    ['i-2', 'i-1', 'i-3'],
+  );
+  assert.deepEqual(
+    arrange(list, '', 'state', 'none')[0]!.items.map((i) => i.id),
+    ['i-2', 'i-3', 'i-1'],
+  );
+  assert.deepEqual(
+    arrange(list, '', 'name', 'region').map((g) => g.title),
+    ['eu-west-1', 'us-east-1'],
+  );
+  assert.deepEqual(
+    arrange(list, '', 'name', 'state').map((g) => g.title),
+    ['running', 'pending', 'stopped'],
+  );
 });
 
 test('address: EIP marked, private as fallback', () => {

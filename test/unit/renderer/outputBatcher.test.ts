@@ -34,7 +34,11 @@ test('a disposed batcher drops output and stops acknowledging', () => {
   const frames: Array<() => void> = [];
   const acks: number[] = [];
   let done: (() => void) | undefined;
-  const b = new OutputBatcher((_d, d) => (done = d), (n) => acks.push(n), (cb) => frames.push(cb));
+  const b = new OutputBatcher(
+    (_d, d) => (done = d),
+    (n) => acks.push(n),
+    (cb) => frames.push(cb),
+  );
   b.push('x');
   frames.shift()!();
   b.dispose();
@@ -63,5 +67,9 @@ test('writes are capped at MAX_WRITE: small messages join, a big one is sliced, 
   for (const w of writes) assert.ok(w.length <= MAX_WRITE, `a write of ${w.length} exceeds the cap`);
   for (const w of writes) assert.ok(!/[\ud800-\udbff]$/.test(w), 'a write ends inside a surrogate pair');
   assert.deepEqual(writes.slice(0, 2), ['a', 'x'.repeat(MAX_WRITE - 1)]);
-  assert.deepEqual(acks, writes.map((w) => w.length), 'each write is acked once, by its length');
+  assert.deepEqual(
+    acks,
+    writes.map((w) => w.length),
+    'each write is acked once, by its length',
+  );
 });

@@ -55,14 +55,24 @@ test('no way in, no endpoint, not a managed node, no jump host: the app names th
   for (const w of [none, endpoint, ssm, jump]) assert.doesNotMatch(`${w.title} ${w.hint}`, /--\w/, 'no CLI flag in the app');
 
   setLocale('ja');
-  assert.equal(describeError(noEndpointError(instance).toJSON()).title, 'このインスタンスの VPC (vpc-0123) には EC2 Instance Connect エンドポイントがありません。');
-  assert.match(describeError(new AppError('ACCESS_DENIED', 'x', 'y', { permission: 'ec2-instance-connect:SendSSHPublicKey' }).toJSON()).title, /ec2-instance-connect:SendSSHPublicKey の権限がありません/);
+  assert.equal(
+    describeError(noEndpointError(instance).toJSON()).title,
+    'このインスタンスの VPC (vpc-0123) には EC2 Instance Connect エンドポイントがありません。',
+  );
+  assert.match(
+    describeError(new AppError('ACCESS_DENIED', 'x', 'y', { permission: 'ec2-instance-connect:SendSSHPublicKey' }).toJSON()).title,
+    /ec2-instance-connect:SendSSHPublicKey の権限がありません/,
+  );
   setLocale('en');
 });
 
 test('a missing permission is named, with the profile setting as the way out; other errors keep their words', () => {
   setLocale('en');
-  const w = describeError(new AppError('ACCESS_DENIED', 'Your AWS role lacks ec2-instance-connect:OpenTunnel in us-east-1.', 'cli words', { permission: 'ec2-instance-connect:OpenTunnel' }).toJSON());
+  const w = describeError(
+    new AppError('ACCESS_DENIED', 'Your AWS role lacks ec2-instance-connect:OpenTunnel in us-east-1.', 'cli words', {
+      permission: 'ec2-instance-connect:OpenTunnel',
+    }).toJSON(),
+  );
   assert.equal(w.title, 'Your AWS role lacks ec2-instance-connect:OpenTunnel.');
   assert.equal(w.field, 'profile');
   assert.equal(describeError(new AppError('ACCESS_DENIED', 'denied').toJSON()).title, 'AWS denied the request.');

@@ -27,7 +27,7 @@ describe('Electron as an optional dependency', () => {
     assert.match(builderYml, /^ {2}- "!node_modules\/electron\{,\/\*\*\/\*\}"$/m);
   });
 
-  it("its own download step is replaced by the postinstall that tolerates failure", () => {
+  it('its own download step is replaced by the postinstall that tolerates failure', () => {
     assert.equal(pkg.allowScripts?.electron, false);
     assert.equal(pkg.scripts?.postinstall, 'node scripts/fetch-electron.mjs');
     assert.equal(pkg.scripts?.start, 'node scripts/start.mjs');

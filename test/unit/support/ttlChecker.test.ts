@@ -12,9 +12,9 @@ import { parseCmdExec } from '../../support/ttl/cmd.js';
 describe('TTL lexer/checker', () => {
   it('accepts the documented forms', () => {
     const src = [
-      "; comment with 'quotes\" and /* inside",
+      '; comment with \'quotes" and /* inside',
       "s = 'cat readme.txt'#13#10",
-      "t = \"I can't do that\"",
+      't = "I can\'t do that"',
       "u = 'it'#39's \"x\"'#$41",
       '/* a C comment',
       'spanning lines */',
@@ -67,7 +67,9 @@ describe('TTL lexer/checker', () => {
 
 describe('TTL interpreter, TTSSH and cmd parsers', () => {
   it('runs if/elseif/else and records connect', () => {
-    const r = runTtl("a = 2\r\nif a = 1 then\r\n  connect 'one'\r\nelseif a = 2 then\r\n  connect 'two'\r\nelse\r\n  connect 'other'\r\nendif\r\n", { exec: () => 0 });
+    const r = runTtl("a = 2\r\nif a = 1 then\r\n  connect 'one'\r\nelseif a = 2 then\r\n  connect 'two'\r\nelse\r\n  connect 'other'\r\nendif\r\n", {
+      exec: () => 0,
+    });
     assert.equal(r.connect, 'two');
   });
 
@@ -84,7 +86,13 @@ describe('TTL interpreter, TTSSH and cmd parsers', () => {
 
   it('cmd parser refuses what cmd.exe would interpret', () => {
     assert.deepEqual(parseCmdExec('cmd /d /s /c "tagssh resolve x > "%TEMP%\\f""').argv, ['tagssh', 'resolve', 'x']);
-    for (const bad of ['cmd /d /s /c "tagssh resolve a&b > "%TEMP%\\f""', 'cmd /d /s /c "tagssh resolve %PATH% > "%TEMP%\\f""', 'cmd /d /s /c "tagssh ^x > "%TEMP%\\f""', 'cmd /c tagssh', 'cmd /d /s /c "tagssh resolve x"']) {
+    for (const bad of [
+      'cmd /d /s /c "tagssh resolve a&b > "%TEMP%\\f""',
+      'cmd /d /s /c "tagssh resolve %PATH% > "%TEMP%\\f""',
+      'cmd /d /s /c "tagssh ^x > "%TEMP%\\f""',
+      'cmd /c tagssh',
+      'cmd /d /s /c "tagssh resolve x"',
+    ]) {
       assert.throws(() => parseCmdExec(bad), Error, bad);
     }
   });

@@ -47,7 +47,7 @@ export function register(program: Command): void {
     .option('--ssm', 'run through Systems Manager Run Command instead of SSH (for fleets)')
     .option('--max-concurrency <n|n%>', 'with --ssm: nodes at a time (default 50)')
     .option('--max-errors <n|n%>', 'with --ssm: failed nodes before SSM stops sending (default 0)')
-    .option('--output-s3 <bucket/prefix>', 'with --ssm: also keep each node\'s whole output in S3');
+    .option('--output-s3 <bucket/prefix>', "with --ssm: also keep each node's whole output in S3");
   addConnectOptions(run).action(async (preset: string | undefined, names: string[], flags: BenchFlags & FleetFlags) => {
     if (flags.ssm || flags.targets !== undefined) {
       const { runFleetCommand } = await import('../fleetCli.js');
@@ -63,7 +63,7 @@ export function register(program: Command): void {
     .description('parse a raw output file of a preset (e.g. a run made by hand) into metrics')
     .argument('<preset>', 'preset name')
     .argument('<file>', 'file with the tool output (stdout; "-" = standard input)')
-    .option('--stderr <file>', 'the run\'s stderr, when separate (dd prints its summary there)')
+    .option('--stderr <file>', "the run's stderr, when separate (dd prints its summary there)")
     .option('--save', 'also save it as a result (for comparisons)')
     .option('--label <name>', 'instance label for a saved result (default: the file name)')
     .option('--json', 'print the parsed result as JSON')
@@ -83,7 +83,11 @@ export function register(program: Command): void {
     process.exitCode = await attachCommand(id, flags, false);
   });
 
-  const cancel = bench.command('cancel').description('stop a detached run and clean up after it').argument('<id>', 'result id').option('--json', 'print the result as JSON');
+  const cancel = bench
+    .command('cancel')
+    .description('stop a detached run and clean up after it')
+    .argument('<id>', 'result id')
+    .option('--json', 'print the result as JSON');
   addConnectOptions(cancel).action(async (id: string, flags: BenchFlags) => {
     const { attachCommand } = await import('../benchCli.js');
     process.exitCode = await attachCommand(id, flags, true);

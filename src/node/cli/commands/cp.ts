@@ -45,7 +45,8 @@ function usage(message: string, hint: string): AppError {
 
 /** Which side is remote, checked: exactly one, and one instance for all remote sources. */
 export function planCopy(args: string[]): { direction: 'upload' | 'download'; sources: string[]; dest: string; remote: Extract<Location, { remote: true }> } {
-  if (args.length < 2) throw usage('tagssh cp needs a source and a destination.', 'Example: tagssh cp ./app.tar.gz web-1:/tmp/   or   tagssh cp web-1:/var/log/syslog .');
+  if (args.length < 2)
+    throw usage('tagssh cp needs a source and a destination.', 'Example: tagssh cp ./app.tar.gz web-1:/tmp/   or   tagssh cp web-1:/var/log/syslog .');
   const locs = args.map((a) => parseLocation(a));
   const dest = locs.at(-1)!;
   const srcs = locs.slice(0, -1);
@@ -53,16 +54,30 @@ export function planCopy(args: string[]): { direction: 'upload' | 'download'; so
     const remoteSrc = srcs.find((s) => s.remote);
     if (remoteSrc) {
       const other = remoteSrc.remote ? remoteSrc.name : '';
-      throw usage(other === dest.name ? 'Copying from an instance to itself is not supported.' : `Copying between two instances (${other} and ${dest.name}) is not supported.`, 'Copy to a local directory first, then from it; or run cp on the instance with tagssh ssh.');
+      throw usage(
+        other === dest.name
+          ? 'Copying from an instance to itself is not supported.'
+          : `Copying between two instances (${other} and ${dest.name}) is not supported.`,
+        'Copy to a local directory first, then from it; or run cp on the instance with tagssh ssh.',
+      );
     }
     return { direction: 'upload', sources: srcs.map((s) => s.path), dest: dest.path, remote: dest };
   }
   const remotes = srcs.filter((s): s is Extract<Location, { remote: true }> => s.remote);
-  if (remotes.length === 0) throw usage('Neither side is on an instance: write the remote side as NAME:path (or i-…:path, user@NAME:path).', 'Example: tagssh cp ./notes.txt web-1:notes.txt   (use cp for local copies)');
-  if (remotes.length < srcs.length) throw usage('The sources mix local paths and NAME:path; all of them must be on the same side.', 'Run one tagssh cp per direction.');
+  if (remotes.length === 0)
+    throw usage(
+      'Neither side is on an instance: write the remote side as NAME:path (or i-…:path, user@NAME:path).',
+      'Example: tagssh cp ./notes.txt web-1:notes.txt   (use cp for local copies)',
+    );
+  if (remotes.length < srcs.length)
+    throw usage('The sources mix local paths and NAME:path; all of them must be on the same side.', 'Run one tagssh cp per direction.');
   const first = remotes[0]!;
   const other = remotes.find((r) => r.name !== first.name || r.user !== first.user);
-  if (other) throw usage(`The sources are on different instances (${first.user ? `${first.user}@` : ''}${first.name} and ${other.user ? `${other.user}@` : ''}${other.name}).`, 'Run one tagssh cp per instance.');
+  if (other)
+    throw usage(
+      `The sources are on different instances (${first.user ? `${first.user}@` : ''}${first.name} and ${other.user ? `${other.user}@` : ''}${other.name}).`,
+      'Run one tagssh cp per instance.',
+    );
   return { direction: 'download', sources: remotes.map((r) => r.path), dest: dest.path, remote: first };
 }
 

@@ -76,11 +76,21 @@ export function register(program: Command): void {
     .option('--user <user>', 'login user (default: tag tagssh:user, else guessed from the platform)')
     .option('--keyfile <path>', 'absolute Windows path of the private key, e.g. C:\\Users\\me\\.ssh\\web.pem')
     .option('--ask-passphrase', 'the key has a passphrase: let TTSSH ask for it (detected when the key file is readable here)')
-    .addOption(new Option('--auth <method>', 'TTSSH authentication (default: publickey with --keyfile, else pageant)').choices(['publickey', 'pageant', 'password', 'challenge']))
+    .addOption(
+      new Option('--auth <method>', 'TTSSH authentication (default: publickey with --keyfile, else pageant)').choices([
+        'publickey',
+        'pageant',
+        'password',
+        'challenge',
+      ]),
+    )
     .addOption(new Option('--helper <tool>', 'what the macro runs to look up the address').choices(['tagssh', 'aws']).default('tagssh'))
     .option('--private', 'connect to the private IP (over a VPN)')
     .option('--no-menu', 'do not write tagssh-menu.ttl')
-    .option('--tagssh-path <path>', 'how the macros run TagSSH on the Windows machine, e.g. C:\\Users\\me\\AppData\\Roaming\\npm\\tagssh.cmd (default: tagssh on PATH)')
+    .option(
+      '--tagssh-path <path>',
+      'how the macros run TagSSH on the Windows machine, e.g. C:\\Users\\me\\AppData\\Roaming\\npm\\tagssh.cmd (default: tagssh on PATH)',
+    )
     .option('--out <dir>', 'directory for the .ttl files', '.');
   addAwsOptions(tt).action(async (names: string[], flags: TeraTermCliFlags) => {
     const { teraTermMacro, teraTermMenuMacro, teraTermFileNames } = await import('../../../common/export/teraterm.js');
@@ -109,7 +119,9 @@ export function register(program: Command): void {
     if (hosts.length > 1 && flags.menu !== false) files.push(teraTermMenuMacro(hosts, opts));
     for (const p of writeExportFiles(flags.out ?? '.', files)) process.stdout.write(`${escapeControls(p)}\n`);
     if (opts.mode === 'dynamic' && opts.helper === 'tagssh' && !flags.tagsshPath) {
-      process.stderr.write('Note: the macros run `tagssh resolve` from PATH on the machine where Tera Term runs. If tagssh is not on PATH there, export again with --tagssh-path C:\\path\\to\\tagssh.cmd (or --helper aws, or --static).\n');
+      process.stderr.write(
+        'Note: the macros run `tagssh resolve` from PATH on the machine where Tera Term runs. If tagssh is not on PATH there, export again with --tagssh-path C:\\path\\to\\tagssh.cmd (or --helper aws, or --static).\n',
+      );
     }
   });
 
@@ -174,9 +186,12 @@ export function register(program: Command): void {
       const { sshDir } = await import('../../ssh/sshPaths.js');
       const opensshFile = join(sshDir(), 'known_hosts');
       const carried = carryOverOpenSshKeys(new KnownHostsStore(), opensshFile, instances);
-      if (carried.added.length) process.stderr.write(`Carried over the host keys OpenSSH already trusted for ${carried.added.join(', ')} from ${escapeControls(opensshFile)}.\n`);
+      if (carried.added.length)
+        process.stderr.write(`Carried over the host keys OpenSSH already trusted for ${carried.added.join(', ')} from ${escapeControls(opensshFile)}.\n`);
       for (const id of carried.conflicts) {
-        process.stderr.write(`Warning: ${escapeControls(opensshFile)} holds a different host key for ${id} than TagSSH trusts; TagSSH's is kept, and ssh will refuse the other. If the instance was rebuilt: tagssh forget-host-key ${id}\n`);
+        process.stderr.write(
+          `Warning: ${escapeControls(opensshFile)} holds a different host key for ${id} than TagSSH trusts; TagSSH's is kept, and ssh will refuse the other. If the instance was rebuilt: tagssh forget-host-key ${id}\n`,
+        );
       }
     }
     if (flags.dryRun) process.stdout.write(`${text}\n`);
@@ -187,9 +202,13 @@ export function register(program: Command): void {
     process.stderr.write('Name → Host alias:\n');
     const nameWidth = Math.max(...mapping.map((m) => shownName(m.name).length));
     for (const m of mapping) {
-      process.stderr.write(`  ${shownName(m.name).padEnd(nameWidth)}  →  ${m.alias}  (${m.instanceId}${m.note === 'duplicate' ? ', name shared or taken: id suffix added' : ''})\n`);
+      process.stderr.write(
+        `  ${shownName(m.name).padEnd(nameWidth)}  →  ${m.alias}  (${m.instanceId}${m.note === 'duplicate' ? ', name shared or taken: id suffix added' : ''})\n`,
+      );
     }
     const config = flags.file ? ` -F ${escapeControls(/^[\w./:@%+=,-]+$/.test(flags.file) ? flags.file : shQuote(flags.file))}` : '';
-    process.stderr.write(`Connect with: ssh${config} ${mapping[0]?.alias ?? '<alias>'}  (host keys are checked against ${escapeControls(knownHostsPath())}: a new key is trusted when the console output vouches for it, else confirm it once with \`tagssh ssh NAME --accept-new\`)\n`);
+    process.stderr.write(
+      `Connect with: ssh${config} ${mapping[0]?.alias ?? '<alias>'}  (host keys are checked against ${escapeControls(knownHostsPath())}: a new key is trusted when the console output vouches for it, else confirm it once with \`tagssh ssh NAME --accept-new\`)\n`,
+    );
   });
 }

@@ -14,7 +14,11 @@ export function register(program: Command): void {
   for (const verb of ['start', 'stop'] as const) {
     const cmd = program
       .command(verb)
-      .description(verb === 'start' ? 'start a stopped instance by Name tag or id and wait until it runs' : 'stop a running instance by Name tag or id and wait until it has stopped')
+      .description(
+        verb === 'start'
+          ? 'start a stopped instance by Name tag or id and wait until it runs'
+          : 'stop a running instance by Name tag or id and wait until it has stopped',
+      )
       .argument('<name>', 'Name tag value (exact, case-sensitive) or instance id i-…')
       .option('--pick <id>', 'choose this instance id when several match the name')
       .option('--no-wait', 'return once EC2 accepted the request')

@@ -23,7 +23,8 @@ export function register(program: Command): void {
     await withJsonErrors(flags.json, async () => {
       const { AppError } = await import('../../../common/errors.js');
       const mode = flags.cache ?? 'refresh';
-      if (!['prefer', 'refresh', 'off'].includes(mode)) throw new AppError('INVALID_INPUT', `Unknown --cache mode "${mode}".`, 'Use --cache prefer, refresh or off.');
+      if (!['prefer', 'refresh', 'off'].includes(mode))
+        throw new AppError('INVALID_INPUT', `Unknown --cache mode "${mode}".`, 'Use --cache prefer, refresh or off.');
       const { listInstances } = await import('../../aws/inventory.js');
       const { filterInstances } = await import('../../../common/model/filter.js');
       const scope = awsScopeFrom(flags);
@@ -31,7 +32,11 @@ export function register(program: Command): void {
       const instances = flags.filter ? filterInstances(all, flags.filter) : all;
       if (flags.json) return printJson(instances);
       if (instances.length === 0) {
-        process.stderr.write(all.length ? `No instance matches --filter ${escapeControls(JSON.stringify(flags.filter))} (${all.length} listed before filtering).\n` : 'No instances in this profile/region (try --region all).\n');
+        process.stderr.write(
+          all.length
+            ? `No instance matches --filter ${escapeControls(JSON.stringify(flags.filter))} (${all.length} listed before filtering).\n`
+            : 'No instances in this profile/region (try --region all).\n',
+        );
         return;
       }
       // Several regions (or "all"): a REGION column, so rows from different regions are told apart.

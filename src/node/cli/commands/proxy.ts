@@ -23,7 +23,7 @@ export function register(program: Command): void {
     .option('--port <port>', 'TCP port on the instance (ssh passes %p; default: tag tagssh:port, else 22)', (v) => parsePort(v))
     .option('--start', 'if the instance is stopped, start it and wait until the port answers')
     .option('--private', 'connect to the private IP (over a VPN)')
-    .option('--eice', 'through the EC2 Instance Connect Endpoint of the instance\'s VPC (implied by the tag tagssh:transport=eice)')
+    .option('--eice', "through the EC2 Instance Connect Endpoint of the instance's VPC (implied by the tag tagssh:transport=eice)")
     .option('--ssm', 'through an SSM Session Manager port session, no plugin needed (implied by the tag tagssh:transport=ssm)')
     .option('--pick <id>', 'choose this instance id when several match the name')
     .option('--name-b64 <base64url>', 'the Name as base64url of its UTF-8 bytes, instead of NAME');

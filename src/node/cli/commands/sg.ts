@@ -47,7 +47,7 @@ export function register(program: Command): void {
     await withJsonErrors(flags.json, async () => (await import('../sgCli.js')).listRules(name, flags, awsScopeFrom(flags)));
   });
 
-  common(sg.command('allow-my-ip').description('add an SSH rule for your current public IP (/32, or /128 for IPv6) to the instance\'s security group'))
+  common(sg.command('allow-my-ip').description("add an SSH rule for your current public IP (/32, or /128 for IPv6) to the instance's security group"))
     .option('--ip <address>', 'the address to allow instead of looking it up (one address: /32 or /128 only)')
     .option('--my-ip-url <url>', 'where to look up your public IP (default: $TAGSSH_MY_IP_URL, the myIpUrl setting, else https://checkip.amazonaws.com)')
     .option('--group <sg-id>', 'the security group to add the rule to (default: the first with an SSH rule)', parseGroupId)

@@ -23,10 +23,10 @@ export function register(program: Command): void {
       if (!(n > 0 && n <= 3600)) throw new InvalidArgumentError('expected seconds between 0 and 3600');
       return n;
     })
-    .option('--log [file]', 'record the session\'s output as plain text (ANSI stripped) in FILE, or in a new file under the config dir\'s logs/')
+    .option('--log [file]', "record the session's output as plain text (ANSI stripped) in FILE, or in a new file under the config dir's logs/")
     .option('--raw', 'with --log: keep the output bytes exactly as received (escape sequences included)')
     .option('--timestamps', 'with --log: start each line with the time it arrived (UTC)')
-    .option('--snippet <name>', 'type this saved snippet as the session\'s first line, then stay interactive');
+    .option('--snippet <name>', "type this saved snippet as the session's first line, then stay interactive");
   addConnectOptions(ssh).action(async (name: string, command: string[], flags: SshFlags) => {
     checkShellExtraFlags(flags, command);
     const { runSsh } = await import('../sshSession.js');

@@ -11,7 +11,9 @@ export interface SsmShellFlags extends AwsFlags {
 export function register(program: Command): void {
   const cmd = program
     .command('ssm-shell')
-    .description('open a shell on the instance through AWS Systems Manager Session Manager (no SSH key or open port needed; the instance must be an SSM managed node)')
+    .description(
+      'open a shell on the instance through AWS Systems Manager Session Manager (no SSH key or open port needed; the instance must be an SSM managed node)',
+    )
     .argument('<name>', 'Name tag value (exact, case-sensitive) or instance id i-…')
     .option('--pick <id>', 'choose this instance id when several match the name');
   addAwsOptions(cmd).action(async (name: string, flags: SsmShellFlags) => {

@@ -42,7 +42,12 @@ export function register(program: Command): void {
     await withJsonErrors(flags.json, async () => (await import('../stackCli.js')).up(template, flags, awsScopeFrom(flags)));
   });
 
-  const down = stack.command('down').description('delete a stack TagSSH made, and wait until it is gone').argument('<stack>', 'stack name').option('-y, --yes', 'do not ask for confirmation').option('--json', 'print the result as JSON');
+  const down = stack
+    .command('down')
+    .description('delete a stack TagSSH made, and wait until it is gone')
+    .argument('<stack>', 'stack name')
+    .option('-y, --yes', 'do not ask for confirmation')
+    .option('--json', 'print the result as JSON');
   addAwsOptions(down).action(async (name: string, flags: StackDownFlags) => {
     const { withJsonErrors } = await import('../output.js');
     await withJsonErrors(flags.json, async () => (await import('../stackCli.js')).down(name, flags, awsScopeFrom(flags)));

@@ -18,9 +18,17 @@ export function register(program: Command): void {
     .command('tunnel')
     .description('forward ports through the instance with this Name tag (like ssh -L/-D/-R); runs until Ctrl-C and reconnects after a drop')
     .argument('<name>', 'Name tag value (exact, case-sensitive) or instance id i-…')
-    .option('-L, --local <[bind:]port:host:hostport>', 'listen on local port (127.0.0.1 unless bind is given; 0 = any free port) and connect to host:hostport from the instance; repeatable', collect)
+    .option(
+      '-L, --local <[bind:]port:host:hostport>',
+      'listen on local port (127.0.0.1 unless bind is given; 0 = any free port) and connect to host:hostport from the instance; repeatable',
+      collect,
+    )
     .option('-D, --dynamic <[bind:]port>', 'SOCKS5 proxy on local port; destinations are reached from the instance; repeatable', collect)
-    .option('-R, --remote <[bind:]port:host:hostport>', 'the instance listens on port (its loopback unless bind is given) and connects back to host:hostport from here; repeatable', collect)
+    .option(
+      '-R, --remote <[bind:]port:host:hostport>',
+      'the instance listens on port (its loopback unless bind is given) and connects back to host:hostport from here; repeatable',
+      collect,
+    )
     .option('--pick <id>', 'choose this instance id when several match the name')
     .option('--keepalive <seconds>', 'probe the server every N seconds; 3 unanswered probes count as a drop and start a reconnect (default 15)', (v) => {
       const n = Number(v);

@@ -13,7 +13,8 @@ export function register(program: Command): void {
     .description('Open the TagSSH UI in your browser (served on 127.0.0.1 only; each link works once).')
     .option('-p, --port <port>', 'port to listen on (default: a free one)', (v) => {
       const n = Number(v);
-      if (!Number.isInteger(n) || n < 0 || n > 65535) throw new AppError('INVALID_INPUT', `--port ${v} is not a port number.`, 'Use 1-65535, or 0 for any free port.');
+      if (!Number.isInteger(n) || n < 0 || n > 65535)
+        throw new AppError('INVALID_INPUT', `--port ${v} is not a port number.`, 'Use 1-65535, or 0 for any free port.');
       return n;
     })
     .option('--no-open', 'print a link instead of opening a browser')
@@ -28,7 +29,9 @@ export function register(program: Command): void {
         process.stdout.write(`TagSSH is running at ${server.url} — opening it in your browser.\n${enter}\n`);
         openBrowser(server.openLink());
       } else {
-        process.stdout.write(`TagSSH is running. Open this link in your browser:\n\n  ${server.openLink()}\n\nIt works once: the tab that opens it stays signed in, reloads included. ${enter}\n`);
+        process.stdout.write(
+          `TagSSH is running. Open this link in your browser:\n\n  ${server.openLink()}\n\nIt works once: the tab that opens it stays signed in, reloads included. ${enter}\n`,
+        );
       }
       const { createInterface } = await import('node:readline');
       const lines = createInterface({ input: process.stdin, terminal: false });
@@ -50,7 +53,11 @@ export function register(program: Command): void {
 async function openBrowserAsync(url: string): Promise<void> {
   const { spawn } = await import('node:child_process');
   const [cmd, args] =
-    process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '""', url.replace(/&/g, '^&')]] : ['xdg-open', [url]];
+    process.platform === 'darwin'
+      ? ['open', [url]]
+      : process.platform === 'win32'
+        ? ['cmd', ['/c', 'start', '""', url.replace(/&/g, '^&')]]
+        : ['xdg-open', [url]];
   const child = spawn(cmd as string, args as string[], { stdio: 'ignore', detached: true });
   child.on('error', () => process.stderr.write('tagssh: could not open a browser; open the URL above yourself.\n'));
   child.unref();

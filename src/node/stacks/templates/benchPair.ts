@@ -30,7 +30,11 @@ export const benchPairTemplate = {
   Description: 'TagSSH bench-pair: two instances in one AZ and placement group, iperf3 between them, optional EFS',
   Parameters: {
     InstanceType: { Type: 'String', Default: 'm5.large', Description: 'EC2 instance type of both instances' },
-    ImageId: { Type: 'AWS::SSM::Parameter::Value<AWS::EC2::Image::Id>', Default: '/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-6.1-x86_64', Description: 'AMI (an SSM public parameter name)' },
+    ImageId: {
+      Type: 'AWS::SSM::Parameter::Value<AWS::EC2::Image::Id>',
+      Default: '/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-6.1-x86_64',
+      Description: 'AMI (an SSM public parameter name)',
+    },
     KeyName: { Type: 'String', Default: '', Description: 'EC2 key pair name (empty: none)' },
     VpcId: { Type: 'AWS::EC2::VPC::Id' },
     SubnetId: { Type: 'AWS::EC2::Subnet::Id', Description: 'one subnet, so one AZ' },
@@ -54,11 +58,25 @@ export const benchPairTemplate = {
     },
     IperfTcp: {
       Type: 'AWS::EC2::SecurityGroupIngress',
-      Properties: { GroupId: { 'Fn::GetAtt': ['PairSecurityGroup', 'GroupId'] }, IpProtocol: 'tcp', FromPort: 5201, ToPort: 5201, SourceSecurityGroupId: { 'Fn::GetAtt': ['PairSecurityGroup', 'GroupId'] }, Description: 'iperf3 within the pair' },
+      Properties: {
+        GroupId: { 'Fn::GetAtt': ['PairSecurityGroup', 'GroupId'] },
+        IpProtocol: 'tcp',
+        FromPort: 5201,
+        ToPort: 5201,
+        SourceSecurityGroupId: { 'Fn::GetAtt': ['PairSecurityGroup', 'GroupId'] },
+        Description: 'iperf3 within the pair',
+      },
     },
     IperfUdp: {
       Type: 'AWS::EC2::SecurityGroupIngress',
-      Properties: { GroupId: { 'Fn::GetAtt': ['PairSecurityGroup', 'GroupId'] }, IpProtocol: 'udp', FromPort: 5201, ToPort: 5201, SourceSecurityGroupId: { 'Fn::GetAtt': ['PairSecurityGroup', 'GroupId'] }, Description: 'iperf3 -u within the pair' },
+      Properties: {
+        GroupId: { 'Fn::GetAtt': ['PairSecurityGroup', 'GroupId'] },
+        IpProtocol: 'udp',
+        FromPort: 5201,
+        ToPort: 5201,
+        SourceSecurityGroupId: { 'Fn::GetAtt': ['PairSecurityGroup', 'GroupId'] },
+        Description: 'iperf3 -u within the pair',
+      },
     },
     InstanceA: instance('a'),
     InstanceB: instance('b'),

@@ -40,7 +40,10 @@ before(async () => {
   compute = await startCredentialServer(5, CANARY_SECRET);
   // EC2 as AWS behaves: a key that was never issued, or has expired, is refused.
   proxy = await startFaultProxy(moto.endpoint, {
-    fault: (r) => (r.accessKeyId?.startsWith('ASIA') && !creds.valid(r.accessKeyId) && !compute.valid(r.accessKeyId) ? { status: 400, code: 'RequestExpired', message: 'Request has expired.' } : undefined),
+    fault: (r) =>
+      r.accessKeyId?.startsWith('ASIA') && !creds.valid(r.accessKeyId) && !compute.valid(r.accessKeyId)
+        ? { status: 400, code: 'RequestExpired', message: 'Request has expired.' }
+        : undefined,
   });
   mkdirSync(join(dir, '.aws', 'sso', 'cache'), { recursive: true });
   writeFileSync(
@@ -90,7 +93,16 @@ after(async () => {
 });
 
 function useEnv(extra: Record<string, string> = {}) {
-  process.env = { ...savedEnv, ...moto.env, HOME: dir, TAGSSH_HOME: join(dir, 'tagssh'), AWS_CONFIG_FILE: join(dir, '.aws', 'config'), AWS_SHARED_CREDENTIALS_FILE: join(dir, '.aws', 'credentials'), AWS_ENDPOINT_URL_EC2: proxy.endpoint, ...extra };
+  process.env = {
+    ...savedEnv,
+    ...moto.env,
+    HOME: dir,
+    TAGSSH_HOME: join(dir, 'tagssh'),
+    AWS_CONFIG_FILE: join(dir, '.aws', 'config'),
+    AWS_SHARED_CREDENTIALS_FILE: join(dir, '.aws', 'credentials'),
+    AWS_ENDPOINT_URL_EC2: proxy.endpoint,
+    ...extra,
+  };
   delete process.env.AWS_ACCESS_KEY_ID;
   delete process.env.AWS_SECRET_ACCESS_KEY;
   resetClients();
@@ -106,7 +118,10 @@ for (const adapter of ['sdk', 'lean'] as Ec2Adapter[]) {
       if (round > 0) await sleep(5_500); // past the previous credentials' expiry
       const seen = proxy.seen.length;
       const list = await listInstances({ profile: 'short' }, { useCache: 'refresh' });
-      assert.ok(list.some((i) => i.name === 'refresh-web'), `round ${round}`);
+      assert.ok(
+        list.some((i) => i.name === 'refresh-web'),
+        `round ${round}`,
+      );
       // What a connect asks EC2 first: the instance's address, by name.
       const target = await resolveTarget('refresh-web', { profile: 'short' });
       assert.equal(target.instance.name, 'refresh-web', `round ${round}`);
@@ -131,16 +146,22 @@ for (const via of ['imds', 'container'] as const) {
       if (round > 0) await sleep(5_500);
       const seen = proxy.seen.length;
       const list = await listInstances({}, { useCache: 'refresh' });
-      assert.ok(list.some((i) => i.name === 'refresh-web'), `round ${round}`);
+      assert.ok(
+        list.some((i) => i.name === 'refresh-web'),
+        `round ${round}`,
+      );
       for (const r of proxy.seen.slice(seen)) keysUsed.add(r.accessKeyId ?? '');
     }
     assert.ok(compute.issued.filter((i) => i.via === via).length >= 4, `the ${via} service was asked again for every expiry`);
-    assert.ok([...keysUsed].every((k) => k.startsWith(via === 'imds' ? 'ASIAIMDS' : 'ASIAECS')), [...keysUsed].join(' '));
+    assert.ok(
+      [...keysUsed].every((k) => k.startsWith(via === 'imds' ? 'ASIAIMDS' : 'ASIAECS')),
+      [...keysUsed].join(' '),
+    );
     assert.ok(keysUsed.size >= 4, `four different keys signed the four rounds (${keysUsed.size})`);
   });
 }
 
-test('assume-role (role_arn + source_profile) through STS: both clients list with the role\'s session credentials', async () => {
+test("assume-role (role_arn + source_profile) through STS: both clients list with the role's session credentials", async () => {
   for (const adapter of ['sdk', 'lean'] as Ec2Adapter[]) {
     useEnv({ TAGSSH_EC2_CLIENT: adapter, AWS_ENDPOINT_URL_STS: moto.endpoint, AWS_ENDPOINT_URL_EC2: proxy.endpoint });
     const seen = proxy.seen.length;
@@ -149,13 +170,22 @@ test('assume-role (role_arn + source_profile) through STS: both clients list wit
     proxy.options.fault = undefined;
     try {
       const list = await listInstances({ profile: 'assumed' }, { useCache: 'refresh' });
-      assert.ok(list.some((i) => i.name === 'refresh-web'), adapter);
+      assert.ok(
+        list.some((i) => i.name === 'refresh-web'),
+        adapter,
+      );
     } finally {
       proxy.options.fault = fault;
     }
     const keys = new Set(proxy.seen.slice(seen).map((r) => r.accessKeyId));
-    assert.ok([...keys].every((k) => k?.startsWith('ASIA')), `${adapter}: signed with the assumed role's session key, not the source profile's (${[...keys].join(' ')})`);
-    assert.ok(proxy.seen.slice(seen).every((r) => typeof r.headers['x-amz-security-token'] === 'string'), adapter);
+    assert.ok(
+      [...keys].every((k) => k?.startsWith('ASIA')),
+      `${adapter}: signed with the assumed role's session key, not the source profile's (${[...keys].join(' ')})`,
+    );
+    assert.ok(
+      proxy.seen.slice(seen).every((r) => typeof r.headers['x-amz-security-token'] === 'string'),
+      adapter,
+    );
   }
 });
 
@@ -164,13 +194,23 @@ test('CLI: an expired SSO session is one line naming `aws sso login --profile ss
   // Both env credentials and a profile: the SDK would print its 10-line "Multiple credential
   // sources detected" warning before TagSSH's error.
   const env = { ...process.env, AWS_PROFILE: 'ssox', AWS_ACCESS_KEY_ID: 'AKIAENVKEY', AWS_SECRET_ACCESS_KEY: CANARY_SECRET, AWS_SESSION_TOKEN: CANARY_TOKEN };
-  for (const args of [['list', '--cache', 'off'], ['resolve', 'refresh-web']]) {
+  for (const args of [
+    ['list', '--cache', 'off'],
+    ['resolve', 'refresh-web'],
+  ]) {
     const r = await runTagssh(args, env);
     const out = r.stdout + r.stderr;
     assert.equal(r.code, 7, `${args.join(' ')}: ${out}`);
     assert.doesNotMatch(out, /Multiple credential sources|@aws-sdk|WARNING/, args.join(' '));
     // What the user sees: TagSSH's one line, then its hint.
-    assert.deepEqual(r.stderr.trimEnd().split('\n').map((l) => l.slice(0, 9)), ['tagssh: T', '  → Run `'], r.stderr);
+    assert.deepEqual(
+      r.stderr
+        .trimEnd()
+        .split('\n')
+        .map((l) => l.slice(0, 9)),
+      ['tagssh: T', '  → Run `'],
+      r.stderr,
+    );
     assert.match(r.stderr, /SSO session for profile "ssox"/);
     assert.match(r.stderr, /`aws sso login --profile ssox`/);
     for (const secret of [CANARY_SECRET, CANARY_TOKEN, CANARY_SSO]) assert.ok(!out.includes(secret), `${args.join(' ')} printed a secret`);
@@ -183,11 +223,23 @@ test('CLI: an expired SSO session is one line naming `aws sso login --profile ss
 
 test('secrets never appear in errors: a refused signed request with canary credentials, CLI and library', async () => {
   useEnv();
-  const refusing = await startFaultProxy(moto.endpoint, { fault: () => ({ status: 401, code: 'AuthFailure', message: 'AWS was not able to validate the provided access credentials' }) });
+  const refusing = await startFaultProxy(moto.endpoint, {
+    fault: () => ({ status: 401, code: 'AuthFailure', message: 'AWS was not able to validate the provided access credentials' }),
+  });
   try {
-    const env = { ...process.env, AWS_ENDPOINT_URL_EC2: refusing.endpoint, AWS_ACCESS_KEY_ID: 'AKIACANARYKEY', AWS_SECRET_ACCESS_KEY: CANARY_SECRET, AWS_SESSION_TOKEN: CANARY_TOKEN };
+    const env = {
+      ...process.env,
+      AWS_ENDPOINT_URL_EC2: refusing.endpoint,
+      AWS_ACCESS_KEY_ID: 'AKIACANARYKEY',
+      AWS_SECRET_ACCESS_KEY: CANARY_SECRET,
+      AWS_SESSION_TOKEN: CANARY_TOKEN,
+    };
     for (const client of ['lean', 'sdk']) {
-      for (const [args, debug] of [[['list', '--cache', 'off'], '0'], [['resolve', 'refresh-web'], '0'], [['list', '--json', '--cache', 'off'], '1']] as const) {
+      for (const [args, debug] of [
+        [['list', '--cache', 'off'], '0'],
+        [['resolve', 'refresh-web'], '0'],
+        [['list', '--json', '--cache', 'off'], '1'],
+      ] as const) {
         const r = await runTagssh([...args], { ...env, TAGSSH_EC2_CLIENT: client, TAGSSH_DEBUG: debug });
         const out = r.stdout + r.stderr;
         assert.equal(r.code, 8, `${client} ${args.join(' ')}: ${out}`);
@@ -202,7 +254,7 @@ test('secrets never appear in errors: a refused signed request with canary crede
   }
 });
 
-test('engine (the app and `tagssh web`): env credentials plus an SSO profile print nothing; the error is TagSSH\'s own', async () => {
+test("engine (the app and `tagssh web`): env credentials plus an SSO profile print nothing; the error is TagSSH's own", async () => {
   useEnv({ AWS_PROFILE: 'ssox', AWS_ACCESS_KEY_ID: 'AKIAENVKEY', AWS_SECRET_ACCESS_KEY: CANARY_SECRET, AWS_SESSION_TOKEN: CANARY_TOKEN });
   delete process.env.TAGSSH_EC2_CLIENT;
   const printed: string[] = [];

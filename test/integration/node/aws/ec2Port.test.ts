@@ -59,7 +59,13 @@ before(async () => {
 });
 
 beforeEach(() => {
-  process.env = { ...savedEnv, ...moto.env, TAGSSH_HOME: home, AWS_CONFIG_FILE: join(home, 'no-config'), AWS_SHARED_CREDENTIALS_FILE: join(home, 'no-credentials') };
+  process.env = {
+    ...savedEnv,
+    ...moto.env,
+    TAGSSH_HOME: home,
+    AWS_CONFIG_FILE: join(home, 'no-config'),
+    AWS_SHARED_CREDENTIALS_FILE: join(home, 'no-credentials'),
+  };
   resetClients();
 });
 
@@ -134,7 +140,11 @@ test('errors: the same codes from both (unknown id, unreachable endpoint)', asyn
   }
   withEndpoint(`http://127.0.0.1:${await freePort()}`, { AWS_MAX_ATTEMPTS: '1' });
   for (const a of ADAPTERS) {
-    await assert.rejects((await port(a)).describeInstances(), expectCode('NETWORK', (e) => assert.match(e.message, /ECONNREFUSED/)), a);
+    await assert.rejects(
+      (await port(a)).describeInstances(),
+      expectCode('NETWORK', (e) => assert.match(e.message, /ECONNREFUSED/)),
+      a,
+    );
   }
 });
 
@@ -182,7 +192,11 @@ test('clock skew: the server Date corrects the signing clock after one RequestEx
     }
     // A skew error that cannot be corrected is worded as a clock problem, not as "aws sso login".
     proxy.options.checkSkew = false;
-    proxy.options.fault = () => ({ status: 403, code: 'RequestTimeTooSkewed', message: 'The difference between the request time and the server time is too large.' });
+    proxy.options.fault = () => ({
+      status: 403,
+      code: 'RequestTimeTooSkewed',
+      message: 'The difference between the request time and the server time is too large.',
+    });
     for (const a of ADAPTERS) {
       withEndpoint(proxy.endpoint);
       await assert.rejects(
@@ -202,7 +216,10 @@ test('clock skew: the server Date corrects the signing clock after one RequestEx
 
 test('endpoint_url from ~/.aws/config: per-service [services] section and global, for both', async () => {
   const config = join(home, 'config');
-  writeFileSync(config, `[profile svc]\nregion = us-east-1\naws_access_key_id = testing\naws_secret_access_key = testing\nservices = local\n\n[services local]\nec2 =\n  endpoint_url = ${moto.endpoint}\n\n[profile global]\nregion = us-east-1\naws_access_key_id = testing\naws_secret_access_key = testing\nendpoint_url = ${moto.endpoint}\n`);
+  writeFileSync(
+    config,
+    `[profile svc]\nregion = us-east-1\naws_access_key_id = testing\naws_secret_access_key = testing\nservices = local\n\n[services local]\nec2 =\n  endpoint_url = ${moto.endpoint}\n\n[profile global]\nregion = us-east-1\naws_access_key_id = testing\naws_secret_access_key = testing\nendpoint_url = ${moto.endpoint}\n`,
+  );
   for (const a of ADAPTERS) {
     for (const profile of ['svc', 'global']) {
       process.env = { ...savedEnv, ...moto.env, TAGSSH_HOME: home, AWS_CONFIG_FILE: config, AWS_SHARED_CREDENTIALS_FILE: join(home, 'no-credentials') };

@@ -42,7 +42,10 @@ test('a response larger than the cap is cut off with a clear error, not buffered
 
 test('plain http:// is refused for any host but this machine; https and loopback http are fine', () => {
   for (const bad of ['http://10.0.0.5:5000', 'http://ec2.example.com/', 'http://127.0.0.1.evil.example/']) {
-    assert.throws(() => endpointFor('us-east-1', bad), (e: AppError) => e.code === 'INVALID_INPUT' && /unencrypted/.test(e.message) && /https:\/\//.test(e.hint ?? ''));
+    assert.throws(
+      () => endpointFor('us-east-1', bad),
+      (e: AppError) => e.code === 'INVALID_INPUT' && /unencrypted/.test(e.message) && /https:\/\//.test(e.hint ?? ''),
+    );
   }
   for (const ok of ['https://ec2.example.com/', 'http://127.0.0.1:5000', 'http://localhost:5000', 'http://[::1]:5000/']) {
     assert.equal(endpointFor('us-east-1', ok).href.startsWith(ok.slice(0, 8)), true);

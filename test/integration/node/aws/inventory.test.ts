@@ -62,7 +62,10 @@ test('lists every instance with all fields, valid against the shared model', asy
   assert.equal(stopped.publicIp, null);
   assert.equal(list.find((i) => i.id === s.unnamed!.id)!.name, null);
   // Named instances first (by name), unnamed last.
-  assert.deepEqual(list.map((i) => i.name), ['plain', 'stopped one', 'with eip', null]);
+  assert.deepEqual(
+    list.map((i) => i.name),
+    ['plain', 'stopped one', 'with eip', null],
+  );
   assert.equal(existsSync(inventoryCachePath({}, 'us-east-1')), false, 'off mode writes no cache');
 });
 
@@ -100,8 +103,14 @@ test('start and stop by name wait for the new state, with progress lines', async
   const onProgress = (m: string) => progress.push(m);
   const started = await startInstance('stopped one', { onProgress });
   assert.equal(started.state, 'running');
-  assert.ok(progress.some((m) => m.startsWith('Starting "stopped one"')), progress.join('\n'));
-  assert.ok(progress.some((m) => /is running/.test(m)), progress.join('\n'));
+  assert.ok(
+    progress.some((m) => m.startsWith('Starting "stopped one"')),
+    progress.join('\n'),
+  );
+  assert.ok(
+    progress.some((m) => /is running/.test(m)),
+    progress.join('\n'),
+  );
   const again = await startInstance('stopped one', { onProgress });
   assert.equal(again.state, 'running');
   assert.ok(progress.some((m) => /already running/.test(m)));

@@ -59,7 +59,15 @@ for (const adapter of ['lean', 'sdk'] as Ec2Adapter[]) {
 
 for (const adapter of ['lean', 'sdk'] as Ec2Adapter[]) {
   test(`${adapter}: an https endpoint goes through HTTPS_PROXY as a CONNECT tunnel, trusting AWS_CA_BUNDLE`, async () => {
-    process.env = { ...savedEnv, ...moto.env, TAGSSH_HOME: home, TAGSSH_EC2_CLIENT: adapter, AWS_ENDPOINT_URL_EC2: front.endpoint, AWS_CA_BUNDLE: front.caFile, HTTPS_PROXY: proxy.url };
+    process.env = {
+      ...savedEnv,
+      ...moto.env,
+      TAGSSH_HOME: home,
+      TAGSSH_EC2_CLIENT: adapter,
+      AWS_ENDPOINT_URL_EC2: front.endpoint,
+      AWS_CA_BUNDLE: front.caFile,
+      HTTPS_PROXY: proxy.url,
+    };
     delete process.env.NO_PROXY;
     delete process.env.no_proxy;
     delete process.env.HTTP_PROXY;

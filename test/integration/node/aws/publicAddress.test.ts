@@ -48,7 +48,15 @@ test('a stopped instance in a subnet that maps no public IPs, without an Elastic
   await assert.rejects(assertPublicAddressComes(inst, {}), (e: unknown) => {
     assert.ok(e instanceof AppError);
     assert.equal(e.code, 'NOT_FOUND');
-    assert.deepEqual(e.details, { reason: 'no-public-address', instanceId: id, name: null, region, privateIp: inst.privateIp, subnetId: inst.subnetId, started: false });
+    assert.deepEqual(e.details, {
+      reason: 'no-public-address',
+      instanceId: id,
+      name: null,
+      region,
+      privateIp: inst.privateIp,
+      subnetId: inst.subnetId,
+      started: false,
+    });
     return true;
   });
 });
@@ -63,7 +71,11 @@ test('an instance with an Elastic IP keeps it', async () => {
   const { id } = await seedInstance(moto.sdk(), { name: 'with-eip', eip: '127.0.0.44' });
   const inst = await describeOne({ id, region }, {});
   assert.deepEqual(await publicAddressOutlook(inst, {}), { comes: true, why: 'has-public-ip' });
-  assert.deepEqual(await publicAddressOutlook({ ...inst, publicIp: null }, {}), { comes: true, why: 'elastic-ip' }, 'found through DescribeAddresses when the instance does not show it');
+  assert.deepEqual(
+    await publicAddressOutlook({ ...inst, publicIp: null }, {}),
+    { comes: true, why: 'elastic-ip' },
+    'found through DescribeAddresses when the instance does not show it',
+  );
 });
 
 test('after a start, a running instance without a public address stops the wait with the same error', async () => {

@@ -97,7 +97,10 @@ test('Japanese and emoji names, leading/trailing spaces, backslash and wildcard 
 
 test('matching is case-sensitive', async () => {
   assert.equal((await resolveTarget('Case', {})).instance.id, seeded.caseName!.id);
-  await assert.rejects(resolveTarget('case', {}), expectCode('NOT_FOUND', (e) => assert.match(e.message, /"case"/)));
+  await assert.rejects(
+    resolveTarget('case', {}),
+    expectCode('NOT_FOUND', (e) => assert.match(e.message, /"case"/)),
+  );
 });
 
 test('a public IP that is not an Elastic IP is reported as public (moto: DescribeAddresses decides)', async () => {
@@ -155,13 +158,18 @@ test('instance id works for instances without a Name; terminated ones are gone',
 });
 
 test('several regions are searched at once; a name in two regions is ambiguous', async () => {
-  await assert.rejects(resolveTarget('euro', {}), expectCode('NOT_FOUND', (e) => assert.match(e.message, /us-east-1/)));
+  await assert.rejects(
+    resolveTarget('euro', {}),
+    expectCode('NOT_FOUND', (e) => assert.match(e.message, /us-east-1/)),
+  );
   const t = await resolveTarget('euro', { regions: ['us-east-1', 'eu-west-1'] });
   assert.equal(t.instance.region, 'eu-west-1');
   assert.equal((await resolveTarget(seeded.euro!.id, { regions: ['us-east-1', 'eu-west-1'] })).instance.id, seeded.euro!.id);
   await assert.rejects(
     resolveTarget('both-regions', { regions: ['us-east-1', 'eu-west-1'] }),
-    expectCode('AMBIGUOUS', (e) => assert.deepEqual((e.details as { candidates: Candidate[] }).candidates.map((c) => c.region).sort(), ['eu-west-1', 'us-east-1'])),
+    expectCode('AMBIGUOUS', (e) =>
+      assert.deepEqual((e.details as { candidates: Candidate[] }).candidates.map((c) => c.region).sort(), ['eu-west-1', 'us-east-1']),
+    ),
   );
   assert.equal((await resolveTarget('euro', { regions: ['all'] })).instance.region, 'eu-west-1');
 });
@@ -215,9 +223,18 @@ test('--start starts a stopped instance, waits for running + address + open port
     assert.equal(t.instance.state, 'running');
     assert.equal(t.address, '127.0.0.3');
     assert.equal(proxy.counts.get('StartInstances'), 1);
-    assert.ok(progress.some((m) => /Starting "wake me"/.test(m)), progress.join('\n'));
-    assert.ok(progress.some((m) => /waiting for port/.test(m)), progress.join('\n'));
-    assert.ok(progress.some((m) => /answers on 127\.0\.0\.3/.test(m)), progress.join('\n'));
+    assert.ok(
+      progress.some((m) => /Starting "wake me"/.test(m)),
+      progress.join('\n'),
+    );
+    assert.ok(
+      progress.some((m) => /waiting for port/.test(m)),
+      progress.join('\n'),
+    );
+    assert.ok(
+      progress.some((m) => /answers on 127\.0\.0\.3/.test(m)),
+      progress.join('\n'),
+    );
   } finally {
     process.env.AWS_ENDPOINT_URL_EC2 = moto.endpoint;
     resetClients();

@@ -1,6 +1,12 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { AuthorizeSecurityGroupIngressCommand, CreateSecurityGroupCommand, DescribeSecurityGroupsCommand, ModifyInstanceAttributeCommand, type EC2Client } from '@aws-sdk/client-ec2';
+import {
+  AuthorizeSecurityGroupIngressCommand,
+  CreateSecurityGroupCommand,
+  DescribeSecurityGroupsCommand,
+  ModifyInstanceAttributeCommand,
+  type EC2Client,
+} from '@aws-sdk/client-ec2';
 import { startMoto, type Moto } from '../../../lab/moto.js';
 import { seedInstance } from '../../../lab/seed.js';
 import { defaultSettings } from '../../../../src/common/model/settings.js';
@@ -32,7 +38,12 @@ before(async () => {
   resetClients();
   ec2 = moto.sdk();
   groupId = (await ec2.send(new CreateSecurityGroupCommand({ GroupName: 'app-ssh', Description: 'ssh' }))).GroupId!;
-  await ec2.send(new AuthorizeSecurityGroupIngressCommand({ GroupId: groupId, IpPermissions: [{ IpProtocol: 'tcp', FromPort: 22, ToPort: 22, IpRanges: [{ CidrIp: '198.51.100.0/24' }] }] }));
+  await ec2.send(
+    new AuthorizeSecurityGroupIngressCommand({
+      GroupId: groupId,
+      IpPermissions: [{ IpProtocol: 'tcp', FromPort: 22, ToPort: 22, IpRanges: [{ CidrIp: '198.51.100.0/24' }] }],
+    }),
+  );
   otherGroup = (await ec2.send(new CreateSecurityGroupCommand({ GroupName: 'not-attached', Description: 'x' }))).GroupId!;
   instanceId = (await seedInstance(ec2, { name: 'app-sg' })).id;
   await ec2.send(new ModifyInstanceAttributeCommand({ InstanceId: instanceId, Groups: [groupId] }));

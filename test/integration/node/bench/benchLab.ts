@@ -44,7 +44,10 @@ export async function startBenchLab(addresses: string[]): Promise<BenchLab> {
 
 /** Run and scratch directories a run id left behind (in /tmp, and in scratchParent). */
 export function leftovers(runId: string, scratchParent = '/tmp'): string[] {
-  const mine = (d: string) => readdirSync(d).filter((n) => n.includes(runId)).map((n) => join(d, n));
+  const mine = (d: string) =>
+    readdirSync(d)
+      .filter((n) => n.includes(runId))
+      .map((n) => join(d, n));
   return [...mine('/tmp'), ...(scratchParent !== '/tmp' ? mine(scratchParent) : [])];
 }
 

@@ -33,7 +33,10 @@ describe('readLocalTarball (CLI: a path the user typed)', () => {
   });
 
   it('refuses /dev/zero, a directory and a FIFO at once (never reads them for ever or hangs)', async () => {
-    await assert.rejects(readLocalTarball('/dev/zero'), (e) => code(e) === 'INVALID_INPUT' && /^\/dev\/zero is not a regular file\.$/.test((e as Error).message));
+    await assert.rejects(
+      readLocalTarball('/dev/zero'),
+      (e) => code(e) === 'INVALID_INPUT' && /^\/dev\/zero is not a regular file\.$/.test((e as Error).message),
+    );
     await assert.rejects(readLocalTarball(dir), (e) => /is a directory, not a file\.$/.test((e as Error).message));
     const fifo = join(dir, 'pipe');
     execFileSync('mkfifo', [fifo]);
@@ -55,9 +58,23 @@ describe('readLocalTarball (CLI: a path the user typed)', () => {
 });
 
 describe('bench.run from the app: an upload is the bytes the person picked, never a path', () => {
-  const handlers = () => benchSection({ store: () => resultsStore(join(dir, 'results')) })({ deps: { settings: { get: () => ({}) } } as never, emit: () => undefined, clientId: 'test', ownsSession: () => true, onDispose: () => {} });
+  const handlers = () =>
+    benchSection({ store: () => resultsStore(join(dir, 'results')) })({
+      deps: { settings: { get: () => ({}) } } as never,
+      emit: () => undefined,
+      clientId: 'test',
+      ownsSession: () => true,
+      onDispose: () => {},
+    });
   const run = async (extra: Record<string, unknown>) =>
-    await handlers()['bench.run']!({ preset: 'unixbench', params: { source: 'upload', localTarball: join(dir, 'id_rsa'), install: false }, instances: [{ id: 'i-0123456789abcdef0', region: 'us-east-1' }], confirmed: true, acceptNew: false, ...extra } as never);
+    await handlers()['bench.run']!({
+      preset: 'unixbench',
+      params: { source: 'upload', localTarball: join(dir, 'id_rsa'), install: false },
+      instances: [{ id: 'i-0123456789abcdef0', region: 'us-east-1' }],
+      confirmed: true,
+      acceptNew: false,
+      ...extra,
+    } as never);
 
   it('a localTarball path alone is refused (the backend never reads a path the app sends)', async () => {
     await assert.rejects(run({}), /UnixBench with source "upload" needs the tarball file chosen in the form\./);
@@ -65,7 +82,10 @@ describe('bench.run from the app: an upload is the bytes the person picked, neve
 
   it('picked bytes that are not a .tar.gz are refused, naming the file', async () => {
     const key = Buffer.from('-----BEGIN OPENSSH PRIVATE KEY-----\n').toString('base64');
-    await assert.rejects(run({ tarball: { name: 'id_rsa', base64: key } }), /^Error: The file id_rsa is not a gzip-compressed tarball \(\.tar\.gz\)\.$|The file id_rsa is not a gzip-compressed tarball/);
+    await assert.rejects(
+      run({ tarball: { name: 'id_rsa', base64: key } }),
+      /^Error: The file id_rsa is not a gzip-compressed tarball \(\.tar\.gz\)\.$|The file id_rsa is not a gzip-compressed tarball/,
+    );
   });
 
   it('the upload still needs the confirmation the dialog gives', async () => {

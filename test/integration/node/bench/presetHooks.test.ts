@@ -47,7 +47,10 @@ const payload = registerPreset({
   }),
   confirmations: () => [],
   script: (p, ctx) =>
-    wrapScript(`phase show\nprintf 'payload=%s\\n' "$(cat "$RUN_DIR/payload.txt" 2>/dev/null || echo none)"\nsleep ${p.seconds}\nphase done`, { runDir: ctx.runDir, title: 'payload test' }),
+    wrapScript(`phase show\nprintf 'payload=%s\\n' "$(cat "$RUN_DIR/payload.txt" 2>/dev/null || echo none)"\nsleep ${p.seconds}\nphase done`, {
+      runDir: ctx.runDir,
+      title: 'payload test',
+    }),
   parse: (stdout) => {
     const m = /^payload=(.*)$/m.exec(stdout);
     return m ? { ...emptyParsed(), facts: { payload: m[1]! } } : { ...emptyParsed(), ok: false, error: 'no payload line' };
@@ -68,13 +71,19 @@ const echoPair = registerPreset({
   pair: true,
   confirmations: () => [],
   script: (p, ctx) =>
-    wrapScript(p.refuse ? `echo "unable to connect to server: Connection refused" >&2\nexit 1` : `printf 'reached=%s\\n' '${ctx.peerAddress ?? ''}'`, { runDir: ctx.runDir, title: 'echo client' }),
-  peerScript: (_p, ctx) => wrapScript(`printf '${MARK}ready\\n'\nprintf 'peer-side=%s\\n' '${ctx.peerAddress ?? ''}'\nsleep 30`, { runDir: ctx.runDir, title: 'echo peer' }),
+    wrapScript(p.refuse ? `echo "unable to connect to server: Connection refused" >&2\nexit 1` : `printf 'reached=%s\\n' '${ctx.peerAddress ?? ''}'`, {
+      runDir: ctx.runDir,
+      title: 'echo client',
+    }),
+  peerScript: (_p, ctx) =>
+    wrapScript(`printf '${MARK}ready\\n'\nprintf 'peer-side=%s\\n' '${ctx.peerAddress ?? ''}'\nsleep 30`, { runDir: ctx.runDir, title: 'echo peer' }),
   peerReady: /^@@tagssh:ready$/m,
   peerAddressing: (p) => ({ mode: p.via, param: 'via', port: p.port }),
   parse: (stdout, stderr, exitCode) => {
     const m = /^reached=(.*)$/m.exec(stdout);
-    return m && exitCode === 0 ? { ...emptyParsed(), facts: { reached: m[1]! } } : { ...emptyParsed(), ok: false, error: stderr.trim().split('\n').pop() ?? 'no reply' };
+    return m && exitCode === 0
+      ? { ...emptyParsed(), facts: { reached: m[1]! } }
+      : { ...emptyParsed(), ok: false, error: stderr.trim().split('\n').pop() ?? 'no reply' };
   },
 });
 
@@ -83,7 +92,13 @@ describe('a preset defined outside the registry runs through the runner by its o
     const file = join(lab.dir, 'payload.txt');
     writeFileSync(file, '!hello from this computer');
     const progress: Extract<BenchEvent, { type: 'progress' }>[] = [];
-    const [r] = await runBench({ preset: payload, params: { file, hours: 1 }, hosts: [lab.host(0)], connectOptions: lab.connectOptions(), onEvent: (e) => e.type === 'progress' && progress.push(e) });
+    const [r] = await runBench({
+      preset: payload,
+      params: { file, hours: 1 },
+      hosts: [lab.host(0)],
+      connectOptions: lab.connectOptions(),
+      onEvent: (e) => e.type === 'progress' && progress.push(e),
+    });
     assert.equal(r!.status, 'ok', JSON.stringify(r!.error));
     assert.equal(r!.preset, 'payload-test');
     assert.equal(r!.facts.payload, '!hello from this computer');
@@ -103,7 +118,13 @@ describe('a preset defined outside the registry runs through the runner by its o
     writeFileSync(bad, 'no bang');
     const started: string[] = [];
     await assert.rejects(
-      runBench({ preset: payload, params: { file: bad }, hosts: [lab.host(0)], connectOptions: lab.connectOptions(), onEvent: (e) => e.type === 'started' && started.push(e.runId) }),
+      runBench({
+        preset: payload,
+        params: { file: bad },
+        hosts: [lab.host(0)],
+        connectOptions: lab.connectOptions(),
+        onEvent: (e) => e.type === 'started' && started.push(e.runId),
+      }),
       (e: Error & { hint?: string }) => e.message === `${bad} does not start with "!".` && e.hint === 'Give a file that starts with "!".',
     );
     assert.deepEqual(started, []);
@@ -121,12 +142,30 @@ describe('a preset defined outside the registry runs through the runner by its o
   });
 
   it("a pair preset's failure hints name its own parameter and port", async () => {
-    const [r] = await runBench({ preset: echoPair, params: { refuse: true, port: 4343 }, hosts: [lab.host(0)], peer: lab.host(1), connectOptions: lab.connectOptions() });
+    const [r] = await runBench({
+      preset: echoPair,
+      params: { refuse: true, port: 4343 },
+      hosts: [lab.host(0)],
+      peer: lab.host(1),
+      connectOptions: lab.connectOptions(),
+    });
     assert.equal(r!.status, 'failed');
-    assert.equal(r!.error!.message, 'unable to connect to server: Connection refused — the client on lab-0 tried lab-1 at its public address 127.0.0.26 (via=public was asked for).');
-    assert.equal(r!.error!.hint, "Check that the peer's security group allows TCP port 4343 from the client's public address; in one VPC, try --param via=private.");
+    assert.equal(
+      r!.error!.message,
+      'unable to connect to server: Connection refused — the client on lab-0 tried lab-1 at its public address 127.0.0.26 (via=public was asked for).',
+    );
+    assert.equal(
+      r!.error!.hint,
+      "Check that the peer's security group allows TCP port 4343 from the client's public address; in one VPC, try --param via=private.",
+    );
     // A host given by address has no private address in the inventory: the preset's parameter is named.
-    const [noPrivate] = await runBench({ preset: echoPair, params: { via: 'private' }, hosts: [lab.host(0)], peer: lab.host(1), connectOptions: lab.connectOptions() });
+    const [noPrivate] = await runBench({
+      preset: echoPair,
+      params: { via: 'private' },
+      hosts: [lab.host(0)],
+      peer: lab.host(1),
+      connectOptions: lab.connectOptions(),
+    });
     assert.equal(noPrivate!.status, 'failed');
     assert.equal(noPrivate!.error!.message, 'lab-1 has no private address in the inventory.');
     assert.equal(noPrivate!.error!.hint, 'Use its public address: --param via=public.');

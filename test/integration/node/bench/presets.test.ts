@@ -50,7 +50,12 @@ describe('bench presets over SSH', () => {
   it('fio and dd with small sizes: metrics with units, test files removed', async () => {
     const scratch = mkdtempSync(join('/var/tmp', 'tagssh-bench-target-'));
     try {
-      const [f] = await runBench({ preset: 'fio', params: { dir: scratch, template: 'randwrite', size: '4M', numjobs: 1, runtime: 1, direct: false }, hosts: [lab.host(0)], connectOptions: lab.connectOptions() });
+      const [f] = await runBench({
+        preset: 'fio',
+        params: { dir: scratch, template: 'randwrite', size: '4M', numjobs: 1, runtime: 1, direct: false },
+        hosts: [lab.host(0)],
+        connectOptions: lab.connectOptions(),
+      });
       assert.equal(f!.status, 'ok', JSON.stringify(f!.error) + f!.raw.stderr);
       assert.equal(f!.metrics.find((m) => m.key === 'write.iops')?.unit, 'IOPS');
       assert.equal(f!.metrics.find((m) => m.key === 'write.clat_p99')?.unit, 'µs');

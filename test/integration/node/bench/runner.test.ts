@@ -24,7 +24,13 @@ describe('bench runner', () => {
   it('sysinfo: parses vCPUs and memory, keeps raw output, leaves nothing behind', async () => {
     const store = resultsStore(join(lab.dir, 'results-sysinfo'));
     const phases: string[] = [];
-    const [r] = await runBench({ preset: 'sysinfo', hosts: [lab.host(0)], connectOptions: lab.connectOptions(), store, onEvent: (e) => e.type === 'phase' && phases.push(e.phase) });
+    const [r] = await runBench({
+      preset: 'sysinfo',
+      hosts: [lab.host(0)],
+      connectOptions: lab.connectOptions(),
+      store,
+      onEvent: (e) => e.type === 'phase' && phases.push(e.phase),
+    });
     assert.equal(r!.status, 'ok', JSON.stringify(r!.error));
     const vcpus = r!.metrics.find((m) => m.key === 'cpu.vcpus');
     assert.equal(vcpus?.value, Number(execFileSync('nproc', { encoding: 'utf8' }).trim()));
@@ -124,15 +130,31 @@ describe('bench runner', () => {
 
   it('runs the same preset on 3 hosts concurrently', async () => {
     const started: string[] = [];
-    const results = await runBench({ preset: 'sysinfo', params: { lshw: false }, hosts: [lab.host(0), lab.host(1), lab.host(2)], concurrency: 3, connectOptions: lab.connectOptions(), onEvent: (e) => e.type === 'started' && started.push(e.host.host) });
-    assert.deepEqual(results.map((r) => r.status), ['ok', 'ok', 'ok']);
-    assert.deepEqual(results.map((r) => r.instance.host), ['127.0.0.20', '127.0.0.21', '127.0.0.22']);
+    const results = await runBench({
+      preset: 'sysinfo',
+      params: { lshw: false },
+      hosts: [lab.host(0), lab.host(1), lab.host(2)],
+      concurrency: 3,
+      connectOptions: lab.connectOptions(),
+      onEvent: (e) => e.type === 'started' && started.push(e.host.host),
+    });
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['ok', 'ok', 'ok'],
+    );
+    assert.deepEqual(
+      results.map((r) => r.instance.host),
+      ['127.0.0.20', '127.0.0.21', '127.0.0.22'],
+    );
     assert.equal(new Set(results.map((r) => r.batchId)).size, 1);
     assert.deepEqual([...started].sort(), ['127.0.0.20', '127.0.0.21', '127.0.0.22']);
   });
 
   it('refuses raw devices and system trees in the directory parameter', async () => {
-    await assert.rejects(runBench({ preset: 'fio', params: { dir: '/dev/nvme0n1' }, hosts: [lab.host(0)], connectOptions: lab.connectOptions() }), /raw devices/);
+    await assert.rejects(
+      runBench({ preset: 'fio', params: { dir: '/dev/nvme0n1' }, hosts: [lab.host(0)], connectOptions: lab.connectOptions() }),
+      /raw devices/,
+    );
     await assert.rejects(runBench({ preset: 'dd', params: { dir: 'relative/path' }, hosts: [lab.host(0)], connectOptions: lab.connectOptions() }), /absolute/);
   });
 });

@@ -22,7 +22,8 @@ const BUCKET = 'tagssh-transfer';
 
 const awsEnv = () => ({ ...process.env, AWS_ACCESS_KEY_ID: 'testing', AWS_SECRET_ACCESS_KEY: 'testing', AWS_DEFAULT_REGION: 'us-east-1' });
 const aws = (...args: string[]) => execFileSync('aws', ['--endpoint-url', moto.endpoint, ...args], { env: awsEnv(), encoding: 'utf8' });
-const keys = (prefix: string): string[] => JSON.parse(aws('s3api', 'list-objects-v2', '--bucket', BUCKET, '--prefix', prefix, '--query', 'Contents[].Key', '--output', 'json')) ?? [];
+const keys = (prefix: string): string[] =>
+  JSON.parse(aws('s3api', 'list-objects-v2', '--bucket', BUCKET, '--prefix', prefix, '--query', 'Contents[].Key', '--output', 'json')) ?? [];
 
 before(async () => {
   [lab, moto] = await Promise.all([startBenchLab(['127.0.0.75']), startMoto()]);
@@ -51,18 +52,31 @@ describe('transfer preset (sshd host, moto S3)', () => {
     for (const r of results) {
       assert.equal(r.status, 'ok', `${String(r.params.method)}: ${JSON.stringify(r.error)}\n${r.raw.stderr}`);
       assert.equal(r.facts.verified, '40 of 40 files, 163840 of 163840 bytes; 40 checksums match', String(r.params.method));
-      assert.deepEqual(r.metrics.map((m) => m.key), ['seconds', 'files_per_s', 'mb_per_s']);
+      assert.deepEqual(
+        r.metrics.map((m) => m.key),
+        ['seconds', 'files_per_s', 'mb_per_s'],
+      );
       assert.ok(r.metrics.every((m) => m.value > 0));
       assert.equal(r.mounts?.to?.dir, to);
       assert.deepEqual(leftovers(r.id, to), [], 'the copy and the run directory are gone');
     }
-    assert.deepEqual(results.map((r) => r.params.method), ['rsync', 'cp', 'parallel']);
+    assert.deepEqual(
+      results.map((r) => r.params.method),
+      ['rsync', 'cp', 'parallel'],
+    );
     assert.equal(new Set(results.map((r) => r.batchId)).size, 1);
     assert.deepEqual(readdirSync(to), []);
   });
 
-  it('aws s3 sync and aws s3 cp --recursive up to S3: verified against the objects\' ETags, then the prefix is removed', async () => {
-    const sets = expandMatrix(getPreset('transfer'), { method: ['s3-sync', 's3-cp'], to: [`s3://${BUCKET}/up`], files: [25], fileSize: ['1k'], endpoint: [moto.endpoint], region: ['us-east-1'] });
+  it("aws s3 sync and aws s3 cp --recursive up to S3: verified against the objects' ETags, then the prefix is removed", async () => {
+    const sets = expandMatrix(getPreset('transfer'), {
+      method: ['s3-sync', 's3-cp'],
+      to: [`s3://${BUCKET}/up`],
+      files: [25],
+      fileSize: ['1k'],
+      endpoint: [moto.endpoint],
+      region: ['us-east-1'],
+    });
     const results = await runBench({ preset: 'transfer', paramSets: sets, hosts: [lab.host(0)], connectOptions: lab.connectOptions() });
     for (const r of results) {
       assert.equal(r.status, 'ok', `${String(r.params.method)}: ${JSON.stringify(r.error)}\n${r.raw.stderr}`);
@@ -80,7 +94,12 @@ describe('transfer preset (sshd host, moto S3)', () => {
     aws('s3', 'cp', '--recursive', '--only-show-errors', seed, `s3://${BUCKET}/seed/`);
     const to = join(work, 'down');
     mkdirSync(to);
-    const [r] = await runBench({ preset: 'transfer', params: { method: 's3-sync', from: `s3://${BUCKET}/seed`, to, endpoint: moto.endpoint, region: 'us-east-1' }, hosts: [lab.host(0)], connectOptions: lab.connectOptions() });
+    const [r] = await runBench({
+      preset: 'transfer',
+      params: { method: 's3-sync', from: `s3://${BUCKET}/seed`, to, endpoint: moto.endpoint, region: 'us-east-1' },
+      hosts: [lab.host(0)],
+      connectOptions: lab.connectOptions(),
+    });
     assert.equal(r!.status, 'ok', `${JSON.stringify(r!.error)}\n${r!.raw.stderr}\n${r!.raw.stdout.slice(-2000)}`);
     assert.match(r!.facts.verified ?? '', /^12 of 12 files, (\d+) of \1 bytes; 12 checksums match$/);
     assert.equal(keys('seed/').length, 12, 'the source prefix is untouched');
@@ -88,8 +107,13 @@ describe('transfer preset (sshd host, moto S3)', () => {
     assert.deepEqual(readdirSync(to), []);
   });
 
-  it('a wrong endpoint fails the run with the AWS CLI\'s own words and still removes the copy', async () => {
-    const [r] = await runBench({ preset: 'transfer', params: { method: 's3-cp', to: `s3://${BUCKET}/nowhere`, files: 3, fileSize: '1k', endpoint: 'http://127.0.0.1:9', region: 'us-east-1' }, hosts: [lab.host(0)], connectOptions: lab.connectOptions() });
+  it("a wrong endpoint fails the run with the AWS CLI's own words and still removes the copy", async () => {
+    const [r] = await runBench({
+      preset: 'transfer',
+      params: { method: 's3-cp', to: `s3://${BUCKET}/nowhere`, files: 3, fileSize: '1k', endpoint: 'http://127.0.0.1:9', region: 'us-east-1' },
+      hosts: [lab.host(0)],
+      connectOptions: lab.connectOptions(),
+    });
     assert.equal(r!.status, 'failed');
     assert.match(r!.error?.message ?? '', /Could not connect to the endpoint URL|connect/i);
     assert.deepEqual(leftovers(r!.id), []);
@@ -97,7 +121,7 @@ describe('transfer preset (sshd host, moto S3)', () => {
 });
 
 describe('transfer preset: cancel', () => {
-  it('a cancel mid-copy stops it and removes the partial copy; the matrix\'s next run is cancelled, never started', async () => {
+  it("a cancel mid-copy stops it and removes the partial copy; the matrix's next run is cancelled, never started", async () => {
     const to = join(work, 'cancel');
     mkdirSync(to);
     const ac = new AbortController();
@@ -112,7 +136,10 @@ describe('transfer preset: cancel', () => {
         if (e.type === 'phase' && e.phase === 'copy') setTimeout(() => ac.abort(), 300);
       },
     });
-    assert.deepEqual(results.map((r) => r.status), ['cancelled', 'cancelled']);
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['cancelled', 'cancelled'],
+    );
     assert.match(results[0]!.error?.message ?? '', /was cancelled; the remote processes were stopped and cleaned up/);
     assert.equal(results[1]!.error?.code, 'CANCELLED');
     assert.equal(results[1]!.raw.stdout, '', 'the second run never started');

@@ -16,7 +16,6 @@ let home: string;
 const s: Record<string, Seeded> = {};
 const AWKWARD = 'db "primary" $(whoami) 日本 🎉\nline two';
 
-
 function tagssh(args: string[], env: Record<string, string> = {}): Promise<Run> {
   return runTagssh(args, { PATH: process.env.PATH ?? '', HOME: home, ...moto.env, TAGSSH_HOME: join(home, 'tagssh'), TAGSSH_POLL_MS: '100', ...env });
 }
@@ -26,7 +25,10 @@ function assertCleanError(r: Run, code: keyof typeof ERROR_CODES) {
   assert.equal(r.code, ERROR_CODES[code], `exit code for ${code}; stderr: ${r.stderr}`);
   const lines = r.stderr.trimEnd().split('\n');
   assert.ok(lines[0]?.startsWith('tagssh: '), r.stderr);
-  assert.ok(lines.some((l) => l.trimStart().startsWith('→ ')), `a hint: ${r.stderr}`);
+  assert.ok(
+    lines.some((l) => l.trimStart().startsWith('→ ')),
+    `a hint: ${r.stderr}`,
+  );
   assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
 }
 

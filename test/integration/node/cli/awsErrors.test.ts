@@ -23,18 +23,17 @@ let fakeEc2: http.Server;
 let fakeEndpoint: string;
 const requests: string[] = [];
 
-
 function run(args: string[], env: Record<string, string>): Promise<Run> {
   return runTagssh(args, {
-        PATH: process.env.PATH ?? '',
-        HOME: join(dir, 'empty-home'),
-        TAGSSH_HOME: join(dir, 'tagssh'),
-        AWS_EC2_METADATA_DISABLED: 'true',
-        AWS_ENDPOINT_URL_SSO: `http://127.0.0.1:${closedPort}`,
-        AWS_ENDPOINT_URL_SSO_OIDC: `http://127.0.0.1:${closedPort}`,
-        AWS_ENDPOINT_URL_STS: `http://127.0.0.1:${closedPort}`,
-        ...env,
-      });
+    PATH: process.env.PATH ?? '',
+    HOME: join(dir, 'empty-home'),
+    TAGSSH_HOME: join(dir, 'tagssh'),
+    AWS_EC2_METADATA_DISABLED: 'true',
+    AWS_ENDPOINT_URL_SSO: `http://127.0.0.1:${closedPort}`,
+    AWS_ENDPOINT_URL_SSO_OIDC: `http://127.0.0.1:${closedPort}`,
+    AWS_ENDPOINT_URL_STS: `http://127.0.0.1:${closedPort}`,
+    ...env,
+  });
 }
 
 function assertError(r: Run, code: keyof typeof ERROR_CODES, message: RegExp, hint: RegExp) {
@@ -86,7 +85,10 @@ before(async () => {
   writeFileSync(join(aws, 'credentials'), '[keys]\naws_access_key_id = testing\naws_secret_access_key = testing\n');
   const expired = { accessToken: 'stale', expiresAt: '2020-01-01T00:00:00Z', region: 'us-east-1' };
   const sha1 = (s: string) => createHash('sha1').update(s).digest('hex');
-  writeFileSync(join(aws, 'sso', 'cache', `${sha1('https://example.awsapps.com/start')}.json`), JSON.stringify({ ...expired, startUrl: 'https://example.awsapps.com/start' }));
+  writeFileSync(
+    join(aws, 'sso', 'cache', `${sha1('https://example.awsapps.com/start')}.json`),
+    JSON.stringify({ ...expired, startUrl: 'https://example.awsapps.com/start' }),
+  );
   writeFileSync(join(aws, 'sso', 'cache', `${sha1('corp')}.json`), JSON.stringify({ ...expired, startUrl: 'https://corp.awsapps.com/start' }));
 
   // An EC2 endpoint that answers with the AWS error named by the endpoint's path (/Code/).
@@ -95,7 +97,9 @@ before(async () => {
     const code = (req.url ?? '/').split('/')[1] || 'InternalError';
     const status = code === 'RequestLimitExceeded' ? 503 : code === 'InternalError' ? 500 : 403;
     res.writeHead(status, { 'content-type': 'text/xml' });
-    res.end(`<?xml version="1.0" encoding="UTF-8"?>\n<Response><Errors><Error><Code>${code}</Code><Message>You are not authorized to perform this operation.</Message></Error></Errors><RequestID>r</RequestID></Response>`);
+    res.end(
+      `<?xml version="1.0" encoding="UTF-8"?>\n<Response><Errors><Error><Code>${code}</Code><Message>You are not authorized to perform this operation.</Message></Error></Errors><RequestID>r</RequestID></Response>`,
+    );
   });
   await new Promise<void>((resolve) => fakeEc2.listen(0, '127.0.0.1', resolve));
   fakeEndpoint = `http://127.0.0.1:${(fakeEc2.address() as AddressInfo).port}`;
@@ -109,12 +113,27 @@ after(async () => {
 });
 
 test('no credentials anywhere (empty env, empty HOME) → NO_CREDENTIALS', async () => {
-  assertError(await run(['resolve', 'web'], { AWS_ENDPOINT_URL_EC2: moto.endpoint, AWS_REGION: 'us-east-1' }), 'NO_CREDENTIALS', /No AWS credentials found/, /aws configure|--profile/);
+  assertError(
+    await run(['resolve', 'web'], { AWS_ENDPOINT_URL_EC2: moto.endpoint, AWS_REGION: 'us-east-1' }),
+    'NO_CREDENTIALS',
+    /No AWS credentials found/,
+    /aws configure|--profile/,
+  );
 });
 
 test('unknown profile → NO_CREDENTIALS naming the profile', async () => {
-  assertError(await run(['list', '--profile', 'nope'], { AWS_ENDPOINT_URL_EC2: moto.endpoint, HOME: join(dir, 'sso-home') }), 'NO_CREDENTIALS', /profile "nope" does not exist/, /list-profiles/);
-  assertError(await run(['list', '--profile', 'nope', '--region', 'us-east-1'], { AWS_ENDPOINT_URL_EC2: moto.endpoint, HOME: join(dir, 'sso-home') }), 'NO_CREDENTIALS', /"nope" does not exist/, /--profile/);
+  assertError(
+    await run(['list', '--profile', 'nope'], { AWS_ENDPOINT_URL_EC2: moto.endpoint, HOME: join(dir, 'sso-home') }),
+    'NO_CREDENTIALS',
+    /profile "nope" does not exist/,
+    /list-profiles/,
+  );
+  assertError(
+    await run(['list', '--profile', 'nope', '--region', 'us-east-1'], { AWS_ENDPOINT_URL_EC2: moto.endpoint, HOME: join(dir, 'sso-home') }),
+    'NO_CREDENTIALS',
+    /"nope" does not exist/,
+    /--profile/,
+  );
 });
 
 test('expired SSO token (legacy and sso-session profiles) → CREDENTIALS_EXPIRED with the aws sso login hint', async () => {
@@ -131,11 +150,21 @@ test('a profile with static keys works against moto', async () => {
 });
 
 test('unreachable endpoint (a closed local port) → NETWORK', async () => {
-  assertError(await run(['resolve', 'web'], { ...KEYS, AWS_ENDPOINT_URL_EC2: `http://127.0.0.1:${closedPort}` }), 'NETWORK', /Cannot reach EC2 at http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\)/, /network|AWS_ENDPOINT_URL_EC2/);
+  assertError(
+    await run(['resolve', 'web'], { ...KEYS, AWS_ENDPOINT_URL_EC2: `http://127.0.0.1:${closedPort}` }),
+    'NETWORK',
+    /Cannot reach EC2 at http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\)/,
+    /network|AWS_ENDPOINT_URL_EC2/,
+  );
 });
 
 test('unknown region → BAD_REGION before any request; no region configured → BAD_REGION', async () => {
-  assertError(await run(['resolve', 'web', '--region', 'xx-nowhere-9'], { ...KEYS, AWS_ENDPOINT_URL_EC2: moto.endpoint }), 'BAD_REGION', /"xx-nowhere-9" is not an AWS region/, /us-east-1/);
+  assertError(
+    await run(['resolve', 'web', '--region', 'xx-nowhere-9'], { ...KEYS, AWS_ENDPOINT_URL_EC2: moto.endpoint }),
+    'BAD_REGION',
+    /"xx-nowhere-9" is not an AWS region/,
+    /us-east-1/,
+  );
   assertError(await run(['list'], { ...KEYS, AWS_REGION: 'moon-base-1', AWS_ENDPOINT_URL_EC2: moto.endpoint }), 'BAD_REGION', /moon-base-1/, /region/);
   const { AWS_REGION: _r, ...noRegion } = KEYS;
   assertError(await run(['list'], { ...noRegion, AWS_ENDPOINT_URL_EC2: moto.endpoint }), 'BAD_REGION', /No AWS region is configured/, /--region/);

@@ -20,7 +20,6 @@ let hosts: SshdHost[] = [];
 let home: string;
 let key: KeyPair;
 
-
 function tagssh(args: string[]): Promise<Run> {
   return runTagssh(args, { PATH: process.env.PATH, ...moto.env, HOME: home, TAGSSH_HOME: join(home, 'tagssh') });
 }
@@ -39,13 +38,23 @@ before(async () => {
   mkdirSync(join(home, '.ssh'), { mode: 0o700 });
   copyFileSync(key.privatePath, join(home, '.ssh', 'bench-key.pem'));
   chmodSync(join(home, '.ssh', 'bench-key.pem'), 0o600);
-  const started = await Promise.all([startMoto(), startSshd({ address: '127.0.0.30', authorizedKeys: [key.publicKey] }), startSshd({ address: '127.0.0.31', authorizedKeys: [key.publicKey] })]);
+  const started = await Promise.all([
+    startMoto(),
+    startSshd({ address: '127.0.0.30', authorizedKeys: [key.publicKey] }),
+    startSshd({ address: '127.0.0.31', authorizedKeys: [key.publicKey] }),
+  ]);
   moto = started[0];
   hosts = [started[1], started[2]];
   const ec2 = moto.sdk();
   await ec2.send(new ImportKeyPairCommand({ KeyName: 'bench-key', PublicKeyMaterial: readFileSync(key.publicPath) }));
   for (const [i, h] of hosts.entries()) {
-    await seedInstance(ec2, { name: `bench-${i}`, eip: h.address, keyName: 'bench-key', instanceType: i === 0 ? 'm5.large' : 'm5a.large', tags: { 'tagssh:user': h.user, 'tagssh:port': String(h.port) } });
+    await seedInstance(ec2, {
+      name: `bench-${i}`,
+      eip: h.address,
+      keyName: 'bench-key',
+      instanceType: i === 0 ? 'm5.large' : 'm5a.large',
+      tags: { 'tagssh:user': h.user, 'tagssh:port': String(h.port) },
+    });
   }
 });
 
@@ -62,8 +71,14 @@ describe('tagssh bench (CLI, instances resolved through moto)', () => {
     const r = await tagssh(['bench', 'sysinfo', 'bench-0', 'bench-1', '--accept-new', '--param', 'lshw=false', '--json']);
     assert.equal(r.code, 0, r.stderr + r.stdout);
     const results = json(r);
-    assert.deepEqual(results.map((x: { status: string }) => x.status), ['ok', 'ok']);
-    assert.deepEqual(results.map((x: { instance: { type: string } }) => x.instance.type), ['m5.large', 'm5a.large']);
+    assert.deepEqual(
+      results.map((x: { status: string }) => x.status),
+      ['ok', 'ok'],
+    );
+    assert.deepEqual(
+      results.map((x: { instance: { type: string } }) => x.instance.type),
+      ['m5.large', 'm5a.large'],
+    );
     assert.match(results[0].instance.instanceId, /^i-/);
     assert.equal(results[0].instance.region, 'us-east-1');
     assert.equal(results[0].instance.ami, 'ami-12c6146b');
@@ -80,7 +95,10 @@ describe('tagssh bench (CLI, instances resolved through moto)', () => {
     assert.match(md.stdout, /^\| vCPUs \| count \| \d+ \| \d+ \(\+0\.0%\) \|$/m);
     const csv = await tagssh(['results', '--compare', ids[0]!, ids[1]!, '--format', 'csv', '--baseline', ids[1]!]);
     assert.ok(csv.stdout.startsWith('\uFEFF'), 'CSV starts with a UTF-8 BOM, so Excel on Japanese Windows reads UTF-8');
-    assert.match(csv.stdout.split('\r\n')[0]!, /^\uFEFFmetric,unit,bench-0 · m5\.large,bench-0 · m5\.large vs baseline,bench-1 · m5a\.large,bench-1 · m5a\.large vs baseline$/);
+    assert.match(
+      csv.stdout.split('\r\n')[0]!,
+      /^\uFEFFmetric,unit,bench-0 · m5\.large,bench-0 · m5\.large vs baseline,bench-1 · m5a\.large,bench-1 · m5a\.large vs baseline$/,
+    );
     const bare = await tagssh(['results', '--compare', ids[0]!, ids[1]!, '--format', 'csv', '--no-bom']);
     assert.match(bare.stdout, /^metric,unit,/);
     const list = await tagssh(['results', '--format', 'csv']);
@@ -95,7 +113,20 @@ describe('tagssh bench (CLI, instances resolved through moto)', () => {
 
   it('iperf3 TCP between two instances; the server is stopped afterwards', async () => {
     const port = String(5900 + Math.floor(Math.random() * 90));
-    const r = await tagssh(['bench', 'iperf3', 'bench-0', '--peer', 'bench-1', '--param', 'duration=1', '--param', `port=${port}`, '--param', 'address=public', '--json']);
+    const r = await tagssh([
+      'bench',
+      'iperf3',
+      'bench-0',
+      '--peer',
+      'bench-1',
+      '--param',
+      'duration=1',
+      '--param',
+      `port=${port}`,
+      '--param',
+      'address=public',
+      '--json',
+    ]);
     assert.equal(r.code, 0, r.stderr + r.stdout);
     const [res] = json(r);
     assert.equal(res.status, 'ok');
@@ -109,7 +140,10 @@ describe('tagssh bench (CLI, instances resolved through moto)', () => {
   it('asks for confirmation before writing, and shows the exact script', async () => {
     const r = await tagssh(['bench', 'dd', 'bench-0', '--param', 'count=4']);
     assert.equal(r.code, 2);
-    assert.match(r.stderr, /^tagssh: dd needs your confirmation: Writes 4 MiB to \/tmp\/tagssh-scratch-…\/ddtest \(removed afterwards\)\.\n {2}→ Review it \(--show-script prints the exact script\), then run again with --yes\.\n$/);
+    assert.match(
+      r.stderr,
+      /^tagssh: dd needs your confirmation: Writes 4 MiB to \/tmp\/tagssh-scratch-…\/ddtest \(removed afterwards\)\.\n {2}→ Review it \(--show-script prints the exact script\), then run again with --yes\.\n$/,
+    );
     const s = await tagssh(['bench', 'dd', '--show-script', '--param', 'count=4', '--param', "dir=/tmp/it's"]);
     assert.match(s.stdout, /^DIR='\/tmp\/it'\\''s'$/m);
     assert.match(s.stdout, /'dd' 'if=\/dev\/zero' 'of=ddtest' 'bs=1M' 'count=4' 'conv=fdatasync'/);
@@ -123,11 +157,32 @@ describe('tagssh bench (CLI, instances resolved through moto)', () => {
     mkdirSync(src, { recursive: true });
     copyFileSync(join(fixtures, 'unixbench/unixbench-6.0.0-2cpu-report.captured.txt'), join(src, 'report.txt'));
     writeFileSync(join(src, 'Makefile'), 'all:\n\t@echo "stand-in build: nothing to compile" > built.txt\n');
-    writeFileSync(join(src, 'Run'), '#!/bin/sh\n# STAND-IN for UnixBench ./Run: prints a real captured report.\n[ -f built.txt ] || { echo "not built" >&2; exit 1; }\necho "args: $*" >&2\ncat report.txt\n', { mode: 0o755 });
+    writeFileSync(
+      join(src, 'Run'),
+      '#!/bin/sh\n# STAND-IN for UnixBench ./Run: prints a real captured report.\n[ -f built.txt ] || { echo "not built" >&2; exit 1; }\necho "args: $*" >&2\ncat report.txt\n',
+      { mode: 0o755 },
+    );
     const tarball = join(home, 'ub', 'byte-unixbench-6.0.0.tar.gz');
     execFileSync('tar', ['-czf', tarball, '-C', join(home, 'ub'), 'byte-unixbench-6.0.0']);
-    const args = ['bench', 'unixbench', 'bench-0', '--param', 'source=upload', '--param', `localTarball=${tarball}`, '--param', 'install=false', '--param', 'copies=1,2', '--json'];
-    for (const [path, why] of [['/dev/zero', 'is not a regular file'], [home, 'is a directory, not a file'], [key.privatePath, 'is not a gzip-compressed tarball']] as const) {
+    const args = [
+      'bench',
+      'unixbench',
+      'bench-0',
+      '--param',
+      'source=upload',
+      '--param',
+      `localTarball=${tarball}`,
+      '--param',
+      'install=false',
+      '--param',
+      'copies=1,2',
+      '--json',
+    ];
+    for (const [path, why] of [
+      ['/dev/zero', 'is not a regular file'],
+      [home, 'is a directory, not a file'],
+      [key.privatePath, 'is not a gzip-compressed tarball'],
+    ] as const) {
       const bad = await tagssh(['bench', 'unixbench', 'bench-0', '--param', 'source=upload', '--param', `localTarball=${path}`, '--yes']);
       assert.equal(bad.code, 2, bad.stderr);
       assert.ok(bad.stderr.startsWith(`tagssh: ${path} ${why}`), bad.stderr);
@@ -145,7 +200,10 @@ describe('tagssh bench (CLI, instances resolved through moto)', () => {
     assert.equal(res.metrics.find((m: { key: string }) => m.key === 'single.score').value, 1377.2);
     assert.equal(res.metrics.find((m: { key: string }) => m.key === 'multi.score').value, 2926.3);
     assert.match(res.raw.stderr, /^args: -i 1 -c 1 -c 2$/m);
-    assert.deepEqual(readdirSync('/tmp').filter((n) => n.includes(res.id)), []);
+    assert.deepEqual(
+      readdirSync('/tmp').filter((n) => n.includes(res.id)),
+      [],
+    );
   });
 
   it('a failed run on a hostile Name prints its error, hint and list row with every control character escaped', async () => {

@@ -4,7 +4,14 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CreateSubnetCommand, CreateVpcCommand, DescribeInstancesCommand, ImportKeyPairCommand, RunInstancesCommand, type EC2Client } from '@aws-sdk/client-ec2';
+import {
+  CreateSubnetCommand,
+  CreateVpcCommand,
+  DescribeInstancesCommand,
+  ImportKeyPairCommand,
+  RunInstancesCommand,
+  type EC2Client,
+} from '@aws-sdk/client-ec2';
 import { startMoto, type Moto } from '../../../lab/moto.js';
 import { attachEip, seedInstance, TEST_AMI } from '../../../lab/seed.js';
 import { startSshd, makeKey, cleanupSshd, type SshdHost, type KeyPair } from '../../../lab/sshd.js';
@@ -76,7 +83,8 @@ before(async () => {
   await seedPair(ec2, 'far-c', '127.0.0.38');
   await seedPair(ec2, 'far-d', '127.0.0.39');
   const described = await ec2.send(new DescribeInstancesCommand({}));
-  for (const i of described.Reservations!.flatMap((x) => x.Instances!)) ips[i.Tags!.find((t) => t.Key === 'Name')!.Value!] = { privateIp: i.PrivateIpAddress!, vpcId: i.VpcId! };
+  for (const i of described.Reservations!.flatMap((x) => x.Instances!))
+    ips[i.Tags!.find((t) => t.Key === 'Name')!.Value!] = { privateIp: i.PrivateIpAddress!, vpcId: i.VpcId! };
 });
 
 after(async () => {
@@ -105,7 +113,10 @@ describe('tagssh bench iperf3 (pair preset, addresses chosen from the VPCs)', ()
     const p = port();
     const r = await tagssh(['bench', 'iperf3', 'near-a', '--peer', 'near-b', '--accept-new', '--param', 'duration=1', '--param', `port=${p}`, '--json']);
     assert.equal(r.code, 0, r.stderr + r.stdout);
-    assert.match(r.stderr, new RegExp(`^\\[near-a\\] reaching the peer near-b at its private address 127\\.0\\.0\\.57 \\(both instances are in ${ips['near-b']!.vpcId}\\)$`, 'm'));
+    assert.match(
+      r.stderr,
+      new RegExp(`^\\[near-a\\] reaching the peer near-b at its private address 127\\.0\\.0\\.57 \\(both instances are in ${ips['near-b']!.vpcId}\\)$`, 'm'),
+    );
     const [res] = json(r);
     assert.equal(res.status, 'ok', JSON.stringify(res.error));
     assert.deepEqual(res.peerAddress, { address: '127.0.0.57', kind: 'private', mode: 'auto', reason: 'same-vpc', vpcId: ips['near-b']!.vpcId });
@@ -130,8 +141,17 @@ describe('tagssh bench iperf3 (pair preset, addresses chosen from the VPCs)', ()
     assert.match(priv, /^10\./);
     const esc = priv.replace(/\./g, '\\.');
     assert.match(r.stdout, new RegExp(`^far-c \\(t3\\.micro, i-[0-9a-f]+\\) → far-d \\(t3\\.micro, i-[0-9a-f]+\\): failed {2}\\[[a-z0-9-]+\\]$`, 'm'));
-    assert.match(r.stdout, new RegExp(`^ {2}iperf3: unable to connect to server.* — the client on far-c tried far-d at its private address ${esc} \\(both instances are in vpc-[0-9a-f]+\\)\\.$`, 'm'));
-    assert.match(r.stdout, new RegExp(`^ {2}→ Try its public address: --param address=public \\(the peer's security group must allow TCP port ${p} from the client\\)\\.$`, 'm'));
+    assert.match(
+      r.stdout,
+      new RegExp(
+        `^ {2}iperf3: unable to connect to server.* — the client on far-c tried far-d at its private address ${esc} \\(both instances are in vpc-[0-9a-f]+\\)\\.$`,
+        'm',
+      ),
+    );
+    assert.match(
+      r.stdout,
+      new RegExp(`^ {2}→ Try its public address: --param address=public \\(the peer's security group must allow TCP port ${p} from the client\\)\\.$`, 'm'),
+    );
     const id = /\[([a-z0-9-]+)\]$/m.exec(r.stdout)![1]!;
     const saved = json(await tagssh(['results', '--show', id]));
     assert.equal(saved.peerAddress.address, priv, 'the saved result records the address actually used');
@@ -139,7 +159,20 @@ describe('tagssh bench iperf3 (pair preset, addresses chosen from the VPCs)', ()
     assert.match(saved.raw.peerStdout, /Server listening on/, 'the server’s own output is kept with the failed run');
     noServerLeft(p);
 
-    const again = await tagssh(['bench', 'iperf3', 'far-c', '--peer', 'far-d', '--param', 'duration=1', '--param', `port=${port()}`, '--param', 'address=public', '--json']);
+    const again = await tagssh([
+      'bench',
+      'iperf3',
+      'far-c',
+      '--peer',
+      'far-d',
+      '--param',
+      'duration=1',
+      '--param',
+      `port=${port()}`,
+      '--param',
+      'address=public',
+      '--json',
+    ]);
     assert.equal(again.code, 0, again.stderr + again.stdout);
     assert.match(again.stderr, /^\[far-c\] reaching the peer far-d at its public address 127\.0\.0\.39 \(address=public was asked for\)$/m);
     assert.equal(json(again)[0].peerAddress.address, '127.0.0.39');

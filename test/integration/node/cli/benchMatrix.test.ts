@@ -25,7 +25,6 @@ function tagssh(args: string[]): Promise<Run> {
   return runTagssh(args, { PATH: process.env.PATH, ...moto.env, HOME: home, TAGSSH_HOME: join(home, 'tagssh') });
 }
 
-
 before(async () => {
   home = mkdtempSync(join(tmpdir(), 'tagssh-cli-matrix-'));
   work = mkdtempSync(join('/var/tmp', 'tagssh-matrix-dirs-'));
@@ -38,7 +37,13 @@ before(async () => {
   [moto, host] = await Promise.all([startMoto(), startSshd({ address: '127.0.0.70', authorizedKeys: [key.publicKey] })]);
   const ec2 = moto.sdk();
   await ec2.send(new ImportKeyPairCommand({ KeyName: 'matrix-key', PublicKeyMaterial: readFileSync(key.publicPath) }));
-  ({ id: instanceId } = await seedInstance(ec2, { name: 'matrix-1', eip: host.address, keyName: 'matrix-key', instanceType: 'm5.large', tags: { 'tagssh:user': host.user, 'tagssh:port': String(host.port) } }));
+  ({ id: instanceId } = await seedInstance(ec2, {
+    name: 'matrix-1',
+    eip: host.address,
+    keyName: 'matrix-key',
+    instanceType: 'm5.large',
+    tags: { 'tagssh:user': host.user, 'tagssh:port': String(host.port) },
+  }));
 });
 
 after(async () => {
@@ -62,34 +67,88 @@ describe('tagssh bench with a repeated --param (matrix)', () => {
   it('runs once per directory in one batch, each result labelled by its file system, compared side by side', async () => {
     const disk = join(work, 'disk');
     const shm = join(work, 'shm');
-    const r = await tagssh(['bench', 'smallfiles', 'matrix-1', '--param', `dir=${disk}`, '--param', `dir=${shm}`, '--param', 'count=30', '--yes', '--accept-new']);
+    const r = await tagssh([
+      'bench',
+      'smallfiles',
+      'matrix-1',
+      '--param',
+      `dir=${disk}`,
+      '--param',
+      `dir=${shm}`,
+      '--param',
+      'count=30',
+      '--yes',
+      '--accept-new',
+    ]);
     assert.equal(r.code, 0, r.stderr + r.stdout);
     assert.match(r.stdout, new RegExp(`dir: ${disk} is on ${rootFstype()} \\(`));
     assert.match(r.stdout, new RegExp(`dir: ${shm} is on tmpfs \\(tmpfs at /dev/shm; `));
-    assert.match(r.stdout, new RegExp(`^\\| Metric \\| Unit \\| matrix-1 · m5\\.large · dir=${disk} ${rootFstype()} \\(baseline\\) \\| matrix-1 · m5\\.large · dir=${shm} tmpfs \\|$`, 'm'));
+    assert.match(
+      r.stdout,
+      new RegExp(
+        `^\\| Metric \\| Unit \\| matrix-1 · m5\\.large · dir=${disk} ${rootFstype()} \\(baseline\\) \\| matrix-1 · m5\\.large · dir=${shm} tmpfs \\|$`,
+        'm',
+      ),
+    );
     assert.match(r.stdout, /^\| create \(touch\) ops\/s \| ops\/s \| [\d.]+ \| [\d.]+ \([+-][\d.]+%\) \|$/m);
 
-    const list = JSON.parse((await tagssh(['results', '--format', 'json', '--preset', 'smallfiles'])).stdout) as { batchId: string; params: { dir: string; count: number }; mounts: Record<string, { label: string; mountPoint: string }>; status: string }[];
+    const list = JSON.parse((await tagssh(['results', '--format', 'json', '--preset', 'smallfiles'])).stdout) as {
+      batchId: string;
+      params: { dir: string; count: number };
+      mounts: Record<string, { label: string; mountPoint: string }>;
+      status: string;
+    }[];
     assert.equal(list.length, 2);
     assert.equal(list[0]!.batchId, list[1]!.batchId, 'one batch');
     const byDir = Object.fromEntries(list.map((x) => [x.params.dir, x]));
     assert.deepEqual([byDir[disk]?.mounts.dir?.label, byDir[shm]?.mounts.dir?.label, byDir[shm]?.mounts.dir?.mountPoint], [rootFstype(), 'tmpfs', '/dev/shm']);
-    assert.deepEqual(list.map((x) => [x.status, x.params.count]), [['ok', 30], ['ok', 30]]);
+    assert.deepEqual(
+      list.map((x) => [x.status, x.params.count]),
+      [
+        ['ok', 30],
+        ['ok', 30],
+      ],
+    );
     assert.deepEqual(readdirSync(disk), [], 'scratch removed');
-    assert.deepEqual(readdirSync('/dev/shm').filter((n) => n.startsWith('tagssh-scratch-')), [], 'scratch removed from the tmpfs too');
+    assert.deepEqual(
+      readdirSync('/dev/shm').filter((n) => n.startsWith('tagssh-scratch-')),
+      [],
+      'scratch removed from the tmpfs too',
+    );
   });
 
   it('--show-script prints one script per combination, headed by its values', async () => {
     const r = await tagssh(['bench', 'fio', '--param', 'dir=/mnt/efs', '--param', 'dir=/mnt/s3fs', '--param', 'bs=4k', '--param', 'bs=1M', '--show-script']);
     assert.equal(r.code, 0, r.stderr);
-    assert.deepEqual(r.stdout.match(/^# ---- .* ----$/gm), ['# ---- dir=/mnt/efs, bs=4k ----', '# ---- dir=/mnt/efs, bs=1M ----', '# ---- dir=/mnt/s3fs, bs=4k ----', '# ---- dir=/mnt/s3fs, bs=1M ----']);
+    assert.deepEqual(r.stdout.match(/^# ---- .* ----$/gm), [
+      '# ---- dir=/mnt/efs, bs=4k ----',
+      '# ---- dir=/mnt/efs, bs=1M ----',
+      '# ---- dir=/mnt/s3fs, bs=4k ----',
+      '# ---- dir=/mnt/s3fs, bs=1M ----',
+    ]);
     assert.equal(r.stdout.match(/^DIR='\/mnt\/s3fs'$/gm)?.length, 2);
     assert.equal(r.stdout.match(/'--bs=1M'/g)?.length, 2);
   });
 
   it('transfer: a matrix over method compares rsync and cp side by side; a method without its places is refused by name', async () => {
     const to = join(work, 'disk');
-    const r = await tagssh(['bench', 'transfer', 'matrix-1', '--param', 'method=rsync', '--param', 'method=cp', '--param', 'files=10', '--param', 'fileSize=1k', '--param', `to=${to}`, '--yes', '--accept-new']);
+    const r = await tagssh([
+      'bench',
+      'transfer',
+      'matrix-1',
+      '--param',
+      'method=rsync',
+      '--param',
+      'method=cp',
+      '--param',
+      'files=10',
+      '--param',
+      'fileSize=1k',
+      '--param',
+      `to=${to}`,
+      '--yes',
+      '--accept-new',
+    ]);
     assert.equal(r.code, 0, r.stderr + r.stdout);
     assert.match(r.stdout, /^\| Metric \| Unit \| matrix-1 · m5\.large · method=rsync \(baseline\) \| matrix-1 · m5\.large · method=cp \|$/m);
     assert.match(r.stdout, /^\| files\/s \| files\/s \| [\d.]+ \| [\d.]+ \([+-][\d.]+%\) \|$/m);
@@ -97,11 +156,25 @@ describe('tagssh bench with a repeated --param (matrix)', () => {
     assert.deepEqual(readdirSync(to), []);
     const s3 = await tagssh(['bench', 'transfer', 'matrix-1', '--param', 'method=s3-sync', '--yes']);
     assert.equal(s3.code, 2);
-    assert.match(s3.stderr, /transfer: method: s3-sync copies between S3 and a directory: make one of from\/to an s3:\/\/ location\.[\s\S]*tagssh bench presets transfer/);
+    assert.match(
+      s3.stderr,
+      /transfer: method: s3-sync copies between S3 and a directory: make one of from\/to an s3:\/\/ location\.[\s\S]*tagssh bench presets transfer/,
+    );
   });
 
   it('wrong matrices: too many combinations, a bad value, a value twice, a confirmation for every directory', async () => {
-    const many = await tagssh(['bench', 'fio', 'matrix-1', ...['/a', '/b', '/c'].flatMap((d) => ['--param', `dir=${d}`]), ...['4k', '8k', '16k'].flatMap((b) => ['--param', `bs=${b}`]), '--param', 'numjobs=1', '--param', 'numjobs=2', '--yes']);
+    const many = await tagssh([
+      'bench',
+      'fio',
+      'matrix-1',
+      ...['/a', '/b', '/c'].flatMap((d) => ['--param', `dir=${d}`]),
+      ...['4k', '8k', '16k'].flatMap((b) => ['--param', `bs=${b}`]),
+      '--param',
+      'numjobs=1',
+      '--param',
+      'numjobs=2',
+      '--yes',
+    ]);
     assert.equal(many.code, 2, many.stderr);
     assert.match(many.stderr, /fio: 3 dir × 3 bs × 2 numjobs make 18 runs per instance; one batch runs at most 16\./);
     assert.match(many.stderr, /Repeat --param with fewer values, or run the rest as another batch\./);
@@ -113,15 +186,22 @@ describe('tagssh bench with a repeated --param (matrix)', () => {
     assert.match(twice.stderr, /fio: dir=\/a is given twice\.[\s\S]*Give each --param value once\./);
     const unconfirmed = await tagssh(['bench', 'smallfiles', 'matrix-1', '--param', 'dir=/a', '--param', 'dir=/b']);
     assert.equal(unconfirmed.code, 2);
-    assert.match(unconfirmed.stderr, /Creates 1000 empty files under \/a\/tagssh-scratch-… \(removed afterwards\)\. Creates 1000 empty files under \/b\/tagssh-scratch-…/);
+    assert.match(
+      unconfirmed.stderr,
+      /Creates 1000 empty files under \/a\/tagssh-scratch-… \(removed afterwards\)\. Creates 1000 empty files under \/b\/tagssh-scratch-…/,
+    );
     assert.equal(JSON.parse((await tagssh(['results', '--format', 'json', '--preset', 'fio'])).stdout).length, 0, 'nothing ran');
   });
 
-  it('the comparison a matrix prints quotes the instance\'s name with its control characters made visible', async () => {
+  it("the comparison a matrix prints quotes the instance's name with its control characters made visible", async () => {
     await moto.sdk().send(new CreateTagsCommand({ Resources: [instanceId], Tags: [{ Key: 'Name', Value: 'matrix-\x1b]0;owned\x07red' }] }));
     const r = await tagssh(['bench', 'listing', instanceId, '--param', `dir=${join(work, 'disk')}`, '--param', 'dir=/usr/share/doc']);
     assert.equal(r.code, 0, r.stderr + r.stdout);
-    assert.deepEqual([...r.stdout].filter((c) => (c < ' ' && c !== '\n') || c === '\x7f'), [], 'no raw control character reaches the terminal');
+    assert.deepEqual(
+      [...r.stdout].filter((c) => (c < ' ' && c !== '\n') || c === '\x7f'),
+      [],
+      'no raw control character reaches the terminal',
+    );
     assert.match(r.stdout, /^\| Metric \| Unit \| matrix-\\x1b\\\]0;owned\\x07red · m5\.large · dir=/m);
   });
 });

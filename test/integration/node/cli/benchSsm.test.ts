@@ -23,7 +23,15 @@ let home: string;
 const s: Record<string, Seeded> = {};
 
 function tagssh(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  return runTagssh(args, { PATH: process.env.PATH ?? '', HOME: home, ...moto.env, AWS_ENDPOINT_URL_SSM: moto.endpoint, TAGSSH_HOME: join(home, 'tagssh'), TAGSSH_POLL_MS: '100', ...env });
+  return runTagssh(args, {
+    PATH: process.env.PATH ?? '',
+    HOME: home,
+    ...moto.env,
+    AWS_ENDPOINT_URL_SSM: moto.endpoint,
+    TAGSSH_HOME: join(home, 'tagssh'),
+    TAGSSH_POLL_MS: '100',
+    ...env,
+  });
 }
 
 function assertCleanError(r: Run, code: keyof typeof ERROR_CODES, pattern: RegExp) {
@@ -50,13 +58,32 @@ after(async () => {
 });
 
 test('sends the preset script to every node the tag matches, with pacing and S3 output; one saved result per node', async () => {
-  const r = await tagssh(['bench', 'sysinfo', '--targets', 'tag:env=staging', '--ssm', '--max-concurrency', '2', '--max-errors', '10%', '--output-s3', 'bench-bucket/runs', '--json']);
+  const r = await tagssh([
+    'bench',
+    'sysinfo',
+    '--targets',
+    'tag:env=staging',
+    '--ssm',
+    '--max-concurrency',
+    '2',
+    '--max-errors',
+    '10%',
+    '--output-s3',
+    'bench-bucket/runs',
+    '--json',
+  ]);
   // moto's empty output parses as a failed sysinfo: exit 1, but every node has its result.
   assert.equal(r.code, 1, r.stderr);
   assert.match(r.stderr, /Sent sysinfo with Systems Manager \(command [0-9a-f-]+\) to tag:env=staging in us-east-1\./);
   assert.match(r.stderr, new RegExp(`\\[stg-1 \\(${s.a!.id}\\)\\] Success`));
   assert.match(r.stderr, new RegExp(`\\[stg-2 \\(${s.b!.id}\\)\\] Success`));
-  const results = JSON.parse(r.stdout) as Array<{ id: string; preset: string; instance: { instanceId: string; name: string; type: string; host: string }; facts: Record<string, string>; batchId: string }>;
+  const results = JSON.parse(r.stdout) as Array<{
+    id: string;
+    preset: string;
+    instance: { instanceId: string; name: string; type: string; host: string };
+    facts: Record<string, string>;
+    batchId: string;
+  }>;
   assert.deepEqual(results.map((x) => x.instance.instanceId).sort(), [s.a!.id, s.b!.id].sort());
   assert.ok(!results.some((x) => x.instance.instanceId === s.prod!.id), 'env=prod is not a target');
   const a = results.find((x) => x.instance.instanceId === s.a!.id)!;
@@ -78,7 +105,7 @@ test('sends the preset script to every node the tag matches, with pacing and S3 
   assert.ok(b64, line);
   const script = Buffer.from(b64, 'base64').toString('utf8');
   assert.match(script, /^#!\/bin\/sh\n# TagSSH benchmark: /);
-  assert.ok(script.includes(`RUN_DIR='/tmp/tagssh-${results[0]!.batchId}'`), 'the script runs in the batch\'s run directory');
+  assert.ok(script.includes(`RUN_DIR='/tmp/tagssh-${results[0]!.batchId}'`), "the script runs in the batch's run directory");
 
   // Saved like SSH runs: `tagssh results` lists them.
   const listed = await tagssh(['results', '--format', 'json']);
@@ -102,8 +129,16 @@ test('wrong inputs name the flag and send nothing', async () => {
   assertCleanError(await tagssh(['bench', 'sysinfo', '--targets', 'tag:env=staging']), 'INVALID_INPUT', /--targets goes with --ssm/);
   assertCleanError(await tagssh(['bench', 'sysinfo', '--ssm']), 'INVALID_INPUT', /--ssm needs --targets/);
   assertCleanError(await tagssh(['bench', 'sysinfo', 'stg-1', '--targets', 'tag:env=staging', '--ssm']), 'INVALID_INPUT', /either instance names or --targets/);
-  assertCleanError(await tagssh(['bench', 'sysinfo', '--targets', 'env=staging', '--ssm']), 'INVALID_INPUT', /--targets "env=staging" is not a Systems Manager target/);
-  assertCleanError(await tagssh(['bench', 'sysinfo', '--targets', 'tag:env=staging', '--ssm', '--max-concurrency', '0']), 'INVALID_INPUT', /--max-concurrency "0"/);
+  assertCleanError(
+    await tagssh(['bench', 'sysinfo', '--targets', 'env=staging', '--ssm']),
+    'INVALID_INPUT',
+    /--targets "env=staging" is not a Systems Manager target/,
+  );
+  assertCleanError(
+    await tagssh(['bench', 'sysinfo', '--targets', 'tag:env=staging', '--ssm', '--max-concurrency', '0']),
+    'INVALID_INPUT',
+    /--max-concurrency "0"/,
+  );
   assertCleanError(await tagssh(['bench', 'sysinfo', '--targets', 'tag:env=staging', '--ssm', '--max-errors', 'many']), 'INVALID_INPUT', /--max-errors "many"/);
   assertCleanError(await tagssh(['bench', 'sysinfo', '--targets', 'tag:env=staging', '--ssm', '--output-s3', 'Not A Bucket']), 'INVALID_INPUT', /--output-s3/);
   assertCleanError(await tagssh(['bench', 'sysinfo', '--targets', 'tag:env=staging', '--ssm', '--via', 'bastion']), 'INVALID_INPUT', /--via is for SSH runs/);
@@ -113,12 +148,17 @@ test('wrong inputs name the flag and send nothing', async () => {
   assertCleanError(await tagssh(['bench', 'sysinfo', '--targets', 'tag:env=nowhere', '--ssm']), 'NOT_FOUND', /No managed node matches tag:env=nowhere/);
 });
 
-test('progress per node from ListCommandInvocations; each node\'s real output parsed: fio numbers on one, fio\'s own error on the other', async () => {
+test("progress per node from ListCommandInvocations; each node's real output parsed: fio numbers on one, fio's own error on the other", async () => {
   const lab = await startSsmRunCommandLab(moto.endpoint);
   const fx = (p: string) => readFileSync(join(import.meta.dirname, '../../../fixtures/bench', p), 'utf8');
   try {
     lab.outcomes.set(s.a!.id, { status: 'Success', stdout: fx('fio/fio-3.33-randread-4k-numjobs4-group.captured.json'), responseCode: 0 });
-    lab.outcomes.set(s.b!.id, { status: 'Failed', stdout: fx('fio/fio-3.33-bad-directory.captured.json'), stderr: fx('fio/fio-3.33-bad-directory.captured.stderr.txt'), responseCode: 1 });
+    lab.outcomes.set(s.b!.id, {
+      status: 'Failed',
+      stdout: fx('fio/fio-3.33-bad-directory.captured.json'),
+      stderr: fx('fio/fio-3.33-bad-directory.captured.stderr.txt'),
+      responseCode: 1,
+    });
     const r = await tagssh(['bench', 'fio', '--targets', 'tag:env=staging', '--ssm', '--yes'], { AWS_ENDPOINT_URL_SSM: lab.endpoint });
     assert.equal(r.code, 1, r.stderr);
     assert.ok(lab.actions.includes('ListCommandInvocations'), lab.actions.join(' '));

@@ -42,7 +42,10 @@ before(async () => {
   chmodSync(join(home, '.ssh', 'team-key.pem'), 0o600);
   const port = await freePort('127.0.0.14');
   // One sshd answering on two addresses: two instances (two EIPs), one machine.
-  [moto, host] = await Promise.all([startMoto(), startSshd({ address: '127.0.0.14', port, authorizedKeys: [key.publicKey], extraConfig: [`ListenAddress 127.0.0.15:${port}`] })]);
+  [moto, host] = await Promise.all([
+    startMoto(),
+    startSshd({ address: '127.0.0.14', port, authorizedKeys: [key.publicKey], extraConfig: [`ListenAddress 127.0.0.15:${port}`] }),
+  ]);
   const ec2 = moto.sdk();
   await ec2.send(new ImportKeyPairCommand({ KeyName: 'team-key', PublicKeyMaterial: readFileSync(key.publicPath) }));
   const tags = { 'tagssh:user': host.user, 'tagssh:port': String(port) };
@@ -157,7 +160,10 @@ describe('tagssh cp', () => {
     const local = fresh('local');
     writeFileSync(join(local, 'p.bin'), randomBytes(2_000_000));
     const remote = fresh('remote');
-    const onPty = (args: string[]) => runProcess('python3', [join(import.meta.dirname, '../../../lab/ptyDriver.py'), '30', '120', '[]', '--', process.execPath, TAGSSH_BIN, ...args], { env: { ...env(), TERM: 'xterm-256color' } });
+    const onPty = (args: string[]) =>
+      runProcess('python3', [join(import.meta.dirname, '../../../lab/ptyDriver.py'), '30', '120', '[]', '--', process.execPath, TAGSSH_BIN, ...args], {
+        env: { ...env(), TERM: 'xterm-256color' },
+      });
     const shown = await onPty(['cp', join(local, 'p.bin'), `web:${remote}/shown.bin`]);
     assert.match(shown.stdout, /100%/);
     assert.match(shown.stdout, /EXIT:0\n$/);

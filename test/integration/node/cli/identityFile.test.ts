@@ -39,7 +39,11 @@ after(async () => {
 
 describe('key files that are not key files', () => {
   it('tagssh ssh --identity: a device, a directory, a pipe', async () => {
-    for (const [path, kind] of [['/dev/zero', 'a device'], [home, 'a directory'], [fifo, 'a pipe']] as const) {
+    for (const [path, kind] of [
+      ['/dev/zero', 'a device'],
+      [home, 'a directory'],
+      [fifo, 'a pipe'],
+    ] as const) {
       const started = Date.now();
       const r = await tagssh('ssh', 'web', '--region', 'us-east-1', '--identity', path, '--', 'true');
       assert.equal(r.code, 2, r.stderr);

@@ -18,7 +18,13 @@ function tagssh(args: string[]): Promise<Run> {
 }
 
 const header = (r: Run) => r.stdout.split('\n')[0]!.split(/\s{2,}/);
-const names = (r: Run) => r.stdout.trimEnd().split('\n').slice(1).map((l) => l.split(/\s{2,}/)[0]).sort();
+const names = (r: Run) =>
+  r.stdout
+    .trimEnd()
+    .split('\n')
+    .slice(1)
+    .map((l) => l.split(/\s{2,}/)[0])
+    .sort();
 
 before(async () => {
   moto = await startMoto();
@@ -54,7 +60,10 @@ test('--filter key=value matches tags the way the app shows them; words and Name
   const byName = await tagssh(['list', '--filter', 'Name=web']);
   assert.deepEqual(names(byName), ['web-1', 'web-2']);
   const json = await tagssh(['list', '--json', '--filter', 'staging']);
-  assert.deepEqual(JSON.parse(json.stdout).map((i: { id: string }) => i.id), [s.stage!.id]);
+  assert.deepEqual(
+    JSON.parse(json.stdout).map((i: { id: string }) => i.id),
+    [s.stage!.id],
+  );
 });
 
 test('--filter that matches nothing says so on stderr, with how many were listed', async () => {

@@ -5,7 +5,14 @@ import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AuthorizeSecurityGroupIngressCommand, CreateSecurityGroupCommand, DescribeSecurityGroupsCommand, ModifyInstanceAttributeCommand, type EC2Client, type IpPermission } from '@aws-sdk/client-ec2';
+import {
+  AuthorizeSecurityGroupIngressCommand,
+  CreateSecurityGroupCommand,
+  DescribeSecurityGroupsCommand,
+  ModifyInstanceAttributeCommand,
+  type EC2Client,
+  type IpPermission,
+} from '@aws-sdk/client-ec2';
 import { startMoto, type Moto } from '../../../lab/moto.js';
 import { seedInstance } from '../../../lab/seed.js';
 import { nftTable, type NftTable } from '../../../faults/lib.js';
@@ -54,7 +61,10 @@ async function ingress(groupId: string): Promise<IpPermission[]> {
 function cidrsOn(perms: IpPermission[], port: number): Array<{ cidr: string; description?: string }> {
   return perms
     .filter((p) => p.IpProtocol === 'tcp' && p.FromPort === port)
-    .flatMap((p) => [...(p.IpRanges ?? []).map((r) => ({ cidr: r.CidrIp!, description: r.Description })), ...(p.Ipv6Ranges ?? []).map((r) => ({ cidr: r.CidrIpv6!, description: r.Description }))]);
+    .flatMap((p) => [
+      ...(p.IpRanges ?? []).map((r) => ({ cidr: r.CidrIp!, description: r.Description })),
+      ...(p.Ipv6Ranges ?? []).map((r) => ({ cidr: r.CidrIpv6!, description: r.Description })),
+    ]);
 }
 
 function assertCleanError(r: Run, code: keyof typeof ERROR_CODES) {
@@ -92,7 +102,7 @@ after(async () => {
   rmSync(home, { recursive: true, force: true });
 });
 
-test('sg list shows the rules of the instance\'s groups, SSH ones marked; --json too', async () => {
+test("sg list shows the rules of the instance's groups, SSH ones marked; --json too", async () => {
   const r = await tagssh(['sg', 'list', 'web-sg']);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, new RegExp(`Security groups of web-sg \\(${webId}\\): ${webSg} \\(web-ssh\\)`));
@@ -101,7 +111,10 @@ test('sg list shows the rules of the instance\'s groups, SSH ones marked; --json
   const j = await tagssh(['sg', 'list', 'two groups', '--json']);
   assert.equal(j.code, 0, j.stderr);
   const doc = JSON.parse(j.stdout);
-  assert.deepEqual(doc.groups.map((g: { id: string }) => g.id), [sgA, sgB]);
+  assert.deepEqual(
+    doc.groups.map((g: { id: string }) => g.id),
+    [sgA, sgB],
+  );
   assert.equal(doc.rules[0].ssh, false, 'port 443 is not SSH');
 });
 
@@ -121,12 +134,17 @@ test('allow-my-ip adds <my ip>/32 with "tagssh <user> <date>", checked by Descri
 test('allow-my-ip --ip takes an IPv6 address as /128; --port and the lookup URL flag are honoured', async () => {
   const r = await tagssh(['sg', 'allow-my-ip', 'web-sg', '--ip', '2001:db8::7', '--yes', '--json']);
   assert.equal(r.code, 0, r.stderr);
-  assert.deepEqual({ ...JSON.parse(r.stdout), description: undefined }, { groupId: webSg, cidr: '2001:db8::7/128', port: 22, description: undefined, added: true });
+  assert.deepEqual(
+    { ...JSON.parse(r.stdout), description: undefined },
+    { groupId: webSg, cidr: '2001:db8::7/128', port: 22, description: undefined, added: true },
+  );
   assert.ok(cidrsOn(await ingress(webSg), 22).some((x) => x.cidr === '2001:db8::7/128'));
 
   const before = lookups;
   ipAnswer = '192.0.2.55';
-  const p = await tagssh(['sg', 'allow-my-ip', 'web-sg', '--port', '2222', '--group', webSg, '--my-ip-url', ipUrl, '--yes'], { TAGSSH_MY_IP_URL: 'http://127.0.0.1:9/' });
+  const p = await tagssh(['sg', 'allow-my-ip', 'web-sg', '--port', '2222', '--group', webSg, '--my-ip-url', ipUrl, '--yes'], {
+    TAGSSH_MY_IP_URL: 'http://127.0.0.1:9/',
+  });
   ipAnswer = MY_IP;
   assert.equal(p.code, 0, p.stderr);
   assert.equal(lookups, before + 1, '--my-ip-url wins over TAGSSH_MY_IP_URL');
@@ -175,7 +193,7 @@ test('several groups, none with an SSH rule: asks for --group, then adds there',
   assert.equal(cidrsOn(await ingress(sgA), 22).length, 0);
 });
 
-test('revoke --ip removes that address; --all-tagssh removes only TagSSH\'s rules; wrong inputs are named', async () => {
+test("revoke --ip removes that address; --all-tagssh removes only TagSSH's rules; wrong inputs are named", async () => {
   assertCleanError(await tagssh(['sg', 'revoke', 'web-sg', '--yes']), 'INVALID_INPUT');
   assertCleanError(await tagssh(['sg', 'revoke', 'web-sg', '--ip', MY_IP, '--all-tagssh', '--yes']), 'INVALID_INPUT');
   assertCleanError(await tagssh(['sg', 'revoke', 'web-sg', '--ip', '0.0.0.0/0', '--yes']), 'INVALID_INPUT');
@@ -203,7 +221,12 @@ test('ssh that times out says, in one line, that the IP is not allowed; once all
   const r = await tagssh(['ssh', 'web-sg', '--', 'true']);
   assertCleanError(r, 'TIMEOUT');
   assert.match(r.stderr, /did not complete the SSH handshake/);
-  assert.match(r.stderr, new RegExp(`→ Your public IP ${MY_IP.replace(/\./g, '\\.')} is not allowed on port 22 by "web-sg"'s security groups \\(${webSg}\\) — your IP has probably changed\\. Run \`tagssh sg allow-my-ip web-sg\``));
+  assert.match(
+    r.stderr,
+    new RegExp(
+      `→ Your public IP ${MY_IP.replace(/\./g, '\\.')} is not allowed on port 22 by "web-sg"'s security groups \\(${webSg}\\) — your IP has probably changed\\. Run \`tagssh sg allow-my-ip web-sg\``,
+    ),
+  );
   assert.ok(drop.packets().dropped > 0, 'the address was really blackholed');
 
   assert.equal((await tagssh(['sg', 'allow-my-ip', 'web-sg', '--yes'])).code, 0);

@@ -20,7 +20,6 @@ let home: string;
 let key: KeyPair;
 let locked: KeyPair;
 
-
 function tagssh(args: string[], input?: string): Promise<Run> {
   return runTagssh(args, { PATH: process.env.PATH, ...moto.env, HOME: home, TAGSSH_HOME: join(home, 'tagssh') }, input);
 }
@@ -41,7 +40,13 @@ before(async () => {
   [moto, host] = await Promise.all([startMoto(), startSshd({ address: '127.0.0.6', authorizedKeys: [key.publicKey, locked.publicKey] })]);
   const ec2 = moto.sdk();
   await ec2.send(new ImportKeyPairCommand({ KeyName: 'team-key', PublicKeyMaterial: readFileSync(key.publicPath) }));
-  await seedInstance(ec2, { name: 'web', eip: host.address, keyName: 'team-key', imageId: 'ami-1e749f67', tags: { 'tagssh:user': host.user, 'tagssh:port': String(host.port) } });
+  await seedInstance(ec2, {
+    name: 'web',
+    eip: host.address,
+    keyName: 'team-key',
+    imageId: 'ami-1e749f67',
+    tags: { 'tagssh:user': host.user, 'tagssh:port': String(host.port) },
+  });
 });
 
 after(async () => {
@@ -55,7 +60,10 @@ describe('tagssh ssh', () => {
     const r = await tagssh(['ssh', 'web', '--', 'true']);
     assert.equal(r.code, 20, r.stderr);
     const fp = host.hostKeys.find((k) => k.type === 'ed25519')!.fingerprint;
-    assert.match(r.stderr, new RegExp(`^tagssh: First connection to web \\(i-[0-9a-f]+\\): its ssh-ed25519 host key ${fp.replace(/[+/]/g, '\\$&')} is not yet trusted`));
+    assert.match(
+      r.stderr,
+      new RegExp(`^tagssh: First connection to web \\(i-[0-9a-f]+\\): its ssh-ed25519 host key ${fp.replace(/[+/]/g, '\\$&')} is not yet trusted`),
+    );
     assert.match(r.stderr, /→ Verify the fingerprint, then connect again with --accept-new/);
     assert.equal(r.stderr.trim().split('\n').length, 2, 'one line and one hint, no stack trace');
   });
@@ -98,7 +106,13 @@ describe('tagssh ssh', () => {
   });
 
   it('on a TTY, says the connection closed after every byte of the last output', async () => {
-    const r = await onPty([['wait', '[#$] ?$'], ['send', 'seq 1 5; echo LAST; exit\r']], ['ssh', 'web']);
+    const r = await onPty(
+      [
+        ['wait', '[#$] ?$'],
+        ['send', 'seq 1 5; echo LAST; exit\r'],
+      ],
+      ['ssh', 'web'],
+    );
     assert.equal(r.code, 0, r.stderr);
     // eslint-disable-next-line no-control-regex -- the shell's own CSI sequences (bracketed paste) are not output under test
     const text = r.stdout.replace(/\r/g, '').replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
@@ -131,17 +145,34 @@ describe('tagssh ssh', () => {
   it('asks on the terminal before trusting a first-seen key', async () => {
     assert.equal((await tagssh(['forget-host-key', 'web'])).code, 0);
     const fp = host.hostKeys.find((k) => k.type === 'ed25519')!.fingerprint;
-    const declined = await onPty([['wait', 'Type yes'], ['send', 'no\r']], ['ssh', 'web', '--', 'true']);
+    const declined = await onPty(
+      [
+        ['wait', 'Type yes'],
+        ['send', 'no\r'],
+      ],
+      ['ssh', 'web', '--', 'true'],
+    );
     assert.match(declined.stdout, new RegExp(`Trust web's ssh-ed25519 key ${fp.replace(/[+/]/g, '\\$&')}\\?`));
     assert.match(declined.stdout, /EXIT:20\n$/);
-    const accepted = await onPty([['wait', 'Type yes'], ['send', 'yes\r']], ['ssh', 'web', '--', 'echo', 'in']);
+    const accepted = await onPty(
+      [
+        ['wait', 'Type yes'],
+        ['send', 'yes\r'],
+      ],
+      ['ssh', 'web', '--', 'echo', 'in'],
+    );
     assert.match(accepted.stdout, /^in\r?$/m);
     assert.match(accepted.stdout, /EXIT:0\n$/);
     assert.equal((await tagssh(['ssh', 'web', '--', 'true'])).code, 0, 'the confirmed key is now trusted');
   });
 
   it('asks for a key passphrase on the terminal, without echo, and retries a wrong one', async () => {
-    const steps = [['wait', 'Passphrase for'], ['send', 'wrong\r'], ['wait', 'Wrong passphrase'], ['send', 'open sesame\r']];
+    const steps = [
+      ['wait', 'Passphrase for'],
+      ['send', 'wrong\r'],
+      ['wait', 'Wrong passphrase'],
+      ['send', 'open sesame\r'],
+    ];
     const r = await onPty(steps, ['ssh', 'web', '--accept-new', '--identity', locked.privatePath, '--', 'echo', 'unlocked']);
     assert.match(r.stdout, new RegExp(`Passphrase for ${locked.privatePath.replace(/[/.]/g, '\\$&')}: `));
     assert.match(r.stdout, /^unlocked\r?$/m);

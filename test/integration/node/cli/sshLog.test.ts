@@ -32,7 +32,14 @@ before(async () => {
   [moto, host] = await Promise.all([startMoto(), startSshd({ address: '127.0.0.23', authorizedKeys: [key.publicKey] })]);
   const ec2 = moto.sdk();
   await ec2.send(new ImportKeyPairCommand({ KeyName: 'log-key', PublicKeyMaterial: readFileSync(key.publicPath) }));
-  seeded = await seedInstance(ec2, { name: 'logged', eip: host.address, keyName: 'log-key', instanceType: 't3.small', imageId: 'ami-1e749f67', tags: { env: 'staging', 'tagssh:user': host.user, 'tagssh:port': String(host.port) } });
+  seeded = await seedInstance(ec2, {
+    name: 'logged',
+    eip: host.address,
+    keyName: 'log-key',
+    instanceType: 't3.small',
+    imageId: 'ami-1e749f67',
+    tags: { env: 'staging', 'tagssh:user': host.user, 'tagssh:port': String(host.port) },
+  });
   // Saved the way the app saves them (the settings store every face shares).
   jsonSettingsStore(join(home, 'tagssh', 'config', 'settings.json')).set(
     SettingsSchema.parse({
@@ -53,7 +60,11 @@ after(async () => {
 
 /** `tagssh ssh logged ARGS…` on a real PTY, driven by `steps`. */
 function onPty(args: string[], steps: unknown[]): Promise<Run> {
-  return runProcess('python3', [join(root, 'test/lab/ptyDriver.py'), '24', '80', JSON.stringify(steps), '--', process.execPath, TAGSSH_BIN, 'ssh', 'logged', '--accept-new', ...args], { env: env() });
+  return runProcess(
+    'python3',
+    [join(root, 'test/lab/ptyDriver.py'), '24', '80', JSON.stringify(steps), '--', process.execPath, TAGSSH_BIN, 'ssh', 'logged', '--accept-new', ...args],
+    { env: env() },
+  );
 }
 
 describe('tagssh ssh --log', () => {
@@ -78,7 +89,15 @@ describe('tagssh ssh --log', () => {
   it('never holds what the remote side did not echo (read -s)', async () => {
     const file = join(home, 'secret.log');
     const secret = 'pa55-w0rd-typed';
-    const r = await onPty(['--log', file], [['send', 'read -r -s -p "Password: " pw; echo; echo "got ${#pw} chars"; exit 0\r'], ['wait', '[^"]Password: '], ['send', `${secret}\r`], ['wait', 'got 15 chars']]);
+    const r = await onPty(
+      ['--log', file],
+      [
+        ['send', 'read -r -s -p "Password: " pw; echo; echo "got ${#pw} chars"; exit 0\r'],
+        ['wait', '[^"]Password: '],
+        ['send', `${secret}\r`],
+        ['wait', 'got 15 chars'],
+      ],
+    );
     assert.match(r.stdout, /EXIT:0\n$/, r.stdout);
     const log = readFileSync(file, 'utf8');
     assert.match(log, /^Password: $/m);
@@ -112,14 +131,27 @@ describe('tagssh ssh --log', () => {
 
 describe('tagssh ssh --snippet', () => {
   it('types the snippet as the first line, then stays interactive', async () => {
-    const r = await onPty(['--snippet', 'answer'], [['wait', 'snip-42'], ['send', 'echo "still-$((1+1))"; exit 0\r'], ['wait', 'still-2']]);
+    const r = await onPty(
+      ['--snippet', 'answer'],
+      [
+        ['wait', 'snip-42'],
+        ['send', 'echo "still-$((1+1))"; exit 0\r'],
+        ['wait', 'still-2'],
+      ],
+    );
     assert.match(r.stdout, /^snip-42\r?$/m, r.stdout);
     assert.match(r.stdout, /^still-2\r?$/m);
     assert.match(r.stdout, /EXIT:0\n$/);
   });
 
   it('types each line of a multi-line snippet kept for a tag the instance has', async () => {
-    const r = await onPty(['--snippet', 'two-lines'], [['wait', 'first sec-ond'], ['send', 'exit 0\r']]);
+    const r = await onPty(
+      ['--snippet', 'two-lines'],
+      [
+        ['wait', 'first sec-ond'],
+        ['send', 'exit 0\r'],
+      ],
+    );
     assert.match(r.stdout, /^first sec-ond\r?$/m, r.stdout);
   });
 });

@@ -27,7 +27,13 @@ before(async () => {
   [moto, host] = await Promise.all([startMoto(), startSshd({ address: '127.0.0.7', authorizedKeys: [key.publicKey] })]);
   const ec2 = moto.sdk();
   await ec2.send(new ImportKeyPairCommand({ KeyName: 'term-key', PublicKeyMaterial: readFileSync(key.publicPath) }));
-  await seedInstance(ec2, { name: 'term', eip: host.address, keyName: 'term-key', imageId: 'ami-1e749f67', tags: { 'tagssh:user': host.user, 'tagssh:port': String(host.port) } });
+  await seedInstance(ec2, {
+    name: 'term',
+    eip: host.address,
+    keyName: 'term-key',
+    imageId: 'ami-1e749f67',
+    tags: { 'tagssh:user': host.user, 'tagssh:port': String(host.port) },
+  });
 });
 
 after(async () => {
@@ -41,7 +47,11 @@ function remoteTerm(term: string | undefined): Promise<Run> {
   const steps = [['send', 'echo "T=[$TERM]"; exit 0\r']];
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, ...moto.env, HOME: home, TAGSSH_HOME: join(home, 'tagssh') };
   if (term !== undefined) env.TERM = term;
-  return runProcess('python3', [join(root, 'test/lab/ptyDriver.py'), '24', '80', JSON.stringify(steps), '--', process.execPath, TAGSSH_BIN, 'ssh', 'term', '--accept-new'], { env });
+  return runProcess(
+    'python3',
+    [join(root, 'test/lab/ptyDriver.py'), '24', '80', JSON.stringify(steps), '--', process.execPath, TAGSSH_BIN, 'ssh', 'term', '--accept-new'],
+    { env },
+  );
 }
 
 describe('tagssh ssh: the remote terminal type', () => {

@@ -70,13 +70,20 @@ describe('tagssh ssm-shell', () => {
       ['send', 'exit\n'],
     ];
     const started = Date.now();
-    const r = await runProcess('python3', [join(root, 'test/lab/ptyDriver.py'), '30', '100', JSON.stringify(steps), '--', process.execPath, TAGSSH_BIN, 'ssm-shell', 'private-app'], { env: env() });
+    const r = await runProcess(
+      'python3',
+      [join(root, 'test/lab/ptyDriver.py'), '30', '100', JSON.stringify(steps), '--', process.execPath, TAGSSH_BIN, 'ssm-shell', 'private-app'],
+      { env: env() },
+    );
     assert.match(r.stdout, /EXIT:0\s*$/, r.stdout);
     assert.match(r.stdout, /40 120/);
     assert.match(r.stdout, /after-2/);
     assert.doesNotMatch(r.stdout, /late-42/);
     assert.ok(Date.now() - started < 25_000);
-    assert.deepEqual(lab.sessions.at(-1)!.sizes, [{ cols: 100, rows: 30 }, { cols: 120, rows: 40 }]);
+    assert.deepEqual(lab.sessions.at(-1)!.sizes, [
+      { cols: 100, rows: 30 },
+      { cols: 120, rows: 40 },
+    ]);
   });
 
   it('an instance that is not a managed node: one line naming the missing piece, exit 24', async () => {

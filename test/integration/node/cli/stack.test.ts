@@ -77,7 +77,9 @@ test('stack up bench-pair: the estimate first, then CREATE_COMPLETE; `tagssh lis
 
   const list = await tagssh(['list', '--json']);
   assert.equal(list.code, 0, list.stderr);
-  const pair = (JSON.parse(list.stdout) as Array<{ name: string; type: string; az: string; id: string; keyName: string }>).filter((i) => i.name?.startsWith('bench-pair-'));
+  const pair = (JSON.parse(list.stdout) as Array<{ name: string; type: string; az: string; id: string; keyName: string }>).filter((i) =>
+    i.name?.startsWith('bench-pair-'),
+  );
   assert.deepEqual(pair.map((i) => i.name).sort(), ['bench-pair-a', 'bench-pair-b']);
   assert.ok(pair.every((i) => i.type === 'm5.large' && i.keyName === 'lab-key'));
   assert.equal(new Set(pair.map((i) => i.az)).size, 1, 'one AZ');
@@ -91,7 +93,10 @@ test('stack up bench-pair: the estimate first, then CREATE_COMPLETE; `tagssh lis
   assert.equal(inst.Reservations!.flatMap((x) => x.Instances!).length, 2);
   const sg = (await ec2.send(new DescribeSecurityGroupsCommand({ GroupIds: [groupId] }))).SecurityGroups![0]!;
   const ssh = sg.IpPermissions!.find((p) => p.FromPort === 22)!;
-  assert.deepEqual(ssh.IpRanges!.map((x) => x.CidrIp), [`${MY_IP}/32`]);
+  assert.deepEqual(
+    ssh.IpRanges!.map((x) => x.CidrIp),
+    [`${MY_IP}/32`],
+  );
   const iperf = sg.IpPermissions!.filter((p) => p.FromPort === 5201);
   assert.deepEqual(iperf.map((p) => p.IpProtocol).sort(), ['tcp', 'udp']);
   assert.ok(iperf.every((p) => p.UserIdGroupPairs?.some((g) => g.GroupId === groupId)));
@@ -99,18 +104,39 @@ test('stack up bench-pair: the estimate first, then CREATE_COMPLETE; `tagssh lis
 
 test('stack list shows the TagSSH stacks only; --json too', async () => {
   // A stack someone else made: not listed, and `down` refuses it.
-  await cfn.send(new CreateStackCommand({ StackName: 'not-ours', TemplateBody: JSON.stringify({ Resources: { G: { Type: 'AWS::EC2::SecurityGroup', Properties: { GroupDescription: 'x' } } } }) }));
+  await cfn.send(
+    new CreateStackCommand({
+      StackName: 'not-ours',
+      TemplateBody: JSON.stringify({ Resources: { G: { Type: 'AWS::EC2::SecurityGroup', Properties: { GroupDescription: 'x' } } } }),
+    }),
+  );
   const r = await tagssh(['stack', 'list']);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /^NAME\s+TEMPLATE\s+TYPE\s+STATUS\s+CREATED\n/);
   assert.match(r.stdout, /bench-pair\s+bench-pair\s+m5\.large\s+CREATE_COMPLETE/);
   assert.doesNotMatch(r.stdout, /not-ours/);
   const j = JSON.parse((await tagssh(['stack', 'list', '--json'])).stdout);
-  assert.deepEqual(j.map((s: { name: string }) => s.name), ['bench-pair']);
+  assert.deepEqual(
+    j.map((s: { name: string }) => s.name),
+    ['bench-pair'],
+  );
 });
 
 test('stack up --efs --name: a file system and its mount target; a type missing from the price table is "unknown"', async () => {
-  const r = await tagssh(['stack', 'up', 'bench-pair', '--name', 'efs-pair', '--type', 'x2iedn.xlarge', '--efs', '--ssh-cidr', '198.51.100.0/24', '--yes', '--json']);
+  const r = await tagssh([
+    'stack',
+    'up',
+    'bench-pair',
+    '--name',
+    'efs-pair',
+    '--type',
+    'x2iedn.xlarge',
+    '--efs',
+    '--ssh-cidr',
+    '198.51.100.0/24',
+    '--yes',
+    '--json',
+  ]);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stderr, /2 × x2iedn\.xlarge: hourly price unknown/);
   assert.match(r.stderr, /an EFS file system/);
@@ -122,13 +148,41 @@ test('stack up --efs --name: a file system and its mount target; a type missing 
 
 test('stack up: wrong inputs are named and create nothing', async () => {
   const before = (await stackNames()).sort();
-  assertCleanError(await tagssh(['stack', 'up', 'bench-trio', '--type', 'm5.large', '--yes']), 'INVALID_INPUT', /no stack template "bench-trio"[\s\S]*bench-pair/);
-  assertCleanError(await tagssh(['stack', 'up', 'bench-pair', '--name', 'other', '--type', 'm5large', '--yes']), 'INVALID_INPUT', /--type "m5large" is not an EC2 instance type/);
-  assertCleanError(await tagssh(['stack', 'up', 'bench-pair', '--name', 'other', '--type', 'zz9.huge', '--yes']), 'INVALID_INPUT', /--type zz9\.huge is not offered in us-east-1/);
-  assertCleanError(await tagssh(['stack', 'up', 'bench-pair', '--type', 'm5.large', '--yes']), 'INVALID_INPUT', /A stack named bench-pair already exists[\s\S]*tagssh stack down bench-pair/);
-  assertCleanError(await tagssh(['stack', 'up', 'bench-pair', '--name', 'other', '--type', 'm5.large', '--ssh-cidr', '0.0.0.0/0', '--yes']), 'INVALID_INPUT', /whole internet/);
-  assertCleanError(await tagssh(['stack', 'up', 'bench-pair', '--name', 'bad_name', '--type', 'm5.large', '--yes']), 'INVALID_INPUT', /--name "bad_name" is not a valid stack name/);
-  assertCleanError(await tagssh(['stack', 'up', 'bench-pair', '--name', 'other', '--type', 'm5.large', '--region', 'us-east-1,eu-west-1', '--yes']), 'INVALID_INPUT', /one region/);
+  assertCleanError(
+    await tagssh(['stack', 'up', 'bench-trio', '--type', 'm5.large', '--yes']),
+    'INVALID_INPUT',
+    /no stack template "bench-trio"[\s\S]*bench-pair/,
+  );
+  assertCleanError(
+    await tagssh(['stack', 'up', 'bench-pair', '--name', 'other', '--type', 'm5large', '--yes']),
+    'INVALID_INPUT',
+    /--type "m5large" is not an EC2 instance type/,
+  );
+  assertCleanError(
+    await tagssh(['stack', 'up', 'bench-pair', '--name', 'other', '--type', 'zz9.huge', '--yes']),
+    'INVALID_INPUT',
+    /--type zz9\.huge is not offered in us-east-1/,
+  );
+  assertCleanError(
+    await tagssh(['stack', 'up', 'bench-pair', '--type', 'm5.large', '--yes']),
+    'INVALID_INPUT',
+    /A stack named bench-pair already exists[\s\S]*tagssh stack down bench-pair/,
+  );
+  assertCleanError(
+    await tagssh(['stack', 'up', 'bench-pair', '--name', 'other', '--type', 'm5.large', '--ssh-cidr', '0.0.0.0/0', '--yes']),
+    'INVALID_INPUT',
+    /whole internet/,
+  );
+  assertCleanError(
+    await tagssh(['stack', 'up', 'bench-pair', '--name', 'bad_name', '--type', 'm5.large', '--yes']),
+    'INVALID_INPUT',
+    /--name "bad_name" is not a valid stack name/,
+  );
+  assertCleanError(
+    await tagssh(['stack', 'up', 'bench-pair', '--name', 'other', '--type', 'm5.large', '--region', 'us-east-1,eu-west-1', '--yes']),
+    'INVALID_INPUT',
+    /one region/,
+  );
   const noType = await tagssh(['stack', 'up', 'bench-pair']);
   assert.equal(noType.code, ERROR_CODES.INVALID_INPUT);
   assert.match(noType.stderr, /--type/);
@@ -146,7 +200,10 @@ test('stack down refuses a stack TagSSH did not make, deletes its own (instances
   assert.match(r.stdout, /Stack bench-pair is deleted/);
   assert.ok(!(await stackNames()).includes('bench-pair'));
   const list = JSON.parse((await tagssh(['list', '--json'])).stdout) as Array<{ name: string; state: string }>;
-  assert.ok(list.filter((i) => i.name?.startsWith('bench-pair-')).every((i) => i.state === 'terminated' || i.state === 'shutting-down'), JSON.stringify(list));
+  assert.ok(
+    list.filter((i) => i.name?.startsWith('bench-pair-')).every((i) => i.state === 'terminated' || i.state === 'shutting-down'),
+    JSON.stringify(list),
+  );
   assertCleanError(await tagssh(['stack', 'down', 'bench-pair', '--yes']), 'NOT_FOUND', /No stack named bench-pair/);
   assert.ok((await stackNames()).includes('not-ours'));
 });
@@ -164,22 +221,30 @@ test('a subnet that does not exist, or is not a subnet id, is named before anyth
   const before = (await stackNames()).sort();
   const sub = await tagssh(['stack', 'up', 'bench-pair', '--name', 'no-subnet', '--type', 'm5.large', '--subnet', 'subnet-0123456789abcdef0', '--yes']);
   assertCleanError(sub, 'NOT_FOUND', /--subnet subnet-0123456789abcdef0 does not exist in us-east-1/);
-  assertCleanError(await tagssh(['stack', 'up', 'bench-pair', '--name', 'bad-subnet', '--type', 'm5.large', '--subnet', 'sub-1', '--yes']), 'INVALID_INPUT', /--subnet "sub-1" is not a subnet id/);
+  assertCleanError(
+    await tagssh(['stack', 'up', 'bench-pair', '--name', 'bad-subnet', '--type', 'm5.large', '--subnet', 'sub-1', '--yes']),
+    'INVALID_INPUT',
+    /--subnet "sub-1" is not a subnet id/,
+  );
   assert.deepEqual((await stackNames()).sort(), before);
 });
 
-test('a slow create shows progress until CREATE_COMPLETE; a failed one names CloudFormation\'s reasons', async () => {
+test("a slow create shows progress until CREATE_COMPLETE; a failed one names CloudFormation's reasons", async () => {
   const lab = await startCfnProgressLab(moto.endpoint);
   try {
     lab.scripts.set('slow-pair', { inProgressPolls: 3 });
-    const slow = await tagssh(['stack', 'up', 'bench-pair', '--name', 'slow-pair', '--type', 't3.micro', '--yes'], { AWS_ENDPOINT_URL_CLOUDFORMATION: lab.endpoint });
+    const slow = await tagssh(['stack', 'up', 'bench-pair', '--name', 'slow-pair', '--type', 't3.micro', '--yes'], {
+      AWS_ENDPOINT_URL_CLOUDFORMATION: lab.endpoint,
+    });
     assert.equal(slow.code, 0, slow.stderr);
     assert.match(slow.stderr, /Creating slow-pair: \d+ resources ready… \(\d+ s\)/);
     assert.match(slow.stdout, /Stack slow-pair is CREATE_COMPLETE/);
 
     const reason = 'We currently do not have sufficient t3.micro capacity in the Availability Zone you requested';
     lab.scripts.set('fail-pair', { inProgressPolls: 1, finalStatus: 'ROLLBACK_IN_PROGRESS', failure: { logicalId: 'InstanceB', reason } });
-    const failed = await tagssh(['stack', 'up', 'bench-pair', '--name', 'fail-pair', '--type', 't3.micro', '--yes'], { AWS_ENDPOINT_URL_CLOUDFORMATION: lab.endpoint });
+    const failed = await tagssh(['stack', 'up', 'bench-pair', '--name', 'fail-pair', '--type', 't3.micro', '--yes'], {
+      AWS_ENDPOINT_URL_CLOUDFORMATION: lab.endpoint,
+    });
     assertCleanError(failed, 'AWS_API', new RegExp(`Stack fail-pair was not created \\(ROLLBACK_IN_PROGRESS\\): InstanceB: ${reason}`));
   } finally {
     await lab.close();

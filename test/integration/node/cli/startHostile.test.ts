@@ -38,7 +38,16 @@ before(async () => {
   hostileId = (await seedInstance(ec2, { name: HOSTILE, stopped: true })).id;
   const vpc = await ec2.send(new CreateVpcCommand({ CidrBlock: '10.88.0.0/16' }));
   const subnet = await ec2.send(new CreateSubnetCommand({ VpcId: vpc.Vpc!.VpcId!, CidrBlock: '10.88.1.0/24' }));
-  const run = await ec2.send(new RunInstancesCommand({ ImageId: TEST_AMI, InstanceType: 't3.micro', MinCount: 1, MaxCount: 1, SubnetId: subnet.Subnet!.SubnetId!, TagSpecifications: [{ ResourceType: 'instance', Tags: [{ Key: 'Name', Value: 'inner' }] }] }));
+  const run = await ec2.send(
+    new RunInstancesCommand({
+      ImageId: TEST_AMI,
+      InstanceType: 't3.micro',
+      MinCount: 1,
+      MaxCount: 1,
+      SubnetId: subnet.Subnet!.SubnetId!,
+      TagSpecifications: [{ ResourceType: 'instance', Tags: [{ Key: 'Name', Value: 'inner' }] }],
+    }),
+  );
   innerId = run.Instances![0]!.InstanceId!;
   await ec2.send(new StopInstancesCommand({ InstanceIds: [innerId] }));
 });
@@ -83,7 +92,10 @@ describe('tagssh ssh --start for an instance that gets no public address', () =>
     const r = await tagssh(['ssh', 'inner', '--start', '--', 'true']);
     assert.equal(r.code, 3, r.stderr);
     assert.ok(Date.now() - t0 < 20_000, 'no 600 s wait');
-    assert.match(r.stderr, /^tagssh: inner \(i-[0-9a-f]+\) will get no public IP address: it has no Elastic IP and its subnet subnet-[0-9a-f]+ does not assign public addresses\.$/m);
+    assert.match(
+      r.stderr,
+      /^tagssh: inner \(i-[0-9a-f]+\) will get no public IP address: it has no Elastic IP and its subnet subnet-[0-9a-f]+ does not assign public addresses\.$/m,
+    );
     assert.match(r.stderr, /--via HOST/);
     assert.match(r.stderr, /--private/);
     assert.equal(await stateOf(innerId), 'stopped', 'nothing was started');

@@ -51,14 +51,24 @@ describe('tagssh export ssh-config + tagssh proxy with OpenSSH', () => {
     host3 = await startSshd({ address: '127.0.0.7', authorizedKeys: [clientKey.publicKey] });
     vouchedId = (await seedInstance(ec2, { name: 'vouched', eip: '127.0.0.7', tags: { 'tagssh:port': String(host3.port) } })).id;
     const vouching = Buffer.from(cloudInitConsole(host3.hostKeys.map((k) => k.publicPath))).toString('base64');
-    front = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'test/support/consoleFront.ts'), moto.endpoint, vouchedId, vouching], { stdio: ['ignore', 'pipe', 'inherit'] });
+    front = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'test/support/consoleFront.ts'), moto.endpoint, vouchedId, vouching], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     const frontEndpoint = await new Promise<string>((resolve, reject) => {
       front.stdout!.once('data', (d: Buffer) => resolve(d.toString().trim()));
       front.once('exit', (code) => reject(new Error(`console front exited ${code}`)));
     });
     // PATH without any tagssh: the exported config must not need it.
     const path = (process.env.PATH ?? '').split(':').filter((d) => d && !existsSync(join(d, 'tagssh')));
-    env = { ...process.env, ...moto.env, AWS_ENDPOINT_URL_EC2: frontEndpoint, TAGSSH_HOME: join(work, 'home'), HOME: join(work, 'home'), PATH: path.join(':'), SSH_AUTH_SOCK: '' };
+    env = {
+      ...process.env,
+      ...moto.env,
+      AWS_ENDPOINT_URL_EC2: frontEndpoint,
+      TAGSSH_HOME: join(work, 'home'),
+      HOME: join(work, 'home'),
+      PATH: path.join(':'),
+      SSH_AUTH_SOCK: '',
+    };
     knownHosts = join(work, 'home', 'config', 'known_hosts');
     cfg = join(work, 'ssh_config');
     writeFileSync(cfg, userPart);
@@ -135,7 +145,10 @@ describe('tagssh export ssh-config + tagssh proxy with OpenSSH', () => {
     assert.equal(get('userknownhostsfile'), knownHosts);
     assert.equal(get('stricthostkeychecking'), 'true');
     // The running Node and the real path of this TagSSH, absolute.
-    assert.equal(get('proxycommand'), `${process.execPath} ${realpathSync(TAGSSH)} proxy --name-b64 ${Buffer.from(NAME).toString('base64url')} --region us-east-1 --port %p`);
+    assert.equal(
+      get('proxycommand'),
+      `${process.execPath} ${realpathSync(TAGSSH)} proxy --name-b64 ${Buffer.from(NAME).toString('base64url')} --region us-east-1 --port %p`,
+    );
     // The user's own hosts are unaffected.
     const old = execFileSync('ssh', ['-G', '-F', cfg, 'old-box'], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
     assert.match(old, /^hostname 192\.0\.2\.1$/m);
@@ -155,7 +168,11 @@ describe('tagssh export ssh-config + tagssh proxy with OpenSSH', () => {
   it("first contact from OpenSSH itself: a key the instance's console output vouches for is trusted, and ssh accepts it", () => {
     const cfg3 = join(work, 'vouched_config');
     assert.equal(tagssh('export', 'ssh-config', 'vouched', '--file', cfg3, '--user', host3.user, '--identity', clientKey.privatePath).status, 0);
-    const r = spawnSync('ssh', ['-F', cfg3, '-o', 'BatchMode=yes', '-o', 'IdentityAgent=none', 'vouched', 'echo', 'first-contact-ok'], { env, encoding: 'utf8', timeout: 60_000 });
+    const r = spawnSync('ssh', ['-F', cfg3, '-o', 'BatchMode=yes', '-o', 'IdentityAgent=none', 'vouched', 'echo', 'first-contact-ok'], {
+      env,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     assert.equal(r.status, 0, r.stderr);
     assert.equal(r.stdout.trim(), 'first-contact-ok');
     assert.match(r.stderr, /matches its console output; trusted/);
@@ -209,7 +226,11 @@ describe('tagssh export ssh-config + tagssh proxy with OpenSSH', () => {
     assert.equal(r.stdout.trim(), '127.0.0.3');
     const src = join(work, 'payload2.txt');
     writeFileSync(src, 'payload 2\n');
-    const rs = spawnSync('rsync', ['-e', ['ssh', ...sshOpts()].join(' '), src, `${alias}:${join(work, 'remote-rsync2.txt')}`], { env, encoding: 'utf8', timeout: 60_000 });
+    const rs = spawnSync('rsync', ['-e', ['ssh', ...sshOpts()].join(' '), src, `${alias}:${join(work, 'remote-rsync2.txt')}`], {
+      env,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     assert.equal(rs.status, 0, rs.stderr);
     const scp = spawnSync('scp', [...sshOpts(), src, `${alias}:${join(work, 'remote-scp2.txt')}`], { env, encoding: 'utf8', timeout: 60_000 });
     assert.equal(scp.status, 0, scp.stderr);
@@ -226,7 +247,7 @@ describe('tagssh export ssh-config + tagssh proxy with OpenSSH', () => {
     assert.match(t.stderr, /has CHANGED/);
   });
 
-  it("carries over keys OpenSSH already trusted (configs from earlier versions), and warns about a different one", () => {
+  it('carries over keys OpenSSH already trusted (configs from earlier versions), and warns about a different one', () => {
     // The user's own ~/.ssh/known_hosts, hashed as Debian and Ubuntu write it.
     const home = join(work, 'user-home');
     mkdirSync(join(home, '.ssh'), { recursive: true });
@@ -235,18 +256,28 @@ describe('tagssh export ssh-config + tagssh proxy with OpenSSH', () => {
     const otherKey = makeKey(join(work, 'other-host-key'), 'ed25519').publicKey.split(' ').slice(0, 2).join(' ');
     writeFileSync(userKnown, `${twins[0]} ${oldKey}\n${instanceId} ${otherKey}\n`);
     execFileSync('ssh-keygen', ['-H', '-f', userKnown], { stdio: 'ignore' });
-    const trustedBefore = readFileSync(knownHosts, 'utf8').split('\n').filter((l) => l.startsWith(`${instanceId} `));
-    const r = spawnSync(process.execPath, [TAGSSH, 'export', 'ssh-config', 'twin', NAME, '--file', join(work, 'carry_config'), '--user', host1.user], { env: { ...env, HOME: home }, encoding: 'utf8', timeout: 30_000 });
+    const trustedBefore = readFileSync(knownHosts, 'utf8')
+      .split('\n')
+      .filter((l) => l.startsWith(`${instanceId} `));
+    const r = spawnSync(process.execPath, [TAGSSH, 'export', 'ssh-config', 'twin', NAME, '--file', join(work, 'carry_config'), '--user', host1.user], {
+      env: { ...env, HOME: home },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
     assert.equal(r.status, 0, r.stderr);
     assert.ok(r.stderr.includes(`Carried over the host keys OpenSSH already trusted for ${twins[0]} from ${userKnown}.`), r.stderr);
     assert.ok(r.stderr.includes(`Warning: ${userKnown} holds a different host key for ${instanceId} than TagSSH trusts`), r.stderr);
     const after = readFileSync(knownHosts, 'utf8');
     assert.ok(after.includes(`\n${twins[0]} ${oldKey} tagssh `), after);
-    assert.deepEqual(after.split('\n').filter((l) => l.startsWith(`${instanceId} `)), trustedBefore, "TagSSH's key for the instance is kept");
+    assert.deepEqual(
+      after.split('\n').filter((l) => l.startsWith(`${instanceId} `)),
+      trustedBefore,
+      "TagSSH's key for the instance is kept",
+    );
   });
 
   it('tagssh proxy reports failures on stderr only, with a clean exit code', () => {
-    const r = spawnSync(process.execPath, [TAGSSH, 'proxy', 'no-such-name'], { env, encoding: 'utf8', input: '' , timeout: 30_000 });
+    const r = spawnSync(process.execPath, [TAGSSH, 'proxy', 'no-such-name'], { env, encoding: 'utf8', input: '', timeout: 30_000 });
     assert.equal(r.status, 3);
     assert.equal(r.stdout, '');
     assert.match(r.stderr, /no-such-name/);

@@ -11,7 +11,35 @@ import { sshConfigBlock, replaceManagedBlock } from '../../../../src/common/expo
 // the expected HostName/User/Port/HostKeyAlias, and the ProxyCommand, expanded as ssh does and run
 // by /bin/sh, must hand `tagssh proxy` exactly the Name (or id) — nothing interpreted on the way.
 
-const NASTY = [`'`, `"`, '$(id)', '`id`', '%', '%p', '%%', '&', '^', '|', '<', '>', '\n', '\t', ';', '#', '\\', ' ', '*', '?', '!', 'é', '漢', '😀', '-o', '=', ','];
+const NASTY = [
+  `'`,
+  `"`,
+  '$(id)',
+  '`id`',
+  '%',
+  '%p',
+  '%%',
+  '&',
+  '^',
+  '|',
+  '<',
+  '>',
+  '\n',
+  '\t',
+  ';',
+  '#',
+  '\\',
+  ' ',
+  '*',
+  '?',
+  '!',
+  'é',
+  '漢',
+  '😀',
+  '-o',
+  '=',
+  ',',
+];
 const nameArb = fc.oneof(
   fc.array(fc.constantFrom(...NASTY), { minLength: 1, maxLength: 10 }).map((a) => a.join('')),
   fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 }),
@@ -41,7 +69,13 @@ describe('exported ssh config under real ssh -G and /bin/sh', () => {
 
   it('60 random Names: ssh -G values and the ProxyCommand argv are exact', () => {
     const names = fc.sample(nameArb, { numRuns: 60, seed: 7 });
-    const hosts = names.map((name, i) => ({ instanceId: `i-${(0x1000000000 + i).toString(16).padStart(17, '0')}`, region: 'eu-central-1', name, user: 'ec2-user', port: 2000 + i }));
+    const hosts = names.map((name, i) => ({
+      instanceId: `i-${(0x1000000000 + i).toString(16).padStart(17, '0')}`,
+      region: 'eu-central-1',
+      name,
+      user: 'ec2-user',
+      port: 2000 + i,
+    }));
     const { text, mapping } = sshConfigBlock(hosts, { profile: 'team-a', tagsshCommand: [selfPath], knownHostsFile: knownHosts });
     const cfg = join(work, 'config');
     writeFileSync(cfg, replaceManagedBlock('Host *\n  User fallback\n', text));
@@ -60,7 +94,9 @@ describe('exported ssh config under real ssh -G and /bin/sh', () => {
       assert.equal(get('stricthostkeychecking'), 'true');
       assert.equal(get('checkhostip'), 'no');
       // Expand %-tokens as ssh does for ProxyCommand (%p, %%), then let /bin/sh run it.
-      const proxy = get('proxycommand')!.replace(/%(.)/g, (_, c: string) => (c === 'p' ? String(h.port) : c === '%' ? '%' : assert.fail(`unexpected token %${c}`)));
+      const proxy = get('proxycommand')!.replace(/%(.)/g, (_, c: string) =>
+        c === 'p' ? String(h.port) : c === '%' ? '%' : assert.fail(`unexpected token %${c}`),
+      );
       const run = spawnSync('/bin/sh', ['-c', proxy], { env, encoding: 'utf8' });
       assert.equal(run.status, 0, run.stderr);
       const argv = run.stdout.split('\0').slice(0, -1);

@@ -132,7 +132,11 @@ describe('tagssh export teraterm, macros run against moto', () => {
 
   it('a lookup that fails ends in a message box, not a connect', () => {
     const macro = readFileSync(join(work, 'dyn', 'web-1-it-s-100-id.ttl'), 'utf8');
-    const r = runTtl(macro, { ...world(), env: { TEMP } , exec: (line, files) => world().exec(line.replace('--region us-east-1', '--region eu-west-3'), files) });
+    const r = runTtl(macro, {
+      ...world(),
+      env: { TEMP },
+      exec: (line, files) => world().exec(line.replace('--region us-east-1', '--region eu-west-3'), files),
+    });
     assert.equal(r.connect, undefined);
     assert.match(r.messages[0]!, /no usable address for web "1" it's & 100% \^\|<> \$\(id\)/);
   });
@@ -150,7 +154,11 @@ describe('tagssh export teraterm, macros run against moto', () => {
   it('--tagssh-path: the macro runs TagSSH from where it is installed, not from PATH; without it the export says so', () => {
     const dir = join(work, 'path');
     const tool = 'C:\\Program Files\\TagSSH\\tagssh.cmd';
-    const r = spawnSync(process.execPath, [TAGSSH, 'export', 'teraterm', TRICKY, '--out', dir, '--tagssh-path', tool], { env, encoding: 'utf8', timeout: 60_000 });
+    const r = spawnSync(process.execPath, [TAGSSH, 'export', 'teraterm', TRICKY, '--out', dir, '--tagssh-path', tool], {
+      env,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     assert.equal(r.status, 0, r.stderr);
     assert.doesNotMatch(r.stderr, /--tagssh-path/);
     const ran: string[] = [];
@@ -167,7 +175,11 @@ describe('tagssh export teraterm, macros run against moto', () => {
     assert.equal(plain.status, 0, plain.stderr);
     assert.match(plain.stderr, /from PATH on the machine where Tera Term runs.*--tagssh-path/);
 
-    const bad = spawnSync(process.execPath, [TAGSSH, 'export', 'teraterm', TRICKY, '--out', join(work, 'path3'), '--tagssh-path', 'C:\\a"b\\tagssh.cmd'], { env, encoding: 'utf8', timeout: 60_000 });
+    const bad = spawnSync(process.execPath, [TAGSSH, 'export', 'teraterm', TRICKY, '--out', join(work, 'path3'), '--tagssh-path', 'C:\\a"b\\tagssh.cmd'], {
+      env,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     assert.equal(bad.status, 40);
     assert.match(bad.stderr, /cmd\.exe would interpret/);
   });

@@ -40,7 +40,14 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const target = (): ConnectTarget => ({ host: host.address, port: host.port, user: host.user, label: 'lab', identityFile: key.privatePath, acceptNewHostKey: true });
+const target = (): ConnectTarget => ({
+  host: host.address,
+  port: host.port,
+  user: host.user,
+  label: 'lab',
+  identityFile: key.privatePath,
+  acceptNewHostKey: true,
+});
 const manager = () => new SessionManager({ connectOptions: { knownHosts: store, consoleOutput: null, agent: null } });
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
@@ -72,7 +79,8 @@ const countConnections = registerPreset({
   description: 'Prints the number of established connections to the lab sshd.',
   params: z.object({ port: z.number().int().default(22).describe('The sshd port (test).') }),
   confirmations: () => [],
-  script: (p, ctx) => wrapScript(`printf 'conns=%s\\n' "$(ss -Htn state established sport = :${p.port} | wc -l)"`, { runDir: ctx.runDir, title: 'count connections' }),
+  script: (p, ctx) =>
+    wrapScript(`printf 'conns=%s\\n' "$(ss -Htn state established sport = :${p.port} | wc -l)"`, { runDir: ctx.runDir, title: 'count connections' }),
   parse: (stdout) => {
     const m = /^conns=(\d+)$/m.exec(stdout);
     return m ? { ...emptyParsed(), facts: { conns: m[1]! } } : { ...emptyParsed(), ok: false, error: 'no conns line' };
@@ -80,10 +88,15 @@ const countConnections = registerPreset({
 });
 
 describe('reused connections', () => {
-  it('a benchmark run with the pooled connect() rides on the open terminal\'s connection (without it: a second one)', async () => {
+  it("a benchmark run with the pooled connect() rides on the open terminal's connection (without it: a second one)", async () => {
     const sm = manager();
     const tab = await sm.open(target(), { cols: 80, rows: 24 });
-    const common = { preset: countConnections, params: { port: host.port }, hosts: [{ target: target() }], connectOptions: { knownHosts: store, consoleOutput: null, agent: null } };
+    const common = {
+      preset: countConnections,
+      params: { port: host.port },
+      hosts: [{ target: target() }],
+      connectOptions: { knownHosts: store, consoleOutput: null, agent: null },
+    };
     const [pooled] = await runBench({ ...common, connect: pooledConnect(sm) });
     assert.equal(pooled!.status, 'ok', JSON.stringify(pooled!.error));
     assert.equal(pooled!.facts.conns, '1');
@@ -92,7 +105,7 @@ describe('reused connections', () => {
     sm.close(tab);
   });
 
-  it('files and a borrowed connect() open channels on the terminal\'s connection; the borrower\'s close() leaves it open', async () => {
+  it("files and a borrowed connect() open channels on the terminal's connection; the borrower's close() leaves it open", async () => {
     const sm = manager();
     const { waitFor } = shellOutput(sm);
     const tab = await sm.open(target(), { cols: 80, rows: 24 });
@@ -111,7 +124,7 @@ describe('reused connections', () => {
     const r = await borrowed.exec(connectionsCmd());
     assert.equal(r.stdout.trim(), '1', 'terminal, files and the borrowed connect() share one TCP connection');
     borrowed.close();
-    assert.equal(borrowed.closed, false, 'a borrower\'s close() releases its hold only');
+    assert.equal(borrowed.closed, false, "a borrower's close() releases its hold only");
     files.close();
     release();
 

@@ -43,7 +43,14 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const target = (): ConnectTarget => ({ host: host.address, port: host.port, user: host.user, label: 'lab', identityFile: key.privatePath, acceptNewHostKey: true });
+const target = (): ConnectTarget => ({
+  host: host.address,
+  port: host.port,
+  user: host.user,
+  label: 'lab',
+  identityFile: key.privatePath,
+  acceptNewHostKey: true,
+});
 
 type Events = Array<{ event: string; payload: unknown }>;
 
@@ -58,30 +65,47 @@ function setup() {
   });
   const events: Events = [];
   const deps = { engine: { sessions: sm } as unknown as Engine, settings: {} } as AppServiceDeps;
-  const raw = filesSection({ idleMs: 1500 })({ deps, emit: (event, payload) => events.push({ event, payload }), clientId: 'test', ownsSession: () => true, onDispose: () => {} }) as Handlers;
+  const raw = filesSection({ idleMs: 1500 })({
+    deps,
+    emit: (event, payload) => events.push({ event, payload }),
+    clientId: 'test',
+    ownsSession: () => true,
+    onDispose: () => {},
+  }) as Handlers;
   // Every call goes through its contract schema, as over the wire.
   const call = async <M extends keyof typeof contract.calls & `files.${string}`>(m: M, input: unknown) => {
     const parsed = contract.calls[m].input.parse(input);
     return contract.calls[m].output.parse(await (raw[m] as (i: unknown) => unknown)(parsed)) as Awaited<ReturnType<Handlers[M]>>;
   };
-  const done = (id: string) => events.filter((e) => e.event === 'files.done' && (e.payload as Payload<'files.done'>).transferId === id).map((e) => e.payload as Payload<'files.done'>);
+  const done = (id: string) =>
+    events.filter((e) => e.event === 'files.done' && (e.payload as Payload<'files.done'>).transferId === id).map((e) => e.payload as Payload<'files.done'>);
   return { sm, call, events, done, connects: () => connects };
 }
 
-async function upload(call: ReturnType<typeof setup>['call'], sessionId: string, dirPath: string, name: string, data: Buffer, order: 'forward' | 'reverse' = 'forward') {
+async function upload(
+  call: ReturnType<typeof setup>['call'],
+  sessionId: string,
+  dirPath: string,
+  name: string,
+  data: Buffer,
+  order: 'forward' | 'reverse' = 'forward',
+) {
   const transferId = randomUUID();
   await call('files.upload', { sessionId, transferId, dir: dirPath, name, size: data.length });
   const offsets: number[] = [];
   for (let o = 0; o < data.length; o += FILE_CHUNK_BYTES) offsets.push(o);
   if (order === 'reverse') offsets.reverse();
-  for (const offset of offsets) await call('files.uploadChunk', { transferId, offset, data: data.subarray(offset, offset + FILE_CHUNK_BYTES).toString('base64') });
+  for (const offset of offsets)
+    await call('files.uploadChunk', { transferId, offset, data: data.subarray(offset, offset + FILE_CHUNK_BYTES).toString('base64') });
   return transferId;
 }
 
 async function download(call: ReturnType<typeof setup>['call'], sessionId: string, dirPath: string, name: string) {
   const transferId = randomUUID();
   const { size } = await call('files.download', { sessionId, transferId, dir: dirPath, name });
-  const parts = await Promise.all(Array.from({ length: Math.ceil(size / FILE_CHUNK_BYTES) }, (_, i) => call('files.downloadChunk', { transferId, offset: i * FILE_CHUNK_BYTES })));
+  const parts = await Promise.all(
+    Array.from({ length: Math.ceil(size / FILE_CHUNK_BYTES) }, (_, i) => call('files.downloadChunk', { transferId, offset: i * FILE_CHUNK_BYTES })),
+  );
   return Buffer.concat(parts.map((p) => Buffer.from(p.data, 'base64')));
 }
 
@@ -109,7 +133,10 @@ describe('file panel section', { timeout: 60_000 }, () => {
     assert.equal(sha(readFileSync(join(work, 'blob.bin'))), sha(data));
     assert.deepEqual(readdirSync(work), ['blob.bin'], 'no temp file left behind');
     const listed = await call('files.list', { sessionId, path: work });
-    assert.deepEqual(listed.entries.map((e) => [e.name, e.kind, e.size]), [['blob.bin', 'file', data.length]]);
+    assert.deepEqual(
+      listed.entries.map((e) => [e.name, e.kind, e.size]),
+      [['blob.bin', 'file', data.length]],
+    );
     assert.equal(sha(await download(call, sessionId, work, 'blob.bin')), sha(data));
 
     await call('files.mkdir', { sessionId, dir: work, name: 'sub dir' });
@@ -118,7 +145,10 @@ describe('file panel section', { timeout: 60_000 }, () => {
       assert.equal((e.details as { fileError?: string } | undefined)?.fileError, 'exists', String(e.stack));
       return true;
     });
-    assert.deepEqual((await call('files.list', { sessionId, path: work })).entries.map((e) => `${e.kind}:${e.name}`), ['dir:sub dir', 'file:renamed.bin']);
+    assert.deepEqual(
+      (await call('files.list', { sessionId, path: work })).entries.map((e) => `${e.kind}:${e.name}`),
+      ['dir:sub dir', 'file:renamed.bin'],
+    );
     writeFileSync(join(work, 'sub dir', 'inner'), 'x');
     await assert.rejects(call('files.delete', { sessionId, dir: work, name: 'sub dir' }), /not empty/);
     await call('files.delete', { sessionId, dir: work, name: 'sub dir', recursive: true });
@@ -139,15 +169,27 @@ describe('file panel section', { timeout: 60_000 }, () => {
     assert.equal(readdirSync(work).length, 1);
     assert.match(readdirSync(work)[0]!, /^\.big\.bin\.tagssh-part-/);
     // A chunk twice, or at an offset that is not a chunk's, is refused.
-    await assert.rejects(call('files.uploadChunk', { transferId, offset: 0, data: data.subarray(0, FILE_CHUNK_BYTES).toString('base64') }), /already transferred/);
+    await assert.rejects(
+      call('files.uploadChunk', { transferId, offset: 0, data: data.subarray(0, FILE_CHUNK_BYTES).toString('base64') }),
+      /already transferred/,
+    );
     await assert.rejects(call('files.uploadChunk', { transferId, offset: 7, data: 'AAAA' }), /not a chunk/);
     assert.deepEqual(await call('files.cancel', { transferId }), { cancelled: true });
-    assert.deepEqual(done(transferId).map((d) => d.outcome), ['cancelled']);
+    assert.deepEqual(
+      done(transferId).map((d) => d.outcome),
+      ['cancelled'],
+    );
     assert.deepEqual(readdirSync(work), [], 'the temp file is gone');
-    await assert.rejects(call('files.uploadChunk', { transferId, offset: FILE_CHUNK_BYTES, data: data.subarray(FILE_CHUNK_BYTES, 2 * FILE_CHUNK_BYTES).toString('base64') }), (e: AppError) => e.code === 'CANCELLED');
+    await assert.rejects(
+      call('files.uploadChunk', { transferId, offset: FILE_CHUNK_BYTES, data: data.subarray(FILE_CHUNK_BYTES, 2 * FILE_CHUNK_BYTES).toString('base64') }),
+      (e: AppError) => e.code === 'CANCELLED',
+    );
 
     writeFileSync(join(work, 'old.txt'), 'old');
-    await assert.rejects(upload(call, sessionId, work, 'old.txt', Buffer.from('new')), (e: AppError) => (e.details as { fileError: string }).fileError === 'exists');
+    await assert.rejects(
+      upload(call, sessionId, work, 'old.txt', Buffer.from('new')),
+      (e: AppError) => (e.details as { fileError: string }).fileError === 'exists',
+    );
     const rid = randomUUID();
     await call('files.upload', { sessionId, transferId: rid, dir: work, name: 'old.txt', size: 3, replace: true });
     await call('files.uploadChunk', { transferId: rid, offset: 0, data: Buffer.from('new').toString('base64') });
@@ -169,7 +211,10 @@ describe('file panel section', { timeout: 60_000 }, () => {
     const name = 'evil\n\x1b[31mred\x07 $(touch pwned) "q" \'s\' ü';
     await upload(call, sessionId, work, name, Buffer.from('hi'));
     assert.deepEqual(readdirSync(work), [name]);
-    assert.deepEqual((await call('files.list', { sessionId, path: work })).entries.map((e) => e.name), [name]);
+    assert.deepEqual(
+      (await call('files.list', { sessionId, path: work })).entries.map((e) => e.name),
+      [name],
+    );
     assert.equal((await download(call, sessionId, work, name)).toString(), 'hi');
     await call('files.delete', { sessionId, dir: work, name });
     assert.deepEqual(readdirSync(work), []);
@@ -215,8 +260,14 @@ describe('file panel section', { timeout: 60_000 }, () => {
     const sessionId = await sm.open(target(), { cols: 80, rows: 24 });
     const deps = { engine: { sessions: sm } as unknown as Engine, settings: {} } as AppServiceDeps;
     const other = filesSection()({ deps, emit: () => {}, clientId: 'other', ownsSession: (id) => id !== sessionId, onDispose: () => {} }) as Handlers;
-    await assert.rejects(Promise.resolve().then(() => other['files.list']({ sessionId, path: '/' })), (e: AppError) => e.code === 'SESSION_CLOSED');
-    await assert.rejects(Promise.resolve().then(() => other['files.cwd']({ sessionId })), (e: AppError) => e.code === 'SESSION_CLOSED');
+    await assert.rejects(
+      Promise.resolve().then(() => other['files.list']({ sessionId, path: '/' })),
+      (e: AppError) => e.code === 'SESSION_CLOSED',
+    );
+    await assert.rejects(
+      Promise.resolve().then(() => other['files.cwd']({ sessionId })),
+      (e: AppError) => e.code === 'SESSION_CLOSED',
+    );
     sm.close(sessionId);
   });
 });

@@ -21,7 +21,14 @@ let conn: SshConnection;
 let files: FileSession;
 
 const sha = (p: string) => createHash('sha256').update(readFileSync(p)).digest('hex');
-const target = (): ConnectTarget => ({ host: host.address, port: host.port, user: host.user, label: 'lab', identityFile: key.privatePath, acceptNewHostKey: true });
+const target = (): ConnectTarget => ({
+  host: host.address,
+  port: host.port,
+  user: host.user,
+  label: 'lab',
+  identityFile: key.privatePath,
+  acceptNewHostKey: true,
+});
 let n = 0;
 const fresh = (name: string) => {
   const d = join(dir, `${name}-${++n}`);
@@ -164,10 +171,16 @@ describe('FileSession transfers', () => {
     mkdirSync(join(s, 'd'));
     writeFileSync(join(s, 'a'), 'a');
     const remote = fresh('remote');
-    await assert.rejects(files.upload([join(s, 'd')], remote), (e: { code: string; details: { reason: string } }) => e.code === 'INVALID_INPUT' && e.details.reason === 'isDirectory');
+    await assert.rejects(
+      files.upload([join(s, 'd')], remote),
+      (e: { code: string; details: { reason: string } }) => e.code === 'INVALID_INPUT' && e.details.reason === 'isDirectory',
+    );
     await assert.rejects(files.upload([join(s, 'nope')], remote), { code: 'NOT_FOUND' });
     await assert.rejects(files.download([join(remote, 'nope')], s), { code: 'NOT_FOUND' });
-    await assert.rejects(files.upload([join(s, 'a'), join(s, 'a')], join(remote, 'not-a-dir')), (e: { code: string; details: { reason: string } }) => e.code === 'INVALID_INPUT' && e.details.reason === 'notDirectory');
+    await assert.rejects(
+      files.upload([join(s, 'a'), join(s, 'a')], join(remote, 'not-a-dir')),
+      (e: { code: string; details: { reason: string } }) => e.code === 'INVALID_INPUT' && e.details.reason === 'notDirectory',
+    );
     assert.deepEqual(readdirSync(remote), []);
   });
 
@@ -177,7 +190,12 @@ describe('FileSession transfers', () => {
     const remote = fresh('remote');
     const ac = new AbortController();
     // Small, few requests: slow enough to be cancelled part way.
-    const up = files.upload([src], remote, { signal: ac.signal, chunkSize: 32 * 1024, concurrency: 2, onProgress: (p) => p.bytes > 8 * 1024 * 1024 && ac.abort() });
+    const up = files.upload([src], remote, {
+      signal: ac.signal,
+      chunkSize: 32 * 1024,
+      concurrency: 2,
+      onProgress: (p) => p.bytes > 8 * 1024 * 1024 && ac.abort(),
+    });
     await assert.rejects(up, { code: 'CANCELLED' });
     const part = partialNameFor(join(remote, 'big.bin'));
     assert.ok(!existsSync(join(remote, 'big.bin')), 'the final name never holds a partial file');
@@ -231,7 +249,11 @@ describe('FileSession browsing', () => {
     const list = await files.list(root);
     assert.deepEqual(
       list.map((e) => [e.name, e.type]),
-      [['a dir', 'dir'], ['x', 'dir'], ['b.txt', 'file']],
+      [
+        ['a dir', 'dir'],
+        ['x', 'dir'],
+        ['b.txt', 'file'],
+      ],
     );
     const b = list.find((e) => e.name === 'b.txt')!;
     assert.equal(b.size, 3);

@@ -103,7 +103,10 @@ test('a message nested past what the channel can carry is answered INVALID_INPUT
     for (let i = 0; i < 20_000; i++) params = [params];
     const pid = host.pid;
     conn.send({ t: 'req', id: 7, method: 'settings.set', params });
-    assert.deepEqual(answers.map((a) => (a.t === 'res' ? [a.id, a.ok ? null : a.error.code] : a.t)), [[7, 'INVALID_INPUT']]);
+    assert.deepEqual(
+      answers.map((a) => (a.t === 'res' ? [a.id, a.ok ? null : a.error.code] : a.t)),
+      [[7, 'INVALID_INPUT']],
+    );
     const client = connect(host);
     assert.equal((await client.call('settings.get', {})).port, 22);
     assert.equal(host.pid, pid, 'the same host process still serves');
@@ -123,7 +126,10 @@ test('the heartbeat replaces a stopped host; the call it held rejects with a typ
     const first = host.pid!;
     process.kill(first, 'SIGSTOP');
     const started = Date.now();
-    await assert.rejects(client.call('settings.get', {}), (e: AppError) => e instanceof AppError && e.code === 'INTERNAL' && /engine restarted/.test(e.message));
+    await assert.rejects(
+      client.call('settings.get', {}),
+      (e: AppError) => e instanceof AppError && e.code === 'INTERNAL' && /engine restarted/.test(e.message),
+    );
     assert.ok(Date.now() - started < 3000, 'found within a few heartbeats');
     await until('the event', () => events.length === 1);
     assert.match(events[0]!, /did not answer/);
@@ -183,7 +189,10 @@ test('a host that dies as it starts is restarted with growing delays, and calls 
 test('a host loading slowly is not taken for hung; one that never says ready is replaced after the startup allowance', async () => {
   // Loads for 0.6 s (three missed heartbeats' worth), then serves like the real host's first words.
   const slow = join(home, 'slow-host.cjs');
-  writeFileSync(slow, "setTimeout(() => { process.on('message', (m) => m.k === 'ping' && process.send({ k: 'pong', n: m.n })); process.send({ k: 'ready' }); }, 600);\n");
+  writeFileSync(
+    slow,
+    "setTimeout(() => { process.on('message', (m) => m.k === 'ping' && process.send({ k: 'pong', n: m.n })); process.send({ k: 'ready' }); }, 600);\n",
+  );
   const slowHost = createEngineHost({ spawn: forkSpawner(slow), heartbeatMs: 100, missedBeats: 2, startupMs: 5000 });
   try {
     await new Promise((r) => setTimeout(r, 1200));

@@ -38,7 +38,12 @@ before(async () => {
   keys.lockedPem = makeKey(join(dir, 'keys'), 'rsa', { passphrase: 'pem pass', format: 'pem', name: 'id_locked_pem' });
   keys.agentOnly = makeKey(join(dir, 'keys'), 'ed25519', { name: 'id_agent' });
   keys.stranger = makeKey(join(dir, 'keys'), 'ed25519', { name: 'id_stranger' });
-  host = await startSshd({ address: '127.0.0.2', authorizedKeys: Object.entries(keys).filter(([k]) => k !== 'stranger').map(([, k]) => k.publicKey) });
+  host = await startSshd({
+    address: '127.0.0.2',
+    authorizedKeys: Object.entries(keys)
+      .filter(([k]) => k !== 'stranger')
+      .map(([, k]) => k.publicKey),
+  });
   agent = await startSshAgent();
   agent.add(keys.agentOnly.privatePath);
   store = new KnownHostsStore(join(dir, 'known_hosts.json'));
@@ -61,16 +66,25 @@ describe('key files', () => {
     });
   }
 
-  for (const [name, pass] of [['locked', 'correct horse'], ['lockedPem', 'pem pass']] as const) {
+  for (const [name, pass] of [
+    ['locked', 'correct horse'],
+    ['lockedPem', 'pem pass'],
+  ] as const) {
     it(`asks for the passphrase of an encrypted ${name === 'locked' ? 'OpenSSH' : 'PEM'} key at use time and retries a wrong one`, async () => {
       const asked: Array<[string, number]> = [];
-      const conn = await connect(target({ identityFile: keys[name]!.privatePath }), opts({
-        askPassphrase: async (path, attempt) => {
-          asked.push([path, attempt]);
-          return attempt === 1 ? 'wrong' : pass;
-        },
-      }));
-      assert.deepEqual(asked, [[keys[name]!.privatePath, 1], [keys[name]!.privatePath, 2]]);
+      const conn = await connect(
+        target({ identityFile: keys[name]!.privatePath }),
+        opts({
+          askPassphrase: async (path, attempt) => {
+            asked.push([path, attempt]);
+            return attempt === 1 ? 'wrong' : pass;
+          },
+        }),
+      );
+      assert.deepEqual(asked, [
+        [keys[name]!.privatePath, 1],
+        [keys[name]!.privatePath, 2],
+      ]);
       assert.equal((await conn.exec('echo in')).stdout, 'in\n');
       conn.close();
     });
@@ -122,7 +136,10 @@ describe('exec', () => {
       assert.equal(killed.signal, 'SIGKILL');
       // Several channels at once over the one connection.
       const many = await Promise.all([1, 2, 3, 4].map((n) => conn.exec(`echo ${n}`)));
-      assert.deepEqual(many.map((m) => m.stdout), ['1\n', '2\n', '3\n', '4\n']);
+      assert.deepEqual(
+        many.map((m) => m.stdout),
+        ['1\n', '2\n', '3\n', '4\n'],
+      );
       const chunks: Buffer[] = [];
       const streamed = await conn.exec('head -c 300000 /dev/zero', { onStdout: (c) => chunks.push(c) });
       assert.equal(streamed.stdout, '');

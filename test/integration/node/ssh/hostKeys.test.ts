@@ -24,7 +24,16 @@ let n = 0;
 /** A fresh instance identity per test, so trust from one test does not leak into the next. */
 function instance(host: SshdHost, extra: Partial<ConnectTarget> = {}): ConnectTarget {
   n++;
-  return { host: host.address, port: host.port, user: host.user, label: `web-${n}`, instanceId: `i-0abc${String(n).padStart(4, '0')}`, region: 'eu-west-1', identityFile: key.privatePath, ...extra };
+  return {
+    host: host.address,
+    port: host.port,
+    user: host.user,
+    label: `web-${n}`,
+    instanceId: `i-0abc${String(n).padStart(4, '0')}`,
+    region: 'eu-west-1',
+    identityFile: key.privatePath,
+    ...extra,
+  };
 }
 function opts(extra: Partial<ConnectOptions> = {}): ConnectOptions {
   return { knownHosts: store, consoleOutput: async () => null, agent: null, timeoutMs: 10_000, ...extra };
@@ -55,7 +64,13 @@ describe('first contact', () => {
     const t = instance(hostA);
     await assert.rejects(connect(t, opts()), (e: AppError) => {
       assert.equal(e.code, 'HOST_KEY_UNKNOWN');
-      assert.deepEqual(e.details, { instanceId: t.instanceId, label: t.label, fingerprint: ed25519Of(hostA).fingerprint, keyType: 'ssh-ed25519', consoleMatch: null });
+      assert.deepEqual(e.details, {
+        instanceId: t.instanceId,
+        label: t.label,
+        fingerprint: ed25519Of(hostA).fingerprint,
+        keyType: 'ssh-ed25519',
+        consoleMatch: null,
+      });
       assert.match(e.hint!, /--accept-new/);
       return true;
     });
@@ -88,7 +103,10 @@ describe('first contact', () => {
       const asked: string[] = [];
       const consoleOutput = async (id: string, region: string) => {
         asked.push(`${region}/${id}`);
-        return cloudInitConsole(hostA.hostKeys.map((k) => k.publicPath), style);
+        return cloudInitConsole(
+          hostA.hostKeys.map((k) => k.publicPath),
+          style,
+        );
       };
       (await connect(t, opts({ consoleOutput }))).close();
       assert.deepEqual(asked, [`eu-west-1/${t.instanceId}`]);
@@ -115,8 +133,18 @@ describe('changed keys', () => {
     // The instance's address now belongs to a different machine (hostB).
     await assert.rejects(connect({ ...t, host: hostB.address, port: hostB.port }, opts()), (e: AppError) => {
       assert.equal(e.code, 'HOST_KEY_CHANGED');
-      assert.deepEqual(e.details, { instanceId: t.instanceId, label: 'db', oldFingerprint: ed25519Of(hostA).fingerprint, newFingerprint: ed25519Of(hostB).fingerprint });
-      assert.match(e.message, new RegExp(`db \\(${t.instanceId}\\).*${ed25519Of(hostA).fingerprint.replace(/[+/]/g, '\\$&')}.*${ed25519Of(hostB).fingerprint.replace(/[+/]/g, '\\$&')}`));
+      assert.deepEqual(e.details, {
+        instanceId: t.instanceId,
+        label: 'db',
+        oldFingerprint: ed25519Of(hostA).fingerprint,
+        newFingerprint: ed25519Of(hostB).fingerprint,
+      });
+      assert.match(
+        e.message,
+        new RegExp(
+          `db \\(${t.instanceId}\\).*${ed25519Of(hostA).fingerprint.replace(/[+/]/g, '\\$&')}.*${ed25519Of(hostB).fingerprint.replace(/[+/]/g, '\\$&')}`,
+        ),
+      );
       assert.match(e.hint!, /tagssh forget-host-key db/);
       return true;
     });
@@ -144,7 +172,10 @@ describe('changed keys', () => {
     const rsa = hostB.hostKeys.find((k) => k.type === 'rsa')!;
     const entry = store.get(t.instanceId!)!;
     store.forget({ instanceId: t.instanceId! });
-    assert.deepEqual(store.trust(t.instanceId!, { ...entry, keys: [{ keyType: 'ssh-rsa', fingerprint: rsa.fingerprint, publicKey: rsa.publicKey.split(' ')[1]! }] }), { ok: true });
+    assert.deepEqual(
+      store.trust(t.instanceId!, { ...entry, keys: [{ keyType: 'ssh-rsa', fingerprint: rsa.fingerprint, publicKey: rsa.publicKey.split(' ')[1]! }] }),
+      { ok: true },
+    );
     const conn = await connect({ ...t, acceptNewHostKey: false }, opts());
     conn.close();
   });

@@ -53,7 +53,12 @@ before(async () => {
   const targetPort = await freePort(TARGET_ADDR);
   const bastionPort = await freePort(BASTION_ADDR);
   target = await ns.startSshd({ address: TARGET_ADDR, port: targetPort, authorizedKeys: [key.publicKey] });
-  bastion = await ns.startSshd({ address: BASTION_ADDR, port: bastionPort, authorizedKeys: [key.publicKey], extraConfig: [`PermitOpen ${TARGET_ADDR}:${targetPort}`] });
+  bastion = await ns.startSshd({
+    address: BASTION_ADDR,
+    port: bastionPort,
+    authorizedKeys: [key.publicKey],
+    extraConfig: [`PermitOpen ${TARGET_ADDR}:${targetPort}`],
+  });
   await ns.expose(BASTION_ADDR, bastionPort);
   outer = await startSshd({ address: '127.0.0.9', authorizedKeys: [key.publicKey], extraConfig: [`PermitOpen ${BASTION_ADDR}:${bastionPort}`] });
   store = new KnownHostsStore(join(dir, 'known_hosts.json'));
@@ -62,14 +67,29 @@ before(async () => {
   Object.assign(process.env, moto.env, { TAGSSH_HOME: join(dir, 'home'), HOME: dir });
   resetClients();
   const ec2 = moto.sdk();
-  await seedInstance(ec2, { name: 'bastion', eip: BASTION_ADDR, imageId: 'ami-1e749f67', tags: { 'tagssh:user': bastion.user, 'tagssh:port': String(bastionPort) } });
+  await seedInstance(ec2, {
+    name: 'bastion',
+    eip: BASTION_ADDR,
+    imageId: 'ami-1e749f67',
+    tags: { 'tagssh:user': bastion.user, 'tagssh:port': String(bastionPort) },
+  });
   await ec2.send(
     new RunInstancesCommand({
       ImageId: 'ami-1e749f67',
       MinCount: 1,
       MaxCount: 1,
       PrivateIpAddress: TARGET_ADDR,
-      TagSpecifications: [{ ResourceType: 'instance', Tags: [{ Key: 'Name', Value: 'app' }, { Key: 'tagssh:jump', Value: 'bastion' }, { Key: 'tagssh:user', Value: target.user }, { Key: 'tagssh:port', Value: String(targetPort) }] }],
+      TagSpecifications: [
+        {
+          ResourceType: 'instance',
+          Tags: [
+            { Key: 'Name', Value: 'app' },
+            { Key: 'tagssh:jump', Value: 'bastion' },
+            { Key: 'tagssh:user', Value: target.user },
+            { Key: 'tagssh:port', Value: String(targetPort) },
+          ],
+        },
+      ],
     }),
   );
 });
@@ -119,7 +139,10 @@ describe('jump hosts', () => {
     const t = await connectTargetFor('app', { settings: defaultSettings(), acceptNew: true });
     assert.equal(t.host, TARGET_ADDR);
     assert.equal(t.port, target.port);
-    assert.deepEqual(t.jump?.map((j) => [j.label, j.host, j.port]), [['bastion', BASTION_ADDR, bastion.port]]);
+    assert.deepEqual(
+      t.jump?.map((j) => [j.label, j.host, j.port]),
+      [['bastion', BASTION_ADDR, bastion.port]],
+    );
     const conn = await connect({ ...t, identityFile: key.privatePath, jump: t.jump!.map((j) => ({ ...j, identityFile: key.privatePath })) }, opts());
     assert.equal((await conn.exec('echo "$TAGSSH_TEST_HOST"')).stdout, `${TARGET_ADDR}\n`);
     conn.close();
@@ -129,7 +152,21 @@ describe('jump hosts', () => {
     const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
       const p = spawn(
         process.execPath,
-        [join(root, 'bin/tagssh.mjs'), 'ssh', 'app', '--identity', key.privatePath, '--via', `${outer.user}@${outer.address}:${outer.port}`, '--via', 'bastion', '--accept-new', '--', 'echo', '$TAGSSH_TEST_HOST'],
+        [
+          join(root, 'bin/tagssh.mjs'),
+          'ssh',
+          'app',
+          '--identity',
+          key.privatePath,
+          '--via',
+          `${outer.user}@${outer.address}:${outer.port}`,
+          '--via',
+          'bastion',
+          '--accept-new',
+          '--',
+          'echo',
+          '$TAGSSH_TEST_HOST',
+        ],
         { env: { PATH: process.env.PATH, ...moto.env, HOME: dir, TAGSSH_HOME: join(dir, 'cli-home') }, stdio: ['ignore', 'pipe', 'pipe'] },
       );
       let stdout = '';

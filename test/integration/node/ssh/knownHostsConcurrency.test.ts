@@ -47,7 +47,11 @@ describe('known_hosts shared by many processes', () => {
     assert.equal(ok.length, 1, JSON.stringify([a, b]));
     assert.equal(refused[0]?.code, 'HOST_KEY_CHANGED');
     const entry = new KnownHostsStore(path).get(id);
-    assert.deepEqual(entry?.keys.map((k) => k.fingerprint), [ok[0]!.fingerprint], 'the store trusts the key that was accepted');
+    assert.deepEqual(
+      entry?.keys.map((k) => k.fingerprint),
+      [ok[0]!.fingerprint],
+      'the store trusts the key that was accepted',
+    );
   });
 
   it('a touch racing a forget never brings the forgotten entries back', async () => {
@@ -59,6 +63,10 @@ describe('known_hosts shared by many processes', () => {
     const go = startAt();
     const [, forgot] = await Promise.all([worker('touch', path, go, ids.join(','), '15'), worker('forget', path, String(Number(go) + 50), ids.join(','))]);
     assert.equal((forgot.removed as string[]).length, 40);
-    assert.deepEqual(new KnownHostsStore(path).list().map(([id]) => id), [], 'forgotten entries stay forgotten');
+    assert.deepEqual(
+      new KnownHostsStore(path).list().map(([id]) => id),
+      [],
+      'forgotten entries stay forgotten',
+    );
   });
 });

@@ -30,7 +30,14 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const target = (): ConnectTarget => ({ host: host.address, port: host.port, user: host.user, label: 'lab', identityFile: key.privatePath, acceptNewHostKey: true });
+const target = (): ConnectTarget => ({
+  host: host.address,
+  port: host.port,
+  user: host.user,
+  label: 'lab',
+  identityFile: key.privatePath,
+  acceptNewHostKey: true,
+});
 
 function collect(sm: SessionManager) {
   const out = new Map<string, string>();
@@ -88,14 +95,20 @@ describe('SessionManager', () => {
       for (const id of ids) sm.close(id);
       for (const id of ids) await waitEvent(`closed:${id}:closed`);
       await new Promise((r) => setImmediate(r)); // warnings are emitted on the next tick
-      assert.deepEqual(warnings.filter((w) => /MaxListeners/.test(w)), []);
+      assert.deepEqual(
+        warnings.filter((w) => /MaxListeners/.test(w)),
+        [],
+      );
     } finally {
       process.off('warning', onWarning);
     }
   });
 
   it('pauses output past the high-water mark until the front end acks', async () => {
-    const sm = new SessionManager({ connectOptions: { knownHosts: store, consoleOutput: null, agent: null }, flowControl: { highWater: 64 * 1024, lowWater: 16 * 1024 } });
+    const sm = new SessionManager({
+      connectOptions: { knownHosts: store, consoleOutput: null, agent: null },
+      flowControl: { highWater: 64 * 1024, lowWater: 16 * 1024 },
+    });
     let bytes = 0;
     sm.on('data', (_id: string, c: Buffer) => (bytes += c.length));
     const id = await sm.open(target(), { cols: 80, rows: 24 });

@@ -60,14 +60,25 @@ describe('connectTargetFor', () => {
     const t = await connectTargetFor('plain-private', { settings: defaultSettings() });
     assert.match(t.host, /^\d+\.\d+\.\d+\.\d+$/);
     assert.notEqual(t.host, '127.0.0.11');
-    assert.deepEqual(t.jump?.map((j) => [j.label, j.host, j.user]), [['ubuntu-box', '127.0.0.11', 'ubuntu']]);
+    assert.deepEqual(
+      t.jump?.map((j) => [j.label, j.host, j.user]),
+      [['ubuntu-box', '127.0.0.11', 'ubuntu']],
+    );
     const viaSettings = await connectTargetFor('rhel-box', { settings: { ...defaultSettings(), jumpHost: 'jump@127.0.0.99:2201' } });
-    assert.deepEqual(viaSettings.jump?.map((j) => [j.host, j.port, j.user]), [['127.0.0.99', 2201, 'jump']]);
+    assert.deepEqual(
+      viaSettings.jump?.map((j) => [j.host, j.port, j.user]),
+      [['127.0.0.99', 2201, 'jump']],
+    );
   });
 
   it('starts a stopped instance whose tagssh:jump tag names its bastion, waiting for its private address instead of refusing for want of a public one', async () => {
     const ec2 = moto.sdk();
-    const { id } = await seedInstance(ec2, { name: 'private-stopped', subnetId: await privateSubnet(ec2), stopped: true, tags: { 'tagssh:jump': 'ubuntu-box' } });
+    const { id } = await seedInstance(ec2, {
+      name: 'private-stopped',
+      subnetId: await privateSubnet(ec2),
+      stopped: true,
+      tags: { 'tagssh:jump': 'ubuntu-box' },
+    });
     const abort = new AbortController();
     const progress: string[] = [];
     const onProgress = (m: string) => {
@@ -75,8 +86,13 @@ describe('connectTargetFor', () => {
       // The lab cannot reach a 10.x address: once the wait is for the private address's port, the choice is proven.
       if (/waiting for port/.test(m)) abort.abort();
     };
-    await assert.rejects(connectTargetFor('private-stopped', { settings: defaultSettings(), start: true, signal: abort.signal, onProgress }), { code: 'CANCELLED' });
-    assert.ok(progress.some((m) => /running at 10\.\d+\.1\.\d+; waiting for port 22/.test(m)), progress.join('\n'));
+    await assert.rejects(connectTargetFor('private-stopped', { settings: defaultSettings(), start: true, signal: abort.signal, onProgress }), {
+      code: 'CANCELLED',
+    });
+    assert.ok(
+      progress.some((m) => /running at 10\.\d+\.1\.\d+; waiting for port 22/.test(m)),
+      progress.join('\n'),
+    );
     const { Reservations } = await ec2.send(new DescribeInstancesCommand({ InstanceIds: [id] }));
     assert.equal(Reservations?.[0]?.Instances?.[0]?.State?.Name, 'running');
   });

@@ -41,7 +41,12 @@ before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'tagssh-ssm-client-'));
   lab = await startSsmLab();
   lab.nodes.set('i-0client000000000c1', {});
-  Object.assign(process.env, lab.env, { AWS_ACCESS_KEY_ID: 'testing', AWS_SECRET_ACCESS_KEY: 'testing', AWS_CONFIG_FILE: join(dir, 'none'), AWS_SHARED_CREDENTIALS_FILE: join(dir, 'none') });
+  Object.assign(process.env, lab.env, {
+    AWS_ACCESS_KEY_ID: 'testing',
+    AWS_SECRET_ACCESS_KEY: 'testing',
+    AWS_CONFIG_FILE: join(dir, 'none'),
+    AWS_SHARED_CREDENTIALS_FILE: join(dir, 'none'),
+  });
   resetSsmClients();
 });
 
@@ -55,22 +60,35 @@ after(async () => {
 });
 
 const handshake = (actions: unknown[]) => Buffer.from(JSON.stringify({ AgentVersion: '3.3.0.0', RequestedClientActions: actions }));
-const closedFrame = (output: string) => encodeMessage(newMessage({ messageType: 'channel_closed', payload: Buffer.from(JSON.stringify({ MessageType: 'channel_closed', Output: output })) }));
+const closedFrame = (output: string) =>
+  encodeMessage(newMessage({ messageType: 'channel_closed', payload: Buffer.from(JSON.stringify({ MessageType: 'channel_closed', Output: output })) }));
 
 it('a token the stream refuses: the session does not open, with the close reason', async () => {
   const s = await startSession({ instanceId: 'i-0client000000000c1', region: 'us-east-1' });
-  await assert.rejects(openDataChannel({ streamUrl: s.streamUrl, token: 'not-the-token' }), (e: AppError) => e.code === 'CONNECT_FAILED' && /closed before the session opened \(code 4001: invalid token\)/.test(e.message));
+  await assert.rejects(
+    openDataChannel({ streamUrl: s.streamUrl, token: 'not-the-token' }),
+    (e: AppError) => e.code === 'CONNECT_FAILED' && /closed before the session opened \(code 4001: invalid token\)/.test(e.message),
+  );
 });
 
 it('a malformed frame from the agent fails the open with a clear error (no crash)', async () => {
   script = (ws) => ws.send(Buffer.from('definitely not a frame'));
-  await assert.rejects(openDataChannel({ streamUrl: url, token: 't' }), (e: AppError) => e.code === 'SESSION_CLOSED' && /Malformed Session Manager frame/.test(e.message));
+  await assert.rejects(
+    openDataChannel({ streamUrl: url, token: 't' }),
+    (e: AppError) => e.code === 'SESSION_CLOSED' && /Malformed Session Manager frame/.test(e.message),
+  );
 });
 
 it('KMS encryption is answered Unsupported (not silently accepted); the agent closing is reported with its words', async () => {
   let response: unknown;
   script = (ws, agent, fromClient) => {
-    void agent.send(PAYLOAD_TYPES.handshakeRequest, handshake([{ ActionType: 'KMSEncryption', ActionParameters: { KMSKeyId: 'k' } }, { ActionType: 'SessionType', ActionParameters: { SessionType: 'Standard_Stream' } }]));
+    void agent.send(
+      PAYLOAD_TYPES.handshakeRequest,
+      handshake([
+        { ActionType: 'KMSEncryption', ActionParameters: { KMSKeyId: 'k' } },
+        { ActionType: 'SessionType', ActionParameters: { SessionType: 'Standard_Stream' } },
+      ]),
+    );
     const wait = setInterval(() => {
       if (!fromClient.length) return;
       clearInterval(wait);
@@ -78,7 +96,10 @@ it('KMS encryption is answered Unsupported (not silently accepted); the agent cl
       ws.send(closedFrame('KMS encryption is required by the session preferences'));
     }, 10);
   };
-  await assert.rejects(openDataChannel({ streamUrl: url, token: 't' }), (e: AppError) => e.code === 'SESSION_CLOSED' && /Session Manager closed the session: KMS encryption is required/.test(e.message));
+  await assert.rejects(
+    openDataChannel({ streamUrl: url, token: 't' }),
+    (e: AppError) => e.code === 'SESSION_CLOSED' && /Session Manager closed the session: KMS encryption is required/.test(e.message),
+  );
   assert.deepEqual(response, {
     ClientVersion: '1.2.0.0',
     ProcessedClientActions: [
@@ -115,12 +136,14 @@ it('output that arrives with the handshake completion is kept until the caller l
   dc.close();
 });
 
-it('channel_closed mid-session ends it, with the agent\'s message when it gives one', async () => {
+it("channel_closed mid-session ends it, with the agent's message when it gives one", async () => {
   script = (ws, agent) => {
     void agent.send(PAYLOAD_TYPES.handshakeRequest, handshake([{ ActionType: 'SessionType', ActionParameters: { SessionType: 'Port' } }]));
     agent.onStream = (m) => {
       if (m.payloadType !== PAYLOAD_TYPES.handshakeResponse) return;
-      void agent.send(PAYLOAD_TYPES.handshakeComplete, Buffer.from('{}')).then(() => setTimeout(() => ws.send(closedFrame('Session terminated by an administrator')), 50));
+      void agent
+        .send(PAYLOAD_TYPES.handshakeComplete, Buffer.from('{}'))
+        .then(() => setTimeout(() => ws.send(closedFrame('Session terminated by an administrator')), 50));
     };
   };
   const dc = await openDataChannel({ streamUrl: url, token: 't' });
@@ -131,5 +154,8 @@ it('channel_closed mid-session ends it, with the agent\'s message when it gives 
 
 it('an agent that never finishes the handshake: a timeout naming the host', async () => {
   script = () => {};
-  await assert.rejects(openDataChannel({ streamUrl: url, token: 't', openTimeoutMs: 300 }), (e: AppError) => e.code === 'TIMEOUT' && /did not open within/.test(e.message) && e.message.includes('127.0.0.1'));
+  await assert.rejects(
+    openDataChannel({ streamUrl: url, token: 't', openTimeoutMs: 300 }),
+    (e: AppError) => e.code === 'TIMEOUT' && /did not open within/.test(e.message) && e.message.includes('127.0.0.1'),
+  );
 });

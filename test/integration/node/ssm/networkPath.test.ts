@@ -28,7 +28,27 @@ before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'tagssh-ssm-net-'));
   const key = join(dir, 'lab.key');
   caFile = join(dir, 'lab.pem');
-  const r = spawnSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', caFile, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { encoding: 'utf8' });
+  const r = spawnSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      key,
+      '-out',
+      caFile,
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+    ],
+    { encoding: 'utf8' },
+  );
   assert.equal(r.status, 0, r.stderr);
   lab = await startSsmLab({ tls: { key: readFileSync(key, 'utf8'), cert: readFileSync(caFile, 'utf8') } });
   proxy = await startForwardProxy();
@@ -59,7 +79,10 @@ after(async () => {
 it('without the CA bundle the self-signed endpoint is refused, in one line', async () => {
   delete process.env.AWS_CA_BUNDLE;
   resetSsmClients();
-  await assert.rejects(openSsmSocket({ instanceId: ID, region: 'us-east-1', port: (echo.address() as net.AddressInfo).port }), (e: AppError) => ['NETWORK', 'AWS_API'].includes(e.code) && !/\n/.test(e.message));
+  await assert.rejects(
+    openSsmSocket({ instanceId: ID, region: 'us-east-1', port: (echo.address() as net.AddressInfo).port }),
+    (e: AppError) => ['NETWORK', 'AWS_API'].includes(e.code) && !/\n/.test(e.message),
+  );
 });
 
 it('with AWS_CA_BUNDLE and HTTPS_PROXY: the API and the wss:// stream both go through the proxy, bytes intact', async () => {

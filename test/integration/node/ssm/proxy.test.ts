@@ -36,7 +36,12 @@ before(async () => {
   key = makeKey(join(dir, 'keys'), 'ed25519');
   [sshd, moto, lab] = await Promise.all([startSshd({ address: '127.0.0.8', authorizedKeys: [key.publicKey] }), startMoto(), startSsmLab()]);
   const ec2 = moto.sdk();
-  const app = await seedInstance(ec2, { name: 'app', subnetId: await privateSubnet(ec2), imageId: 'ami-1e749f67', tags: { 'tagssh:user': sshd.user, 'tagssh:port': String(sshd.port) } });
+  const app = await seedInstance(ec2, {
+    name: 'app',
+    subnetId: await privateSubnet(ec2),
+    imageId: 'ami-1e749f67',
+    tags: { 'tagssh:user': sshd.user, 'tagssh:port': String(sshd.port) },
+  });
   instanceId = app.id;
   lab.nodes.set(instanceId, { sshHost: sshd.address });
   env = { PATH: process.env.PATH, ...moto.env, ...lab.env, HOME: join(dir, 'home'), TAGSSH_HOME: join(dir, 'home'), SSH_AUTH_SOCK: '' };

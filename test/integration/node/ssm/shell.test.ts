@@ -86,7 +86,10 @@ it('a shell with the terminal size, resize, Ctrl-C passed through, and exit on c
   assert.equal(await exited, undefined, 'a shell that exits closes the session without an error');
   assert.equal(rec.document, 'SSM-SessionManagerRunShell');
   assert.equal(rec.portNumber, undefined);
-  assert.deepEqual(rec.sizes, [{ cols: 100, rows: 30 }, { cols: 120, rows: 40 }]);
+  assert.deepEqual(rec.sizes, [
+    { cols: 100, rows: 30 },
+    { cols: 120, rows: 40 },
+  ]);
   for (let i = 0; i < 50 && !rec.terminated; i++) await new Promise((r) => setTimeout(r, 50));
   assert.equal(rec.terminated, true);
 });

@@ -62,7 +62,13 @@ function login(sock: Duplex): Promise<Client> {
     const c = new Client();
     c.once('ready', () => resolve(c));
     c.once('error', reject);
-    c.connect({ sock: sock as never, username: host.user, privateKey: readFileSync(key.privatePath), hostVerifier: (blob: Buffer) => known.has(blob.toString('base64')), readyTimeout: 20_000 });
+    c.connect({
+      sock: sock as never,
+      username: host.user,
+      privateKey: readFileSync(key.privatePath),
+      hostVerifier: (blob: Buffer) => known.has(blob.toString('base64')),
+      readyTimeout: 20_000,
+    });
   });
 }
 
@@ -106,7 +112,9 @@ describe('SSH over an SSM port session', () => {
     const rec = lab.sessions[before]!;
     assert.equal(rec.document, 'AWS-StartSSHSession');
     assert.equal(rec.portNumber, String(host.port));
-    assert.deepEqual((rec.handshakeResponse as { ProcessedClientActions: unknown[] }).ProcessedClientActions, [{ ActionType: 'SessionType', ActionStatus: 1, Error: '' }]);
+    assert.deepEqual((rec.handshakeResponse as { ProcessedClientActions: unknown[] }).ProcessedClientActions, [
+      { ActionType: 'SessionType', ActionStatus: 1, Error: '' },
+    ]);
     assert.equal(lab.stats.badDigests, 0);
     // TerminateSession flag on the channel, then TerminateSession on the API.
     for (let i = 0; i < 50 && !rec.terminated; i++) await new Promise((r) => setTimeout(r, 50));
@@ -158,18 +166,27 @@ describe('SSH over an SSM port session', () => {
 
 describe('SSM errors name the missing piece', () => {
   it('not a managed node', async () => {
-    await assert.rejects(openSsmSocket({ instanceId: 'i-0unknown000000000', region: REGION, port: 22 }), (e: AppError) => e.code === 'CONNECT_FAILED' && /i-0unknown000000000 is not an SSM managed node/.test(e.message));
+    await assert.rejects(
+      openSsmSocket({ instanceId: 'i-0unknown000000000', region: REGION, port: 22 }),
+      (e: AppError) => e.code === 'CONNECT_FAILED' && /i-0unknown000000000 is not an SSM managed node/.test(e.message),
+    );
   });
 
   it('the identity lacks ssm:StartSession (AccessDenied)', async () => {
     lab.nodes.set('i-0denied00000000001', { sshHost: host.address, deny: true });
-    await assert.rejects(openSsmSocket({ instanceId: 'i-0denied00000000001', region: REGION, port: 22 }), (e: AppError) => e.code === 'ACCESS_DENIED' && /lacks ssm:StartSession on i-0denied00000000001/.test(e.message));
+    await assert.rejects(
+      openSsmSocket({ instanceId: 'i-0denied00000000001', region: REGION, port: 22 }),
+      (e: AppError) => e.code === 'ACCESS_DENIED' && /lacks ssm:StartSession on i-0denied00000000001/.test(e.message),
+    );
   });
 
   it('the stream URL is unreachable', async () => {
     lab.streamUrlOverride = `ws://127.0.0.1:${await freePort()}/v1/data-channel/x`;
     try {
-      await assert.rejects(openSsmSocket({ instanceId: ID, region: REGION, port: host.port }), (e: AppError) => e.code === 'NETWORK' && /Could not reach the Session Manager stream at 127\.0\.0\.1/.test(e.message));
+      await assert.rejects(
+        openSsmSocket({ instanceId: ID, region: REGION, port: host.port }),
+        (e: AppError) => e.code === 'NETWORK' && /Could not reach the Session Manager stream at 127\.0\.0\.1/.test(e.message),
+      );
     } finally {
       lab.streamUrlOverride = undefined;
     }
@@ -179,7 +196,10 @@ describe('SSM errors name the missing piece', () => {
   it('a plain ws:// stream URL off this machine is refused before the token is sent', async () => {
     lab.streamUrlOverride = 'ws://ssmmessages.example.com/v1/data-channel/x';
     try {
-      await assert.rejects(openSsmSocket({ instanceId: ID, region: REGION, port: host.port }), (e: AppError) => e.code === 'AWS_API' && /not wss:\/\//.test(e.message));
+      await assert.rejects(
+        openSsmSocket({ instanceId: ID, region: REGION, port: host.port }),
+        (e: AppError) => e.code === 'AWS_API' && /not wss:\/\//.test(e.message),
+      );
     } finally {
       lab.streamUrlOverride = undefined;
     }
@@ -189,7 +209,10 @@ describe('SSM errors name the missing piece', () => {
     process.env.AWS_ENDPOINT_URL_SSM = `http://127.0.0.1:${await freePort()}`;
     resetSsmClients();
     try {
-      await assert.rejects(isManagedNode({ instanceId: ID, region: REGION }), (e: AppError) => e.code === 'NETWORK' && /Could not reach Systems Manager in us-east-1/.test(e.message));
+      await assert.rejects(
+        isManagedNode({ instanceId: ID, region: REGION }),
+        (e: AppError) => e.code === 'NETWORK' && /Could not reach Systems Manager in us-east-1/.test(e.message),
+      );
     } finally {
       process.env.AWS_ENDPOINT_URL_SSM = lab.endpoint;
       resetSsmClients();

@@ -45,7 +45,13 @@ const probes: TransportProbes = {
 
 async function targetOf(name: string, extra: Partial<TargetOptions> = {}) {
   const decisions: TransportDecision[] = [];
-  const t = await connectTargetFor(name, { settings: { defaultUser: null, identityFile: key.privatePath, port: 22, jumpHost: null }, acceptNew: true, transportProbes: probes, onTransport: (d) => decisions.push(d), ...extra });
+  const t = await connectTargetFor(name, {
+    settings: { defaultUser: null, identityFile: key.privatePath, port: 22, jumpHost: null },
+    acceptNew: true,
+    transportProbes: probes,
+    onTransport: (d) => decisions.push(d),
+    ...extra,
+  });
   return { t, decision: decisions[0] };
 }
 
@@ -75,7 +81,10 @@ before(async () => {
   appId = app.id;
   lonelyId = lonely.id;
   managed = new Set();
-  lab = await startEiceLab({ upstream: moto.endpoint, endpoints: [{ id: 'eice-0123456789abcdef0', vpcId, subnetId, addresses: [app.privateIp!, sleepy.privateIp!] }] });
+  lab = await startEiceLab({
+    upstream: moto.endpoint,
+    endpoints: [{ id: 'eice-0123456789abcdef0', vpcId, subnetId, addresses: [app.privateIp!, sleepy.privateIp!] }],
+  });
   lab.route.set(`${app.privateIp}:${sshd.port}`, { host: SSHD_ADDR, port: sshd.port });
   lab.route.set(`${sleepy.privateIp}:${sshd.port}`, { host: SSHD_ADDR, port: sshd.port });
   Object.assign(process.env, moto.env, lab.env, { TAGSSH_HOME: join(dir, 'home'), HOME: dir });
@@ -132,7 +141,10 @@ describe('auto', () => {
   it('nothing works: one message listing what was checked', async () => {
     await assert.rejects(targetOf('lonely'), (e: AppError) => {
       assert.equal(e.code, 'NOT_FOUND');
-      assert.match(e.message, /^"lonely" \(i-[0-9a-f]+\) has no public IP address \(private: 10\.\d+\.\d+\.\d+\), and no other way in: no jump host, no EC2 Instance Connect Endpoint in vpc-[0-9a-f]+, not an SSM managed node\.$/);
+      assert.match(
+        e.message,
+        /^"lonely" \(i-[0-9a-f]+\) has no public IP address \(private: 10\.\d+\.\d+\.\d+\), and no other way in: no jump host, no EC2 Instance Connect Endpoint in vpc-[0-9a-f]+, not an SSM managed node\.$/,
+      );
       return true;
     });
   });
@@ -149,7 +161,7 @@ describe('asked for by tag, flag or setting', () => {
     assert.equal(decision?.name, 'direct');
   });
 
-  it('the settings\' default applies when neither flag nor tag says', async () => {
+  it("the settings' default applies when neither flag nor tag says", async () => {
     const settings = (transport: 'direct' | 'eice') => ({ defaultUser: null, identityFile: key.privatePath, port: 22, jumpHost: null, transport });
     managedChecks.length = 0;
     await assert.rejects(targetOf('lonely', { settings: settings('direct') }), (e: AppError) => {
@@ -171,7 +183,10 @@ describe('asked for by tag, flag or setting', () => {
   });
 
   it('jump without a jump host, and a tag that names no transport, are errors naming them', async () => {
-    await assert.rejects(targetOf('app', { transport: 'jump' }), /The jump transport was asked for "app" \(i-[0-9a-f]+\), but no jump host is configured for it\./);
+    await assert.rejects(
+      targetOf('app', { transport: 'jump' }),
+      /The jump transport was asked for "app" \(i-[0-9a-f]+\), but no jump host is configured for it\./,
+    );
     await assert.rejects(targetOf('odd'), (e: AppError) => {
       assert.equal(e.code, 'INVALID_INPUT');
       assert.equal(e.message, 'The tagssh:transport tag "teleport" is not a transport.');

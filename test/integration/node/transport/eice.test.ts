@@ -55,8 +55,22 @@ async function runInstance(ec2: ReturnType<Moto['sdk']>, name: string, subnetId:
 const instanceOf = async (name: string) => (await resolveTarget(name, { private: true })).instance;
 
 function target(instance: Instance, transport: boolean): ConnectTarget {
-  const t: ConnectTarget = { host: transport ? instance.privateIp! : SSHD_ADDR, port: sshd.port, user: sshd.user, label: instance.name!, identityFile: key.privatePath, instanceId: instance.id, region: instance.region, acceptNewHostKey: true };
-  if (transport) t.transport = { name: 'eice', label: 'EC2 Instance Connect Endpoint', open: (signal) => openEiceSocket({ instance, port: sshd.port, ...(signal ? { signal } : {}) }) };
+  const t: ConnectTarget = {
+    host: transport ? instance.privateIp! : SSHD_ADDR,
+    port: sshd.port,
+    user: sshd.user,
+    label: instance.name!,
+    identityFile: key.privatePath,
+    instanceId: instance.id,
+    region: instance.region,
+    acceptNewHostKey: true,
+  };
+  if (transport)
+    t.transport = {
+      name: 'eice',
+      label: 'EC2 Instance Connect Endpoint',
+      open: (signal) => openEiceSocket({ instance, port: sshd.port, ...(signal ? { signal } : {}) }),
+    };
   return t;
 }
 const opts = (): ConnectOptions => ({ knownHosts: store, consoleOutput: null, agent: null, timeoutMs: 15_000 });
@@ -121,7 +135,7 @@ after(async () => {
 });
 
 describe('EC2 Instance Connect Endpoint lookup', () => {
-  it('finds the endpoint in the instance\'s subnet, and none for a VPC without one', async () => {
+  it("finds the endpoint in the instance's subnet, and none for a VPC without one", async () => {
     const found = await findInstanceConnectEndpoint(app);
     assert.equal(found?.id, 'eice-0bbbbbbbbbbbbbbb2');
     assert.equal(found?.vpcId, app.vpcId);
@@ -137,7 +151,10 @@ describe('SSH over an EC2 Instance Connect Endpoint tunnel', () => {
     try {
       const fromTunnel: Buffer[] = [];
       const fromDirect: Buffer[] = [];
-      const [t, d] = await Promise.all([viaTunnel.exec('cat', { stdin: payload, onStdout: (c) => fromTunnel.push(c) }), direct.exec('cat', { stdin: payload, onStdout: (c) => fromDirect.push(c) })]);
+      const [t, d] = await Promise.all([
+        viaTunnel.exec('cat', { stdin: payload, onStdout: (c) => fromTunnel.push(c) }),
+        direct.exec('cat', { stdin: payload, onStdout: (c) => fromDirect.push(c) }),
+      ]);
       assert.equal(t.code, 0);
       assert.equal(d.code, 0);
       assert.ok(Buffer.concat(fromTunnel).equals(payload), 'the tunnel returned the payload unchanged');
@@ -180,7 +197,7 @@ describe('the lab endpoint checks the presigned request', () => {
     const url = await eiceTunnelUrl({ endpoint, privateIp: app.privateIp!, port: sshd.port, region: 'us-east-1', date: new Date(Date.now() - 61_000) });
     assert.deepEqual(await refusal(url), { status: 403, body: 'expired' });
   });
-  it('refuses a tunnel to an address outside the endpoint\'s VPC, and TagSSH says so', async () => {
+  it("refuses a tunnel to an address outside the endpoint's VPC, and TagSSH says so", async () => {
     const url = await eiceTunnelUrl({ endpoint, privateIp: outsider.privateIp!, port: sshd.port, region: 'us-east-1' });
     assert.deepEqual(await refusal(url), { status: 400, body: `privateIpAddress 10.250.0.9 is not in ${app.vpcId}` });
     await assert.rejects(openEiceSocket({ instance: outsider, port: sshd.port }), (e: AppError) => {

@@ -73,7 +73,16 @@ before(async () => {
       MinCount: 1,
       MaxCount: 1,
       PrivateIpAddress: '127.0.0.7',
-      TagSpecifications: [{ ResourceType: 'instance', Tags: [{ Key: 'Name', Value: 'behind' }, { Key: 'tagssh:jump', Value: `${bastion.user}@127.0.0.8:${bastion.port}` }, ...Object.entries(on(behind)).map(([Key, Value]) => ({ Key, Value }))] }],
+      TagSpecifications: [
+        {
+          ResourceType: 'instance',
+          Tags: [
+            { Key: 'Name', Value: 'behind' },
+            { Key: 'tagssh:jump', Value: `${bastion.user}@127.0.0.8:${bastion.port}` },
+            ...Object.entries(on(behind)).map(([Key, Value]) => ({ Key, Value })),
+          ],
+        },
+      ],
     }),
   );
   ids['behind'] = run.Instances![0]!.InstanceId!;
@@ -88,10 +97,21 @@ before(async () => {
       if (k.instanceId === ids['plain-ami']) return; // no EC2 Instance Connect in this AMI
       const authorized = authorizedFor(k.instanceId);
       writeFileSync(authorized, `${readFileSync(authorized, 'utf8')}${k.publicKey}\n`);
-      return () => writeFileSync(authorized, readFileSync(authorized, 'utf8').split('\n').filter((l) => l !== k.publicKey).join('\n'));
+      return () =>
+        writeFileSync(
+          authorized,
+          readFileSync(authorized, 'utf8')
+            .split('\n')
+            .filter((l) => l !== k.publicKey)
+            .join('\n'),
+        );
     },
   });
-  Object.assign(process.env, moto.env, eice.env, { AWS_ENDPOINT_URL_EC2_INSTANCE_CONNECT: ic.endpoint, TAGSSH_HOME: join(dir, 'home'), HOME: join(dir, 'home') });
+  Object.assign(process.env, moto.env, eice.env, {
+    AWS_ENDPOINT_URL_EC2_INSTANCE_CONNECT: ic.endpoint,
+    TAGSSH_HOME: join(dir, 'home'),
+    HOME: join(dir, 'home'),
+  });
   resetClients();
 });
 
@@ -103,7 +123,7 @@ after(async () => {
 });
 
 describe('EC2 Instance Connect keys', () => {
-  it('no key of the user\'s is accepted: a fresh ed25519 key is pushed (user, AZ) and the login works; it never touches the disk', async () => {
+  it("no key of the user's is accepted: a fresh ed25519 key is pushed (user, AZ) and the login works; it never touches the disk", async () => {
     const t = await targetOf('eic-web');
     const before = ic.pushes.length;
     const conn = await connect(t, opts());
@@ -120,14 +140,14 @@ describe('EC2 Instance Connect keys', () => {
     assert.match(push.publicKey, /^ssh-ed25519 AAAA\S+ tagssh-ec2-instance-connect$/);
     const blob = push.publicKey.split(' ')[1]!;
     assert.ok(allFileText(dir).includes(fileKey.publicKey.split(' ')[1]!), 'the scan sees key files');
-    assert.ok(!allFileText(dir).includes(blob), 'the pushed key is in no file under HOME, TAGSSH_HOME or the test\'s own files');
+    assert.ok(!allFileText(dir).includes(blob), "the pushed key is in no file under HOME, TAGSSH_HOME or the test's own files");
   });
 
-  it('a key of the user\'s that works is used without a push; --eic pushes first anyway', async () => {
+  it("a key of the user's that works is used without a push; --eic pushes first anyway", async () => {
     const before = ic.pushes.length;
     const withKey = await connect(await targetOf('eic-web', { identity: fileKey.privatePath }), opts());
     withKey.close();
-    assert.equal(ic.pushes.length, before, 'no push when the user\'s key is accepted');
+    assert.equal(ic.pushes.length, before, "no push when the user's key is accepted");
     const forced = await connect(await targetOf('eic-web', { identity: fileKey.privatePath, eic: true }), opts());
     forced.close();
     assert.equal(ic.pushes.length, before + 1);
@@ -136,7 +156,10 @@ describe('EC2 Instance Connect keys', () => {
   it('an AMI without EC2 Instance Connect: the login still fails after the push, and the message says so', async () => {
     await assert.rejects(connect(await targetOf('plain-ami'), opts()), (e: AppError) => {
       assert.equal(e.code, 'AUTH_FAILED');
-      assert.match(e.message, /^plain-ami \(127\.0\.0\.6:\d+\) refused the login as "[^"]+" even with a key pushed through EC2 Instance Connect: its AMI may lack EC2 Instance Connect/);
+      assert.match(
+        e.message,
+        /^plain-ami \(127\.0\.0\.6:\d+\) refused the login as "[^"]+" even with a key pushed through EC2 Instance Connect: its AMI may lack EC2 Instance Connect/,
+      );
       return true;
     });
   });
@@ -172,7 +195,7 @@ describe('EC2 Instance Connect keys', () => {
     assert.equal(ic.pushes.at(before)?.instanceId, ids['private-eic']);
   });
 
-  it('through a jump host: the bastion takes the user\'s key, the instance behind it a pushed one', async () => {
+  it("through a jump host: the bastion takes the user's key, the instance behind it a pushed one", async () => {
     const t = await targetOf('behind', { settings: { ...NO_KEYS, identityFile: fileKey.privatePath } });
     assert.equal(t.jump?.[0]?.host, '127.0.0.8');
     const before = ic.pushes.length;
@@ -182,11 +205,22 @@ describe('EC2 Instance Connect keys', () => {
     } finally {
       conn.close();
     }
-    assert.deepEqual(ic.pushes.slice(before).map((p) => p.instanceId), [ids['behind']]);
+    assert.deepEqual(
+      ic.pushes.slice(before).map((p) => p.instanceId),
+      [ids['behind']],
+    );
   });
 
   it('tagssh ssh --eic', async () => {
-    const r = await runTagssh(['ssh', 'eic-web', '--eic', '--accept-new', '--', 'echo', 'cli-eic'], { PATH: process.env.PATH, ...moto.env, ...eice.env, AWS_ENDPOINT_URL_EC2_INSTANCE_CONNECT: ic.endpoint, HOME: join(dir, 'cli-home'), TAGSSH_HOME: join(dir, 'cli-home'), SSH_AUTH_SOCK: '' });
+    const r = await runTagssh(['ssh', 'eic-web', '--eic', '--accept-new', '--', 'echo', 'cli-eic'], {
+      PATH: process.env.PATH,
+      ...moto.env,
+      ...eice.env,
+      AWS_ENDPOINT_URL_EC2_INSTANCE_CONNECT: ic.endpoint,
+      HOME: join(dir, 'cli-home'),
+      TAGSSH_HOME: join(dir, 'cli-home'),
+      SSH_AUTH_SOCK: '',
+    });
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stdout, 'cli-eic\n');
   });

@@ -43,7 +43,12 @@ async function startTunnel(args: string[]): Promise<{ child: ChildProcess; stdou
   let err = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (err += d));
-  await waitFor(() => out.includes('Press Ctrl-C'), () => `no tunnel list; stdout: ${out} stderr: ${err}`, 30_000, child);
+  await waitFor(
+    () => out.includes('Press Ctrl-C'),
+    () => `no tunnel list; stdout: ${out} stderr: ${err}`,
+    30_000,
+    child,
+  );
   return { child, stdout: () => out, stderr: () => err, lines: out.split('\n') };
 }
 
@@ -59,11 +64,13 @@ async function waitFor(cond: () => boolean, what: () => string, timeoutMs = 20_0
 function httpGet(hostPort: string): Promise<string> {
   const [h, p] = [hostPort.slice(0, hostPort.lastIndexOf(':')), Number(hostPort.slice(hostPort.lastIndexOf(':') + 1))];
   return new Promise((resolve, reject) => {
-    http.get({ host: h, port: p, path: '/', agent: false }, (res) => {
-      let body = '';
-      res.on('data', (c) => (body += c));
-      res.on('end', () => resolve(body));
-    }).on('error', reject);
+    http
+      .get({ host: h, port: p, path: '/', agent: false }, (res) => {
+        let body = '';
+        res.on('data', (c) => (body += c));
+        res.on('end', () => resolve(body));
+      })
+      .on('error', reject);
   });
 }
 
@@ -86,7 +93,13 @@ before(async () => {
   [moto, host] = await Promise.all([startMoto(), startSshd({ address: '127.0.0.45', authorizedKeys: [key.publicKey] })]);
   const ec2 = moto.sdk();
   await ec2.send(new ImportKeyPairCommand({ KeyName: 'team-key', PublicKeyMaterial: readFileSync(key.publicPath) }));
-  await seedInstance(ec2, { name: 'web', eip: host.address, keyName: 'team-key', imageId: 'ami-1e749f67', tags: { 'tagssh:user': host.user, 'tagssh:port': String(host.port) } });
+  await seedInstance(ec2, {
+    name: 'web',
+    eip: host.address,
+    keyName: 'team-key',
+    imageId: 'ami-1e749f67',
+    tags: { 'tagssh:user': host.user, 'tagssh:port': String(host.port) },
+  });
   httpServer = http.createServer((_req, res) => res.end(BODY));
   echoServer = net.createServer({ allowHalfOpen: true }, (s) => s.pipe(s));
   [httpPort, echoPort] = [await freePort(), await freePort()];
@@ -114,7 +127,18 @@ describe('tagssh tunnel', () => {
 
   it('opens -L, -D and -R, prints copyable addresses, reconnects after a drop, closes on Ctrl-C', async () => {
     const remotePort = await freePort();
-    const t = await startTunnel(['web', '--accept-new', '--keepalive', '1', '-L', `0:127.0.0.1:${httpPort}`, '--dynamic', '0', '-R', `${remotePort}:127.0.0.1:${echoPort}`]);
+    const t = await startTunnel([
+      'web',
+      '--accept-new',
+      '--keepalive',
+      '1',
+      '-L',
+      `0:127.0.0.1:${httpPort}`,
+      '--dynamic',
+      '0',
+      '-R',
+      `${remotePort}:127.0.0.1:${echoPort}`,
+    ]);
     try {
       assert.match(t.lines[0]!, /^Tunnels through web:$/);
       const local = /^ {2}(127\.0\.0\.1:\d+) {2}→ {2}127\.0\.0\.1:(\d+) as seen from web {2}\(-L 0:127\.0\.0\.1:\d+\)$/.exec(t.lines[1]!);
@@ -126,15 +150,26 @@ describe('tagssh tunnel', () => {
 
       assert.equal(await httpGet(local[1]!), BODY);
       // curl resolves nothing itself with --socks5-hostname: "localhost" is looked up by the server.
-      const curl = await runProcess('curl', ['-sS', '--max-time', '20', '--socks5-hostname', socks[1]!, `http://localhost:${httpPort}/`], { env: { PATH: process.env.PATH } });
+      const curl = await runProcess('curl', ['-sS', '--max-time', '20', '--socks5-hostname', socks[1]!, `http://localhost:${httpPort}/`], {
+        env: { PATH: process.env.PATH },
+      });
       assert.equal(curl.code, 0, curl.stderr);
       assert.equal(curl.stdout, BODY);
       const data = randomBytes(1 << 20);
       assert.equal(await echoSha(remotePort, data), createHash('sha256').update(data).digest('hex'));
 
-      for (const pid of execFileSync('pgrep', ['-P', String(host.pid)], { encoding: 'utf8' }).trim().split('\n')) process.kill(Number(pid), 'SIGKILL');
-      await waitFor(() => /Connection to web lost.*reconnecting/.test(t.stderr()), () => t.stderr());
-      await waitFor(() => t.stderr().includes('Reconnected to web.'), () => t.stderr());
+      for (const pid of execFileSync('pgrep', ['-P', String(host.pid)], { encoding: 'utf8' })
+        .trim()
+        .split('\n'))
+        process.kill(Number(pid), 'SIGKILL');
+      await waitFor(
+        () => /Connection to web lost.*reconnecting/.test(t.stderr()),
+        () => t.stderr(),
+      );
+      await waitFor(
+        () => t.stderr().includes('Reconnected to web.'),
+        () => t.stderr(),
+      );
       assert.equal(await httpGet(local[1]!), BODY, 'same local address after the reconnect');
       assert.equal(await echoSha(remotePort, data), createHash('sha256').update(data).digest('hex'), '-R again');
 
@@ -209,7 +244,11 @@ describe('tagssh tunnel', () => {
   });
 
   it('refuses a privileged local port when not root, naming the flag', async () => {
-    const r = await runProcess('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, TAGSSH_BIN, 'tunnel', 'web', '-L', '80:db:80'], { env: { PATH: process.env.PATH, HOME: '/tmp', TAGSSH_HOME: '/tmp/nonexistent-tagssh' } });
+    const r = await runProcess(
+      'setpriv',
+      ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, TAGSSH_BIN, 'tunnel', 'web', '-L', '80:db:80'],
+      { env: { PATH: process.env.PATH, HOME: '/tmp', TAGSSH_HOME: '/tmp/nonexistent-tagssh' } },
+    );
     assert.equal(r.code, 2, r.stderr);
     assert.match(r.stderr, /^tagssh: -L 80:db:80: local port 80 is below 1024, which only root may listen on; pick 1024 or above\.$/m);
   });

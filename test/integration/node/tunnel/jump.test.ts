@@ -53,7 +53,12 @@ before(async () => {
   const targetPort = await freePort(TARGET_ADDR);
   const bastionPort = await freePort(BASTION_ADDR);
   target = await ns.startSshd({ address: TARGET_ADDR, port: targetPort, authorizedKeys: [key.publicKey] });
-  bastion = await ns.startSshd({ address: BASTION_ADDR, port: bastionPort, authorizedKeys: [key.publicKey], extraConfig: [`PermitOpen ${TARGET_ADDR}:${targetPort}`] });
+  bastion = await ns.startSshd({
+    address: BASTION_ADDR,
+    port: bastionPort,
+    authorizedKeys: [key.publicKey],
+    extraConfig: [`PermitOpen ${TARGET_ADDR}:${targetPort}`],
+  });
   await ns.expose(BASTION_ADDR, bastionPort);
   store = new KnownHostsStore(join(dir, 'known_hosts.json'));
 });
@@ -74,7 +79,10 @@ describe('tunnels through a jump host', () => {
       ],
       {
         acquire: async () => {
-          const connection = await connect({ ...hop(target, 'app'), jump: [hop(bastion, 'bastion')] }, { knownHosts: store, consoleOutput: null, agent: null, timeoutMs: 10_000 });
+          const connection = await connect(
+            { ...hop(target, 'app'), jump: [hop(bastion, 'bastion')] },
+            { knownHosts: store, consoleOutput: null, agent: null, timeoutMs: 10_000 },
+          );
           return { connection, release: () => connection.close() };
         },
       },

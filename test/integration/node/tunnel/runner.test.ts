@@ -55,12 +55,14 @@ function split(address: string): { host: string; port: number } {
 function httpGet(address: string): Promise<string> {
   const { host: h, port } = split(address);
   return new Promise((resolve, reject) => {
-    http.get({ host: h, port, path: '/', agent: false }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c) => (body += c));
-      res.on('end', () => resolve(body));
-    }).on('error', reject);
+    http
+      .get({ host: h, port, path: '/', agent: false }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c) => (body += c));
+        res.on('end', () => resolve(body));
+      })
+      .on('error', reject);
   });
 }
 
@@ -117,7 +119,10 @@ async function readN(sock: net.Socket, n: number): Promise<Buffer> {
 
 function sshdChildren(): string[] {
   try {
-    return execFileSync('pgrep', ['-P', String(host.pid)], { encoding: 'utf8' }).trim().split('\n').filter(Boolean);
+    return execFileSync('pgrep', ['-P', String(host.pid)], { encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .filter(Boolean);
   } catch {
     return []; // pgrep exits 1 when there is none
   }

@@ -30,17 +30,23 @@ describe('mount table → file-system label', () => {
       mountOptions: 'rw,relatime',
       fstype: 'nfs4',
       source: 'fs-0123456789abcdef0.efs.ap-northeast-1.amazonaws.com:/',
-      superOptions: 'rw,vers=4.1,rsize=1048576,wsize=1048576,namlen=255,hard,noresvport,proto=tcp,timeo=600,retrans=2,sec=sys,clientaddr=172.31.10.20,local_lock=none,addr=172.31.5.6',
+      superOptions:
+        'rw,vers=4.1,rsize=1048576,wsize=1048576,namlen=255,hard,noresvport,proto=tcp,timeo=600,retrans=2,sec=sys,clientaddr=172.31.10.20,local_lock=none,addr=172.31.5.6',
     });
     assert.equal(m[9]!.mountPoint, '/data/my dir');
   });
 
   it('labels EFS, s3fs, goofys, Mountpoint for S3, tmpfs, ext4 and xfs as comparisons show them', () => {
     const label = (dir: string) => mountFacts(dir, dir, MOUNTINFO)?.label;
-    assert.deepEqual(
-      ['/mnt/efs', '/mnt/s3fs', '/mnt/goofys', '/mnt/mountpoint', '/tmp', '/data', '/home/ec2-user'].map(label),
-      ['nfs4 (EFS)', 'fuse.s3fs', 'fuse.goofys', 'fuse.mountpoint-s3', 'tmpfs', 'ext4', 'xfs'],
-    );
+    assert.deepEqual(['/mnt/efs', '/mnt/s3fs', '/mnt/goofys', '/mnt/mountpoint', '/tmp', '/data', '/home/ec2-user'].map(label), [
+      'nfs4 (EFS)',
+      'fuse.s3fs',
+      'fuse.goofys',
+      'fuse.mountpoint-s3',
+      'tmpfs',
+      'ext4',
+      'xfs',
+    ]);
     // An NFS server that is not EFS stays plain nfs4; an access point's name is EFS too.
     assert.equal(fsLabel({ fstype: 'nfs4', source: 'files.example.internal:/export' }), 'nfs4');
     assert.equal(fsLabel({ fstype: 'nfs4', source: 'fsap-0a1b2c3d4e5f60718.efs.us-east-1.amazonaws.com:/' }), 'nfs4 (EFS)');

@@ -119,7 +119,11 @@ describe('fio parser', () => {
     // real 3.33 document so the values are real, only the field name and unit differ.
     const doc = JSON.parse(fx('fio/fio-3.33-randread-4k-numjobs4-group.captured.json'));
     const read = doc.jobs[0].read;
-    const us = { ...read.clat_ns, mean: read.clat_ns.mean / 1000, percentile: Object.fromEntries(Object.entries(read.clat_ns.percentile as Record<string, number>).map(([k, v]) => [k, v / 1000])) };
+    const us = {
+      ...read.clat_ns,
+      mean: read.clat_ns.mean / 1000,
+      percentile: Object.fromEntries(Object.entries(read.clat_ns.percentile as Record<string, number>).map(([k, v]) => [k, v / 1000])),
+    };
     delete read.clat_ns;
     read.clat = us;
     doc['fio version'] = 'fio-2.2.10';
@@ -164,14 +168,23 @@ describe('dd parser', () => {
 
   it('small and exponent forms (captured here): "512 bytes copied, 4.6269e-05 s", "1 byte copied"', () => {
     const s = parseDdSummaries(fx('dd/dd-coreutils-9.1-sizes.captured.txt'));
-    assert.deepEqual(s.map((x) => x.bytes), [8388608, 8388608, 512, 1, 0, 131072000]);
+    assert.deepEqual(
+      s.map((x) => x.bytes),
+      [8388608, 8388608, 512, 1, 0, 131072000],
+    );
     assert.equal(s[2]!.seconds, 4.6269e-5);
     assert.equal(s[3]!.rate, 1 / 0.000111548);
   });
 
   it('older coreutils forms: "(1.0 GB) copied" and no parenthesis', () => {
     const old = parseDdSummaries('1073741824 bytes (1.1 GB) copied, 2.5 s, 429 MB/s\n1048576 bytes copied, 0.5 s, 2.1 MB/s\n');
-    assert.deepEqual(old.map((x) => [x.bytes, x.seconds]), [[1073741824, 2.5], [1048576, 0.5]]);
+    assert.deepEqual(
+      old.map((x) => [x.bytes, x.seconds]),
+      [
+        [1073741824, 2.5],
+        [1048576, 0.5],
+      ],
+    );
   });
 
   it('the script output (sections) with a cache note', () => {
@@ -195,7 +208,13 @@ describe('UnixBench parser', () => {
   it('the 2-CPU report: every test, the index table and the score per pass', () => {
     const { version, passes } = parseUnixbenchPasses(fx('unixbench/unixbench-6.0.0-2cpu-report.captured.txt'));
     assert.equal(version, '6.0.0');
-    assert.deepEqual(passes.map((p) => [p.copies, p.score]), [[1, 1377.2], [2, 2926.3]]);
+    assert.deepEqual(
+      passes.map((p) => [p.copies, p.score]),
+      [
+        [1, 1377.2],
+        [2, 2926.3],
+      ],
+    );
     assert.equal(passes[0]!.tests.length, 12);
     assert.equal(passes[0]!.index.length, 12);
     assert.deepEqual(passes[0]!.tests[0], { name: 'Dhrystone 2 using register variables', value: 76694668.9, unit: 'lps', seconds: 10, samples: 7 });
@@ -259,7 +278,9 @@ describe('cpufreq, small files and listing parsers', () => {
   });
 
   it('cpufreq present: governor, driver, MHz per CPU, original governor recorded', () => {
-    const r = parseCpufreq('@@tagssh:original cpu0 powersave\n@@tagssh:cpu cpu0|performance|intel_pstate|3100000|800000|3500000|performance powersave|3099000\n@@tagssh:cpu cpu1|performance|intel_pstate|2900000|800000|3500000|performance powersave|\n');
+    const r = parseCpufreq(
+      '@@tagssh:original cpu0 powersave\n@@tagssh:cpu cpu0|performance|intel_pstate|3100000|800000|3500000|performance powersave|3099000\n@@tagssh:cpu cpu1|performance|intel_pstate|2900000|800000|3500000|performance powersave|\n',
+    );
     assert.equal(r.facts.governor, 'performance');
     assert.equal(r.facts.driver, 'intel_pstate');
     assert.equal(r.facts.original_governor, 'powersave');
@@ -277,7 +298,9 @@ describe('cpufreq, small files and listing parsers', () => {
   });
 
   it('listing: entries, cold and warm', () => {
-    const r = parseListing('@@tagssh:note no root\n@@tagssh:listing pass=cold entries=200 ns=100000000 errors=0\n@@tagssh:listing pass=warm entries=200 ns=20000000 errors=2\n');
+    const r = parseListing(
+      '@@tagssh:note no root\n@@tagssh:listing pass=cold entries=200 ns=100000000 errors=0\n@@tagssh:listing pass=warm entries=200 ns=20000000 errors=2\n',
+    );
     assert.equal(metric(r.metrics, 'entries').value, 200);
     assert.equal(metric(r.metrics, 'cold.ops').value, 2000);
     assert.equal(metric(r.metrics, 'warm.ms_per_op').value, 0.1);

@@ -16,8 +16,18 @@ describe('peer address', () => {
     assert.deepEqual(choosePeerAddress('auto', a, b, '54.0.0.5'), { address: '10.0.0.5', kind: 'private', mode: 'auto', reason: 'same-vpc', vpcId: 'vpc-1' });
     assert.deepEqual(choosePeerAddress('auto', a, far, '54.1.0.5'), { address: '54.1.0.5', kind: 'public', mode: 'auto', reason: 'different-vpc' });
     assert.equal(choosePeerAddress('auto', undefined, b, '198.51.100.7').reason, 'vpc-unknown');
-    assert.equal(choosePeerAddress('auto', undefined, undefined, '198.51.100.7').address, '198.51.100.7', 'a host given by address is reached where ssh reaches it');
-    assert.deepEqual(choosePeerAddress('auto', a, { ...b, privateIp: null }, '54.0.0.5'), { address: '54.0.0.5', kind: 'public', mode: 'auto', reason: 'no-private-address', vpcId: 'vpc-1' });
+    assert.equal(
+      choosePeerAddress('auto', undefined, undefined, '198.51.100.7').address,
+      '198.51.100.7',
+      'a host given by address is reached where ssh reaches it',
+    );
+    assert.deepEqual(choosePeerAddress('auto', a, { ...b, privateIp: null }, '54.0.0.5'), {
+      address: '54.0.0.5',
+      kind: 'public',
+      mode: 'auto',
+      reason: 'no-private-address',
+      vpcId: 'vpc-1',
+    });
   });
 
   it('private and public are honoured; private without an address is an error', () => {

@@ -65,9 +65,24 @@ describe('presets', () => {
 
   it('confirmation is asked for what installs, writes or needs sudo', () => {
     assert.deepEqual(getPreset('sysinfo').confirmations(validateParams(getPreset('sysinfo'), {}) as never), []);
-    assert.deepEqual(getPreset('cpufreq').confirmations(validateParams(getPreset('cpufreq'), { action: 'set-performance' }) as never).map((c) => c.kind), ['sudo']);
-    assert.deepEqual(getPreset('unixbench').confirmations(validateParams(getPreset('unixbench'), {}) as never).map((c) => c.kind), ['install', 'write']);
-    assert.deepEqual(getPreset('fio').confirmations(validateParams(getPreset('fio'), {}) as never).map((c) => c.kind), ['write']);
+    assert.deepEqual(
+      getPreset('cpufreq')
+        .confirmations(validateParams(getPreset('cpufreq'), { action: 'set-performance' }) as never)
+        .map((c) => c.kind),
+      ['sudo'],
+    );
+    assert.deepEqual(
+      getPreset('unixbench')
+        .confirmations(validateParams(getPreset('unixbench'), {}) as never)
+        .map((c) => c.kind),
+      ['install', 'write'],
+    );
+    assert.deepEqual(
+      getPreset('fio')
+        .confirmations(validateParams(getPreset('fio'), {}) as never)
+        .map((c) => c.kind),
+      ['write'],
+    );
   });
 
   it('UnixBench: a URL starting with "-" is refused; every URL reaches git/curl/wget after --', () => {
@@ -93,7 +108,10 @@ describe('presets', () => {
     assert.equal(tarballProblem(UNIXBENCH_MAX_TARBALL_BYTES + 1, gz), 'is 1025 KiB; the limit is 1024 KiB');
     assert.equal(tarballProblem(400, new TextEncoder().encode('-----BEGIN OPENSSH PRIVATE KEY-----')), 'is not a gzip-compressed tarball (.tar.gz)');
     const upload = getPreset('unixbench').confirmations(validateParams(getPreset('unixbench'), { source: 'upload', localTarball: 'ub.tar.gz' }) as never);
-    assert.deepEqual(upload.find((c) => c.kind === 'upload'), { kind: 'upload', reason: 'Uploads ub.tar.gz to the instance.' });
+    assert.deepEqual(
+      upload.find((c) => c.kind === 'upload'),
+      { kind: 'upload', reason: 'Uploads ub.tar.gz to the instance.' },
+    );
   });
 
   it('cpufreq restore needs the original governor', () => {
@@ -119,13 +137,19 @@ function result(id: string, label: string, type: string, metrics: [string, numbe
 }
 
 describe('comparison and export', () => {
-  const a = result('aaaaaa', 'm5 box', 'm5.large', [['tcp', 100], ['retr', 4]]);
+  const a = result('aaaaaa', 'm5 box', 'm5.large', [
+    ['tcp', 100],
+    ['retr', 4],
+  ]);
   const b = result('bbbbbb', '=cmd|evil', 'm5a.large', [['tcp', 80]]);
 
   it('instances as columns, metrics as rows, relative difference to the baseline', () => {
     const c = compareResults([a, b]);
     assert.equal(c.baseline, 0);
-    assert.deepEqual(c.rows.map((r) => r.key), ['tcp', 'retr']);
+    assert.deepEqual(
+      c.rows.map((r) => r.key),
+      ['tcp', 'retr'],
+    );
     assert.deepEqual(c.rows[0]!.cells, [{ value: 100 }, { value: 80, relative: -0.2 }]);
     assert.deepEqual(c.rows[1]!.cells, [{ value: 4 }, null]);
     const byB = compareResults([a, b], 'bbbbbb');
@@ -137,7 +161,9 @@ describe('comparison and export', () => {
     assert.match(md, /\| m5 box · m5\.large \(baseline\) \| =cmd\\\|evil · m5a\.large \|/);
     assert.match(md, /^\| tcp \| bit\/s \| 100 \| 80 \(-20\.0%\) \|$/m);
     const csv = comparisonToCsv(compareResults([a, b]));
-    assert.ok(csv.startsWith("\uFEFFmetric,unit,m5 box · m5.large,m5 box · m5.large vs baseline,'=cmd|evil · m5a.large,'=cmd|evil · m5a.large vs baseline\r\n"));
+    assert.ok(
+      csv.startsWith("\uFEFFmetric,unit,m5 box · m5.large,m5 box · m5.large vs baseline,'=cmd|evil · m5a.large,'=cmd|evil · m5a.large vs baseline\r\n"),
+    );
     assert.match(csv, /^tcp,bit\/s,100,,80,-20\r$/m);
     assert.equal(csvField('a,"b"'), '"a,""b"""');
     assert.equal(csvField(-3), '-3');
@@ -159,14 +185,20 @@ describe('comparison and export', () => {
   it('history per instance type, oldest first', () => {
     const h = historyByType([result('cccccc', 'x', 'm5.large', [['tcp', 90]], '2026-11-30T00:00:00.000Z'), a, b], 'tcp');
     assert.deepEqual([...h.keys()], ['m5.large', 'm5a.large']);
-    assert.deepEqual(h.get('m5.large')!.map((p) => p.value), [100, 90]);
+    assert.deepEqual(
+      h.get('m5.large')!.map((p) => p.value),
+      [100, 90],
+    );
   });
 });
 
 describe('getPreset on hostile ids', () => {
   it('refuses names of Object.prototype members as unknown presets', () => {
     for (const id of ['__proto__', 'constructor', 'toString', 'hasOwnProperty']) {
-      assert.throws(() => getPreset(id), (e: { code?: string }) => e.code === 'INVALID_INPUT');
+      assert.throws(
+        () => getPreset(id),
+        (e: { code?: string }) => e.code === 'INVALID_INPUT',
+      );
     }
   });
 });

@@ -14,8 +14,15 @@ describe('preset registry entries', () => {
   it('bind() fills in defaults and refuses what validateParams refuses, in the same words', () => {
     const fio = getPreset('fio');
     assert.deepEqual(fio.bind({ runtime: 5 }).params, validateParams(fio, { runtime: 5 }));
-    assert.throws(() => fio.bind({ nope: 1 }), (e: Error) => e.message === 'fio has no parameter "nope".');
-    assert.throws(() => fio.bind({ runtime: 0 }), (e: Error & { code?: string; hint?: string }) => e.code === 'INVALID_INPUT' && /^fio: runtime: /.test(e.message) && e.hint === 'See the parameters: tagssh bench presets fio');
+    assert.throws(
+      () => fio.bind({ nope: 1 }),
+      (e: Error) => e.message === 'fio has no parameter "nope".',
+    );
+    assert.throws(
+      () => fio.bind({ runtime: 0 }),
+      (e: Error & { code?: string; hint?: string }) =>
+        e.code === 'INVALID_INPUT' && /^fio: runtime: /.test(e.message) && e.hint === 'See the parameters: tagssh bench presets fio',
+    );
     // A registry hook takes only parameters bind() produced (or a deliberate cast): checked by the compiler.
     // @ts-expect-error -- the hook's parameter type is erased in the registry
     const unchecked = () => fio.script({ dir: '/mnt' }, ctx);
@@ -26,7 +33,17 @@ describe('preset registry entries', () => {
     const est = (id: string, raw: Record<string, unknown> = {}) => getPreset(id).bind(raw).estimateSeconds();
     assert.deepEqual(
       PRESET_IDS.map((id) => [id, est(id)]),
-      [['sysinfo', 10], ['cpufreq', 10], ['unixbench', 1800], ['iperf3', 12], ['fio', 40], ['dd', 10 + 1024 / 100], ['smallfiles', 7], ['listing', 10], ['transfer', 10 + (500 * 65536) / 20e6 + 500 / 200]],
+      [
+        ['sysinfo', 10],
+        ['cpufreq', 10],
+        ['unixbench', 1800],
+        ['iperf3', 12],
+        ['fio', 40],
+        ['dd', 10 + 1024 / 100],
+        ['smallfiles', 7],
+        ['listing', 10],
+        ['transfer', 10 + (500 * 65536) / 20e6 + 500 / 200],
+      ],
     );
     assert.equal(est('iperf3', { duration: 60 }), 62);
     assert.equal(est('unixbench', { copies: '1,2,auto', iterations: 3 }), 8100);
@@ -36,9 +53,15 @@ describe('preset registry entries', () => {
   it('only UnixBench with source=upload asks for a local file; only iperf3 has a peer side', () => {
     for (const id of PRESET_IDS) assert.equal(getPreset(id).bind({}).upload(), undefined, id);
     const up = getPreset('unixbench').bind({ source: 'upload', localTarball: 'ub.tar.gz' }).upload();
-    assert.deepEqual({ param: up?.param, path: up?.path, remoteName: up?.remoteName, maxBytes: up?.maxBytes }, { param: 'localTarball', path: 'ub.tar.gz', remoteName: 'unixbench-upload.tar.gz', maxBytes: 1024 * 1024 });
+    assert.deepEqual(
+      { param: up?.param, path: up?.path, remoteName: up?.remoteName, maxBytes: up?.maxBytes },
+      { param: 'localTarball', path: 'ub.tar.gz', remoteName: 'unixbench-upload.tar.gz', maxBytes: 1024 * 1024 },
+    );
     assert.equal(up?.problem(10, new Uint8Array([0x50, 0x4b])), 'is not a gzip-compressed tarball (.tar.gz)');
-    assert.deepEqual(PRESET_IDS.filter((id) => getPreset(id).bind({}).peer), ['iperf3']);
+    assert.deepEqual(
+      PRESET_IDS.filter((id) => getPreset(id).bind({}).peer),
+      ['iperf3'],
+    );
     assert.deepEqual(getPreset('iperf3').bind({ address: 'private', port: 5300 }).peer?.addressing, { mode: 'private', param: 'address', port: 5300 });
   });
 

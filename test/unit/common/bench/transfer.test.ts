@@ -24,13 +24,28 @@ describe('transfer preset', () => {
   it('reports wall time, files/s and MB/s of the copy, and what the verification found', () => {
     const r = parseTransfer(OK);
     assert.equal(r.ok, true);
-    assert.deepEqual(r.metrics.map((m) => [m.key, m.value, m.unit, m.better]), [['seconds', 2, 's', 'lower'], ['files_per_s', 250, 'files/s', 'higher'], ['mb_per_s', 16.384, 'MB/s', 'higher']]);
-    assert.deepEqual(r.facts, { source: 'generated, 500 files', files: '500', bytes: '32768000', verified: '500 of 500 files, 32768000 of 32768000 bytes; 500 checksums match' });
+    assert.deepEqual(
+      r.metrics.map((m) => [m.key, m.value, m.unit, m.better]),
+      [
+        ['seconds', 2, 's', 'lower'],
+        ['files_per_s', 250, 'files/s', 'higher'],
+        ['mb_per_s', 16.384, 'MB/s', 'higher'],
+      ],
+    );
+    assert.deepEqual(r.facts, {
+      source: 'generated, 500 files',
+      files: '500',
+      bytes: '32768000',
+      verified: '500 of 500 files, 32768000 of 32768000 bytes; 500 checksums match',
+    });
     assert.equal(r.toolVersion, 'rsync  version 3.2.7  protocol version 31');
   });
 
   it('a copy that does not match its source fails, saying how', () => {
-    const bad = OK.replace(/@@tagssh:verify .*/, '@@tagssh:verify src_files=500 dst_files=498 src_bytes=32768000 dst_bytes=32636928 same=497 differ=1 missing=2 extra=0 unchecked=0');
+    const bad = OK.replace(
+      /@@tagssh:verify .*/,
+      '@@tagssh:verify src_files=500 dst_files=498 src_bytes=32768000 dst_bytes=32636928 same=497 differ=1 missing=2 extra=0 unchecked=0',
+    );
     const r = parseTransfer(bad);
     assert.equal(r.ok, false);
     assert.equal(r.error, 'The copy does not match its source: 2 file(s) missing, 1 file(s) differ in size or checksum, 32636928 of 32768000 bytes.');
@@ -41,8 +56,11 @@ describe('transfer preset', () => {
     assert.deepEqual(multipart.notes, ['2 file(s) were compared by size only: their S3 ETag is not an MD5 (multipart upload).']);
   });
 
-  it('a failed copy reports the tool\'s own last words; verify=false is said so', () => {
-    const failed = parseTransfer(OK.replace('rc=0', 'rc=23').replace(/@@tagssh:verify.*\n/, ''), 'rsync: [sender] change_dir "/nope" failed: No such file or directory (2)\nrsync error: some files/attrs were not transferred (code 23)\n');
+  it("a failed copy reports the tool's own last words; verify=false is said so", () => {
+    const failed = parseTransfer(
+      OK.replace('rc=0', 'rc=23').replace(/@@tagssh:verify.*\n/, ''),
+      'rsync: [sender] change_dir "/nope" failed: No such file or directory (2)\nrsync error: some files/attrs were not transferred (code 23)\n',
+    );
     assert.equal(failed.ok, false);
     assert.equal(failed.error, 'rsync error: some files/attrs were not transferred (code 23)');
     assert.equal(parseTransfer('', 'aws is not installed on this host\n').error, 'aws is not installed on this host');
@@ -61,18 +79,33 @@ describe('transfer preset', () => {
       }
     };
     assert.equal(err({ method: 's3-sync' }), 'transfer: method: s3-sync copies between S3 and a directory: make one of from/to an s3:// location.');
-    assert.equal(err({ method: 's3-cp', from: 's3://a-bucket/x', to: 's3://b-bucket/y' }), 'transfer: method: s3-cp copies between S3 and a directory: make one of from/to an s3:// location.');
+    assert.equal(
+      err({ method: 's3-cp', from: 's3://a-bucket/x', to: 's3://b-bucket/y' }),
+      'transfer: method: s3-cp copies between S3 and a directory: make one of from/to an s3:// location.',
+    );
     assert.equal(err({ method: 'parallel', to: 's3://a-bucket' }), 'transfer: method: parallel copies between directories: for S3 use s3-sync or s3-cp.');
     assert.equal(err({ to: 'relative' }), 'transfer: to: an absolute directory (not under /dev, /proc, /sys, /run, no "..") or s3://bucket/prefix.');
     assert.equal(err({ from: '/proc/self' }), 'transfer: from: an absolute directory (not under /dev, /proc, /sys, /run, no "..") or s3://bucket/prefix.');
-    assert.equal(err({ method: 's3-sync', to: 's3://B/x' }), 'transfer: to: an absolute directory (not under /dev, /proc, /sys, /run, no "..") or s3://bucket/prefix.');
+    assert.equal(
+      err({ method: 's3-sync', to: 's3://B/x' }),
+      'transfer: to: an absolute directory (not under /dev, /proc, /sys, /run, no "..") or s3://bucket/prefix.',
+    );
     assert.equal(err({ method: 's3-sync', to: 's3://bkt/x', endpoint: 'http://127.0.0.1:5000/$(id)' }), 'transfer: endpoint: an http(s) URL.');
     assert.equal(err({ method: 's3-sync', to: 's3://bkt/x', region: 'tokyo' }), 'transfer: region: a region name such as ap-northeast-1.');
-    assert.equal(err({ method: 's3-sync', from: 's3://bkt/data', to: '/mnt/efs', endpoint: 'http://127.0.0.1:5000', region: 'us-east-1', profile: 'moto' }), 'accepted');
+    assert.equal(
+      err({ method: 's3-sync', from: 's3://bkt/data', to: '/mnt/efs', endpoint: 'http://127.0.0.1:5000', region: 'us-east-1', profile: 'moto' }),
+      'accepted',
+    );
   });
 
   it('every value reaches the shell quoted; the copy lands in a fresh place named after the run', () => {
-    const p = transfer.bind({ method: 's3-cp', from: "/data/it's here", to: 's3://bkt/x', endpoint: 'http://127.0.0.1:5000', credentialsFile: "/home/ec2-user/it's.ini" });
+    const p = transfer.bind({
+      method: 's3-cp',
+      from: "/data/it's here",
+      to: 's3://bkt/x',
+      endpoint: 'http://127.0.0.1:5000',
+      credentialsFile: "/home/ec2-user/it's.ini",
+    });
     const script = p.script(ctx);
     assert.match(script, /^FROM='\/data\/it'\\''s here'$/m);
     assert.match(script, /^DST='s3:\/\/bkt\/x\/tagssh-scratch-unit-tr-1'$/m);
@@ -84,6 +117,8 @@ describe('transfer preset', () => {
     assert.equal(transferDestination('/mnt/efs//', 'r1'), '/mnt/efs/tagssh-scratch-r1');
     assert.deepEqual(transfer.bind({ from: '/data', to: '/mnt/efs' }).mountDirs(), { from: '/data', to: '/mnt/efs' });
     assert.deepEqual(transfer.bind({ method: 's3-sync', from: 's3://bkt/d', to: '/mnt/efs' }).mountDirs(), { to: '/mnt/efs' });
-    assert.deepEqual(transfer.bind({ files: 20, fileSize: '1k' }).confirmations(), [{ kind: 'write', reason: 'Copies 20 generated files of 1k to /tmp/tagssh-scratch-… (removed afterwards).' }]);
+    assert.deepEqual(transfer.bind({ files: 20, fileSize: '1k' }).confirmations(), [
+      { kind: 'write', reason: 'Copies 20 generated files of 1k to /tmp/tagssh-scratch-… (removed afterwards).' },
+    ]);
   });
 });

@@ -38,8 +38,14 @@ describe('export entries from instances', () => {
   it('shared Names are looked up by id; options override tags', () => {
     const list = [inst({}), inst({ id: 'i-00000000000000002' }), inst({ id: 'i-00000000000000003', name: 'db', tags: { 'tagssh:user': 'admin' } })];
     const tt = teraTermHostsFrom(list, { keyFile: 'C:\\k.pem', keyHasPassphrase: true });
-    assert.deepEqual(tt.map((h) => h.resolveBy), ['id', 'id', undefined]);
-    assert.deepEqual(tt.map((h) => h.user), ['ec2-user', 'ec2-user', 'admin']);
+    assert.deepEqual(
+      tt.map((h) => h.resolveBy),
+      ['id', 'id', undefined],
+    );
+    assert.deepEqual(
+      tt.map((h) => h.user),
+      ['ec2-user', 'ec2-user', 'admin'],
+    );
     assert.equal(tt[0]!.keyFile, 'C:\\k.pem');
     assert.equal(teraTermHostsFrom(list, { user: 'root' })[2]!.user, 'root');
     assert.equal(teraTermHostsFrom(list, { private: true })[0]!.address, '10.0.0.1');

@@ -15,7 +15,40 @@ import { lex } from '../../../support/ttl/lexer.js';
 // cmd.exe as anything but base64url, and never changes the connect line or the ssh config
 // structure. Exports that cannot be made fail with EXPORT_INVALID, never with broken output.
 
-const NASTY = [`'`, `"`, '$(', ')', '`', '%', '%TEMP%', '&', '^', '|', '<', '>', '\n', '\r', '\t', ';', '#', '#39', '/*', '*/', '\\', ' ', ':', '/f=x', '!', 'é', '漢', '😀', '\u202e', '\u2028', '\x7f', '\x1b'];
+const NASTY = [
+  `'`,
+  `"`,
+  '$(',
+  ')',
+  '`',
+  '%',
+  '%TEMP%',
+  '&',
+  '^',
+  '|',
+  '<',
+  '>',
+  '\n',
+  '\r',
+  '\t',
+  ';',
+  '#',
+  '#39',
+  '/*',
+  '*/',
+  '\\',
+  ' ',
+  ':',
+  '/f=x',
+  '!',
+  'é',
+  '漢',
+  '😀',
+  '\u202e',
+  '\u2028',
+  '\x7f',
+  '\x1b',
+];
 const nameArb = fc.oneof(
   fc.array(fc.constantFrom(...NASTY), { minLength: 1, maxLength: 12 }).map((a) => a.join('')),
   fc.string({ unit: fc.oneof(fc.constantFrom(...NASTY), fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 })), minLength: 1, maxLength: 40 }),
@@ -27,7 +60,15 @@ const TEMP = 'C:\\Temp';
 const AT = '2026-01-02T03:04:05Z';
 
 function host(name: string): TeraTermHost {
-  return { instanceId: 'i-0123456789abcdef0', region: 'ap-northeast-1', name, address: '192.0.2.44', port: 2200, user: 'ec2-user', keyFile: 'C:\\k\\a b;c.pem' };
+  return {
+    instanceId: 'i-0123456789abcdef0',
+    region: 'ap-northeast-1',
+    name,
+    address: '192.0.2.44',
+    port: 2200,
+    user: 'ec2-user',
+    keyFile: 'C:\\k\\a b;c.pem',
+  };
 }
 
 /** What the macro's lookup sees of the name after cmd.exe: argv decoded from --name-b64. */
@@ -73,7 +114,10 @@ describe('exports survive any Name (fast-check)', () => {
         const c = parseTtssh(r.connect!);
         assert.equal(c.host, '198.51.100.1');
         assert.equal(c.port, 2200);
-        assert.deepEqual(c.options.map((o) => o.name), ['ssh2', 'auth', 'user', 'keyfile']);
+        assert.deepEqual(
+          c.options.map((o) => o.name),
+          ['ssh2', 'auth', 'user', 'keyfile'],
+        );
         assert.equal(c.options[3]!.value, 'C:\\k\\a b;c.pem');
         // The failure path shows the name in a message box, still as one intact string.
         const failed = runTtl(dyn, { env: { TEMP }, exec: () => 4 });

@@ -3,7 +3,16 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { sshConfigBlock, replaceManagedBlock, removeManagedBlock, hostAliasesOutsideBlock, sshConfigValue, BLOCK_BEGIN, BLOCK_END, type SshConfigHost } from '../../../../src/common/export/sshConfig.js';
+import {
+  sshConfigBlock,
+  replaceManagedBlock,
+  removeManagedBlock,
+  hostAliasesOutsideBlock,
+  sshConfigValue,
+  BLOCK_BEGIN,
+  BLOCK_END,
+  type SshConfigHost,
+} from '../../../../src/common/export/sshConfig.js';
 import { makeAliases, slugify } from '../../../../src/common/export/alias.js';
 import { AppError } from '../../../../src/common/errors.js';
 
@@ -93,14 +102,19 @@ describe('managed block replacement', () => {
 
   it('property: any surrounding text survives any number of rewrites byte for byte', () => {
     fc.assert(
-      fc.property(fc.string({ unit: 'binary' }), fc.string({ unit: 'binary' }), fc.array(fc.constantFrom(blockA, blockB), { minLength: 1, maxLength: 4 }), (pre, post, blocks) => {
-        fc.pre(!/# (BEGIN|END) tagssh/.test(pre + post));
-        const start = `${pre.replace(/\r?\n?$/, '')}\n${blockA}\n${post}`;
-        let cur = start;
-        for (const b of blocks) cur = replaceManagedBlock(cur, b);
-        cur = replaceManagedBlock(cur, blockA);
-        assert.equal(cur, start);
-      }),
+      fc.property(
+        fc.string({ unit: 'binary' }),
+        fc.string({ unit: 'binary' }),
+        fc.array(fc.constantFrom(blockA, blockB), { minLength: 1, maxLength: 4 }),
+        (pre, post, blocks) => {
+          fc.pre(!/# (BEGIN|END) tagssh/.test(pre + post));
+          const start = `${pre.replace(/\r?\n?$/, '')}\n${blockA}\n${post}`;
+          let cur = start;
+          for (const b of blocks) cur = replaceManagedBlock(cur, b);
+          cur = replaceManagedBlock(cur, blockA);
+          assert.equal(cur, start);
+        },
+      ),
       { numRuns: 500 },
     );
   });
@@ -149,7 +163,8 @@ describe('markers cannot be forged by a Name', () => {
   });
 
   it('a block written by an earlier version (explanation on the begin line) is still replaced', () => {
-    const legacy = '# BEGIN tagssh (written by `tagssh export ssh-config`; edits inside this block are replaced on the next export)\nHost old\n  HostName i-0123456789abcdef0\n\nHost *\n# END tagssh';
+    const legacy =
+      '# BEGIN tagssh (written by `tagssh export ssh-config`; edits inside this block are replaced on the next export)\nHost old\n  HostName i-0123456789abcdef0\n\nHost *\n# END tagssh';
     const plain = sshConfigBlock([hosts[0]!]).text;
     assert.equal(replaceManagedBlock(`${legacy}\n\n${user}`, plain), `${plain}\n\n${user}`);
   });
@@ -171,7 +186,13 @@ describe('aliases', () => {
       { instanceId: 'i-00000000000000012', name: 'a-b' },
       { instanceId: 'i-00000000000000013', name: '漢字' },
     ]);
-    assert.deepEqual(m.map((x) => x.alias), ['a-b-00000011', 'a-b-00000012', 'i-00000000000000013']);
-    assert.deepEqual(m.map((x) => x.note), ['duplicate', 'duplicate', 'no-name']);
+    assert.deepEqual(
+      m.map((x) => x.alias),
+      ['a-b-00000011', 'a-b-00000012', 'i-00000000000000013'],
+    );
+    assert.deepEqual(
+      m.map((x) => x.note),
+      ['duplicate', 'duplicate', 'no-name'],
+    );
   });
 });

@@ -29,7 +29,14 @@ const web: TeraTermHost = {
   keyFile: 'C:\\Users\\me\\.ssh\\web key.pem',
   keyHasPassphrase: true,
 };
-const db: TeraTermHost = { instanceId: 'i-0fedcba9876543210', region: 'eu-west-1', name: `it's "db" & 100%`, address: '203.0.113.20', port: 2222, user: 'ubuntu' };
+const db: TeraTermHost = {
+  instanceId: 'i-0fedcba9876543210',
+  region: 'eu-west-1',
+  name: `it's "db" & 100%`,
+  address: '203.0.113.20',
+  port: 2222,
+  user: 'ubuntu',
+};
 const noName: TeraTermHost = { instanceId: 'i-00000000000000001', region: 'us-east-2', name: null, address: null, port: 22, user: 'admin', auth: 'password' };
 
 function golden(file: string, content: string): void {
@@ -80,7 +87,10 @@ describe('TTL string literals', () => {
   });
 
   it('refuses values TTL cannot hold instead of truncating them', () => {
-    assert.throws(() => ttlString('x'.repeat(512), 'the name'), (e: unknown) => e instanceof AppError && e.code === 'EXPORT_INVALID' && /511/.test(e.message));
+    assert.throws(
+      () => ttlString('x'.repeat(512), 'the name'),
+      (e: unknown) => e instanceof AppError && e.code === 'EXPORT_INVALID' && /511/.test(e.message),
+    );
     assert.equal(ttlString('é'.repeat(255), 'x').length, 257); // 510 bytes fit
     assert.throws(() => ttlString('é'.repeat(256), 'x'), /512 bytes/);
     assert.throws(() => ttlString('a\0b', 'x'), /NUL/);
@@ -187,7 +197,10 @@ describe('Tera Term macros', () => {
   });
 
   it('fails the export clearly when Tera Term could not run it', () => {
-    const bad = (h: Partial<TeraTermHost>, o: Partial<TeraTermOptions> = {}) => () => teraTermMacro({ ...web, ...h }, { exportedAt: AT, ...o });
+    const bad =
+      (h: Partial<TeraTermHost>, o: Partial<TeraTermOptions> = {}) =>
+      () =>
+        teraTermMacro({ ...web, ...h }, { exportedAt: AT, ...o });
     const invalid = (e: unknown) => e instanceof AppError && e.code === 'EXPORT_INVALID';
     assert.throws(bad({ keyFile: 'keys/web.pem' }), invalid);
     assert.throws(bad({ keyFile: '/home/me/web.pem' }), invalid);

@@ -6,8 +6,24 @@ import { filterInstances, matchesFilter, parseFilter } from '../../../../src/com
 // The one instance filter behind `tagssh list --filter` and the app's filter box.
 
 const inst = (over: Partial<Instance>): Instance => ({
-  id: 'i-0001', region: 'ap-northeast-1', name: 'web-1', state: 'running', type: 't3.micro', az: 'ap-northeast-1a', publicIp: null, isElasticIp: false,
-  privateIp: '10.0.0.1', keyName: null, imageId: null, platform: null, platformDetails: null, vpcId: null, subnetId: null, launchTime: null, tags: {}, ...over,
+  id: 'i-0001',
+  region: 'ap-northeast-1',
+  name: 'web-1',
+  state: 'running',
+  type: 't3.micro',
+  az: 'ap-northeast-1a',
+  publicIp: null,
+  isElasticIp: false,
+  privateIp: '10.0.0.1',
+  keyName: null,
+  imageId: null,
+  platform: null,
+  platformDetails: null,
+  vpcId: null,
+  subnetId: null,
+  launchTime: null,
+  tags: {},
+  ...over,
 });
 const m = (i: Instance, q: string) => matchesFilter(i, parseFilter(q));
 
@@ -25,7 +41,10 @@ test('other words match name, id, addresses, type, zone, region, state and tag k
 
 test('filterInstances keeps the order and returns a copy', () => {
   const list = [inst({ id: 'i-1', tags: { env: 'prod' } }), inst({ id: 'i-2', tags: { env: 'dev' } }), inst({ id: 'i-3', tags: { env: 'prod' } })];
-  assert.deepEqual(filterInstances(list, 'env=prod').map((i) => i.id), ['i-1', 'i-3']);
+  assert.deepEqual(
+    filterInstances(list, 'env=prod').map((i) => i.id),
+    ['i-1', 'i-3'],
+  );
   const all = filterInstances(list, ' ');
   assert.notEqual(all, list);
   assert.equal(all.length, 3);

@@ -5,20 +5,41 @@ import { formatTunnelText, parseTunnelText, tunnelProblems } from '../../../../s
 // The one set of tunnel rules both faces check: OpenSSH's -L/-D/-R text forms, ports, hosts and
 // the refusal to listen on every interface unless that is written out.
 
-const codes = (kind: 'local' | 'dynamic' | 'remote', text: string, root = false) => parseTunnelText(kind, text, root).problems.map((p) => `${p.field}:${p.code}`);
+const codes = (kind: 'local' | 'dynamic' | 'remote', text: string, root = false) =>
+  parseTunnelText(kind, text, root).problems.map((p) => `${p.field}:${p.code}`);
 
 describe('parseTunnelText', () => {
   it('reads the OpenSSH forms, bind address optional', () => {
-    assert.deepEqual(parseTunnelText('local', '8080:db.internal:5432', false), { spec: { kind: 'local', port: 8080, host: 'db.internal', hostPort: 5432 }, problems: [] });
-    assert.deepEqual(parseTunnelText('local', '127.0.0.2:8080:10.0.0.5:80', false).spec, { kind: 'local', bind: '127.0.0.2', port: 8080, host: '10.0.0.5', hostPort: 80 });
-    assert.deepEqual(parseTunnelText('local', '[::1]:8080:[fd00::5]:80', false).spec, { kind: 'local', bind: '::1', port: 8080, host: 'fd00::5', hostPort: 80 });
+    assert.deepEqual(parseTunnelText('local', '8080:db.internal:5432', false), {
+      spec: { kind: 'local', port: 8080, host: 'db.internal', hostPort: 5432 },
+      problems: [],
+    });
+    assert.deepEqual(parseTunnelText('local', '127.0.0.2:8080:10.0.0.5:80', false).spec, {
+      kind: 'local',
+      bind: '127.0.0.2',
+      port: 8080,
+      host: '10.0.0.5',
+      hostPort: 80,
+    });
+    assert.deepEqual(parseTunnelText('local', '[::1]:8080:[fd00::5]:80', false).spec, {
+      kind: 'local',
+      bind: '::1',
+      port: 8080,
+      host: 'fd00::5',
+      hostPort: 80,
+    });
     assert.deepEqual(parseTunnelText('dynamic', '1080', false).spec, { kind: 'dynamic', port: 1080 });
     assert.deepEqual(parseTunnelText('dynamic', '0.0.0.0:1080', false).spec, { kind: 'dynamic', bind: '0.0.0.0', port: 1080 });
     assert.deepEqual(parseTunnelText('remote', '9000:localhost:3000', false).spec, { kind: 'remote', port: 9000, host: 'localhost', hostPort: 3000 });
   });
 
   it('round-trips through formatTunnelText', () => {
-    for (const [k, t] of [['local', '8080:db:5432'], ['local', '[::1]:8080:[fd00::5]:80'], ['dynamic', '127.0.0.1:1080'], ['remote', '9000:localhost:3000']] as const) {
+    for (const [k, t] of [
+      ['local', '8080:db:5432'],
+      ['local', '[::1]:8080:[fd00::5]:80'],
+      ['dynamic', '127.0.0.1:1080'],
+      ['remote', '9000:localhost:3000'],
+    ] as const) {
       assert.equal(formatTunnelText(parseTunnelText(k, t, false).spec!), t);
     }
   });
@@ -39,7 +60,7 @@ describe('parseTunnelText', () => {
     assert.deepEqual(codes('dynamic', '1080:db:80'), ['port:syntax']);
     assert.deepEqual(codes('local', '[::1:8080:db:80'), ['port:syntax']);
     assert.deepEqual(codes('remote', '0:localhost:3000'), ['port:portInvalid'], 'the server port must be given');
-    assert.deepEqual(codes('remote', '80:localhost:3000'), [], 'a privileged server port is the server\'s to refuse');
+    assert.deepEqual(codes('remote', '80:localhost:3000'), [], "a privileged server port is the server's to refuse");
   });
 
   it('tunnelProblems checks form fields the same way', () => {

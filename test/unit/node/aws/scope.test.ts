@@ -16,7 +16,23 @@ before(() => {
   dir = mkdtempSync(join(tmpdir(), 'tagssh-scope-'));
   writeFileSync(
     join(dir, 'config'),
-    ['[default]', 'region = eu-west-2', '', '[profile work]', 'region = ap-northeast-1', '', '[profile sso]', 'sso_session = corp', 'sso_account_id = 1', 'sso_role_name = r', '', '[sso-session corp]', 'sso_start_url = https://x.awsapps.com/start', 'sso_region = us-east-1', ''].join('\n'),
+    [
+      '[default]',
+      'region = eu-west-2',
+      '',
+      '[profile work]',
+      'region = ap-northeast-1',
+      '',
+      '[profile sso]',
+      'sso_session = corp',
+      'sso_account_id = 1',
+      'sso_role_name = r',
+      '',
+      '[sso-session corp]',
+      'sso_start_url = https://x.awsapps.com/start',
+      'sso_region = us-east-1',
+      '',
+    ].join('\n'),
   );
   writeFileSync(join(dir, 'credentials'), ['[keys-only]', 'aws_access_key_id = AKID', 'aws_secret_access_key = s', ''].join('\n'));
   for (const k of keys) saved[k] = process.env[k];
@@ -84,12 +100,30 @@ test('--region values: repeated, comma lists, de-duplicated, "all" wins, bad nam
   assert.deepEqual(normaliseRegions(['us-east-1', 'all']), ['all']);
   assert.equal(normaliseRegions(undefined), undefined);
   assert.equal(normaliseRegions([' , ']), undefined);
-  assert.throws(() => normaliseRegions(['us-east-1', 'xx-nowhere-9']), (e: AppError) => e.code === 'BAD_REGION' && e.message.includes('xx-nowhere-9'));
-  assert.throws(() => normaliseRegions(['US-EAST-1']), (e: AppError) => e.code === 'BAD_REGION');
+  assert.throws(
+    () => normaliseRegions(['us-east-1', 'xx-nowhere-9']),
+    (e: AppError) => e.code === 'BAD_REGION' && e.message.includes('xx-nowhere-9'),
+  );
+  assert.throws(
+    () => normaliseRegions(['US-EAST-1']),
+    (e: AppError) => e.code === 'BAD_REGION',
+  );
 });
 
 test('region names of every partition are recognised', () => {
-  for (const r of ['us-east-1', 'eu-central-2', 'ap-southeast-5', 'il-central-1', 'mx-central-1', 'cn-north-1', 'us-gov-west-1', 'us-iso-east-1', 'us-isob-east-1', 'eusc-de-east-1']) assert.ok(isRegionName(r), r);
+  for (const r of [
+    'us-east-1',
+    'eu-central-2',
+    'ap-southeast-5',
+    'il-central-1',
+    'mx-central-1',
+    'cn-north-1',
+    'us-gov-west-1',
+    'us-iso-east-1',
+    'us-isob-east-1',
+    'eusc-de-east-1',
+  ])
+    assert.ok(isRegionName(r), r);
   for (const r of ['all', 'useast1', 'us-east', 'xx-nowhere-9', 'us-east-1a', '']) assert.ok(!isRegionName(r), r);
 });
 

@@ -2,7 +2,17 @@ import { test } from 'node:test';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import assert from 'node:assert/strict';
-import { cidrContains, coversPort, diagnosisLine, explainTimeout, groupForNewRule, ruleDescription, singleAddressCidr, verdictFor, type SgRule } from '../../../../src/node/aws/securityGroups.js';
+import {
+  cidrContains,
+  coversPort,
+  diagnosisLine,
+  explainTimeout,
+  groupForNewRule,
+  ruleDescription,
+  singleAddressCidr,
+  verdictFor,
+  type SgRule,
+} from '../../../../src/node/aws/securityGroups.js';
 import { AppError } from '../../../../src/common/errors.js';
 
 // The rules that decide "does this security group let my IP in on the SSH port?".
@@ -51,7 +61,11 @@ test('one address only: /32 and /128 are made, anything wider is refused by name
   assert.equal(singleAddressCidr('2001:db8::7'), '2001:db8::7/128');
   assert.equal(singleAddressCidr('2001:db8::7/128'), '2001:db8::7/128');
   for (const wide of ['0.0.0.0/0', '::/0', '203.0.113.0/24', '2001:db8::/64', '203.0.113.7/31']) {
-    assert.throws(() => singleAddressCidr(wide), (e: unknown) => e instanceof AppError && e.code === 'INVALID_INPUT' && /one address only/.test(e.message), wide);
+    assert.throws(
+      () => singleAddressCidr(wide),
+      (e: unknown) => e instanceof AppError && e.code === 'INVALID_INPUT' && /one address only/.test(e.message),
+      wide,
+    );
   }
   assert.throws(() => singleAddressCidr('0.0.0.0/0'), /whole internet/);
   for (const bad of ['', 'example.com', '1.2.3', '1.2.3.4/32/1', '300.1.1.1']) assert.throws(() => singleAddressCidr(bad), /not an IPv4 or IPv6 address/, bad);
@@ -76,11 +90,23 @@ test('the rule description says tagssh, who and the date, in characters EC2 acce
 });
 
 test('the one-line diagnosis names the IP, the port, the groups and the command', () => {
-  const base = { instanceId: 'i-1', name: 'web 1', region: 'us-east-1', ip: '203.0.113.7', port: 22, groupIds: ['sg-a'], suggestedGroupId: 'sg-a', matchedGroupId: null };
+  const base = {
+    instanceId: 'i-1',
+    name: 'web 1',
+    region: 'us-east-1',
+    ip: '203.0.113.7',
+    port: 22,
+    groupIds: ['sg-a'],
+    suggestedGroupId: 'sg-a',
+    matchedGroupId: null,
+  };
   const blocked = diagnosisLine({ ...base, verdict: 'blocked' }, 'web 1');
   assert.match(blocked, /203\.0\.113\.7 is not allowed on port 22 .*sg-a.*tagssh sg allow-my-ip 'web 1'/);
   assert.doesNotMatch(blocked, /\n/);
-  assert.match(diagnosisLine({ ...base, verdict: 'allowed', matchedGroupId: 'sg-a' }, 'web 1'), /sg-a allows 203\.0\.113\.7 on port 22, so the block is elsewhere/);
+  assert.match(
+    diagnosisLine({ ...base, verdict: 'allowed', matchedGroupId: 'sg-a' }, 'web 1'),
+    /sg-a allows 203\.0\.113\.7 on port 22, so the block is elsewhere/,
+  );
   assert.match(diagnosisLine({ ...base, verdict: 'unknown', matchedGroupId: 'sg-a' }, 'web 1'), /can't tell whether 203\.0\.113\.7/);
 });
 

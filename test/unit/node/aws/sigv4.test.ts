@@ -9,7 +9,12 @@ import { encodeQuery } from '../../../../src/node/aws/ec2Client.js';
 
 const date = new Date('2024-05-06T07:08:09.123Z');
 
-async function sdkAuthorization(o: { host: string; body: string; region: string; credentials: { accessKeyId: string; secretAccessKey: string; sessionToken?: string } }) {
+async function sdkAuthorization(o: {
+  host: string;
+  body: string;
+  region: string;
+  credentials: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
+}) {
   const signer = new SignatureV4({ service: 'ec2', region: o.region, sha256: Sha256, credentials: o.credentials });
   const [hostname, port] = o.host.split(':');
   const signed = (await signer.sign(
@@ -28,12 +33,23 @@ async function sdkAuthorization(o: { host: string; body: string; region: string;
 }
 
 const cases = [
-  { name: 'plain', host: 'ec2.us-east-1.amazonaws.com', region: 'us-east-1', body: encodeQuery({ Action: 'DescribeInstances', Version: '2016-11-15', MaxResults: 1000 }), credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY' } },
+  {
+    name: 'plain',
+    host: 'ec2.us-east-1.amazonaws.com',
+    region: 'us-east-1',
+    body: encodeQuery({ Action: 'DescribeInstances', Version: '2016-11-15', MaxResults: 1000 }),
+    credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY' },
+  },
   {
     name: 'session token, Unicode tag filter, custom port',
     host: '127.0.0.1:5123',
     region: 'eu-west-1',
-    body: encodeQuery({ Action: 'DescribeInstances', Version: '2016-11-15', 'Filter.1.Name': 'tag:Name', 'Filter.1.Value.1': `web "1" $(x) 日本 🎉 it's\nline` }),
+    body: encodeQuery({
+      Action: 'DescribeInstances',
+      Version: '2016-11-15',
+      'Filter.1.Name': 'tag:Name',
+      'Filter.1.Value.1': `web "1" $(x) 日本 🎉 it's\nline`,
+    }),
     credentials: { accessKeyId: 'ASIAEXAMPLE', secretAccessKey: 'secret', sessionToken: 'FwoGZXIvYXdzEXAMPLE//token==' },
   },
 ];
@@ -41,7 +57,17 @@ const cases = [
 for (const c of cases) {
   test(`signs like @smithy/signature-v4: ${c.name}`, async () => {
     const expected = await sdkAuthorization(c);
-    const mine = signRequest({ method: 'POST', host: c.host, path: '/', headers: { 'content-type': 'application/x-www-form-urlencoded; charset=utf-8' }, body: c.body, region: c.region, service: 'ec2', credentials: c.credentials, date });
+    const mine = signRequest({
+      method: 'POST',
+      host: c.host,
+      path: '/',
+      headers: { 'content-type': 'application/x-www-form-urlencoded; charset=utf-8' },
+      body: c.body,
+      region: c.region,
+      service: 'ec2',
+      credentials: c.credentials,
+      date,
+    });
     assert.equal(mine.authorization, expected.authorization);
     assert.equal(mine['x-amz-date'], expected['x-amz-date']);
     assert.equal(mine['x-amz-security-token'], expected['x-amz-security-token']);

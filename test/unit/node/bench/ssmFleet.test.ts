@@ -14,13 +14,27 @@ import { checkPacing, fleetCommand, parseOutputS3, parseTargets, resultFromInvoc
 const fx = (p: string) => readFileSync(join(import.meta.dirname, '../../../fixtures/bench', p), 'utf8');
 
 function base(): BenchResult {
-  return { id: 'run-abc123', batchId: 'batch-1', preset: 'fio', params: {}, status: 'running', instance: { label: 'web-1', host: 'ssm:i-0123456789abcdef0', instanceId: 'i-0123456789abcdef0' }, startedAt: '2026-12-01T00:00:00Z', metrics: [], facts: {}, notes: [], raw: { stdout: '', stderr: '' } };
+  return {
+    id: 'run-abc123',
+    batchId: 'batch-1',
+    preset: 'fio',
+    params: {},
+    status: 'running',
+    instance: { label: 'web-1', host: 'ssm:i-0123456789abcdef0', instanceId: 'i-0123456789abcdef0' },
+    startedAt: '2026-12-01T00:00:00Z',
+    metrics: [],
+    facts: {},
+    notes: [],
+    raw: { stdout: '', stderr: '' },
+  };
 }
 
 test('targets: tag:KEY=V[,V] and instanceids=…; anything else is named', () => {
   assert.deepEqual(parseTargets('tag:env=staging'), [{ Key: 'tag:env', Values: ['staging'] }]);
   assert.deepEqual(parseTargets('tag:role=web,db'), [{ Key: 'tag:role', Values: ['web', 'db'] }]);
-  assert.deepEqual(parseTargets('instanceids=i-0123456789abcdef0,i-0123456789abcdef1'), [{ Key: 'InstanceIds', Values: ['i-0123456789abcdef0', 'i-0123456789abcdef1'] }]);
+  assert.deepEqual(parseTargets('instanceids=i-0123456789abcdef0,i-0123456789abcdef1'), [
+    { Key: 'InstanceIds', Values: ['i-0123456789abcdef0', 'i-0123456789abcdef1'] },
+  ]);
   for (const bad of ['env=staging', 'tag:env', 'tag:env=', 'instanceids=web-1']) assert.throws(() => parseTargets(bad), /--targets/, bad);
 });
 
@@ -44,16 +58,21 @@ test('the command line SSM runs is the preset script byte for byte, run by sh, i
   assert.equal(existsSync(`/tmp/tagssh-${runId}`), false, 'the run directory is removed');
 });
 
-test('a node\'s output (captured fio 3.33 JSON) becomes a result like an SSH run\'s', () => {
+test("a node's output (captured fio 3.33 JSON) becomes a result like an SSH run's", () => {
   const fio = getPreset('fio').bind({});
-  const r = resultFromInvocation(base(), fio, { status: 'Success', stdout: fx('fio/fio-3.33-randread-4k-numjobs4-group.captured.json'), stderr: '', responseCode: 0 });
+  const r = resultFromInvocation(base(), fio, {
+    status: 'Success',
+    stdout: fx('fio/fio-3.33-randread-4k-numjobs4-group.captured.json'),
+    stderr: '',
+    responseCode: 0,
+  });
   assert.equal(r.status, 'ok');
   assert.equal(r.toolVersion, 'fio-3.33');
   assert.equal(r.metrics.find((m) => m.key === 'read.iops')?.value, 39303.569643);
   assert.equal(r.raw.stdout.length > 0, true);
 });
 
-test('a failed node (captured dd ENOSPC) is failed with the tool\'s words; SSM\'s own end states are named', () => {
+test("a failed node (captured dd ENOSPC) is failed with the tool's words; SSM's own end states are named", () => {
   const dd = getPreset('dd').bind({});
   const enospc = resultFromInvocation(base(), dd, { status: 'Failed', stdout: '', stderr: fx('dd/dd-enospc-coreutils-9.1.captured.txt'), responseCode: 1 });
   assert.equal(enospc.status, 'failed');
@@ -70,8 +89,14 @@ test('a failed node (captured dd ENOSPC) is failed with the tool\'s words; SSM\'
   assert.equal(resultFromInvocation(base(), sys, { status: 'Cancelled', stdout: '', stderr: '', responseCode: null }).status, 'cancelled');
 });
 
-test('output cut at SSM\'s limit says so, and where the whole of it is', () => {
+test("output cut at SSM's limit says so, and where the whole of it is", () => {
   const sys = getPreset('sysinfo').bind({});
-  const r = resultFromInvocation(base(), sys, { status: 'Success', stdout: 'x'.repeat(SSM_OUTPUT_LIMIT), stderr: '', responseCode: 0, s3Url: 'https://s3.amazonaws.com/b/p/stdout' });
+  const r = resultFromInvocation(base(), sys, {
+    status: 'Success',
+    stdout: 'x'.repeat(SSM_OUTPUT_LIMIT),
+    stderr: '',
+    responseCode: 0,
+    s3Url: 'https://s3.amazonaws.com/b/p/stdout',
+  });
   assert.ok(r.notes.some((n) => n.includes('first 24000 characters') && n.includes('https://s3.amazonaws.com/b/p/stdout')));
 });

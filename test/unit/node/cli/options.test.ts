@@ -17,10 +17,15 @@ function parse(argv: string[]): AwsFlags {
 test('--profile and repeated/comma-separated --region become an AwsScope', () => {
   assert.deepEqual(awsScopeFrom(parse([])), {});
   assert.deepEqual(awsScopeFrom(parse(['--profile', 'work'])), { profile: 'work' });
-  assert.deepEqual(awsScopeFrom(parse(['--region', 'us-east-1,eu-west-1', '--region', 'ap-south-1', '--region', 'us-east-1'])), { regions: ['us-east-1', 'eu-west-1', 'ap-south-1'] });
+  assert.deepEqual(awsScopeFrom(parse(['--region', 'us-east-1,eu-west-1', '--region', 'ap-south-1', '--region', 'us-east-1'])), {
+    regions: ['us-east-1', 'eu-west-1', 'ap-south-1'],
+  });
   assert.deepEqual(awsScopeFrom(parse(['--region', 'all'])), { regions: ['all'] });
 });
 
 test('a malformed region is refused with BAD_REGION', () => {
-  assert.throws(() => awsScopeFrom(parse(['--region', 'us-east-1;rm'])), (e: AppError) => e.code === 'BAD_REGION');
+  assert.throws(
+    () => awsScopeFrom(parse(['--region', 'us-east-1;rm'])),
+    (e: AppError) => e.code === 'BAD_REGION',
+  );
 });

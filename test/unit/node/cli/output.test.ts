@@ -19,6 +19,12 @@ test('display width counts CJK and emoji as two columns', () => {
 });
 
 test('table columns line up by display width', () => {
-  const out = table(['NAME', 'ID'], [['日本', 'i-1'], ['web', 'i-2']]).split('\n');
+  const out = table(
+    ['NAME', 'ID'],
+    [
+      ['日本', 'i-1'],
+      ['web', 'i-2'],
+    ],
+  ).split('\n');
   assert.deepEqual(out, ['NAME  ID', '日本  i-1', 'web   i-2', '']);
 });

@@ -28,7 +28,10 @@ describe('export.sshConfigEnv', () => {
     symlinkSync(join(ROOT, 'bin/tagssh.mjs'), link);
     const viaLink = sshConfigEnv({ script: link, env: { PATH: '', TAGSSH_HOME: home } });
     assert.deepEqual(viaLink, { tagsshCommand: [process.execPath, realpathSync(join(ROOT, 'bin/tagssh.mjs'))], knownHostsFile });
-    assert.deepEqual(sshConfigEnv({ script: join(ROOT, 'bin/tagssh.mjs'), env: { PATH: '', TAGSSH_HOME: home } }).tagsshCommand, [process.execPath, realpathSync(join(ROOT, 'bin/tagssh.mjs'))]);
+    assert.deepEqual(sshConfigEnv({ script: join(ROOT, 'bin/tagssh.mjs'), env: { PATH: '', TAGSSH_HOME: home } }).tagsshCommand, [
+      process.execPath,
+      realpathSync(join(ROOT, 'bin/tagssh.mjs')),
+    ]);
   });
 
   it('in the app: the executable tagssh found on PATH, by real path, as one word that runs', () => {

@@ -18,7 +18,10 @@ describe('the command exported configs run', () => {
 
   it('refuses, saying what to do, rather than write a command that cannot run', () => {
     const refused = (input: Parameters<typeof tagsshSelfCommand>[0], why: RegExp) =>
-      assert.throws(() => tagsshSelfCommand(input), (e: Error & { code?: string; hint?: string }) => e.code === 'EXPORT_INVALID' && why.test(e.message) && /export ssh-config/.test(e.hint ?? ''));
+      assert.throws(
+        () => tagsshSelfCommand(input),
+        (e: Error & { code?: string; hint?: string }) => e.code === 'EXPORT_INVALID' && why.test(e.message) && /export ssh-config/.test(e.hint ?? ''),
+      );
     refused({ execPath: 'node', script: import.meta.filename }, /not absolute/);
     refused({ execPath: join(dir, 'no-node'), script: import.meta.filename }, /not executable/);
     refused({ script: join(dir, 'missing.mjs') }, /not a readable file/);

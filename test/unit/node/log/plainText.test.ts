@@ -16,7 +16,11 @@ function plain(chunks: string[]): string[] {
 
 describe('PlainTextLines', () => {
   it('strips colours, cursor moves, titles (BEL and ST) and keeps the text', () => {
-    assert.deepEqual(plain(['\x1b[1;32muser@web\x1b[0m:\x1b[34m~\x1b[0m$ ls\r\n', '\x1b]0;title\x07a.txt  \x1b]2;t\x1b\\b.txt\r\n\x1b[?2004h$ ']), ['user@web:~$ ls', 'a.txt  b.txt', '$ ']);
+    assert.deepEqual(plain(['\x1b[1;32muser@web\x1b[0m:\x1b[34m~\x1b[0m$ ls\r\n', '\x1b]0;title\x07a.txt  \x1b]2;t\x1b\\b.txt\r\n\x1b[?2004h$ ']), [
+      'user@web:~$ ls',
+      'a.txt  b.txt',
+      '$ ',
+    ]);
   });
 
   it('holds an escape sequence cut between two chunks until its end arrives', () => {
@@ -42,7 +46,10 @@ describe('PlainTextLines', () => {
   it('stamps each line with the time its first character arrived', () => {
     let t = 0;
     const out: string[] = [];
-    const p = new PlainTextLines((line, at) => out.push(`${at.getTime()} ${line}`), () => new Date(++t * 1000));
+    const p = new PlainTextLines(
+      (line, at) => out.push(`${at.getTime()} ${line}`),
+      () => new Date(++t * 1000),
+    );
     p.push('one');
     p.push(' more\r\ntwo\r\n');
     p.end();

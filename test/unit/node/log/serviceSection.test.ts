@@ -32,7 +32,9 @@ class FakeSessions extends EventEmitter {
   resize() {}
   close() {}
   targetOf(id: string): ConnectTarget | undefined {
-    return id === 's1' ? { host: '203.0.113.9', port: 22, user: 'ubuntu', instanceId: 'i-0123456789abcdef0', region: 'ap-northeast-1', label: 'web' } : undefined;
+    return id === 's1'
+      ? { host: '203.0.113.9', port: 22, user: 'ubuntu', instanceId: 'i-0123456789abcdef0', region: 'ap-northeast-1', label: 'web' }
+      : undefined;
   }
 }
 
@@ -40,7 +42,27 @@ function setup() {
   const sessions = new FakeSessions();
   const engine: Engine = {
     listInstances: async () => ({
-      instances: [{ id: 'i-0123456789abcdef0', region: 'ap-northeast-1', name: 'web\x1b[2J', state: 'running', type: 'c7g.large', az: 'ap-northeast-1c', publicIp: '203.0.113.9', isElasticIp: false, privateIp: null, keyName: null, imageId: null, platform: null, platformDetails: null, vpcId: null, subnetId: null, launchTime: null, tags: {} }],
+      instances: [
+        {
+          id: 'i-0123456789abcdef0',
+          region: 'ap-northeast-1',
+          name: 'web\x1b[2J',
+          state: 'running',
+          type: 'c7g.large',
+          az: 'ap-northeast-1c',
+          publicIp: '203.0.113.9',
+          isElasticIp: false,
+          privateIp: null,
+          keyName: null,
+          imageId: null,
+          platform: null,
+          platformDetails: null,
+          vpcId: null,
+          subnetId: null,
+          launchTime: null,
+          tags: {},
+        },
+      ],
       fetchedAt: 0,
       fromCache: true,
     }),

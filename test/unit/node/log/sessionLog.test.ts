@@ -14,7 +14,15 @@ before(() => {
 });
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-const subject = { instanceId: 'i-0123456789abcdef0', name: 'web\x1b]0;pwned\x07 1', type: 't3.micro', region: 'eu-west-1', az: 'eu-west-1a', address: '203.0.113.5:22', user: 'ec2-user' };
+const subject = {
+  instanceId: 'i-0123456789abcdef0',
+  name: 'web\x1b]0;pwned\x07 1',
+  type: 't3.micro',
+  region: 'eu-west-1',
+  az: 'eu-west-1a',
+  address: '203.0.113.5:22',
+  user: 'ec2-user',
+};
 const start = new Date('2026-12-01T02:30:00.000Z');
 
 describe('logHeader', () => {

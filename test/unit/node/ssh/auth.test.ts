@@ -34,7 +34,12 @@ describe('readKeyFile', () => {
       [join(dir, 'missing'), /does not exist/],
     ];
     for (const [path, why] of cases) {
-      assert.throws(() => readKeyFile(path, '--identity'), (e: Error & { code?: string; hint?: string }) => e.code === 'INVALID_INPUT' && e.message.startsWith(`--identity ${path} `) && why.test(e.message) && !!e.hint, path);
+      assert.throws(
+        () => readKeyFile(path, '--identity'),
+        (e: Error & { code?: string; hint?: string }) =>
+          e.code === 'INVALID_INPUT' && e.message.startsWith(`--identity ${path} `) && why.test(e.message) && !!e.hint,
+        path,
+      );
       assert.match(keyFileProblem(path)!.message, why);
     }
   });

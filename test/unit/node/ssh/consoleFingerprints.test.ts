@@ -32,7 +32,10 @@ describe('parseConsoleHostKeys', () => {
   it('reads the old MD5 style (bare hex, "ec2: " prefix, DSA line) of an Amazon Linux 2018 console', () => {
     const parsed = parseConsoleHostKeys(fixture('amazon-linux-2018-md5.txt'));
     assert.ok(parsed);
-    assert.deepEqual(parsed.fingerprints.map((f) => f.family), ['DSA', 'ECDSA', 'ED25519', 'RSA']);
+    assert.deepEqual(
+      parsed.fingerprints.map((f) => f.family),
+      ['DSA', 'ECDSA', 'ED25519', 'RSA'],
+    );
     assert.equal(parsed.fingerprints[0]!.fingerprint, 'MD5:65:d8:d8:bd:09:25:00:e8:74:86:5d:2c:47:b7:9c:97');
     assert.equal(parsed.fingerprints[2]!.fingerprint, md5Fingerprint(hostKeys.ed25519));
     assert.deepEqual(parsed.keys, []);

@@ -11,7 +11,6 @@ import { sha256Fingerprint } from '../../../../src/node/ssh/fingerprint.js';
 const dir = mkdtempSync(join(tmpdir(), 'tagssh-hkd-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-
 describe('decideHostKey', () => {
   const store = new KnownHostsStore(join(dir, 'known_hosts'));
   const id = 'i-0123456789abcdef0';
@@ -29,14 +28,23 @@ describe('decideHostKey', () => {
     assert.equal(d.ok, false);
     assert.equal(d.error?.code, 'HOST_KEY_CHANGED');
     assert.deepEqual(d.error?.details, { instanceId: id, label: 'web', oldFingerprint: sha256Fingerprint(theirs), newFingerprint: sha256Fingerprint(mine) });
-    assert.deepEqual(store.get(id)?.keys.map((k) => k.fingerprint), [sha256Fingerprint(theirs)]);
+    assert.deepEqual(
+      store.get(id)?.keys.map((k) => k.fingerprint),
+      [sha256Fingerprint(theirs)],
+    );
   });
 
   it('the hint names something a person can type: the instance id when the Name has control characters', async () => {
-    const d = await decideHostKey({ host: '127.0.0.1', port: 22, label: 'web\u009b2J', instanceId: id, region: 'eu-west-1' }, ed25519KeyBlob(), { store, consoleOutput: null });
+    const d = await decideHostKey({ host: '127.0.0.1', port: 22, label: 'web\u009b2J', instanceId: id, region: 'eu-west-1' }, ed25519KeyBlob(), {
+      store,
+      consoleOutput: null,
+    });
     assert.equal(d.error?.code, 'HOST_KEY_CHANGED');
     assert.match(d.error!.hint!, new RegExp(`tagssh forget-host-key ${id}\``));
-    const plain = await decideHostKey({ host: '127.0.0.1', port: 22, label: "it's web", instanceId: id, region: 'eu-west-1' }, ed25519KeyBlob(), { store, consoleOutput: null });
+    const plain = await decideHostKey({ host: '127.0.0.1', port: 22, label: "it's web", instanceId: id, region: 'eu-west-1' }, ed25519KeyBlob(), {
+      store,
+      consoleOutput: null,
+    });
     assert.match(plain.error!.hint!, /tagssh forget-host-key 'it'\\''s web'`/);
   });
 });

@@ -96,16 +96,25 @@ describe('KnownHostsStore', () => {
     const s = new KnownHostsStore(path);
     const label = `web\n${I2} ssh-ed25519 AAAA\r x=y label=z %41 ü`;
     s.trust(I1, entry(label, I1));
-    assert.equal(readFileSync(path, 'utf8').split('\n').filter((l) => l && !l.startsWith('#')).length, 1);
+    assert.equal(
+      readFileSync(path, 'utf8')
+        .split('\n')
+        .filter((l) => l && !l.startsWith('#')).length,
+      1,
+    );
     assert.equal(s.get(I1)?.label, label);
     assert.equal(s.get(I2), undefined);
   });
 
-  it("keeps lines it did not write, and trusts keys added by hand as OpenSSH would", () => {
+  it('keeps lines it did not write, and trusts keys added by hand as OpenSSH would', () => {
     const path = join(dir, 'foreign', 'known_hosts');
     mkdirSync(join(dir, 'foreign'));
     const blob = ed25519KeyBlob();
-    const foreign = ['|1|abc=|def= ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl', '@revoked * ssh-rsa AAAA', 'not a key line'];
+    const foreign = [
+      '|1|abc=|def= ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl',
+      '@revoked * ssh-rsa AAAA',
+      'not a key line',
+    ];
     writeFileSync(path, [...foreign, `${I2} ssh-ed25519 ${blob.toString('base64')} me@laptop`].join('\n') + '\n');
     const s = new KnownHostsStore(path);
     assert.equal(s.get(I2)?.keys[0]?.fingerprint, sha256Fingerprint(blob));
@@ -120,7 +129,10 @@ describe('KnownHostsStore', () => {
     mkdirSync(cfg);
     const blob = ed25519KeyBlob();
     const old = { ...entry('web 1', I1, blob), region: 'ap-northeast-3' };
-    writeFileSync(join(cfg, 'known_hosts.json'), JSON.stringify({ schemaVersion: 1, data: { [`ap-northeast-3/${I1}`]: old, '10.0.0.5:2222': entry('bastion', null) } }));
+    writeFileSync(
+      join(cfg, 'known_hosts.json'),
+      JSON.stringify({ schemaVersion: 1, data: { [`ap-northeast-3/${I1}`]: old, '10.0.0.5:2222': entry('bastion', null) } }),
+    );
     const s = new KnownHostsStore(join(cfg, 'known_hosts'));
     assert.deepEqual(s.get(I1), old);
     assert.equal(s.get('10.0.0.5:2222')?.label, 'bastion');
@@ -129,24 +141,38 @@ describe('KnownHostsStore', () => {
     assert.match(execFileSync('ssh-keygen', ['-F', I1, '-f', join(cfg, 'known_hosts')], { encoding: 'utf8' }), new RegExp(`^${I1} ssh-ed25519 `, 'm'));
   });
 
-  it("carries over keys OpenSSH already trusts for the instances (hashed or not), never over a different trusted key", () => {
+  it('carries over keys OpenSSH already trusts for the instances (hashed or not), never over a different trusted key', () => {
     const d = join(dir, 'carry');
     mkdirSync(d);
     const [a, b, c, other] = [ed25519KeyBlob(), ed25519KeyBlob(), ed25519KeyBlob(), ed25519KeyBlob()];
     const I3 = 'i-0123456789abcdef3';
     const openssh = join(d, 'openssh_known_hosts');
-    writeFileSync(openssh, [`${I1} ssh-ed25519 ${a.toString('base64')}`, `${I3} ssh-ed25519 ${other.toString('base64')}`, `somehost ssh-ed25519 ${c.toString('base64')}`].join('\n') + '\n');
+    writeFileSync(
+      openssh,
+      [`${I1} ssh-ed25519 ${a.toString('base64')}`, `${I3} ssh-ed25519 ${other.toString('base64')}`, `somehost ssh-ed25519 ${c.toString('base64')}`].join(
+        '\n',
+      ) + '\n',
+    );
     execFileSync('ssh-keygen', ['-H', '-f', openssh], { stdio: 'ignore' }); // HashKnownHosts, as Debian and Ubuntu write it
     writeFileSync(openssh, readFileSync(openssh, 'utf8') + `${I2} ssh-ed25519 ${b.toString('base64')}\n`);
     assert.doesNotMatch(readFileSync(openssh, 'utf8'), new RegExp(I1), 'the first lines are hashed');
     const s = new KnownHostsStore(join(d, 'known_hosts'));
     s.trust(I3, entry('db', I3, c));
-    const r = carryOverOpenSshKeys(s, openssh, [{ id: I1, name: 'web', region: 'eu-west-1' }, { id: I2, name: null, region: 'eu-west-1' }, { id: I3, name: 'db', region: 'eu-west-1' }, { id: 'i-0123456789abcdef4', name: 'none', region: 'eu-west-1' }]);
+    const r = carryOverOpenSshKeys(s, openssh, [
+      { id: I1, name: 'web', region: 'eu-west-1' },
+      { id: I2, name: null, region: 'eu-west-1' },
+      { id: I3, name: 'db', region: 'eu-west-1' },
+      { id: 'i-0123456789abcdef4', name: 'none', region: 'eu-west-1' },
+    ]);
     assert.deepEqual(r, { added: [I1, I2], conflicts: [I3] });
     assert.equal(s.get(I1)?.keys[0]?.publicKey, a.toString('base64'));
     assert.equal(s.get(I1)?.label, 'web');
     assert.equal(s.get(I2)?.keys[0]?.publicKey, b.toString('base64'));
-    assert.deepEqual(s.get(I3)?.keys.map((k) => k.publicKey), [c.toString('base64')], 'the key TagSSH trusted is kept');
+    assert.deepEqual(
+      s.get(I3)?.keys.map((k) => k.publicKey),
+      [c.toString('base64')],
+      'the key TagSSH trusted is kept',
+    );
     assert.deepEqual(carryOverOpenSshKeys(s, join(d, 'missing'), [{ id: I1, name: null, region: 'eu-west-1' }]), { added: [], conflicts: [] });
   });
 

@@ -5,9 +5,23 @@ import { parseHostSpec } from '../../../../src/node/ssh/target.js';
 import type { Instance } from '../../../../src/common/model/instance.js';
 
 const base: Instance = {
-  id: 'i-0123456789abcdef0', region: 'eu-west-1', name: 'web', state: 'running', type: 't3.micro', az: 'eu-west-1a',
-  publicIp: '203.0.113.7', isElasticIp: false, privateIp: '10.0.0.7', keyName: 'team', imageId: 'ami-1', platform: null,
-  platformDetails: 'Linux/UNIX', vpcId: null, subnetId: null, launchTime: null, tags: {},
+  id: 'i-0123456789abcdef0',
+  region: 'eu-west-1',
+  name: 'web',
+  state: 'running',
+  type: 't3.micro',
+  az: 'eu-west-1a',
+  publicIp: '203.0.113.7',
+  isElasticIp: false,
+  privateIp: '10.0.0.7',
+  keyName: 'team',
+  imageId: 'ami-1',
+  platform: null,
+  platformDetails: 'Linux/UNIX',
+  vpcId: null,
+  subnetId: null,
+  launchTime: null,
+  tags: {},
 };
 
 describe('userFromImage', () => {
@@ -25,7 +39,8 @@ describe('userFromImage', () => {
     ['bitnami-wordpress-6.5.3-0-r05-linux-debian-12-x86_64-hvm-ebs-nami', 'bitnami'],
     ['my-company-golden-image-2024', undefined],
   ];
-  for (const [name, user] of cases) it(`${name} → ${user ?? '(unknown)'}`, () => assert.equal(userFromImage(null, 'Linux/UNIX', { name, description: null }), user));
+  for (const [name, user] of cases)
+    it(`${name} → ${user ?? '(unknown)'}`, () => assert.equal(userFromImage(null, 'Linux/UNIX', { name, description: null }), user));
 
   it('decides from PlatformDetails alone where it names the family', () => {
     assert.equal(userFromImage(null, 'Red Hat Enterprise Linux', null), 'ec2-user');

@@ -42,7 +42,14 @@ test('the session token goes only to wss://, or ws:// on this machine', () => {
   assert.equal(checkedStreamUrl('wss://ssmmessages.eu-west-1.amazonaws.com/v1/data-channel/s?role=publish_subscribe').protocol, 'wss:');
   for (const ok of ['ws://127.0.0.1:8080/x', 'ws://localhost/x', 'ws://[::1]:9/x']) assert.equal(checkedStreamUrl(ok).protocol, 'ws:');
   for (const bad of ['ws://ssmmessages.eu-west-1.amazonaws.com/x', 'https://example.com/x', 'ws://10.0.0.1/x']) {
-    assert.throws(() => checkedStreamUrl(bad), (e: AppError) => e.code === 'AWS_API' && /not wss:\/\//.test(e.message), bad);
+    assert.throws(
+      () => checkedStreamUrl(bad),
+      (e: AppError) => e.code === 'AWS_API' && /not wss:\/\//.test(e.message),
+      bad,
+    );
   }
-  assert.throws(() => checkedStreamUrl('not a url'), (e: AppError) => e.code === 'AWS_API' && /not a URL/.test(e.message));
+  assert.throws(
+    () => checkedStreamUrl('not a url'),
+    (e: AppError) => e.code === 'AWS_API' && /not a URL/.test(e.message),
+  );
 });

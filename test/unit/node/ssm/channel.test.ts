@@ -58,8 +58,15 @@ test('stream data is delivered in order, each message acknowledged, and nothing 
   for (const s of ['a', 'b', 'c']) await w.client.send(1, Buffer.from(s));
   assert.equal(w.client.inFlight, 3);
   assert.deepEqual(kinds(w.up), ['input_stream_data', 'input_stream_data', 'input_stream_data']);
-  assert.deepEqual(w.up.map((f) => decodeMessage(f).sequenceNumber), [0, 1, 2]);
-  assert.deepEqual(w.up.map((f) => decodeMessage(f).flags), [0, 0, 0], 'stream data carries no flags, as the plugin sends it');
+  assert.deepEqual(
+    w.up.map((f) => decodeMessage(f).sequenceNumber),
+    [0, 1, 2],
+  );
+  assert.deepEqual(
+    w.up.map((f) => decodeMessage(f).flags),
+    [0, 0, 0],
+    'stream data carries no flags, as the plugin sends it',
+  );
   w.flush();
   assert.equal(text(w.received), 'abc');
   assert.equal(w.client.inFlight, 0);

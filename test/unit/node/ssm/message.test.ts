@@ -9,7 +9,18 @@ const ID = '01234567-89ab-cdef-0011-223344556677';
 
 test('a frame has the documented layout (space-padded type, big-endian fields, UUID halves swapped, SHA-256 digest)', () => {
   const payload = Buffer.from('hello');
-  const f = encodeMessage(newMessage({ messageType: 'input_stream_data', schemaVersion: 1, createdDate: 1_700_000_000_123, sequenceNumber: 7, flags: 1, messageId: ID, payloadType: PAYLOAD_TYPES.output, payload }));
+  const f = encodeMessage(
+    newMessage({
+      messageType: 'input_stream_data',
+      schemaVersion: 1,
+      createdDate: 1_700_000_000_123,
+      sequenceNumber: 7,
+      flags: 1,
+      messageId: ID,
+      payloadType: PAYLOAD_TYPES.output,
+      payload,
+    }),
+  );
   assert.equal(f.length, 125);
   assert.equal(f.readUInt32BE(0), 116);
   assert.equal(f.subarray(4, 36).toString('latin1'), 'input_stream_data'.padEnd(32, ' '));
@@ -41,7 +52,19 @@ test('a hand-built frame decodes to its fields, and encode/decode round-trips', 
   f.writeUInt32BE(payload.length, 116);
   payload.copy(f, 120);
   const m = decodeMessage(f);
-  assert.deepEqual({ ...m, payload: m.payload.toString() }, { messageType: 'output_stream_data', schemaVersion: 1, createdDate: 42, sequenceNumber: 123456, flags: 2, messageId: ID, payloadType: 5, payload: '{"x":1}' });
+  assert.deepEqual(
+    { ...m, payload: m.payload.toString() },
+    {
+      messageType: 'output_stream_data',
+      schemaVersion: 1,
+      createdDate: 42,
+      sequenceNumber: 123456,
+      flags: 2,
+      messageId: ID,
+      payloadType: 5,
+      payload: '{"x":1}',
+    },
+  );
   assert.deepEqual(encodeMessage(m), f);
 });
 
@@ -56,15 +79,59 @@ test('malformed frames are refused with MalformedFrameError, never a crash', () 
   const cases: Array<[string, Buffer, RegExp]> = [
     ['short', good.subarray(0, 50), /shorter than the 120-byte header/],
     ['empty', Buffer.alloc(0), /shorter/],
-    ['header length', (() => { const b = Buffer.from(good); b.writeUInt32BE(100, 0); return b; })(), /header length 100/],
-    ['digest', (() => { const b = Buffer.from(good); b.writeUInt8(b.readUInt8(121) ^ 1, 121); return b; })(), /digest does not match/],
-    ['payload length', (() => { const b = Buffer.from(good); b.writeUInt32BE(99, 116); return b; })(), /payload length 99/],
+    [
+      'header length',
+      (() => {
+        const b = Buffer.from(good);
+        b.writeUInt32BE(100, 0);
+        return b;
+      })(),
+      /header length 100/,
+    ],
+    [
+      'digest',
+      (() => {
+        const b = Buffer.from(good);
+        b.writeUInt8(b.readUInt8(121) ^ 1, 121);
+        return b;
+      })(),
+      /digest does not match/,
+    ],
+    [
+      'payload length',
+      (() => {
+        const b = Buffer.from(good);
+        b.writeUInt32BE(99, 116);
+        return b;
+      })(),
+      /payload length 99/,
+    ],
     ['truncated payload', good.subarray(0, good.length - 1), /payload length 4 but 3 bytes/],
-    ['negative sequence', (() => { const b = Buffer.from(good); b.writeBigInt64BE(-1n, 48); return b; })(), /sequence number -1/],
-    ['blank type', (() => { const b = Buffer.from(good); b.fill(0x20, 4, 36); return b; })(), /empty message type/],
+    [
+      'negative sequence',
+      (() => {
+        const b = Buffer.from(good);
+        b.writeBigInt64BE(-1n, 48);
+        return b;
+      })(),
+      /sequence number -1/,
+    ],
+    [
+      'blank type',
+      (() => {
+        const b = Buffer.from(good);
+        b.fill(0x20, 4, 36);
+        return b;
+      })(),
+      /empty message type/,
+    ],
   ];
   for (const [name, frame, why] of cases) {
-    assert.throws(() => decodeMessage(frame), (e: unknown) => e instanceof MalformedFrameError && why.test(e.message), name);
+    assert.throws(
+      () => decodeMessage(frame),
+      (e: unknown) => e instanceof MalformedFrameError && why.test(e.message),
+      name,
+    );
   }
 });
 
@@ -73,7 +140,12 @@ test('an acknowledgement names the message it acknowledges (type, id, sequence) 
   const ack = decodeMessage(encodeMessage(ackFor(m)));
   assert.equal(ack.messageType, 'acknowledge');
   assert.equal(ack.flags, 3);
-  assert.deepEqual(parseAck(ack), { AcknowledgedMessageType: 'output_stream_data', AcknowledgedMessageId: m.messageId, AcknowledgedMessageSequenceNumber: 9, IsSequentialMessage: true });
+  assert.deepEqual(parseAck(ack), {
+    AcknowledgedMessageType: 'output_stream_data',
+    AcknowledgedMessageId: m.messageId,
+    AcknowledgedMessageSequenceNumber: 9,
+    IsSequentialMessage: true,
+  });
   assert.throws(() => parseAck({ ...ack, payload: Buffer.from('not json') }), MalformedFrameError);
   assert.throws(() => parseAck({ ...ack, payload: Buffer.from('{}') }), MalformedFrameError);
 });

@@ -18,7 +18,7 @@ function deadPid(): number {
 }
 
 describe('writeJsonFile', () => {
-  it('removes temp files of writers that died (of any file in the directory), keeps a live writer\'s and other files', async () => {
+  it("removes temp files of writers that died (of any file in the directory), keeps a live writer's and other files", async () => {
     const path = join(dir, 'settings.json');
     const orphan = `${path}.${deadPid()}.0badc0de.tmp`;
     const live = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60_000)'], { stdio: 'ignore' });
@@ -30,12 +30,18 @@ describe('writeJsonFile', () => {
 
       writeJsonFile(path, 1, { n: 1 });
 
-      assert.equal(existsSync(orphan), false, 'the dead writer\'s temp file is swept');
-      assert.equal(existsSync(inUse), true, 'a live writer\'s temp file stays');
-      assert.equal(existsSync(otherFile), false, 'a dead writer\'s temp file of another file in the directory goes too (results are written once each)');
+      assert.equal(existsSync(orphan), false, "the dead writer's temp file is swept");
+      assert.equal(existsSync(inUse), true, "a live writer's temp file stays");
+      assert.equal(existsSync(otherFile), false, "a dead writer's temp file of another file in the directory goes too (results are written once each)");
       assert.equal(existsSync(lookalike), true, 'a name that is not a temp file of ours stays');
-      assert.deepEqual(readJsonFile(path, 1, () => null), { n: 1 });
-      assert.deepEqual(readdirSync(dir).filter((n) => /\.[0-9a-f]{8}\.tmp$/.test(n) && !n.includes(String(live.pid))), []);
+      assert.deepEqual(
+        readJsonFile(path, 1, () => null),
+        { n: 1 },
+      );
+      assert.deepEqual(
+        readdirSync(dir).filter((n) => /\.[0-9a-f]{8}\.tmp$/.test(n) && !n.includes(String(live.pid))),
+        [],
+      );
     } finally {
       live.kill();
     }

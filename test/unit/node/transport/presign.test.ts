@@ -12,7 +12,10 @@ const date = new Date('2024-05-06T07:08:09.123Z');
 async function sdkPresigned(url: URL, credentials: { accessKeyId: string; secretAccessKey: string; sessionToken?: string }): Promise<Record<string, string>> {
   const signer = new SignatureV4({ service: 'ec2-instance-connect', region: 'ap-northeast-1', sha256: Sha256, credentials });
   const query: Record<string, string> = Object.fromEntries(url.searchParams);
-  const out = (await signer.presign({ method: 'GET', protocol: 'https:', hostname: url.hostname, path: url.pathname, headers: { host: url.host }, query } as never, { signingDate: date, expiresIn: 60 })) as unknown as { query: Record<string, string> };
+  const out = (await signer.presign(
+    { method: 'GET', protocol: 'https:', hostname: url.hostname, path: url.pathname, headers: { host: url.host }, query } as never,
+    { signingDate: date, expiresIn: 60 },
+  )) as unknown as { query: Record<string, string> };
   return out.query;
 }
 
@@ -21,7 +24,8 @@ for (const credentials of [
   { accessKeyId: 'ASIAEXAMPLE', secretAccessKey: 'secret', sessionToken: 'token/with+odd=chars&more' },
 ]) {
   test(`presignUrl matches @smithy/signature-v4 presign (${credentials.sessionToken ? 'session token' : 'long-term keys'})`, async () => {
-    const raw = 'wss://eice-0123.ec2-instance-connect-endpoint.ap-northeast-1.amazonaws.com/openTunnel?instanceConnectEndpointId=eice-0123&remotePort=22&privateIpAddress=10.0.1.5&maxTunnelDuration=3600';
+    const raw =
+      'wss://eice-0123.ec2-instance-connect-endpoint.ap-northeast-1.amazonaws.com/openTunnel?instanceConnectEndpointId=eice-0123&remotePort=22&privateIpAddress=10.0.1.5&maxTunnelDuration=3600';
     const ours = new URL(presignUrl({ url: raw, region: 'ap-northeast-1', service: 'ec2-instance-connect', credentials, expiresSeconds: 60, date }));
     const theirs = await sdkPresigned(new URL(raw), credentials);
     assert.deepEqual(Object.fromEntries(ours.searchParams), theirs);

@@ -25,7 +25,11 @@ test('a window that goes away takes its tunnel-status listener with it; the mana
       openSession: async () => assert.fail('not used'),
     } satisfies Engine;
     let settings: Settings = defaultSettings();
-    const service = createAppService({ engine, settings: { get: () => settings, set: (s) => (settings = s) }, sections: [tunnelsSection({ store: jsonTunnelStore(join(dir, 'tunnels.json')) })] });
+    const service = createAppService({
+      engine,
+      settings: { get: () => settings, set: (s) => (settings = s) },
+      sections: [tunnelsSection({ store: jsonTunnelStore(join(dir, 'tunnels.json')) })],
+    });
     const manager = tunnelManagerOf(engine);
     const windows = [service.connect(() => {}), service.connect(() => {})];
     for (const w of windows) w.handlers['tunnels.list']({});

@@ -27,7 +27,12 @@ describe('SOCKS5 parsing', () => {
     const v6 = Buffer.concat([b(5, 1, 0, 4), Buffer.from('fd000000000000000000000000000005', 'hex'), b(0, 80)]);
     assert.deepEqual(parseRequest(v6), { kind: 'ok', used: 22, host: 'fd00:0:0:0:0:0:0:5', port: 80 });
     const name = Buffer.from('db.internal');
-    assert.deepEqual(parseRequest(Buffer.concat([b(5, 1, 0, 3, name.length), name, b(1, 187)])), { kind: 'ok', used: 7 + name.length, host: 'db.internal', port: 443 });
+    assert.deepEqual(parseRequest(Buffer.concat([b(5, 1, 0, 3, name.length), name, b(1, 187)])), {
+      kind: 'ok',
+      used: 7 + name.length,
+      host: 'db.internal',
+      port: 443,
+    });
     assert.deepEqual(parseRequest(Buffer.concat([b(5, 1, 0, 3, name.length), name])), { kind: 'more' });
   });
 

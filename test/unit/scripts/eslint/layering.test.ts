@@ -17,7 +17,7 @@ describe('the layer rule', () => {
   it('refuses a dynamic import() that runs up a floor (the CLI fast paths are import()s)', async () => {
     const errors = await layerErrors('src/common/probe.ts', "export async function f() { return import('../node/engine.js'); }\n");
     assert.deepEqual(errors, ['src/common may not import src/node: layers import downward only, and the faces meet only through src/common/contract.ts.']);
-    assert.equal((await layerErrors('src/node/probe.ts', "export const f = () => import(`../../renderer/index.js`);\n")).length, 1);
+    assert.equal((await layerErrors('src/node/probe.ts', 'export const f = () => import(`../../renderer/index.js`);\n')).length, 1);
   });
 
   it('refuses static imports and re-exports up a floor, and between the two faces', async () => {
@@ -29,15 +29,22 @@ describe('the layer rule', () => {
   });
 
   it('refuses packages a floor may not use, and an import() it cannot read', async () => {
-    assert.deepEqual(await layerErrors('renderer/probe.ts', "export const f = () => import('node:fs');\n"), ['renderer/ runs without Node: no node:* imports.']);
+    assert.deepEqual(await layerErrors('renderer/probe.ts', "export const f = () => import('node:fs');\n"), [
+      'renderer/ runs without Node: no node:* imports.',
+    ]);
     assert.deepEqual(await layerErrors('src/node/probe.ts', "import 'electron';\n"), ['Only main/ may import Electron.']);
     assert.deepEqual(await layerErrors('main/probe.ts', "import '@xterm/xterm';\n"), ['UI libraries belong in renderer/.']);
-    assert.deepEqual(await layerErrors('src/node/probe.ts', 'export const f = (m: string) => import(m);\n'), ['A computed import() cannot be checked against the layers: import a constant path.']);
+    assert.deepEqual(await layerErrors('src/node/probe.ts', 'export const f = (m: string) => import(m);\n'), [
+      'A computed import() cannot be checked against the layers: import a constant path.',
+    ]);
   });
 
   it('lets every floor import downward and the faces use the contract', async () => {
     assert.deepEqual(await layerErrors('renderer/probe.ts', "import '../src/common/contract.js';\nexport const f = () => import('@xterm/xterm');\n"), []);
-    assert.deepEqual(await layerErrors('main/probe.ts', "import 'electron';\nimport '../src/node/engine.js';\nexport const f = () => import('../src/common/contract.js');\n"), []);
+    assert.deepEqual(
+      await layerErrors('main/probe.ts', "import 'electron';\nimport '../src/node/engine.js';\nexport const f = () => import('../src/common/contract.js');\n"),
+      [],
+    );
     assert.deepEqual(await layerErrors('src/node/probe.ts', "import 'node:fs';\nexport const f = () => import('../common/vocab.js');\n"), []);
     // Tests and scripts sit outside the house.
     assert.deepEqual(await layerErrors('test/probe.ts', "import '../main/index.js';\nimport '../renderer/index.js';\n"), []);
