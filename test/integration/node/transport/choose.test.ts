@@ -1,6 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DescribeSubnetsCommand } from '@aws-sdk/client-ec2';
@@ -225,5 +226,27 @@ describe('tagssh ssh --transport / -v', () => {
     const bad = await tagssh(['ssh', 'app', '--transport', 'teleport', '--', 'true']);
     assert.equal(bad.code, 2, bad.stderr);
     assert.match(bad.stderr, /--transport.*teleport.*expected one of auto, direct, jump, eice, ssm/);
+  });
+});
+
+describe('tagssh cp on a private instance', () => {
+  it('copies both ways over the endpoint the transport choice finds (auto), checked by SHA-256', async () => {
+    const local = join(dir, 'payload.bin');
+    const bytes = randomBytes(300_000);
+    writeFileSync(local, bytes);
+    const remoteDir = mkdtempSync(join(tmpdir(), 'tagssh-cp-eice-'));
+    try {
+      const up = await tagssh(['cp', '-v', '-i', key.privatePath, local, `app:${remoteDir}/up.bin`, '--accept-new']);
+      assert.equal(up.code, 0, up.stderr);
+      assert.match(up.stderr, /^tagssh: transport eice \(auto: no public address;/m);
+      const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+      assert.equal(sha(readFileSync(join(remoteDir, 'up.bin'))), sha(bytes));
+      const back = join(dir, 'back.bin');
+      const down = await tagssh(['cp', '-i', key.privatePath, `app:${remoteDir}/up.bin`, back]);
+      assert.equal(down.code, 0, down.stderr);
+      assert.equal(sha(readFileSync(back)), sha(bytes));
+    } finally {
+      rmSync(remoteDir, { recursive: true, force: true });
+    }
   });
 });
