@@ -61,3 +61,19 @@ export function detailsOf<C extends CodeWithDetails>(err: AppErrorData | null | 
   const parsed = ERROR_DETAILS[code].safeParse(err.details);
   return parsed.success ? (parsed.data as DetailsOf<C>) : undefined;
 }
+
+/**
+ * Details whose shape belongs to a feature rather than to an error code (a file operation's, a
+ * tunnel's): parsed by that feature's schema; undefined when absent or not of that shape.
+ */
+export function detailsAs<S extends z.ZodType>(err: AppErrorData | null | undefined, schema: S): z.infer<S> | undefined {
+  const parsed = schema.safeParse(err?.details);
+  return parsed.success ? parsed.data : undefined;
+}
+
+/** What a file operation's error carries: which file, and why (the file panel words them). */
+export const FileErrorDetailsSchema = z.object({
+  path: z.string().optional(),
+  fileError: z.string().optional(),
+  reason: z.string().optional(),
+});

@@ -1,5 +1,6 @@
 import { AppError, type AppErrorData } from '../../../src/common/errors.js';
 import { escapeControls } from '../../../src/common/safeText.js';
+import { detailsAs, FileErrorDetailsSchema } from '../../../src/common/errorDetails.js';
 import { FILE_CHUNK_BYTES, TRANSFER_MAX_BYTES, type FileEntry } from '../../../src/common/files/contract.js';
 import { crumbsOf, joinRemote, nameProblem, parentOf } from '../../../src/common/files/paths.js';
 import type { Api } from '../../lib/api.js';
@@ -411,7 +412,7 @@ export class FilePanel {
   private words(e: unknown): string {
     const err: AppErrorData =
       e instanceof AppError ? e : typeof e === 'object' && e && 'code' in e ? (e as AppErrorData) : { code: 'INTERNAL', message: String(e) };
-    const d = (err.details ?? {}) as { fileError?: string; path?: string; reason?: string };
+    const d = detailsAs(err, FileErrorDetailsSchema) ?? {};
     const path = shown(d.path ?? '');
     if (d.fileError === 'noSuchFile' || err.code === 'NOT_FOUND') return t('errNoSuchFile', { path });
     if (d.fileError === 'permissionDenied' || d.reason === 'permission') return t('errPermission', { path });
@@ -427,7 +428,7 @@ export class FilePanel {
 
   private fail(e: unknown): void {
     const err = e as AppErrorData;
-    const d = (err?.details ?? {}) as { fileError?: string; reason?: string };
+    const d = detailsAs(err as AppErrorData | undefined, FileErrorDetailsSchema) ?? {};
     this.error = { text: this.words(e), field: d.fileError === 'permissionDenied' || d.reason === 'permission' ? 'defaultUser' : null };
   }
 

@@ -1,6 +1,7 @@
 import type { AppErrorData } from '../../../src/common/errors.js';
 import type { Instance } from '../../../src/common/model/instance.js';
-import type { SavedTunnel, TunnelStatusPayload } from '../../../src/common/tunnels/contract.js';
+import { TunnelErrorDetailsSchema, type SavedTunnel, type TunnelStatusPayload } from '../../../src/common/tunnels/contract.js';
+import { detailsAs } from '../../../src/common/errorDetails.js';
 import { formatAddress, tunnelProblems, type TunnelField, type TunnelKind, type TunnelProblem, type TunnelSpec } from '../../../src/common/tunnels/spec.js';
 import type { Api } from '../../lib/api.js';
 import { confirmDialog } from '../../lib/dialog.js';
@@ -59,7 +60,7 @@ function describeTunnel(tn: SavedTunnel, address: string | null): string {
 }
 
 function errorText(err: AppErrorData, tn: SavedTunnel | undefined): string {
-  const d = err.details as { problem?: string } | undefined;
+  const d = detailsAs(err, TunnelErrorDetailsSchema);
   if (tn && d?.problem && ['portInUse', 'portPrivileged', 'bindUnavailable'].includes(d.problem))
     return t(`listen_${d.problem}` as TunnelWord, { port: tn.port, bind: tn.bind ?? '127.0.0.1' });
   const w = describeError(err);
@@ -217,7 +218,7 @@ export function createTunnelsView(deps: TunnelsViewDeps) {
         await load();
       },
       (err: AppErrorData) => {
-        const d = err.details as { problems?: TunnelProblem[]; running?: boolean } | undefined;
+        const d = detailsAs(err, TunnelErrorDetailsSchema);
         if (d?.running) formStatus.textContent = t('stopFirst');
         else if (d?.problems?.length) showProblems(d.problems);
         else formStatus.textContent = errorText(err, undefined);

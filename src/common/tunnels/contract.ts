@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { INSTANCE_ID, REGION_NAME } from '../vocab.js';
 import { AppErrorDataSchema, call } from '../rpc.js';
+import { TUNNEL_FIELDS, TUNNEL_PROBLEM_CODES } from './spec.js';
 
 // The tunnels part of the app contract (spread into src/common/contract.ts). Saved tunnels belong
 // to an instance; they run in the engine (not in a terminal tab), so closing a tab or the window
@@ -37,6 +38,13 @@ export const TunnelStatusSchema = z.object({
   error: AppErrorDataSchema.nullable(),
 });
 export type TunnelStatusPayload = z.infer<typeof TunnelStatusSchema>;
+
+/** What a refused save or start carries: the fields at fault, a listen problem, or "stop it first". */
+export const TunnelErrorDetailsSchema = z.object({
+  problems: z.array(z.object({ field: z.enum(TUNNEL_FIELDS), code: z.enum(TUNNEL_PROBLEM_CODES) })).optional(),
+  problem: z.string().optional(),
+  running: z.boolean().optional(),
+});
 
 export const tunnelCalls = {
   'tunnels.list': call(z.object({}), z.object({ tunnels: z.array(SavedTunnelSchema), status: z.array(TunnelStatusSchema) })),

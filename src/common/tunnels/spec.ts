@@ -18,10 +18,21 @@ export interface TunnelSpec {
   hostPort?: number;
 }
 
-export type TunnelField = 'bind' | 'port' | 'host' | 'hostPort';
+export const TUNNEL_FIELDS = ['bind', 'port', 'host', 'hostPort'] as const;
+export type TunnelField = (typeof TUNNEL_FIELDS)[number];
 
-export type TunnelProblemCode =
-  'syntax' | 'portInvalid' | 'portPrivileged' | 'hostMissing' | 'hostInvalid' | 'hostPortMissing' | 'bindImplicitAll' | 'bindInvalid' | 'hostNotAllowed';
+export const TUNNEL_PROBLEM_CODES = [
+  'syntax',
+  'portInvalid',
+  'portPrivileged',
+  'hostMissing',
+  'hostInvalid',
+  'hostPortMissing',
+  'bindImplicitAll',
+  'bindInvalid',
+  'hostNotAllowed',
+] as const;
+export type TunnelProblemCode = (typeof TUNNEL_PROBLEM_CODES)[number];
 
 export interface TunnelProblem {
   field: TunnelField;

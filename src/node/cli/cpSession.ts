@@ -1,3 +1,4 @@
+import { detailsAs, FileErrorDetailsSchema } from '../../common/errorDetails.js';
 import { stat } from 'node:fs/promises';
 import { AppError, isAppError, toAppError } from '../../common/errors.js';
 import { escapeControls } from '../../common/safeText.js';
@@ -30,7 +31,7 @@ function progressText(p: TransferProgress): string {
 
 /** The engine's words, with the flags that fix them (the engine names no CLI flags). */
 function inCliWords(e: AppError): AppError {
-  const reason = (e.details as { reason?: string } | undefined)?.reason;
+  const reason = detailsAs(e, FileErrorDetailsSchema)?.reason;
   if (reason === 'isDirectory') return new AppError(e.code, `${e.message.replace(/\.$/, '')} (not copied).`, 'Add -r to copy it with its contents.', e.details);
   if (e.code === 'CANCELLED') return new AppError(e.code, e.message, 'Run the same command with --resume to continue where it stopped.', e.details);
   return e;
