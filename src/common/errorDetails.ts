@@ -40,6 +40,10 @@ export const NoPublicAddressDetailsSchema = z.object({
 });
 export type NoPublicAddressDetails = z.infer<typeof NoPublicAddressDetailsSchema>;
 
+/** AUTH_FAILED: the login user and what was tried, in order (agent keys, key files, an Instance Connect key). */
+export const AuthFailedDetailsSchema = z.object({ user: z.string(), tried: z.array(z.string()) });
+export type AuthFailedDetails = z.infer<typeof AuthFailedDetailsSchema>;
+
 /** CANCELLED for an open given up while the instance it started keeps starting. */
 export const CancelledDetailsSchema = z.object({ instanceStarting: z.boolean() });
 export type CancelledDetails = z.infer<typeof CancelledDetailsSchema>;
@@ -50,6 +54,7 @@ export const ERROR_DETAILS = {
   AMBIGUOUS: AmbiguousDetailsSchema,
   NOT_FOUND: NoPublicAddressDetailsSchema,
   CANCELLED: CancelledDetailsSchema,
+  AUTH_FAILED: AuthFailedDetailsSchema,
 } as const satisfies Partial<Record<ErrorCode, z.ZodType>>;
 
 export type CodeWithDetails = keyof typeof ERROR_DETAILS;

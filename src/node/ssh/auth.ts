@@ -1,3 +1,4 @@
+import type { AuthFailedDetails } from '../../common/errorDetails.js';
 import { closeSync, constants, existsSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import ssh2 from 'ssh2';
@@ -232,7 +233,7 @@ export function instanceConnectRefusedError(user: string, label: string, tried: 
     'AUTH_FAILED',
     `${label} refused the login as "${user}" even with a key pushed through EC2 Instance Connect: its AMI may lack EC2 Instance Connect (the ec2-instance-connect package), or "${user}" is not a user there; tried: ${tried.join(', ')}.`,
     'Use an AMI with EC2 Instance Connect (Amazon Linux 2/2023, Ubuntu 20.04+), install ec2-instance-connect on it, or check the login user (--user or the tagssh:user tag).',
-    { user, tried },
+    { user, tried } satisfies AuthFailedDetails,
   );
 }
 
@@ -243,6 +244,6 @@ export function authFailedError(user: string, label: string, tried: string[]): A
     'AUTH_FAILED',
     `${label} refused the login as "${user}"; tried: ${what}.`,
     'Check the login user (--user or the tagssh:user tag) and the key (--identity, or load it with ssh-add).',
-    { user, tried },
+    { user, tried } satisfies AuthFailedDetails,
   );
 }

@@ -11,6 +11,7 @@ import { KnownHostsStore } from '../../../src/node/ssh/knownHosts.js';
 import { ambiguous } from '../../../src/node/aws/lookup.js';
 import { noPublicAddressError } from '../../../src/node/aws/publicAddress.js';
 import { sha256Fingerprint } from '../../../src/node/ssh/fingerprint.js';
+import { authFailedError, instanceConnectRefusedError } from '../../../src/node/ssh/auth.js';
 import { ed25519KeyBlob } from '../../support/sshKeyBlob.js';
 
 // Each code's details schema accepts what the backend really produces (built by the real
@@ -88,6 +89,18 @@ describe('detailsOf', () => {
     assert.equal(running?.name, null);
   });
 
+  it('reads what a refused login tried, as the SSH layer reports it (also after an Instance Connect key)', () => {
+    assert.deepEqual(detailsOf(wire(authFailedError('ubuntu', 'web', ['agent', '~/.ssh/web.pem'])), 'AUTH_FAILED'), {
+      user: 'ubuntu',
+      tried: ['agent', '~/.ssh/web.pem'],
+    });
+    assert.deepEqual(detailsOf(wire(instanceConnectRefusedError('ec2-user', 'web', ['EC2 Instance Connect key'])), 'AUTH_FAILED'), {
+      user: 'ec2-user',
+      tried: ['EC2 Instance Connect key'],
+    });
+    assert.equal(detailsOf(wire(authFailedError('ubuntu', 'web', [])), 'HOST_KEY_UNKNOWN'), undefined);
+  });
+
   it('answers undefined, never throws, for missing or malformed details', () => {
     const bad: Array<[ConstructorParameters<typeof AppError>[0], unknown]> = [
       ['HOST_KEY_UNKNOWN', undefined],
@@ -97,6 +110,7 @@ describe('detailsOf', () => {
       ['AMBIGUOUS', null],
       ['NOT_FOUND', { reason: 'no-such-name' }],
       ['NOT_FOUND', 'no-public-address'],
+      ['AUTH_FAILED', { user: 'ubuntu', tried: 'agent' }],
     ];
     for (const [code, details] of bad) {
       const err = new AppError(code, 'm', undefined, details).toJSON();
