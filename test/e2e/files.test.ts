@@ -5,6 +5,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { escapeControls } from '../../src/common/safeText.js';
+import { descendantPids, signalAll } from '../lab/wait.js';
 import { useAppUi, verbs } from './ui.js';
 
 // The file panel beside a terminal tab, in Chromium against the real backend (moto + an OpenSSH
@@ -169,11 +170,18 @@ test('a big upload shows its progress and Cancel stops it, leaving nothing under
     'progress past 0%',
     60_000,
   );
-  const value = Number(await transfer.locator('progress').getAttribute('value'));
-  assert.ok(value > 0 && value < 256 * 1024 * 1024, `progress bar at ${value}`);
-  await shot('file-panel');
-  await transfer.getByRole('button', { name: 'Cancel Upload of big.bin' }).click();
-  await waitUntil(async () => (await transfer.locator('.files-transfer-status').innerText()) === 'Cancelled', 'Cancelled');
+  // Held still from here to the press, as for the download below: the upload cannot finish first.
+  const serving = descendantPids(ui.lab.hosts['files-1']!.pid!);
+  signalAll(serving, 'SIGSTOP');
+  try {
+    const value = Number(await transfer.locator('progress').getAttribute('value'));
+    assert.ok(value > 0 && value < 256 * 1024 * 1024, `progress bar at ${value}`);
+    await shot('file-panel');
+    await transfer.getByRole('button', { name: 'Cancel Upload of big.bin' }).click();
+    await waitUntil(async () => (await transfer.locator('.files-transfer-status').innerText()) === 'Cancelled', 'Cancelled');
+  } finally {
+    signalAll(serving, 'SIGCONT');
+  }
   await waitUntil(() => readdirSync(work).every((n) => !n.includes('big.bin')), 'the temp file to be removed');
   assert.equal(await entryRow('big.bin').count(), 0);
   await transfer.getByRole('button', { name: 'Dismiss Upload big.bin' }).click();
@@ -217,8 +225,16 @@ test('a big download shows its progress and Cancel stops it without saving anyth
     'download progress past 0%',
     60_000,
   );
-  await transfer.getByRole('button', { name: 'Cancel Download of large.bin' }).click();
-  await waitUntil(async () => (await transfer.locator('.files-transfer-status').innerText()) === 'Cancelled', 'Cancelled');
+  // The host is held still while Cancel is pressed, so a fast machine cannot finish the download
+  // between the progress read above and the press (the button would then already say Dismiss).
+  const serving = descendantPids(ui.lab.hosts['files-1']!.pid!);
+  signalAll(serving, 'SIGSTOP');
+  try {
+    await transfer.getByRole('button', { name: 'Cancel Download of large.bin' }).click();
+    await waitUntil(async () => (await transfer.locator('.files-transfer-status').innerText()) === 'Cancelled', 'Cancelled');
+  } finally {
+    signalAll(serving, 'SIGCONT');
+  }
   await ui.page.waitForTimeout(1000);
   ui.page.off('download', onDownload);
   assert.equal(saved, 0, 'a cancelled download is not saved');
