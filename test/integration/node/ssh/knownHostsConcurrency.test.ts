@@ -18,9 +18,24 @@ function worker(...args: string[]): Promise<Record<string, unknown>> {
     const p = spawn(process.execPath, ['--import', 'tsx', WORKER, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
-    p.stdout.on('data', (d) => (out += d));
+    // The worker's one JSON line is its whole answer: once it is in, a worker that then fails to
+    // exit (Node 20 with tsx's loader thread has hung at exit on a loaded machine) is ended here.
+    let endedByUs = false;
+    const end = () => {
+      endedByUs = true;
+      p.kill('SIGKILL');
+    };
+    const giveUp = setTimeout(end, 120_000);
+    p.stdout.on('data', (d) => {
+      out += d;
+      if (out.endsWith('\n')) setTimeout(end, 5000).unref();
+    });
     p.stderr.on('data', (d) => (err += d));
-    p.on('close', (code) => (code === 0 ? resolve(JSON.parse(out) as Record<string, unknown>) : reject(new Error(`worker ${args[0]} exited ${code}: ${err}`))));
+    p.on('close', (code) => {
+      clearTimeout(giveUp);
+      if (out.endsWith('\n') && (code === 0 || endedByUs)) resolve(JSON.parse(out) as Record<string, unknown>);
+      else reject(new Error(`worker ${args[0]} exited ${code ?? 'on a signal'}${out ? '' : ' without an answer'}: ${err}`));
+    });
   });
 }
 /** A start time far enough ahead for every worker to have loaded (tsx start-up on a busy machine). */
