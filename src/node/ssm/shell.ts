@@ -1,6 +1,5 @@
-import { AppError } from '../../common/errors.js';
-import { startSession, streamAgent, terminateSession, type SsmScope } from './api.js';
-import { openDataChannel, type DataChannel } from './client.js';
+import { terminateSession, type SsmScope } from './api.js';
+import { openSessionChannel } from './session.js';
 import { FLAGS, PAYLOAD_TYPES } from './message.js';
 
 // A plain shell on the instance through Session Manager (the Standard_Stream session: no SSH, no
@@ -31,20 +30,7 @@ function sizePayload(cols: number, rows: number): Buffer {
 
 export async function openSsmShell(o: SsmShellOptions): Promise<SsmShell> {
   const scope: SsmScope = { instanceId: o.instanceId, region: o.region, ...(o.profile !== undefined ? { profile: o.profile } : {}) };
-  const session = await startSession(scope);
-  let dc: DataChannel;
-  try {
-    const agent = await streamAgent(session.streamUrl, o.profile);
-    dc = await openDataChannel({ streamUrl: session.streamUrl, token: session.token, ...(agent ? { agent } : {}), ...(o.signal ? { signal: o.signal } : {}) });
-  } catch (e) {
-    await terminateSession(scope, session.sessionId);
-    throw e;
-  }
-  if (dc.sessionType && dc.sessionType !== 'Standard_Stream' && dc.sessionType !== 'InteractiveCommands') {
-    dc.close();
-    await terminateSession(scope, session.sessionId);
-    throw new AppError('CONNECT_FAILED', `Session Manager opened a ${dc.sessionType} session where a shell was asked for.`);
-  }
+  const { sessionId, dc } = await openSessionChannel(scope, { signal: o.signal, kinds: ['Standard_Stream', 'InteractiveCommands'], asked: 'a shell' });
   let closed = false;
   // Output and the end are kept until the caller listens (the prompt often comes at once).
   const pending: Buffer[] = [];
@@ -58,7 +44,7 @@ export async function openSsmShell(o: SsmShellOptions): Promise<SsmShell> {
     fn(exited.reason);
   };
   const shell: SsmShell = {
-    sessionId: session.sessionId,
+    sessionId: sessionId,
     get onData() {
       return dataHandler ?? (() => {});
     },
@@ -84,7 +70,7 @@ export async function openSsmShell(o: SsmShellOptions): Promise<SsmShell> {
         .catch(() => {})
         .finally(() => {
           dc.close();
-          void terminateSession(scope, session.sessionId);
+          void terminateSession(scope, sessionId);
         });
     },
   };
@@ -95,7 +81,7 @@ export async function openSsmShell(o: SsmShellOptions): Promise<SsmShell> {
   };
   dc.onClose = (reason) => {
     closed = true;
-    void terminateSession(scope, session.sessionId);
+    void terminateSession(scope, sessionId);
     exited = reason ? { reason } : {};
     reportExit();
   };

@@ -1,7 +1,8 @@
 import { Duplex } from 'node:stream';
 import { AppError } from '../../common/errors.js';
-import { startSession, streamAgent, terminateSession, type SsmScope } from './api.js';
-import { openDataChannel, type DataChannel } from './client.js';
+import { terminateSession, type SsmScope } from './api.js';
+import type { DataChannel } from './client.js';
+import { openSessionChannel } from './session.js';
 import { FLAGS, PAYLOAD_TYPES } from './message.js';
 
 export { isManagedNode } from './api.js';
@@ -82,28 +83,17 @@ class SsmSocket extends Duplex {
 /** Opens a Session Manager port session to `port` on the instance and returns it as a byte stream. */
 export async function openSsmSocket(o: SsmSocketOptions): Promise<Duplex> {
   const scope: SsmScope = { instanceId: o.instanceId, region: o.region, ...(o.profile !== undefined ? { profile: o.profile } : {}) };
-  const session = await startSession({ ...scope, port: o.port });
-  let dc: DataChannel;
-  try {
-    const agent = await streamAgent(session.streamUrl, o.profile);
-    dc = await openDataChannel({ streamUrl: session.streamUrl, token: session.token, ...(agent ? { agent } : {}), ...(o.signal ? { signal: o.signal } : {}) });
-  } catch (e) {
-    await terminateSession(scope, session.sessionId);
-    throw e;
-  }
-  if (dc.sessionType && dc.sessionType !== 'Port') {
-    dc.close();
-    await terminateSession(scope, session.sessionId);
-    throw new AppError(
-      'CONNECT_FAILED',
-      `Session Manager opened a ${dc.sessionType} session where a port session was asked for.`,
-      'Check the AWS-StartSSHSession document in this account and region.',
-    );
-  }
+  const { sessionId, dc } = await openSessionChannel(scope, {
+    port: o.port,
+    signal: o.signal,
+    kinds: ['Port'],
+    asked: 'a port session',
+    hint: 'Check the AWS-StartSSHSession document in this account and region.',
+  });
   let ended = false;
   return new SsmSocket(dc, () => {
     if (ended) return;
     ended = true;
-    void terminateSession(scope, session.sessionId);
+    void terminateSession(scope, sessionId);
   });
 }
