@@ -5,6 +5,7 @@ import { targetOptionsFrom } from '../cli/connectOptions.js';
 import { awsScopeFrom } from '../cli/awsFlags.js';
 import { progressLine } from '../cli/output.js';
 import type { TunnelFlags } from '../cli/commands/tunnel.js';
+import { connectInteractively } from '../cli/sshSession.js';
 import { connect } from '../ssh/connection.js';
 import { connectTargetFor } from '../ssh/target.js';
 import type { ConnectTarget } from '../ssh/types.js';
@@ -96,8 +97,10 @@ export async function runTunnel(name: string, flags: TunnelFlags): Promise<numbe
   const runner = new TunnelRunner(specs, {
     acquire: async (attempt) => {
       // After a drop, look the instance up again: a restarted instance may have a new address.
+      // The first connection asks on the terminal for a first-seen host key or a key passphrase,
+      // exactly as `tagssh ssh` does; a reconnect finds the key trusted by then and asks nothing.
       if (attempt > 0) target = await connectTargetFor(name, targetOpts).catch(() => target);
-      const connection = await connect(target, { ...(keepaliveMs ? { keepaliveMs } : {}), ...(attempt === 0 ? { onProgress: progress } : {}) });
+      const connection = attempt === 0 ? await connectInteractively(target, keepaliveMs, progress) : await connect(target, keepaliveMs ? { keepaliveMs } : {});
       return { connection, release: () => connection.close() };
     },
   });

@@ -19,6 +19,7 @@ import { runProcess, runTagssh, TAGSSH_BIN, type Run } from '../../../lab/run.js
 // behind -R; the session killed on the server side (it reconnects, same addresses); Ctrl-C.
 // Every flag is run, wrong specs included: each error names its flag and exits 2.
 
+const root = join(import.meta.dirname, '../../../..');
 let moto: Moto;
 let host: SshdHost;
 let home: string;
@@ -34,6 +35,13 @@ function env(): NodeJS.ProcessEnv {
 }
 function tagssh(args: string[]): Promise<Run> {
   return runTagssh(args, env());
+}
+
+/** Runs tagssh on a real pseudo-terminal driven step by step (test/lab/ptyDriver.py). */
+function onPty(steps: unknown[], args: string[]): Promise<Run> {
+  return runProcess('python3', [join(root, 'test/lab/ptyDriver.py'), '30', '100', JSON.stringify(steps), '--', process.execPath, TAGSSH_BIN, ...args], {
+    env: { ...env(), TERM: 'xterm-256color' },
+  });
 }
 
 /** Starts `tagssh tunnel …` and waits for its list of open tunnels. */
@@ -123,6 +131,36 @@ describe('tagssh tunnel', () => {
     assert.match(r.stderr, /is not yet trusted/);
     assert.match(r.stderr, /--accept-new/);
     assert.equal(r.stdout, '');
+  });
+
+  it('on a terminal asks before trusting a first-seen host key, as tagssh ssh does', async () => {
+    const fp = host.hostKeys.find((k) => k.type === 'ed25519')!.fingerprint;
+    const forward = ['tunnel', 'web', '-L', `0:127.0.0.1:${httpPort}`];
+    const declined = await onPty(
+      [
+        ['wait', 'Type yes'],
+        ['send', 'no\r'],
+      ],
+      forward,
+    );
+    assert.match(declined.stdout, new RegExp(`Trust web's ssh-ed25519 key ${fp.replace(/[+/]/g, '\\$&')}\\?`));
+    assert.doesNotMatch(declined.stdout, /Tunnels through/);
+    assert.match(declined.stdout, /EXIT:20\n$/);
+    const accepted = await onPty(
+      [
+        ['wait', 'Type yes'],
+        ['send', 'yes\r'],
+        ['wait', 'Press Ctrl-C'],
+        ['send', '\u0003'],
+      ],
+      forward,
+    );
+    assert.match(accepted.stdout, /^ {2}127\.0\.0\.1:\d+ {2}→ {2}127\.0\.0\.1:\d+ as seen from web/m);
+    assert.match(accepted.stdout, /Tunnels closed \(\d+ bytes sent, \d+ bytes received\)\./);
+    assert.match(accepted.stdout, /EXIT:0\n$/);
+    const trusted = await tagssh(['ssh', 'web', '--', 'true']);
+    assert.equal(trusted.code, 0, `the confirmed key is now trusted: ${trusted.stderr}`);
+    assert.equal((await tagssh(['forget-host-key', 'web'])).code, 0);
   });
 
   it('opens -L, -D and -R, prints copyable addresses, reconnects after a drop, closes on Ctrl-C', async () => {
