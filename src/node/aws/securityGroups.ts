@@ -132,7 +132,8 @@ export function singleAddressCidr(input: string, flag = '--ip'): string {
     throw new AppError(
       'INVALID_INPUT',
       `${flag} ${input} opens SSH to ${Number(bits) === 0 ? 'the whole internet' : 'a whole network'}; TagSSH adds rules for one address only (/${full}).`,
-      `Pass the single address (e.g. ${flag} ${addr}); open wider ranges in the EC2 console if you really mean to.`,
+      // The network's own base address (0.0.0.0, ::, 203.0.113.0) is never the one to suggest.
+      `Give one address, e.g. your own public address, as ${flag} ${family === 4 ? '203.0.113.7' : '2001:db8::7'} (the same as /${full}); open wider ranges in the EC2 console if you really mean to.`,
     );
   }
   return hostCidr(addr!);

@@ -28,16 +28,26 @@ export function parseTransportFlag(v: string): TransportChoice {
 
 export const collect = (v: string, prev: string[] | undefined): string[] => [...(prev ?? []), v];
 
-export function parseFingerprintFlag(v: string): string {
-  if (/^(SHA256:[A-Za-z0-9+/]{20,}=*|(MD5:)?[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){15})$/.test(v)) return v;
-  throw new InvalidArgumentError('expected a host-key fingerprint such as SHA256:…; put `--` before a remote command');
+/** Where --accept-new goes so that it takes no fingerprint, in the words of `tagssh ssh`. */
+export const SSH_ACCEPT_NEW_PLACE = 'put `--` before a remote command';
+
+/**
+ * --accept-new's optional value. A word that is not a fingerprint is most often the next
+ * argument the flag swallowed; `place` says where the flag goes instead, in the command's terms.
+ */
+export function fingerprintFlagParser(place: string = SSH_ACCEPT_NEW_PLACE): (v: string) => string {
+  return (v) => {
+    if (/^(SHA256:[A-Za-z0-9+/]{20,}=*|(MD5:)?[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){15})$/.test(v)) return v;
+    throw new InvalidArgumentError(`expected a host-key fingerprint such as SHA256:…; ${place}`);
+  };
 }
 
 /**
  * Adds --user, --identity, --port, --via, --private, --accept-new, --start and the AWS options.
  * `portShort`: the short flag of --port ('-P' where -p means something else, as in scp).
+ * `acceptNewPlace`: where --accept-new goes to take no fingerprint (default: `tagssh ssh`'s words).
  */
-export function addConnectOptions<C extends Command>(cmd: C, opts: { portShort?: '-p' | '-P' } = {}): C {
+export function addConnectOptions<C extends Command>(cmd: C, opts: { portShort?: '-p' | '-P'; acceptNewPlace?: string } = {}): C {
   cmd
     .option('-u, --user <user>', 'login user (default: tag tagssh:user, else from the AMI family, else settings, else ec2-user)')
     .option('-i, --identity <file>', 'private key file (default: ~/.ssh/<KeyName>.pem or ~/.ssh/<KeyName>, then settings, then ~/.ssh/id_*)')
@@ -54,7 +64,11 @@ export function addConnectOptions<C extends Command>(cmd: C, opts: { portShort?:
       '--eic',
       'log in with a fresh key pushed through EC2 Instance Connect (valid 60 s, never stored); without it one is pushed only when no key of yours is accepted',
     )
-    .option('--accept-new [fingerprint]', 'trust a first-seen host key (or only this exact fingerprint); a CHANGED key is never accepted', parseFingerprintFlag)
+    .option(
+      '--accept-new [fingerprint]',
+      'trust a first-seen host key (or only this exact fingerprint); a CHANGED key is never accepted',
+      fingerprintFlagParser(opts.acceptNewPlace),
+    )
     .option('--start', 'if the instance is stopped, start it and wait until SSH answers');
   return addAwsOptions(cmd);
 }

@@ -4,7 +4,7 @@ import { configuredMyIpUrl, lookUpMyIp } from '../aws/myIp.js';
 import type { AwsScope } from '../aws/scope.js';
 import { singleRegion } from '../aws/sdkClients.js';
 import { estimateText } from '../stacks/prices.js';
-import { checkSshCidr, checkStackName, listStacks, planUp, stackDown, stackUp, tagsshStack, templateNamed } from '../stacks/stacks.js';
+import { checkInstanceType, checkSshCidr, checkStackName, listStacks, planUp, stackDown, stackUp, tagsshStack, templateNamed } from '../stacks/stacks.js';
 import type { StackDownFlags, StackUpFlags } from './commands/stack.js';
 import { confirmOrYes } from './confirm.js';
 import { printJson, printable, progressLine, table } from './output.js';
@@ -15,6 +15,7 @@ export async function up(templateName: string, flags: StackUpFlags, scope: AwsSc
   // Flags first: a wrong input costs no request.
   const template = templateNamed(templateName);
   const stackName = checkStackName(flags.name ?? template.name);
+  const instanceType = checkInstanceType(flags.type!);
   const sshCidrFlag = flags.sshCidr !== undefined ? checkSshCidr(flags.sshCidr) : undefined;
   if (flags.subnet !== undefined && !/^subnet-[0-9a-f]+$/.test(flags.subnet))
     throw new AppError('INVALID_INPUT', `--subnet ${JSON.stringify(flags.subnet)} is not a subnet id.`, 'Pass an id such as subnet-0123abcd.');
@@ -26,7 +27,7 @@ export async function up(templateName: string, flags: StackUpFlags, scope: AwsSc
   const plan = await planUp(scope, region, {
     template: template.name,
     stackName,
-    instanceType: flags.type!,
+    instanceType,
     keyName: flags.key ?? null,
     sshCidr,
     efs: !!flags.efs,

@@ -92,9 +92,12 @@ export function register(program: Command): void {
     .option('--progress', 'show progress on stderr even when it is not a terminal')
     .option('--no-progress', 'never show progress')
     .option('--pick <id>', 'choose this instance id when several match the name');
-  addConnectOptions(cmd, { portShort: '-P' }).action(async (paths: string[], flags: CpFlags) => {
-    const plan = planCopy(paths);
-    const { runCopy } = await import('../cpSession.js');
-    process.exitCode = await runCopy(plan, flags, awsScopeFrom(flags));
-  });
+  // cp runs no remote command: a swallowed path is fixed by moving the flag, not by `--`.
+  addConnectOptions(cmd, { portShort: '-P', acceptNewPlace: 'to trust a new host key without one, put --accept-new after the paths' }).action(
+    async (paths: string[], flags: CpFlags) => {
+      const plan = planCopy(paths);
+      const { runCopy } = await import('../cpSession.js');
+      process.exitCode = await runCopy(plan, flags, awsScopeFrom(flags));
+    },
+  );
 }

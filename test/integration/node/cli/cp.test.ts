@@ -217,6 +217,20 @@ describe('tagssh cp', () => {
     assert.equal(ambiguous.code, 4, ambiguous.stderr);
     assert.match(ambiguous.stderr, /twin/);
 
+    // --accept-new takes an optional fingerprint, so before the paths it swallows the first one:
+    // the message says where the flag goes in cp's terms (cp has no remote command to put `--` before).
+    const swallowed = await tagssh(['cp', '--accept-new', join(local, 'f'), `web:${remote}/swallowed`]);
+    assert.equal(swallowed.code, 2);
+    assert.match(
+      swallowed.stderr,
+      /--accept-new.*expected a host-key fingerprint such as SHA256:…; to trust a new host key without one, put --accept-new after the paths/,
+    );
+    assert.doesNotMatch(swallowed.stderr, /remote command/);
+    assert.ok(!existsSync(join(remote, 'swallowed')), 'nothing is copied');
+    const trailing = await tagssh(['cp', join(local, 'f'), `web:${remote}/after`, '--accept-new']);
+    assert.equal(trailing.code, 0, trailing.stderr);
+    assert.ok(existsSync(join(remote, 'after')), 'after the paths, --accept-new takes no path');
+
     const badPort = await tagssh(['cp', '-P', 'abc', join(local, 'f'), `web:${remote}`]);
     assert.equal(badPort.code, 2);
     assert.match(badPort.stderr, /--port/);

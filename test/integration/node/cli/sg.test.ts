@@ -157,7 +157,8 @@ test('allow-my-ip never opens more than one address, and wrong inputs change not
     const r = await tagssh(['sg', 'allow-my-ip', 'web-sg', '--ip', wide, '--yes']);
     assertCleanError(r, 'INVALID_INPUT');
     assert.match(r.stderr, /one address only/);
-    assert.match(r.stderr, /--ip/);
+    assert.match(r.stderr, /Give one address, e\.g\. your own public address, as --ip/);
+    assert.ok(!r.stderr.includes(`--ip ${wide.split('/')[0]})`), `the hint offers the network's base address as the one address: ${r.stderr}`);
   }
   assertCleanError(await tagssh(['sg', 'allow-my-ip', 'web-sg', '--ip', 'my-laptop', '--yes']), 'INVALID_INPUT');
   const badGroup = await tagssh(['sg', 'allow-my-ip', 'web-sg', '--group', 'default', '--yes']);

@@ -183,6 +183,12 @@ test('stack up: wrong inputs are named and create nothing', async () => {
     'INVALID_INPUT',
     /one region/,
   );
+  // The flags' own values are checked before anything the environment must supply (the region).
+  assertCleanError(
+    await tagssh(['stack', 'up', 'bench-pair', '--name', 'other', '--type', 'nonsense', '--yes'], { AWS_REGION: '', AWS_DEFAULT_REGION: '' }),
+    'INVALID_INPUT',
+    /--type "nonsense" is not an EC2 instance type/,
+  );
   const noType = await tagssh(['stack', 'up', 'bench-pair']);
   assert.equal(noType.code, ERROR_CODES.INVALID_INPUT);
   assert.match(noType.stderr, /--type/);

@@ -68,6 +68,19 @@ test('one address only: /32 and /128 are made, anything wider is refused by name
     );
   }
   assert.throws(() => singleAddressCidr('0.0.0.0/0'), /whole internet/);
+  // The hint asks for one address; it never offers the network's base address back as one.
+  for (const [wide, base] of [
+    ['0.0.0.0/0', '0.0.0.0'],
+    ['::/0', '::'],
+    ['203.0.113.0/24', '203.0.113.0'],
+  ] as const) {
+    assert.throws(
+      () => singleAddressCidr(wide),
+      (e: unknown) =>
+        e instanceof AppError && /one address/.test(e.hint ?? '') && !(e.hint ?? '').includes(`--ip ${base} `) && !(e.hint ?? '').includes(`--ip ${base})`),
+      wide,
+    );
+  }
   for (const bad of ['', 'example.com', '1.2.3', '1.2.3.4/32/1', '300.1.1.1']) assert.throws(() => singleAddressCidr(bad), /not an IPv4 or IPv6 address/, bad);
 });
 
