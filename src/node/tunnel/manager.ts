@@ -1,13 +1,15 @@
 import { EventEmitter } from 'node:events';
 import type { AppErrorData } from '../../common/errors.js';
-import { toAppError } from '../../common/errors.js';
+import { AppError, toAppError } from '../../common/errors.js';
+import { runsShareListener } from '../../common/tunnels/binding.js';
 import type { SavedTunnel, TunnelStatusPayload } from '../../common/tunnels/contract.js';
 import type { TunnelSpec } from '../../common/tunnels/spec.js';
 import { TunnelRunner, type TunnelDeps } from './runner.js';
 
-// The app's running tunnels, one per saved tunnel, for the whole engine process: they belong to
-// no window and no terminal tab, so closing either leaves them running. Every change of state is
-// an event, and while any tunnel carries traffic its byte counts are re-sent once a second.
+// The app's running tunnels for the whole engine process: they belong to no window and no
+// terminal tab, so closing either leaves them running. An instance tunnel runs once; a tag
+// tunnel once per instance it is started on, each run with its own listener. Every change of
+// state is an event, and while any tunnel carries traffic its byte counts are re-sent once a second.
 
 const TICK_MS = 1000;
 
@@ -19,10 +21,18 @@ export function specOf(t: SavedTunnel): TunnelSpec {
   return spec;
 }
 
+interface Run {
+  id: string;
+  instanceId: string | undefined;
+  runner: TunnelRunner;
+}
+
+const keyOf = (id: string, instanceId: string | undefined) => `${id} ${instanceId ?? ''}`;
+
 /** Events: 'status' (TunnelStatusPayload). */
 export class TunnelManager extends EventEmitter {
-  private readonly running = new Map<string, TunnelRunner>();
-  private readonly failures = new Map<string, AppErrorData>();
+  private readonly running = new Map<string, Run>();
+  private readonly failures = new Map<string, { id: string; instanceId: string | undefined; error: AppErrorData }>();
   private readonly lastSent = new Map<string, string>();
   private ticker: NodeJS.Timeout | undefined;
 
@@ -31,21 +41,26 @@ export class TunnelManager extends EventEmitter {
     this.setMaxListeners(0); // one listener per open window
   }
 
+  /** Whether any run of this tunnel is up (on any instance). */
   isRunning(id: string): boolean {
-    return this.running.has(id);
+    return [...this.running.values()].some((r) => r.id === id);
   }
 
-  status(id: string): TunnelStatusPayload {
-    const r = this.running.get(id);
+  /** The state of one run: the tunnel's, or for a tag tunnel its run on `instanceId`. */
+  status(id: string, instanceId?: string): TunnelStatusPayload {
+    const key = keyOf(id, instanceId);
+    const where = instanceId ? { instanceId } : {};
+    const r = this.running.get(key)?.runner;
     if (!r) {
-      const failure = this.failures.get(id) ?? null;
-      return { id, state: failure ? 'failed' : 'stopped', address: null, bytesIn: 0, bytesOut: 0, active: 0, error: failure };
+      const failure = this.failures.get(key)?.error ?? null;
+      return { id, ...where, state: failure ? 'failed' : 'stopped', address: null, bytesIn: 0, bytesOut: 0, active: 0, error: failure };
     }
     const s = r.status();
     const f = s.forwards[0]!;
     const error = s.error ?? (f.error ? { code: 'REMOTE_FAILED', message: f.error } : null);
     return {
       id,
+      ...where,
       state: s.state,
       address: f.address,
       bytesIn: f.bytesIn,
@@ -55,56 +70,87 @@ export class TunnelManager extends EventEmitter {
     };
   }
 
-  /** Binds and connects; resolves with the status once open, rejects (state "failed") when it cannot. */
-  async start(t: SavedTunnel, acquire: TunnelDeps['acquire']): Promise<TunnelStatusPayload> {
-    if (this.running.has(t.id)) return this.status(t.id);
-    this.failures.delete(t.id);
+  /** Every run that is up or failed, of these tunnels (stopped ones are not listed). */
+  runsOf(ids: ReadonlySet<string>): TunnelStatusPayload[] {
+    const runs = [...this.running.values(), ...this.failures.values()].filter((r) => ids.has(r.id));
+    return runs.map((r) => this.status(r.id, r.instanceId));
+  }
+
+  /**
+   * Binds and connects; resolves with the status once open, rejects (state "failed") when it
+   * cannot. A tag tunnel names the instance (`instanceId`) this run is for.
+   */
+  async start(t: SavedTunnel, acquire: TunnelDeps['acquire'], instanceId?: string): Promise<TunnelStatusPayload> {
+    const key = keyOf(t.id, instanceId);
+    if (this.running.has(key)) return this.status(t.id, instanceId);
+    this.failures.delete(key);
+    // Two runs of one tag tunnel on one fixed local port: say which instance has it, rather than
+    // letting the second bind fail as if something unknown held the port.
+    const sibling = runsShareListener(t) ? [...this.running.values()].find((r) => r.id === t.id && r.instanceId !== instanceId) : undefined;
+    if (sibling) {
+      const e = new AppError(
+        'INVALID_INPUT',
+        `Local port ${t.port} is already used by this tunnel for instance ${sibling.instanceId}.`,
+        'Stop it there first, or save the tunnel with local port 0 so that each instance gets a free port.',
+        { problem: 'tagPortTaken', instanceId: sibling.instanceId },
+      );
+      this.failures.set(key, { id: t.id, instanceId, error: e.toJSON() });
+      this.send(t.id, instanceId);
+      throw e;
+    }
     const runner = new TunnelRunner([specOf(t)], { acquire });
-    this.running.set(t.id, runner);
-    runner.on('state', () => this.send(t.id));
-    this.send(t.id);
+    this.running.set(key, { id: t.id, instanceId, runner });
+    runner.on('state', () => this.send(t.id, instanceId));
+    this.send(t.id, instanceId);
     try {
       await runner.start();
     } catch (e) {
-      this.running.delete(t.id);
-      this.failures.set(t.id, toAppError(e).toJSON());
-      this.send(t.id);
+      this.running.delete(key);
+      this.failures.set(key, { id: t.id, instanceId, error: toAppError(e).toJSON() });
+      this.send(t.id, instanceId);
       throw e;
     }
     this.ticker ??= setInterval(() => this.tick(), TICK_MS);
     this.ticker.unref?.();
-    this.send(t.id);
-    return this.status(t.id);
+    this.send(t.id, instanceId);
+    return this.status(t.id, instanceId);
   }
 
-  stop(id: string): TunnelStatusPayload {
-    const r = this.running.get(id);
-    this.failures.delete(id);
-    if (r) {
-      this.running.delete(id);
-      r.stop();
+  /** Stops one run; for a tag tunnel without `instanceId`, every run of it. */
+  stop(id: string, instanceId?: string): TunnelStatusPayload {
+    const runs = [...this.running.values(), ...this.failures.values()].filter((r) => r.id === id && (instanceId === undefined || r.instanceId === instanceId));
+    const keys = new Set([keyOf(id, instanceId), ...runs.map((r) => keyOf(r.id, r.instanceId))]);
+    for (const key of keys) {
+      const r = this.running.get(key);
+      this.failures.delete(key);
+      if (r) {
+        this.running.delete(key);
+        r.runner.stop();
+      }
     }
     if (this.running.size === 0 && this.ticker) {
       clearInterval(this.ticker);
       this.ticker = undefined;
     }
-    this.send(id);
-    return this.status(id);
+    for (const r of runs) this.send(r.id, r.instanceId);
+    this.send(id, instanceId);
+    return this.status(id, instanceId);
   }
 
   stopAll(): void {
-    for (const id of [...this.running.keys()]) this.stop(id);
+    for (const r of [...this.running.values()]) this.stop(r.id, r.instanceId);
   }
 
-  private send(id: string) {
-    const s = this.status(id);
-    const key = JSON.stringify(s);
-    if (this.lastSent.get(id) === key) return;
-    this.lastSent.set(id, key);
+  private send(id: string, instanceId: string | undefined) {
+    const s = this.status(id, instanceId);
+    const key = keyOf(id, instanceId);
+    const text = JSON.stringify(s);
+    if (this.lastSent.get(key) === text) return;
+    this.lastSent.set(key, text);
     this.emit('status', s);
   }
 
   private tick() {
-    for (const id of this.running.keys()) this.send(id);
+    for (const r of this.running.values()) this.send(r.id, r.instanceId);
   }
 }

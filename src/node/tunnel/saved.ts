@@ -8,7 +8,10 @@ import { ensurePrivateDir, tagsshPaths } from '../store/paths.js';
 // The app's saved tunnels: <config>/tunnels.json, a file of their own so that saving Settings
 // (a whole-object write from a form) can never drop them, and the other way round.
 
-const SCHEMA_VERSION = 1;
+// Version 2 adds tunnels bound to a tag (no instanceId/region, a `tag` instead). Every version-1
+// tunnel is an instance tunnel, which version 2 reads as it is; the next write stamps version 2,
+// so an older TagSSH refuses the file rather than misreading a tag tunnel.
+const SCHEMA_VERSION = 2;
 const FileSchema = z.array(SavedTunnelSchema).max(500);
 
 export interface SavedTunnelStore {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { AppError } from '../../common/errors.js';
 import type { SavedTunnel } from '../../common/tunnels/contract.js';
+import { tagText } from '../../common/tunnels/binding.js';
 import { tunnelProblems } from '../../common/tunnels/spec.js';
 import type { Engine, HandlerSection } from '../service.js';
 import { connectTargetFor } from '../ssh/target.js';
@@ -10,7 +11,7 @@ import { jsonTunnelStore, type SavedTunnelStore } from './saved.js';
 
 // The tunnels.* handlers. Saved tunnels live in their own file; running ones in one manager per
 // engine (shared by every window), riding on the engine's pooled SSH connections — a tunnel and
-// a terminal tab to the same instance share one handshake. Targets are built as for a terminal
+// a terminal tab to the same instance share one handshake. A tag tunnel is started per instance. Targets are built as for a terminal
 // tab (Name/id, user, key, port, jump host from tags and Settings; host keys as trusted there).
 
 export interface TunnelsSectionOptions {
@@ -53,15 +54,24 @@ export function tunnelsSection(o: TunnelsSectionOptions = {}): HandlerSection {
       if (!t) throw notFound(id);
       return t;
     };
-    const targetFor = (t: SavedTunnel): Promise<ConnectTarget> => {
+    const targetFor = (instanceId: string, region: string): Promise<ConnectTarget> => {
       const settings = deps.settings.get();
-      return connectTargetFor(t.instanceId, { settings, regions: [t.region], ...(settings.profile ? { profile: settings.profile } : {}) });
+      return connectTargetFor(instanceId, { settings, regions: [region], ...(settings.profile ? { profile: settings.profile } : {}) });
+    };
+    /** Where a run goes: an instance tunnel's own instance; for a tag tunnel, the instance asked for. */
+    const placeOf = (t: SavedTunnel, ref: { instanceId?: string | undefined; region?: string | undefined }) => {
+      if (!t.tag) return { instanceId: t.instanceId!, region: t.region!, run: undefined };
+      if (!ref.instanceId || !ref.region)
+        throw new AppError('INVALID_INPUT', `The tunnel for ${tagText(t.tag)} runs on one instance at a time: name the instance (instanceId and region).`);
+      return { instanceId: ref.instanceId, region: ref.region, run: ref.instanceId };
     };
     return {
       'tunnels.list'() {
         listen();
         const tunnels = store.list();
-        return { tunnels, status: tunnels.map((t) => manager.status(t.id)) };
+        // An instance tunnel's one state, and every run (up or failed) of each tag tunnel.
+        const status = tunnels.filter((t) => !t.tag).map((t) => manager.status(t.id));
+        return { tunnels, status: [...status, ...manager.runsOf(new Set(tunnels.filter((t) => t.tag).map((t) => t.id)))] };
       },
       'tunnels.save'(input) {
         const problems = tunnelProblems(specOf({ ...input, id: 'unsaved' }), process.getuid?.() === 0);
@@ -78,22 +88,28 @@ export function tunnelsSection(o: TunnelsSectionOptions = {}): HandlerSection {
         store.update((list) => list.filter((t) => t.id !== id));
         return null;
       },
-      async 'tunnels.start'({ id }) {
+      async 'tunnels.start'(ref) {
         listen();
-        const t = find(id);
+        const t = find(ref.id);
+        const place = placeOf(t, ref);
         const sessions = deps.engine.sessions;
         if (!sessions.acquire) throw new AppError('INTERNAL', 'This backend cannot run tunnels.');
         const acquire = sessions.acquire.bind(sessions);
         let target: ConnectTarget | undefined;
-        return manager.start(t, async (attempt) => {
-          // Look the instance up again after a drop: a restarted instance may have a new address.
-          if (!target) target = await targetFor(t);
-          else if (attempt > 0) target = await targetFor(t).catch(() => target!);
-          return acquire(target);
-        });
+        return manager.start(
+          t,
+          async (attempt) => {
+            // Look the instance up again after a drop: a restarted instance may have a new address.
+            if (!target) target = await targetFor(place.instanceId, place.region);
+            else if (attempt > 0) target = await targetFor(place.instanceId, place.region).catch(() => target!);
+            return acquire(target);
+          },
+          place.run,
+        );
       },
-      'tunnels.stop'({ id }) {
-        return manager.stop(id);
+      'tunnels.stop'({ id, instanceId }) {
+        const t = store.list().find((x) => x.id === id);
+        return manager.stop(id, t?.tag ? instanceId : undefined);
       },
     };
   };
