@@ -6,28 +6,24 @@
 //   SigV4 checked, frames piped to the sshd) on loopback, so the figure is the WebSocket framing's
 //   own cost, not AWS's network.
 import net from 'node:net';
-import { join } from 'node:path';
-import { load, login, stream } from './sshStream.mjs';
+import { LAB_IMAGE, load, startSshLab } from './sshLab.mjs';
+import { login, stream } from './sshStream.mjs';
 
 const ADDRESS = '127.0.0.32';
 
 export async function eiceRows(ctx) {
   const { Client } = await import('ssh2');
-  const { startSshd, makeKey, cleanupSshd } = await load(ctx, 'test/lab/sshd.ts');
   const { startEiceLab } = await load(ctx, 'test/lab/eiceServer.ts');
   const { privateSubnet, seedInstance } = await load(ctx, 'test/lab/seed.ts');
   const { openEiceSocket } = await load(ctx, 'src/node/transport/eice.ts');
   const { resetClients } = await load(ctx, 'src/node/aws/clients.ts');
   const { DescribeSubnetsCommand } = await import('@aws-sdk/client-ec2');
-  const dir = ctx.tmpdir('tagssh-bench-eice-');
-  const key = makeKey(join(dir, 'keys'), 'ed25519');
-  const host = await startSshd({ address: ADDRESS, authorizedKeys: [key.publicKey] });
+  const ssh = await startSshLab(ctx, { address: ADDRESS, prefix: 'tagssh-bench-eice-', name: 'bench-eice-direct' });
+  const { dir, key, host, tags } = ssh;
   const ec2 = await ctx.ec2();
   const subnetId = await privateSubnet(ec2);
   const vpcId = (await ec2.send(new DescribeSubnetsCommand({ SubnetIds: [subnetId] }))).Subnets[0].VpcId;
-  const tags = { 'tagssh:user': host.user, 'tagssh:port': String(host.port) };
-  const priv = await seedInstance(ec2, { name: 'bench-eice', subnetId, imageId: 'ami-1e749f67', tags });
-  await seedInstance(ec2, { name: 'bench-eice-direct', eip: ADDRESS, imageId: 'ami-1e749f67', tags });
+  const priv = await seedInstance(ec2, { name: 'bench-eice', subnetId, imageId: LAB_IMAGE, tags });
   const endpoint = { id: 'eice-0bench00000000001', vpcId, subnetId, addresses: [priv.privateIp] };
   const lab = await startEiceLab({ upstream: ctx.moto.endpoint, endpoints: [endpoint] });
   lab.route.set(`${priv.privateIp}:${host.port}`, { host: ADDRESS, port: host.port });
@@ -93,7 +89,6 @@ export async function eiceRows(ctx) {
     process.env = saved;
     resetClients();
     await lab.close();
-    await host.stop();
-    cleanupSshd(host);
+    await ssh.stop();
   }
 }

@@ -1,14 +1,7 @@
-// What the transport rows share: loading the project's TypeScript (tests' labs, engine modules)
-// from a bench section, logging ssh2 in over a given socket, and streaming bytes to time them.
+// What the transport rows share: logging ssh2 in over a given socket, and streaming bytes to time
+// them (the lab they log in to: sshLab.mjs).
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-
-/** A module of this checkout, loaded through tsx (labs under test/, engine modules under src/). */
-export async function load(ctx, rel) {
-  const { tsImport } = await import('tsx/esm/api');
-  return tsImport(join(ctx.root, rel), import.meta.url);
-}
 
 /** An ssh2 client logged in to the lab sshd `host` over `sock`, trusting only that host's keys. */
 export function login(Client, sock, host, key) {

@@ -7,19 +7,18 @@
 // frames, a SHA-256 digest and an acknowledgement per frame), not AWS's network.
 import net from 'node:net';
 import { join } from 'node:path';
-import { load, login, stream } from './sshStream.mjs';
+import { LAB_IMAGE, load, startSshLab } from './sshLab.mjs';
+import { login, stream } from './sshStream.mjs';
 
 const ADDRESS = '127.0.0.31';
 
 export async function ssmRows(ctx) {
   const { Client } = await import('ssh2');
-  const { startSshd, makeKey, cleanupSshd } = await load(ctx, 'test/lab/sshd.ts');
   const { startSsmLab } = await load(ctx, 'test/lab/ssmServer.ts');
   const { openSsmSocket } = await load(ctx, 'src/node/ssm/socket.ts');
   const { resetSsmClients } = await load(ctx, 'src/node/ssm/api.ts');
-  const dir = ctx.tmpdir('tagssh-bench-ssm-');
-  const key = makeKey(join(dir, 'keys'), 'ed25519');
-  const host = await startSshd({ address: ADDRESS, authorizedKeys: [key.publicKey] });
+  const ssh = await startSshLab(ctx, { address: ADDRESS, prefix: 'tagssh-bench-ssm-', name: 'bench-direct' });
+  const { dir, key, host, tags } = ssh;
   const lab = await startSsmLab();
   const saved = { ...process.env };
   const id = 'i-0bench0000000ssm1';
@@ -36,9 +35,7 @@ export async function ssmRows(ctx) {
   try {
     const ec2 = await ctx.ec2();
     const { privateSubnet, seedInstance } = await load(ctx, 'test/lab/seed.ts');
-    const tags = { 'tagssh:user': host.user, 'tagssh:port': String(host.port) };
-    const priv = await seedInstance(ec2, { name: 'bench-ssm', subnetId: await privateSubnet(ec2), imageId: 'ami-1e749f67', tags });
-    await seedInstance(ec2, { name: 'bench-direct', eip: ADDRESS, imageId: 'ami-1e749f67', tags });
+    const priv = await seedInstance(ec2, { name: 'bench-ssm', subnetId: await privateSubnet(ec2), imageId: LAB_IMAGE, tags });
     lab.nodes.set(priv.id, { sshHost: ADDRESS });
     const env = { ...ctx.env, ...lab.env, HOME: dir };
     const cli = (name, extra) => [ctx.tagssh, 'ssh', name, '-i', key.privatePath, ...extra, '--', 'true'];
@@ -93,7 +90,6 @@ export async function ssmRows(ctx) {
     resetSsmClients();
     process.env = saved;
     await lab.stop();
-    await host.stop();
-    cleanupSshd(host);
+    await ssh.stop();
   }
 }

@@ -12,6 +12,7 @@
 /* global window, document, Event, requestAnimationFrame */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { load, opensshArgs } from '../lib/sshLab.mjs';
 
 export const title = 'App: click-to-prompt, terminal throughput, renderer memory';
 
@@ -19,34 +20,10 @@ const PROMPT = /[#$]\s*$/m;
 // eslint-disable-next-line no-control-regex -- strips terminal escape sequences from ssh's output
 const ANSI = /\x1b\[[0-9;?]*[A-Za-z]/g;
 
-async function load(ctx, rel) {
-  const { tsImport } = await import('tsx/esm/api');
-  return tsImport(join(ctx.root, rel), import.meta.url);
-}
-
 function opensshToPrompt(lab, host) {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    const args = [
-      '-tt',
-      '-F',
-      'none',
-      '-i',
-      lab.clientKey.privatePath,
-      '-p',
-      String(host.port),
-      '-o',
-      'IdentitiesOnly=yes',
-      '-o',
-      'BatchMode=yes',
-      '-o',
-      `UserKnownHostsFile=${join(lab.home, 'ssh_known_hosts')}`,
-      '-o',
-      'StrictHostKeyChecking=accept-new',
-      '-o',
-      'LogLevel=ERROR',
-      `${host.user}@${host.address}`,
-    ];
+    const args = ['-tt', ...opensshArgs(lab.clientKey.privatePath, join(lab.home, 'ssh_known_hosts')), '-p', String(host.port), `${host.user}@${host.address}`];
     const child = spawn('ssh', args, { stdio: ['pipe', 'pipe', 'pipe'] });
     let out = '';
     let done = false;

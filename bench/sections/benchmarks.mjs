@@ -7,16 +7,12 @@
 // the same cores, which real instances would not — read its ratio as an upper bound.
 import { execFileSync, spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { load } from '../lib/sshLab.mjs';
 
 export const title = 'Benchmarks: iperf3 through TagSSH vs by hand; one preset on 16 hosts vs 1';
 
 const PAIR = ['127.0.0.50', '127.0.0.51'];
 const FANOUT = Array.from({ length: 16 }, (_, i) => `127.0.0.${60 + i}`);
-
-async function load(ctx, rel) {
-  const { tsImport } = await import('tsx/esm/api');
-  return tsImport(join(ctx.root, rel), import.meta.url);
-}
 
 function iperf3ByHand(address, port, seconds) {
   return new Promise((resolve, reject) => {

@@ -10,16 +10,12 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { load, startSshLab } from '../lib/sshLab.mjs';
 
 export const title = 'Files: tagssh cp vs scp and sftp (512 MiB up and down); reused-connection open';
 
 const ADDRESS = '127.0.0.32';
 const CIPHER = 'aes128-gcm@openssh.com';
-
-async function load(ctx, rel) {
-  const { tsImport } = await import('tsx/esm/api');
-  return tsImport(join(ctx.root, rel), import.meta.url);
-}
 
 async function writeRandom(path, mib) {
   const out = createWriteStream(path);
@@ -31,41 +27,12 @@ const sha = (p) => createHash('sha256').update(readFileSync(p)).digest('hex');
 const med = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
 
 export async function run(ctx) {
-  const { startSshd, makeKey, cleanupSshd } = await load(ctx, 'test/lab/sshd.ts');
-  const { seedInstance } = await load(ctx, 'test/lab/seed.ts');
-  const dir = ctx.tmpdir('tagssh-bench-files-');
-  const key = makeKey(join(dir, 'keys'), 'ed25519');
-  const host = await startSshd({ address: ADDRESS, authorizedKeys: [key.publicKey] });
+  const lab = await startSshLab(ctx, { address: ADDRESS, prefix: 'tagssh-bench-files-', name: 'bench-files' });
+  const { dir, key, host, env } = lab;
   const rows = [];
   try {
-    await seedInstance(await ctx.ec2(), {
-      name: 'bench-files',
-      eip: ADDRESS,
-      imageId: 'ami-1e749f67',
-      tags: { 'tagssh:user': host.user, 'tagssh:port': String(host.port) },
-    });
-    const env = { ...ctx.env, HOME: dir };
     const node = process.execPath;
-    const opensshOpts = [
-      '-F',
-      'none',
-      '-i',
-      key.privatePath,
-      '-o',
-      'IdentitiesOnly=yes',
-      '-o',
-      'BatchMode=yes',
-      '-o',
-      `UserKnownHostsFile=${join(dir, 'known_hosts')}`,
-      '-o',
-      'StrictHostKeyChecking=accept-new',
-      '-o',
-      'LogLevel=ERROR',
-      '-c',
-      CIPHER,
-      '-P',
-      String(host.port),
-    ];
+    const opensshOpts = [...lab.opensshArgs, '-c', CIPHER, '-P', String(host.port)];
     const remoteDir = join(dir, 'remote');
     const localDir = join(dir, 'local');
     mkdirSync(remoteDir);
@@ -78,7 +45,7 @@ export async function run(ctx) {
     writeFileSync(remoteSrc, readFileSync(src));
     const want = sha(src);
 
-    const at = `${host.user}@${ADDRESS}`;
+    const at = lab.login;
     const tagsshCp = (a, b) => ctx.spawnTimed(node, [ctx.tagssh, 'cp', '-i', key.privatePath, a, b], env);
     const scp = (a, b) => ctx.spawnTimed('scp', [...opensshOpts, a, b], env);
     // sftp reads its commands from a batch file; -P is its port flag as well.
@@ -163,8 +130,7 @@ export async function run(ctx) {
       note: 'in-process: SessionManager.acquire + FileSession.open; the fresh side includes TCP, key exchange and auth',
     });
   } finally {
-    await host.stop();
-    cleanupSshd(host);
+    await lab.stop();
   }
   return rows;
 }

@@ -2,14 +2,9 @@
 // unclosed `<a ` and `<!--` documents once took ~11 s (a rescan from every '<'); the parser is
 // now a single forward pass. fast-xml-parser (the library xml.ts stands in for) runs the same
 // inputs for comparison. A normal 1,000-instance DescribeInstances page is measured alongside.
-import { join } from 'node:path';
+import { load } from '../lib/sshLab.mjs';
 
 export const title = 'Hostile input: EC2 XML parser';
-
-async function load(ctx, rel) {
-  const { tsImport } = await import('tsx/esm/api');
-  return tsImport(join(ctx.root, rel), import.meta.url);
-}
 
 function page(n) {
   const items = [];

@@ -10,17 +10,12 @@
 import { spawn } from 'node:child_process';
 import { setInterval, clearInterval } from 'node:timers';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { startSshLab } from '../lib/sshLab.mjs';
 
 export const title = 'SSH: connect-and-run, 512 MiB stream (vs OpenSSH ssh)';
 
 const ADDRESS = '127.0.0.30';
 const CIPHER = 'aes128-gcm@openssh.com';
-
-async function load(ctx, rel) {
-  const { tsImport } = await import('tsx/esm/api');
-  return tsImport(join(ctx.root, rel), import.meta.url);
-}
 
 /** Runs a command, counts its stdout bytes, and tracks its peak RSS. */
 function streamRun(cmd, args, env) {
@@ -56,43 +51,13 @@ function streamRun(cmd, args, env) {
 }
 
 export async function run(ctx) {
-  const { startSshd, makeKey, cleanupSshd } = await load(ctx, 'test/lab/sshd.ts');
-  const { seedInstance } = await load(ctx, 'test/lab/seed.ts');
-  const dir = ctx.tmpdir('tagssh-bench-ssh-');
-  const key = makeKey(join(dir, 'keys'), 'ed25519');
-  const host = await startSshd({ address: ADDRESS, authorizedKeys: [key.publicKey] });
+  const lab = await startSshLab(ctx, { address: ADDRESS, prefix: 'tagssh-bench-ssh-', name: 'bench-ssh' });
+  const { key, host, env } = lab;
   const rows = [];
   try {
-    await seedInstance(await ctx.ec2(), {
-      name: 'bench-ssh',
-      eip: ADDRESS,
-      imageId: 'ami-1e749f67',
-      tags: { 'tagssh:user': host.user, 'tagssh:port': String(host.port) },
-    });
-    const env = { ...ctx.env, HOME: dir };
     const node = process.execPath;
     const tagssh = (extra, cmd) => [ctx.tagssh, 'ssh', 'bench-ssh', '-i', key.privatePath, ...extra, '--', ...cmd];
-    const ssh = (cmd, extra = []) => [
-      '-F',
-      'none',
-      '-i',
-      key.privatePath,
-      '-o',
-      'IdentitiesOnly=yes',
-      '-o',
-      'BatchMode=yes',
-      '-o',
-      `UserKnownHostsFile=${join(dir, 'known_hosts')}`,
-      '-o',
-      'StrictHostKeyChecking=accept-new',
-      '-o',
-      'LogLevel=ERROR',
-      ...extra,
-      '-p',
-      String(host.port),
-      `${host.user}@${ADDRESS}`,
-      ...cmd,
-    ];
+    const ssh = (cmd, extra = []) => [...lab.opensshArgs, ...extra, '-p', String(host.port), lab.login, ...cmd];
     // First contact for both (host key trusted), outside the timings.
     await ctx.spawnTimed(node, tagssh(['--accept-new'], ['true']), env);
     await ctx.spawnTimed('ssh', ssh(['true']), env);
@@ -147,8 +112,7 @@ export async function run(ctx) {
       note: 'VmHWM polled from /proc every 50 ms; output flows through with backpressure (SSH window 2 MiB)',
     });
   } finally {
-    await host.stop();
-    cleanupSshd(host);
+    await lab.stop();
   }
   return rows;
 }

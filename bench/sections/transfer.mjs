@@ -8,15 +8,11 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { load } from '../lib/sshLab.mjs';
 
 export const title = 'Transfer preset: rsync through TagSSH vs by hand; every method side by side';
 
 const ADDRESS = '127.0.0.76';
-
-async function load(ctx, rel) {
-  const { tsImport } = await import('tsx/esm/api');
-  return tsImport(join(ctx.root, rel), import.meta.url);
-}
 
 const med = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 

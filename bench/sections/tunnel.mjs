@@ -5,18 +5,13 @@
 import { spawn } from 'node:child_process';
 import net from 'node:net';
 import { setInterval, clearInterval } from 'node:timers';
-import { join } from 'node:path';
+import { load, startSshLab } from '../lib/sshLab.mjs';
 
 export const title = 'Tunnels: -L throughput (vs OpenSSH ssh -L)';
 
 const ADDRESS = '127.0.0.31';
 const CIPHER = 'aes128-gcm@openssh.com';
 const CHUNK = Buffer.alloc(1 << 20);
-
-async function load(ctx, rel) {
-  const { tsImport } = await import('tsx/esm/api');
-  return tsImport(join(ctx.root, rel), import.meta.url);
-}
 
 /** A TCP service that sends `mib` MiB (with backpressure) to each client, then closes. */
 function startSource(mib) {
@@ -91,23 +86,13 @@ async function portAnswers(port) {
 }
 
 export async function run(ctx) {
-  const { startSshd, makeKey, cleanupSshd } = await load(ctx, 'test/lab/sshd.ts');
-  const { seedInstance } = await load(ctx, 'test/lab/seed.ts');
   const { freePort } = await load(ctx, 'test/lab/ports.ts');
-  const dir = ctx.tmpdir('tagssh-bench-tunnel-');
-  const key = makeKey(join(dir, 'keys'), 'ed25519');
-  const host = await startSshd({ address: ADDRESS, authorizedKeys: [key.publicKey] });
+  const lab = await startSshLab(ctx, { address: ADDRESS, prefix: 'tagssh-bench-tunnel-', name: 'bench-tunnel' });
+  const { key, host, env } = lab;
   const mib = ctx.quick ? 64 : 512;
   const source = await startSource(mib);
   const stops = [];
   try {
-    await seedInstance(await ctx.ec2(), {
-      name: 'bench-tunnel',
-      eip: ADDRESS,
-      imageId: 'ami-1e749f67',
-      tags: { 'tagssh:user': host.user, 'tagssh:port': String(host.port) },
-    });
-    const env = { ...ctx.env, HOME: dir };
     const ours = await startProcess(
       process.execPath,
       [ctx.tagssh, 'tunnel', 'bench-tunnel', '-i', key.privatePath, '--accept-new', '-L', `0:127.0.0.1:${source.port}`],
@@ -122,30 +107,17 @@ export async function run(ctx) {
     const theirs = await startProcess(
       'ssh',
       [
-        '-F',
-        'none',
+        ...lab.opensshArgs,
         '-N',
-        '-i',
-        key.privatePath,
-        '-o',
-        'IdentitiesOnly=yes',
-        '-o',
-        'BatchMode=yes',
-        '-o',
-        `UserKnownHostsFile=${join(dir, 'known_hosts')}`,
-        '-o',
-        'StrictHostKeyChecking=accept-new',
         '-o',
         'ExitOnForwardFailure=yes',
-        '-o',
-        'LogLevel=ERROR',
         '-c',
         CIPHER,
         '-L',
         `127.0.0.1:${sshPort}:127.0.0.1:${source.port}`,
         '-p',
         String(host.port),
-        `${host.user}@${ADDRESS}`,
+        lab.login,
       ],
       env,
       async () => ((await portAnswers(sshPort)) ? sshPort : 0),
@@ -183,7 +155,6 @@ export async function run(ctx) {
   } finally {
     for (const stop of stops) stop();
     source.close();
-    await host.stop();
-    cleanupSshd(host);
+    await lab.stop();
   }
 }
