@@ -3,13 +3,11 @@ import type { Handlers } from '../../common/contract.js';
 import { FILE_CHUNK_BYTES, LIST_MAX_ENTRIES, TRANSFER_MAX_BYTES } from '../../common/files/contract.js';
 import { joinRemote, partNameOf } from '../../common/files/paths.js';
 import type { HandlerSection, SessionPort } from '../service.js';
-import type { SshConnection } from '../ssh/connection.js';
 import type { ConnectTarget } from '../ssh/types.js';
 import { poolKey } from '../ssh/sessionManager.js';
-import { FileSession } from './index.js';
-import type { SftpOps } from './sftpOps.js';
+import { FileSession, type RemoteFile } from './index.js';
 import { shellCwd } from './panelCwd.js';
-import { assertFree, listForPanel, panelError, readAt, writeAt } from './panelSftp.js';
+import { assertFree, listForPanel, panelError } from './panelSftp.js';
 
 // The file panel's handlers (one set per UI connection). Every call names a terminal session;
 // its SFTP channel rides on that session's pooled SSH connection (SessionManager.acquire with
@@ -23,17 +21,12 @@ export interface FilesSectionOptions {
   idleMs?: number;
 }
 
-interface Channel {
-  files: FileSession;
-  connection: SshConnection;
-  release(): void;
-}
-
 interface Transfer {
   id: string;
   kind: 'upload' | 'download';
-  ops: SftpOps;
-  handle: Buffer;
+  files: FileSession;
+  /** The open remote file (for an upload, the temp file). */
+  file: RemoteFile;
   /** The file as the person named it. */
   path: string;
   /** Where an upload is written until it is complete. */
@@ -73,7 +66,7 @@ export function filesSection(o: FilesSectionOptions = {}): HandlerSection {
       if (!target) throw sessionGone(sessionId);
       return target;
     };
-    const channels = new Map<string, Promise<Channel>>();
+    const channels = new Map<string, Promise<FileSession>>();
     const transfers = new Map<string, Transfer>();
     let watching = false;
 
@@ -87,17 +80,14 @@ export function filesSection(o: FilesSectionOptions = {}): HandlerSection {
         sessions.off('closed', onSessionClosed);
       }
       void c.then(
-        (ch) => {
-          ch.files.close();
-          ch.release();
-        },
+        (files) => files.close(),
         () => {},
       );
     };
     // A session that closes lets go of its SFTP channel, so the pooled connection can close with its last tab.
     const onSessionClosed = (id: string) => dropChannel(id);
 
-    const channelOf = (sessionId: string): Promise<Channel> => {
+    const filesOf = (sessionId: string): Promise<FileSession> => {
       const existing = channels.get(sessionId);
       if (existing) return existing;
       const pool = poolOf(sessions);
@@ -111,24 +101,16 @@ export function filesSection(o: FilesSectionOptions = {}): HandlerSection {
         watching = true;
         sessions.on('closed', onSessionClosed);
       }
-      const opening = (async () => {
-        const { connection, release } = await pool.acquire(target);
-        try {
-          const files = await FileSession.open(connection);
-          files.ops.sftp.once('close', () => {
-            if (channels.get(sessionId) === opening) channels.delete(sessionId);
-          });
-          return { files, connection, release };
-        } catch (e) {
-          release();
-          throw e;
-        }
-      })();
+      const opening = FileSession.acquire(pool, target).then((files) => {
+        files.onClose(() => {
+          if (channels.get(sessionId) === opening) channels.delete(sessionId);
+        });
+        return files;
+      });
       channels.set(sessionId, opening);
       opening.catch(() => channels.get(sessionId) === opening && channels.delete(sessionId));
       return opening;
     };
-    const filesOf = async (sessionId: string) => (await channelOf(sessionId)).files;
 
     // ---- transfers ----
     const arm = (t: Transfer) => {
@@ -142,8 +124,8 @@ export function filesSection(o: FilesSectionOptions = {}): HandlerSection {
       t.ended = true;
       clearTimeout(t.timer);
       transfers.delete(t.id);
-      await t.ops.close(t.handle, t.path).catch(() => {});
-      if (t.part && outcome !== 'done') await t.ops.unlink(t.part).catch(() => {});
+      await t.file.close().catch(() => {});
+      if (t.part && outcome !== 'done') await t.files.remove(t.part).catch(() => {});
       emit('files.done', { transferId: t.id, outcome, ...(error ? { error: error.toJSON() } : {}) });
     };
     const fail = async (t: Transfer, e: unknown): Promise<never> => {
@@ -173,15 +155,15 @@ export function filesSection(o: FilesSectionOptions = {}): HandlerSection {
     };
     const finishUpload = async (t: Transfer) => {
       try {
-        await t.ops.close(t.handle, t.part!);
+        await t.file.close();
         // Without `replace`, something that appeared under the name meanwhile is left alone.
-        if (!t.replace) await assertFree(t.ops, t.path);
-        await t.ops.rename(t.part!, t.path, { overwrite: t.replace });
+        if (!t.replace) await assertFree(t.files, t.path);
+        await t.files.rename(t.part!, t.path, { overwrite: t.replace });
       } catch (e) {
         t.ended = true; // the handle is closed already
         clearTimeout(t.timer);
         transfers.delete(t.id);
-        await t.ops.unlink(t.part!).catch(() => {});
+        await t.files.remove(t.part!).catch(() => {});
         const err = toAppError(e);
         emit('files.done', { transferId: t.id, outcome: 'failed', error: err.toJSON() });
         throw err;
@@ -208,19 +190,19 @@ export function filesSection(o: FilesSectionOptions = {}): HandlerSection {
           return t && poolKey(t) === key;
         });
         const index = mates.findIndex((s) => s.id === sessionId) + 1;
-        const { connection } = await channelOf(sessionId);
+        const { connection } = await filesOf(sessionId);
         return { path: await shellCwd(connection, index, target.label) };
       },
       async 'files.mkdir'({ sessionId, dir, name }) {
         const path = joinRemote(dir, name);
         const files = await filesOf(sessionId);
-        await assertFree(files.ops, path);
+        await assertFree(files, path);
         await files.mkdir(path);
         return { path };
       },
       async 'files.rename'({ sessionId, dir, from, to }) {
         const files = await filesOf(sessionId);
-        await assertFree(files.ops, joinRemote(dir, to));
+        await assertFree(files, joinRemote(dir, to));
         await files.rename(joinRemote(dir, from), joinRemote(dir, to));
         return null;
       },
@@ -229,14 +211,14 @@ export function filesSection(o: FilesSectionOptions = {}): HandlerSection {
         return null;
       },
       async 'files.upload'({ sessionId, transferId, dir, name, size, replace }) {
-        const { ops } = await filesOf(sessionId);
+        const files = await filesOf(sessionId);
         const path = joinRemote(dir, name);
-        if (!replace) await assertFree(ops, path);
+        if (!replace) await assertFree(files, path);
         const part = joinRemote(dir, partNameOf(name, transferId));
-        const handle = await ops.open(part, 'wx').catch((e: unknown) => {
+        const file = await files.openFile(part, 'wx').catch((e: unknown) => {
           throw aboutFinal(e, part, path);
         });
-        const t = newTransfer(transferId, { kind: 'upload', ops, handle, path, part, replace, size });
+        const t = newTransfer(transferId, { kind: 'upload', files, file, path, part, replace, size });
         emit('files.progress', { transferId, bytes: 0, total: size });
         if (size === 0) await finishUpload(t);
         return null;
@@ -249,7 +231,7 @@ export function filesSection(o: FilesSectionOptions = {}): HandlerSection {
         t.chunks.add(index);
         arm(t);
         try {
-          await writeAt(t.ops, t.handle, t.part!, bytes, offset);
+          await t.file.writeAt(bytes, offset);
         } catch (e) {
           return fail(t, aboutFinal(e, t.part!, t.path));
         }
@@ -260,19 +242,19 @@ export function filesSection(o: FilesSectionOptions = {}): HandlerSection {
         return { received: t.bytes };
       },
       async 'files.download'({ sessionId, transferId, dir, name }) {
-        const { ops } = await filesOf(sessionId);
+        const files = await filesOf(sessionId);
         const path = joinRemote(dir, name);
-        const handle = await ops.open(path, 'r');
+        const file = await files.openFile(path, 'r');
         let size: number;
         try {
-          size = (await ops.fstat(handle, path)).size;
+          size = (await file.stat()).size;
           if (size > TRANSFER_MAX_BYTES)
             throw new AppError('INVALID_INPUT', `${path} is larger than the panel moves (${TRANSFER_MAX_BYTES / 1024 ** 3} GiB).`, 'Copy it with tagssh cp.');
         } catch (e) {
-          await ops.close(handle, path).catch(() => {});
+          await file.close().catch(() => {});
           throw e;
         }
-        const t = newTransfer(transferId, { kind: 'download', ops, handle, path, replace: false, size });
+        const t = newTransfer(transferId, { kind: 'download', files, file, path, replace: false, size });
         emit('files.progress', { transferId, bytes: 0, total: size });
         if (size === 0) await end(t, 'done');
         return { size };
@@ -284,7 +266,7 @@ export function filesSection(o: FilesSectionOptions = {}): HandlerSection {
         arm(t);
         let data: Buffer;
         try {
-          data = await readAt(t.ops, t.handle, t.path, offset, length);
+          data = await t.file.readAt(offset, length);
         } catch (e) {
           return fail(t, e);
         }

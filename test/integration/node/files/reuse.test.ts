@@ -133,6 +133,22 @@ describe('reused connections', () => {
     sm.close(tab);
   });
 
+  it("FileSession.acquire opens its channel on the pool's connection; close() ends the channel and the hold, so the connection closes with its last user", async () => {
+    const sm = manager();
+    const files = await FileSession.acquire(sm, target());
+    const other = await sm.acquire(target());
+    assert.equal(files.connection, other.connection, 'one pooled connection');
+    writeFileSync(join(dir, 'acquired.txt'), 'x');
+    assert.ok((await files.list(dir)).some((e) => e.name === 'acquired.txt'));
+    const channelClosed = new Promise<void>((resolve) => files.onClose(resolve));
+    files.close();
+    await channelClosed;
+    assert.equal(files.closed, true);
+    assert.equal(other.connection.closed, false, 'another user still holds the connection');
+    other.release();
+    assert.equal(other.connection.closed, true, "the file session's hold was let go with its channel");
+  });
+
   it('a connection with no users left is closed; the next borrower connects afresh', async () => {
     const sm = manager();
     const connect = pooledConnect(sm);
