@@ -94,6 +94,11 @@ export type HandlerSection = (ctx: {
   ownsSession: (sessionId: string) => boolean;
   /** Runs `fn` when this UI connection goes away (a section lets go of what it listens to). */
   onDispose: (fn: () => void) => void;
+  /**
+   * Runs `fn` the moment a session this window opened is its own, in the same tick, with the
+   * output it printed while opening: a section that records the session misses no byte.
+   */
+  onSessionOpened?: (fn: (sessionId: string, early: readonly Buffer[]) => void) => void;
 }) => Partial<Handlers>;
 
 export interface AppClient {
@@ -139,6 +144,8 @@ export function createAppService(deps: AppServiceDeps): AppService {
       const opens = new Map<string, AbortController>();
       // Opens that asked EC2 to start the instance: a cancel says the instance keeps starting.
       const started = new Set<string>();
+      // Sections told the moment a session becomes this window's (see HandlerSection).
+      const opened: Array<(sessionId: string, early: readonly Buffer[]) => void> = [];
       const cancelledOpen = (openId: string) =>
         new AppError('CANCELLED', started.has(openId) ? 'Cancelled; the instance keeps starting.' : 'Cancelled.', undefined, {
           instanceStarting: started.has(openId),
@@ -197,7 +204,8 @@ export function createAppService(deps: AppServiceDeps): AppService {
               engine.sessions.close(info.sessionId);
               throw disposed ? new AppError('SESSION_CLOSED', 'The window closed while connecting.') : cancelledOpen(input.openId);
             }
-            output.adopt(info.sessionId);
+            const early = output.adopt(info.sessionId);
+            for (const fn of opened) fn(info.sessionId, early);
             return info;
           } catch (e) {
             // A wait that ended because the UI cancelled reports the cancel, not the wait's own error;
@@ -258,7 +266,17 @@ export function createAppService(deps: AppServiceDeps): AppService {
       const handlers = { ...base } as Handlers;
       const disposers: Array<() => void> = [];
       for (const section of deps.sections ?? [benchSection(), filesSection(), tunnelsSection(), securityGroupsSection(), sessionLogSection()])
-        Object.assign(handlers, section({ deps, emit, clientId, ownsSession: (id) => output.owns(id), onDispose: (fn) => disposers.push(fn) }));
+        Object.assign(
+          handlers,
+          section({
+            deps,
+            emit,
+            clientId,
+            ownsSession: (id) => output.owns(id),
+            onDispose: (fn) => disposers.push(fn),
+            onSessionOpened: (fn) => opened.push(fn),
+          }),
+        );
 
       const client: AppClient = {
         id: clientId,

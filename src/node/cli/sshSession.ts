@@ -107,6 +107,7 @@ export async function runSsh(name: string, command: string[], flags: SshFlags, s
   const target = await targetP;
   const extras = await prepareShellExtras(target, flags, scope, command);
   const conn = await connectInteractively(target, flags.keepalive ? flags.keepalive * 1000 : undefined, progress).catch(async (e: unknown) => {
+    await extras.log?.close(); // never began: leaves no file behind (see SessionLog.close)
     // A timeout is often a changed public IP: say what the security groups make of it.
     const [{ explainTimeout }, { configuredMyIpUrl }] = await Promise.all([import('../aws/securityGroups.js'), import('../aws/myIp.js')]);
     throw await explainTimeout(e, target, scope, await configuredMyIpUrl());
@@ -138,6 +139,7 @@ async function runShell(conn: SshConnection, label: string, extras: ShellExtras 
   const stdin = process.stdin;
   const tty = !!stdin.isTTY && !!process.stdout.isTTY;
   const shell = await conn.shell({ cols: process.stdout.columns || 80, rows: process.stdout.rows || 24, term: process.env.TERM || 'xterm-256color', pty: tty });
+  extras.log?.begin();
   const onResize = () => shell.resize(process.stdout.columns || 80, process.stdout.rows || 24);
   if (tty) {
     stdin.setRawMode(true);

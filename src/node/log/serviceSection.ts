@@ -8,11 +8,30 @@ import { SessionLog, type LogSubject } from './sessionLog.js';
 // engine's session output stream — the bytes the remote side sent, never keystrokes — and ends
 // with the session. Listeners are held only while this connection has a log running.
 
+/** Output held while a log's header is looked up (the inventory cache), before its file is open. */
+const HELD_LIMIT = 1024 * 1024;
+
+/** A log that runs for a session; its file opens once the header's facts are known. */
+interface Running {
+  log: SessionLog | null;
+  held: Buffer[];
+  heldBytes: number;
+  ready: Promise<SessionLog>;
+}
+
 export function sessionLogSection(): HandlerSection {
-  return ({ deps, ownsSession }) => {
+  return ({ deps, ownsSession, onSessionOpened }) => {
     const { engine, settings } = deps;
-    const logs = new Map<string, SessionLog>();
-    const onData = (id: string, chunk: Buffer) => logs.get(id)?.write(chunk);
+    const logs = new Map<string, Running>();
+    const onData = (id: string, chunk: Buffer) => {
+      const r = logs.get(id);
+      if (!r) return;
+      if (r.log) r.log.write(chunk);
+      else if (r.heldBytes + chunk.length <= HELD_LIMIT) {
+        r.held.push(chunk);
+        r.heldBytes += chunk.length;
+      }
+    };
     const onClosed = (id: string) => void stop(id);
     const listen = (on: boolean) => {
       if (on) {
@@ -24,10 +43,11 @@ export function sessionLogSection(): HandlerSection {
       }
     };
     const stop = async (id: string): Promise<string | null> => {
-      const log = logs.get(id);
+      const r = logs.get(id);
+      if (!r) return null;
+      drop(id, r);
+      const log = await r.ready.catch(() => null);
       if (!log) return null;
-      logs.delete(id);
-      if (logs.size === 0) listen(false);
       await log.close();
       return log.path;
     };
@@ -50,17 +70,59 @@ export function sessionLogSection(): HandlerSection {
       };
     };
 
+    /**
+     * Starts recording from this moment: `first` is output the session already printed that
+     * belongs in the log. Listening starts in this tick, so no byte falls between `first` and
+     * what follows while the header is looked up.
+     */
+    const begin = (sessionId: string, target: ConnectTarget, first: readonly Buffer[], timestamps: boolean): Running => {
+      const r: Running = {
+        log: null,
+        held: [...first],
+        heldBytes: first.reduce((n, c) => n + c.length, 0),
+        ready: subjectOf(target).then((subject) => {
+          const log = SessionLog.open(undefined, subject, { timestamps });
+          log.begin();
+          for (const chunk of r.held) log.write(chunk);
+          r.held = [];
+          r.log = log;
+          return log;
+        }),
+      };
+      // A file that cannot be opened is reported by log.start; the session itself goes on.
+      r.ready.catch(() => drop(sessionId, r));
+      if (logs.size === 0) listen(true);
+      logs.set(sessionId, r);
+      return r;
+    };
+    const drop = (sessionId: string, r: Running) => {
+      if (logs.get(sessionId) !== r) return;
+      logs.delete(sessionId);
+      if (logs.size === 0) listen(false);
+    };
+
+    // Settings › Session logs "every session": the log starts as the session becomes this window's,
+    // with what it printed while opening (the motd, "Last login", the first prompt), not one round
+    // trip later when the window asks (by then that first screen has gone by).
+    onSessionOpened?.((sessionId, early) => {
+      const { always, timestamps } = settings.get().sessionLog;
+      const target = always ? engine.sessions.targetOf?.(sessionId) : undefined;
+      if (target && !logs.has(sessionId)) begin(sessionId, target, early, timestamps);
+    });
+
     return {
       async 'log.start'({ sessionId, timestamps }) {
         const running = logs.get(sessionId);
-        if (running) return { path: running.path };
+        if (running) {
+          const log = await running.ready.catch(() => null);
+          if (log) return { path: log.path };
+          drop(sessionId, running); // its file could not be opened: try again, and say why if it fails
+        }
         // Only a session this window opened: another window's output is not this one's to record.
         const target = ownsSession(sessionId) ? engine.sessions.targetOf?.(sessionId) : undefined;
         if (!target) throw new AppError('SESSION_CLOSED', `Session ${sessionId} is not open.`, 'Reconnect, then turn the log on again.');
-        const subject = await subjectOf(target);
-        const log = SessionLog.open(undefined, subject, { timestamps: timestamps ?? settings.get().sessionLog.timestamps });
-        if (logs.size === 0) listen(true);
-        logs.set(sessionId, log);
+        // Turned on by hand: the log starts now, as the person expects (not with the screen before).
+        const log = await begin(sessionId, target, [], timestamps ?? settings.get().sessionLog.timestamps).ready;
         return { path: log.path };
       },
       async 'log.stop'({ sessionId }) {

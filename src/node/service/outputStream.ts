@@ -85,11 +85,16 @@ export class SessionOutput {
     }
   }
 
-  /** The open returned this session: it is this connection's, with what it printed meanwhile. */
-  adopt(sessionId: string): void {
+  /**
+   * The open returned this session: it is this connection's, with what it printed meanwhile.
+   * Returns that early output (a session log starting now begins with it).
+   */
+  adopt(sessionId: string): readonly Buffer[] {
     this.owned.set(sessionId, newOwnedSession());
     this.claimed.add(sessionId);
-    for (const chunk of this.early.get(sessionId)?.chunks ?? []) this.onData(sessionId, chunk);
+    const early = this.early.get(sessionId)?.chunks ?? [];
+    for (const chunk of early) this.onData(sessionId, chunk);
+    return early;
   }
 
   owns(sessionId: string): boolean {

@@ -38,42 +38,52 @@ class FakeSessions extends EventEmitter {
   }
 }
 
-function setup() {
+function setup(opts: { always?: boolean; lookupMs?: number; firstScreen?: string } = {}) {
   const sessions = new FakeSessions();
+  /** The inventory answers after `lookupMs` (the log's header waits for it). */
+  const answerLater = async <T>(value: T): Promise<T> => {
+    await new Promise((r) => setTimeout(r, opts.lookupMs ?? 0));
+    return value;
+  };
   const engine: Engine = {
-    listInstances: async () => ({
-      instances: [
-        {
-          id: 'i-0123456789abcdef0',
-          region: 'ap-northeast-1',
-          name: 'web\x1b[2J',
-          state: 'running',
-          type: 'c7g.large',
-          az: 'ap-northeast-1c',
-          publicIp: '203.0.113.9',
-          isElasticIp: false,
-          privateIp: null,
-          keyName: null,
-          imageId: null,
-          platform: null,
-          platformDetails: null,
-          vpcId: null,
-          subnetId: null,
-          launchTime: null,
-          tags: {},
-        },
-      ],
-      fetchedAt: 0,
-      fromCache: true,
-    }),
+    listInstances: () =>
+      answerLater({
+        instances: [
+          {
+            id: 'i-0123456789abcdef0',
+            region: 'ap-northeast-1',
+            name: 'web\x1b[2J',
+            state: 'running',
+            type: 'c7g.large',
+            az: 'ap-northeast-1c',
+            publicIp: '203.0.113.9',
+            isElasticIp: false,
+            privateIp: null,
+            keyName: null,
+            imageId: null,
+            platform: null,
+            platformDetails: null,
+            vpcId: null,
+            subnetId: null,
+            launchTime: null,
+            tags: {},
+          },
+        ],
+        fetchedAt: 0,
+        fromCache: true,
+      }),
     startInstance: async () => assert.fail('not used'),
     stopInstance: async () => assert.fail('not used'),
     listProfiles: async () => ({ profiles: [], defaultRegion: null }),
     forgetHostKey: async () => false,
     sessions: sessions as unknown as SessionPort,
-    openSession: async () => ({ sessionId: 's1', label: 'web', instanceId: 'i-0123456789abcdef0', host: '203.0.113.9' }),
+    openSession: async () => {
+      // The shell's first screen can arrive before the open has returned its id.
+      if (opts.firstScreen) sessions.emit('data', 's1', Buffer.from(opts.firstScreen));
+      return { sessionId: 's1', label: 'web', instanceId: 'i-0123456789abcdef0', host: '203.0.113.9' };
+    },
   };
-  let settings: Settings = { ...defaultSettings(), sessionLog: { always: false, timestamps: true } };
+  let settings: Settings = { ...defaultSettings(), sessionLog: { always: opts.always ?? false, timestamps: true } };
   const service = createAppService({ engine, settings: { get: () => settings, set: (s) => (settings = s) }, sections: [sessionLogSection()] });
   return { sessions, service, client: service.connect(() => {}) };
 }
@@ -132,4 +142,27 @@ test("another window's session is not this window's to log or stop", async () =>
   await assert.rejects(other.handlers['log.start']({ sessionId: 's1' }) as Promise<unknown>, /not open/);
   assert.deepEqual(await other.handlers['log.stop']({ sessionId: 's1' }), { path: null });
   assert.deepEqual(await client.handlers['log.stop']({ sessionId: 's1' }), { path }, 'the owner’s log kept running');
+});
+
+test('Settings › every session: the log starts as the session opens, with its first screen and what came while the header was looked up', async () => {
+  const { sessions, client } = setup({ always: true, lookupMs: 50, firstScreen: 'Last login: today\r\nmotd line\r\n' });
+  await open(client);
+  sessions.emit('data', 's1', Buffer.from('during lookup\r\n'));
+  // The window asks after all this (one round trip later); the running log is the one it gets.
+  const { path } = await client.handlers['log.start']({ sessionId: 's1' });
+  sessions.emit('data', 's1', Buffer.from('after\r\n'));
+  assert.deepEqual(await client.handlers['log.stop']({ sessionId: 's1' }), { path });
+  const body = readFileSync(path, 'utf8').split('\n\n')[1]!.split('\n');
+  assert.deepEqual(
+    body.map((l) => l.replace(/^\[[^\]]+\] /, '')),
+    ['Last login: today', 'motd line', 'during lookup', 'after', ''],
+  );
+});
+
+test('without Settings › every session, opening a session starts no log', async () => {
+  const { sessions, client } = setup({ always: false, firstScreen: 'motd\r\n' });
+  const baseline = sessions.listenerCount('data');
+  await open(client);
+  assert.equal(sessions.listenerCount('data'), baseline, 'only the output stream listens: no log runs');
+  assert.deepEqual(await client.handlers['log.stop']({ sessionId: 's1' }), { path: null });
 });

@@ -1,6 +1,6 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isAppError } from '../../../../src/common/errors.js';
@@ -76,9 +76,42 @@ describe('SessionLog', () => {
     writeFileSync(file, 'before\n', { mode: 0o644 });
     chmodSync(file, 0o644);
     const log = SessionLog.open(file, subject);
+    log.begin();
     await log.close();
     assert.equal(statSync(file).mode & 0o777, 0o600);
     assert.ok(readFileSync(file, 'utf8').startsWith('before\n# TagSSH session log'));
+  });
+
+  it('writes the header when the session begins (its start time), not when the file opens', async () => {
+    const file = join(dir, 'begin.log');
+    let t = start.getTime();
+    const log = SessionLog.open(file, subject, { now: () => new Date((t += 60_000)) });
+    assert.equal(readFileSync(file, 'utf8'), '', 'nothing before the session opens');
+    log.begin();
+    log.begin(); // once only
+    await log.close();
+    const text = readFileSync(file, 'utf8');
+    assert.equal(text.match(/# TagSSH session log/g)?.length, 1);
+    assert.match(text, /^# Started: 2026-12-01T02:31:00\.000Z$/m);
+  });
+
+  it('a log whose session never began leaves no new file, and an existing file as it was', async () => {
+    const fresh = join(dir, 'never-began.log');
+    await SessionLog.open(fresh, subject).close();
+    assert.ok(!existsSync(fresh), 'the new file is removed');
+
+    const kept = join(dir, 'kept.log');
+    writeFileSync(kept, 'an earlier session\n');
+    chmodSync(kept, 0o644);
+    await SessionLog.open(kept, subject).close();
+    assert.equal(readFileSync(kept, 'utf8'), 'an earlier session\n');
+    assert.equal(statSync(kept).mode & 0o777, 0o644, 'its mode untouched');
+
+    const quiet = join(dir, 'began-quietly.log');
+    const log = SessionLog.open(quiet, subject);
+    log.begin();
+    await log.close();
+    assert.match(readFileSync(quiet, 'utf8'), /^# TagSSH session log$/m, 'a session that opened and printed nothing keeps its header');
   });
 
   it('refuses a path it cannot write, naming it', () => {
@@ -90,6 +123,25 @@ describe('SessionLog', () => {
         () => SessionLog.open(file, subject),
         (e) => isAppError(e) && e.code === 'INVALID_INPUT' && e.message.includes(file),
       );
+    }
+  });
+
+  it('gives each log with no path a file of its own, even two of one instance in the same second', async () => {
+    const saved = process.env.TAGSSH_HOME;
+    process.env.TAGSSH_HOME = join(dir, 'same-second');
+    try {
+      const now = () => start;
+      const [a, b] = [SessionLog.open(undefined, subject, { now }), SessionLog.open(undefined, subject, { now })];
+      a.write('first tab\n');
+      b.write('second tab\n');
+      await Promise.all([a.close(), b.close()]);
+      assert.notEqual(a.path, b.path);
+      assert.match(b.path, /-i-0123456789abcdef0-2\.log$/);
+      assert.ok(!readFileSync(a.path, 'utf8').includes('second tab'));
+      assert.ok(!readFileSync(b.path, 'utf8').includes('first tab'));
+    } finally {
+      if (saved === undefined) delete process.env.TAGSSH_HOME;
+      else process.env.TAGSSH_HOME = saved;
     }
   });
 

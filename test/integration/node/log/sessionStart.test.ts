@@ -1,0 +1,153 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startSshd, makeKey, cleanupSshd, type SshdHost, type KeyPair } from '../../../lab/sshd.js';
+import { SessionManager } from '../../../../src/node/ssh/sessionManager.js';
+import { KnownHostsStore } from '../../../../src/node/ssh/knownHosts.js';
+import { createAppService, type Engine, type SessionPort } from '../../../../src/node/service.js';
+import { sessionLogSection } from '../../../../src/node/log/serviceSection.js';
+import { defaultSettings, type Settings } from '../../../../src/common/model/settings.js';
+import type { ConnectTarget } from '../../../../src/node/ssh/types.js';
+import type { EventName, Payload } from '../../../../src/common/contract.js';
+
+// The app's Settings › Session logs "every session", against a real sshd whose login prints a
+// first screen (a motd-like greeting from the login shell): the log holds the session from its
+// first byte, even when the window asks for the log only after that first screen was painted —
+// which is what the app does (it asks once the open has returned to it, one round trip later).
+
+let dir: string;
+let home: string;
+let host: SshdHost;
+let key: KeyPair;
+let store: KnownHostsStore;
+const saved = process.env.TAGSSH_HOME;
+const GREETING = 'Welcome to lab-host (motd line 1)';
+
+before(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'tagssh-logstart-'));
+  home = join(dir, 'tagssh');
+  process.env.TAGSSH_HOME = home;
+  key = makeKey(join(dir, 'keys'), 'ed25519');
+  host = await startSshd({ address: '127.0.0.41', authorizedKeys: [key.publicKey], extraConfig: ['PrintLastLog no'] });
+  // The lab's login HOME (see labSessionEnv): a login shell prints the greeting first, as a motd would.
+  writeFileSync(join(host.dir, 'home', '.bash_profile'), `printf '%s\\r\\n' '${GREETING}'\nPS1='lab$ '\n`);
+  store = new KnownHostsStore(join(dir, 'known_hosts.json'));
+});
+
+after(async () => {
+  await host?.stop();
+  if (host) cleanupSshd(host);
+  if (saved === undefined) delete process.env.TAGSSH_HOME;
+  else process.env.TAGSSH_HOME = saved;
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const target = (overrides: Partial<ConnectTarget> = {}): ConnectTarget => ({
+  host: host.address,
+  port: host.port,
+  user: host.user,
+  label: 'lab-host',
+  identityFile: key.privatePath,
+  acceptNewHostKey: true,
+  ...overrides,
+});
+
+/** The app service over a real SessionManager; `openTarget` is what the next open connects to. */
+function setup(always: boolean) {
+  const sessions = new SessionManager({ connectOptions: { knownHosts: store, consoleOutput: null, agent: null } });
+  let openTarget = target();
+  const engine: Engine = {
+    listInstances: async () => ({ instances: [], fetchedAt: 0, fromCache: true }),
+    startInstance: async () => assert.fail('not used'),
+    stopInstance: async () => assert.fail('not used'),
+    listProfiles: async () => ({ profiles: [], defaultRegion: null }),
+    forgetHostKey: async () => false,
+    sessions: sessions as unknown as SessionPort,
+    async openSession(req) {
+      const t = openTarget;
+      const id = await sessions.open(t, { cols: 80, rows: 24, askPassphrase: req.askPassphrase });
+      return { sessionId: id, label: t.label, instanceId: null, host: t.host };
+    },
+  };
+  let settings: Settings = { ...defaultSettings(), sessionLog: { always, timestamps: false } };
+  const service = createAppService({ engine, settings: { get: () => settings, set: (s) => (settings = s) }, sections: [sessionLogSection()] });
+  const painted = new Map<string, string>();
+  const closed = new Set<string>();
+  const client = service.connect(<E extends EventName>(event: E, payload: Payload<E>) => {
+    const p = payload as { sessionId?: string; data?: string };
+    if (event === 'session.data' && p.sessionId) painted.set(p.sessionId, (painted.get(p.sessionId) ?? '') + p.data);
+    if (event === 'session.closed' && p.sessionId) closed.add(p.sessionId);
+  });
+  const until = async (what: string, ok: () => boolean) => {
+    for (let i = 0; i < 400 && !ok(); i++) await new Promise((r) => setTimeout(r, 25));
+    assert.ok(ok(), what);
+  };
+  return {
+    service,
+    client,
+    painted,
+    closed,
+    until,
+    setTarget: (t: ConnectTarget) => (openTarget = t),
+    open: async (openId: string) => (await client.handlers['session.open']({ ref: 'lab-host', openId, cols: 80, rows: 24, start: false })).sessionId,
+  };
+}
+
+const logFiles = () => {
+  try {
+    return readdirSync(join(home, 'config', 'logs'));
+  } catch {
+    return [];
+  }
+};
+
+describe('session logs start at the first byte of the session', () => {
+  it('Settings › every session: the log has the header, then the greeting, though the window asked after painting it', async () => {
+    const app = setup(true);
+    const id = await app.open('o1');
+    // The window paints the first screen before its log.start reaches the service.
+    await app.until('the greeting is on the screen', () => (app.painted.get(id) ?? '').includes(GREETING));
+    const { path } = await app.client.handlers['log.start']({ sessionId: id });
+    await app.until('the prompt is on the screen', () => (app.painted.get(id) ?? '').includes('lab$ '));
+    await app.client.handlers['session.write']({ sessionId: id, data: 'echo "after-$((20+1))"; exit\r' });
+    await app.until('the session closed', () => app.closed.has(id));
+    await app.client.handlers['log.stop']({ sessionId: id });
+    const log = readFileSync(path, 'utf8');
+    const body = log.slice(log.indexOf('\n\n') + 2);
+    assert.match(log, /^# TagSSH session log\n/);
+    assert.equal(body.split('\n')[0], GREETING, `the first line after the header is the greeting:\n${log}`);
+    assert.match(body, /^after-21$/m);
+    assert.equal(statSync(path).mode & 0o777, 0o600);
+    assert.equal(statSync(join(home, 'config', 'logs')).mode & 0o777, 0o700);
+    app.client.dispose();
+  });
+
+  it('a log turned on by hand later starts from that moment, not with the earlier screen', async () => {
+    const app = setup(false);
+    const id = await app.open('o2');
+    await app.until('the prompt is on the screen', () => (app.painted.get(id) ?? '').includes('lab$ '));
+    await app.client.handlers['session.write']({ sessionId: id, data: 'echo "before-$((1+1))"\r' });
+    await app.until('before-2 is on the screen', () => /before-2/.test(app.painted.get(id) ?? ''));
+    const { path } = await app.client.handlers['log.start']({ sessionId: id });
+    await app.client.handlers['session.write']({ sessionId: id, data: 'echo "during-$((2+1))"; exit\r' });
+    await app.until('the session closed', () => app.closed.has(id));
+    const log = readFileSync(path, 'utf8');
+    assert.match(log, /^during-3$/m);
+    assert.ok(!log.includes(GREETING) && !/^before-2$/m.test(log), log);
+    app.client.dispose();
+  });
+
+  it('a session that fails to open leaves no log file behind', async () => {
+    const app = setup(true);
+    const before = logFiles();
+    const stranger = makeKey(join(dir, 'keys'), 'ed25519', { name: 'not-authorized' });
+    app.setTarget(target({ identityFile: stranger.privatePath }));
+    await assert.rejects(app.open('o3'), /AUTH_FAILED|authenticat|key/i);
+    app.setTarget(target({ port: 1 }));
+    await assert.rejects(app.open('o4'));
+    assert.deepEqual(logFiles(), before);
+    app.client.dispose();
+  });
+});
