@@ -10,9 +10,13 @@ import { useAppUi, verbs } from './ui.js';
 // The Tunnels tab in Chromium against the real backend (moto, a real sshd): the form's checks in
 // the app's words, save, Start refused for an untrusted host key (then trusted from a terminal
 // tab), an HTTP server reached through the local address, Copy address, the tunnel outliving
-// its terminal tab, Stop, Edit (to a SOCKS proxy, used with curl), Cancel, a port in use, Delete.
+// its terminal tab, Stop, Edit (to a SOCKS proxy, used with curl), Cancel, a port in use, Delete;
+// then a tunnel for every instance tagged env=staging, listed and started under a second instance.
 
-const ui = useAppUi([{ name: 'web-1', address: '127.0.0.46' }]);
+const ui = useAppUi([
+  { name: 'web-1', address: '127.0.0.46', tags: { env: 'staging' } },
+  { name: 'web-2', address: '127.0.0.47', tags: { env: 'staging' } },
+]);
 const { row, trustFirstContact, waitForTerminal, shot } = verbs(ui);
 const BODY = `tunnel body ${randomBytes(6).toString('hex')}\n`;
 let httpServer: http.Server;
@@ -192,6 +196,8 @@ test('日本語: the tab, the form and the saved tunnel re-render in Japanese', 
   assert.equal(await view().locator('legend').innerText(), '新しいトンネル');
   assert.equal(await tunnelRow().locator('.tunnel-state .state').innerText(), '停止中');
   await tunnelRow().getByRole('button', { name: '開始' }).waitFor();
+  assert.equal(await field('対象').locator('option').first().innerText(), 'このインスタンスのみ');
+  assert.equal(await field('対象').locator('option', { hasText: 'タグ env=staging のすべてのインスタンス' }).count(), 1);
   await field('ローカルポート').fill('x');
   await view().getByRole('button', { name: 'トンネルを保存' }).click();
   assert.equal(await view().locator('#tunnel-port-error').innerText(), '1〜65535 のポート番号を入力してください（0 なら空いているポートを自動で使います）。');
@@ -201,4 +207,104 @@ test('日本語: the tab, the form and the saved tunnel re-render in Japanese', 
   await form.getByRole('button', { name: '設定を保存' }).click();
   await form.getByRole('button', { name: 'Save settings' }).waitFor();
   assert.deepEqual(ui.errors, []);
+});
+
+/** The row of a tag tunnel under this instance (n-th such tunnel). */
+const tagRow = (name: string, n = 0) =>
+  view()
+    .locator('tbody tr', { has: page().locator('.tunnel-instance', { hasText: new RegExp(`^${name} tag env=staging$`) }) })
+    .nth(n);
+
+async function tagAddress(name: string): Promise<string> {
+  const text = await tagRow(name).locator('.tunnel-desc code').innerText();
+  return /(127\.0\.0\.1:\d+)/.exec(text)![1]!;
+}
+
+test('a tunnel for every instance tagged env=staging: listed under web-2 too, started there, bytes counted', async () => {
+  const server = http.createServer((_req, res) => res.end(BODY));
+  const port = await freePort();
+  await new Promise<void>((r) => server.listen(port, '127.0.0.1', r));
+  try {
+    await page().getByRole('tab', { name: 'Tunnels' }).click();
+    await field('Instance').selectOption({ label: `web-1 (${ui.lab.ids['web-1']!.id})` });
+    assert.equal(await field('Applies to').inputValue(), 'instance', 'one instance unless told otherwise');
+    await field('Applies to').selectOption({ label: 'Every instance tagged env=staging' });
+    await field('Type').selectOption('local');
+    await field('Local port').fill('0');
+    await field('Destination host').fill('127.0.0.1');
+    await field('Destination port').fill(String(port));
+    await view().getByRole('button', { name: 'Save tunnel' }).click();
+    await view().locator('.form-status', { hasText: 'Tunnel saved.' }).waitFor();
+    assert.equal(await tagRow('web-1').locator('.tunnel-state .state').innerText(), 'Stopped');
+    assert.equal(await tagRow('web-2').locator('.tunnel-state .state').innerText(), 'Stopped');
+    assert.equal(await tagRow('web-2').locator('.tunnel-desc').innerText(), `127.0.0.1:0 → 127.0.0.1:${port}`);
+
+    // web-2's host key is not trusted yet: the app says so, and a terminal tab trusts it.
+    await tagRow('web-2').getByRole('button', { name: 'Start' }).click();
+    await tagRow('web-2').locator('.tunnel-state .state', { hasText: 'Failed' }).waitFor({ timeout: 30_000 });
+    assert.match(await tagRow('web-2').locator('.tunnel-error').innerText(), /not yet trusted|first connection|host key/i);
+    await page().getByRole('tab', { name: 'Instances' }).click();
+    await row('web-2').getByRole('button', { name: 'Connect', exact: true }).click();
+    await trustFirstContact();
+    await waitForTerminal(/[#$]\s*$/m);
+
+    await page().getByRole('tab', { name: 'Tunnels' }).click();
+    await tagRow('web-2').getByRole('button', { name: 'Start' }).click();
+    await tagRow('web-2').locator('.tunnel-state .state', { hasText: 'Open' }).waitFor({ timeout: 30_000 });
+    const viaWeb2 = await tagAddress('web-2');
+    assert.equal(await httpGet(viaWeb2), BODY);
+    await tagRow('web-2')
+      .locator('.tunnel-traffic', { hasText: /↓ (?!0 B)/ })
+      .waitFor({ timeout: 10_000 });
+    assert.equal(await tagRow('web-1').locator('.tunnel-state .state').innerText(), 'Stopped', 'started on web-2 only');
+
+    await tagRow('web-1').getByRole('button', { name: 'Start' }).click();
+    await tagRow('web-1').locator('.tunnel-state .state', { hasText: 'Open' }).waitFor({ timeout: 30_000 });
+    const viaWeb1 = await tagAddress('web-1');
+    assert.notEqual(viaWeb1, viaWeb2, 'one listener per instance');
+    assert.equal(await httpGet(viaWeb1), BODY);
+    await shot('tunnels-tag');
+
+    await tagRow('web-1').getByRole('button', { name: 'Edit' }).click();
+    await view().locator('.tunnels-status', { hasText: 'Stop the tunnel before editing it.' }).waitFor();
+    await tagRow('web-2').getByRole('button', { name: 'Stop' }).click();
+    await tagRow('web-2').locator('.tunnel-state .state', { hasText: 'Stopped' }).waitFor();
+    await assert.rejects(httpGet(viaWeb2), /ECONNREFUSED/);
+    assert.equal(await httpGet(viaWeb1), BODY, 'web-1’s run keeps going');
+    await tagRow('web-1').getByRole('button', { name: 'Stop' }).click();
+    await tagRow('web-1').locator('.tunnel-state .state', { hasText: 'Stopped' }).waitFor();
+
+    // Edit shows what it is bound to; a fixed local port cannot serve both instances.
+    const fixed = await freePort();
+    await tagRow('web-1').getByRole('button', { name: 'Edit' }).click();
+    assert.equal(await view().locator('legend').innerText(), 'Edit tunnel');
+    assert.equal(await field('Applies to').locator('option:checked').innerText(), 'Every instance tagged env=staging');
+    await field('Local port').fill(String(fixed));
+    await view().getByRole('button', { name: 'Save tunnel' }).click();
+    await view().locator('.form-status', { hasText: 'Tunnel saved.' }).waitFor();
+    await tagRow('web-1').getByRole('button', { name: 'Start' }).click();
+    await tagRow('web-1').locator('.tunnel-state .state', { hasText: 'Open' }).waitFor({ timeout: 30_000 });
+    assert.equal(await tagAddress('web-1'), `127.0.0.1:${fixed}`);
+    await tagRow('web-2').getByRole('button', { name: 'Start' }).click();
+    await tagRow('web-2').locator('.tunnel-state .state', { hasText: 'Failed' }).waitFor({ timeout: 30_000 });
+    assert.equal(
+      await tagRow('web-2').locator('.tunnel-error').innerText(),
+      `Local port ${fixed} is already used by this tunnel for web-1. Stop it there first, or set the local port to 0 in Edit so that each instance gets a free port.`,
+    );
+    assert.equal(await httpGet(`127.0.0.1:${fixed}`), BODY, 'web-1 keeps the port');
+
+    await tagRow('web-1').getByRole('button', { name: 'Delete' }).click();
+    const dlg = page().getByRole('dialog', { name: 'Delete this tunnel?' });
+    assert.match(
+      await dlg.innerText(),
+      new RegExp(`127\\.0\\.0\\.1:${fixed} → 127\\.0\\.0\\.1:${port} through every instance tagged env=staging will be stopped and removed\\.`),
+    );
+    await dlg.getByRole('button', { name: 'Delete' }).click();
+    await tagRow('web-1').waitFor({ state: 'detached' });
+    assert.equal(await view().locator('tbody tr').count(), 1, 'the tag tunnel’s rows are gone, the SOCKS one stays');
+    await assert.rejects(httpGet(`127.0.0.1:${fixed}`), /ECONNREFUSED/);
+    assert.deepEqual(ui.errors, []);
+  } finally {
+    server.close();
+  }
 });

@@ -67,6 +67,14 @@ export const t = defineMessages({
     listen_portInUse: 'Local port {port} is already in use. Choose another port in Edit, or stop what uses it.',
     listen_portPrivileged: 'Local port {port} needs administrator rights. Choose 1024 or above in Edit.',
     listen_bindUnavailable: 'This machine has no address {bind}. Change the listen address in Edit.',
+    scope: 'Applies to',
+    scopeInstance: 'Only this instance',
+    scopeTag: 'Every instance tagged {tag}',
+    tagBadge: 'tag {tag}',
+    tagNoInstance: 'No instance in the list is tagged {tag}.',
+    removeBodyTag: '{tunnel} through every instance tagged {tag} will be stopped and removed.',
+    listen_tagPortTaken:
+      'Local port {port} is already used by this tunnel for {instance}. Stop it there first, or set the local port to 0 in Edit so that each instance gets a free port.',
     stopFirst: 'Stop the tunnel before editing it.',
   },
   ja: {
@@ -132,6 +140,14 @@ export const t = defineMessages({
     listen_portInUse: 'ローカルポート {port} はすでに使われています。「編集」で別のポートにするか、使っているものを止めてください。',
     listen_portPrivileged: 'ローカルポート {port} には管理者権限が必要です。「編集」で 1024 以上にしてください。',
     listen_bindUnavailable: 'このPCにアドレス {bind} はありません。「編集」で待ち受けアドレスを変えてください。',
+    scope: '対象',
+    scopeInstance: 'このインスタンスのみ',
+    scopeTag: 'タグ {tag} のすべてのインスタンス',
+    tagBadge: 'タグ {tag}',
+    tagNoInstance: '一覧にタグ {tag} のインスタンスはありません。',
+    removeBodyTag: 'タグ {tag} の各インスタンス経由の {tunnel} を停止して削除します。',
+    listen_tagPortTaken:
+      'ローカルポート {port} はこのトンネルが {instance} ですでに使っています。先にそちらを停止するか、「編集」でローカルポートを 0 にして、インスタンスごとに空いているポートを使ってください。',
     stopFirst: '編集する前にトンネルを停止してください。',
   },
 });

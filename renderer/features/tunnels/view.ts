@@ -2,6 +2,7 @@ import type { AppErrorData } from '../../../src/common/errors.js';
 import type { Instance } from '../../../src/common/model/instance.js';
 import { TunnelErrorDetailsSchema, type SavedTunnel, type TunnelStatusPayload } from '../../../src/common/tunnels/contract.js';
 import { detailsAs } from '../../../src/common/errorDetails.js';
+import { bindableTags, carriesTag, instancesFor, tagText, type TunnelTag } from '../../../src/common/tunnels/binding.js';
 import { formatAddress, tunnelProblems, type TunnelField, type TunnelKind, type TunnelProblem, type TunnelSpec } from '../../../src/common/tunnels/spec.js';
 import type { Api } from '../../lib/api.js';
 import { confirmDialog } from '../../lib/dialog.js';
@@ -10,8 +11,9 @@ import { describeError } from '../../i18n/errors.js';
 import { getLocale, onLocaleChange } from '../../i18n/index.js';
 import { t, type TunnelWord } from './messages.js';
 
-// The Tunnels tab: saved tunnels per instance (add, edit, delete), start/stop, state, bytes and
-// the address to copy. Tunnels run in the engine, so this view only shows and steers them; a
+// The Tunnels tab: saved tunnels per instance or per tag (add, edit, delete), start/stop, state,
+// bytes and the address to copy. A tag tunnel has a row under every listed instance with the tag,
+// each started and stopped on its own. Tunnels run in the engine, so this view only shows and steers them; a
 // status event repaints one row. Fields are checked with the same rules as `tagssh tunnel`
 // (src/common/tunnels/spec.ts), worded here in the app's own terms.
 
@@ -59,8 +61,12 @@ function describeTunnel(tn: SavedTunnel, address: string | null): string {
   return t(tn.kind === 'local' ? 'localDesc' : 'remoteDesc', { address: where, dest });
 }
 
-function errorText(err: AppErrorData, tn: SavedTunnel | undefined): string {
+/** Which run a row or status is: the tunnel, and for a tag tunnel the instance it runs on. */
+const runKey = (id: string, instanceId: string | undefined) => `${id} ${instanceId ?? ''}`;
+
+function errorText(err: AppErrorData, tn: SavedTunnel | undefined, nameOf: (instanceId: string) => string = (id) => id): string {
   const d = detailsAs(err, TunnelErrorDetailsSchema);
+  if (tn && d?.problem === 'tagPortTaken' && d.instanceId) return t('listen_tagPortTaken', { port: tn.port, instance: nameOf(d.instanceId) });
   if (tn && d?.problem && ['portInUse', 'portPrivileged', 'bindUnavailable'].includes(d.problem))
     return t(`listen_${d.problem}` as TunnelWord, { port: tn.port, bind: tn.bind ?? '127.0.0.1' });
   const w = describeError(err);
@@ -81,6 +87,9 @@ export function createTunnelsView(deps: TunnelsViewDeps) {
   // ---- form ----
   const legend = h('legend');
   const instanceSel = h('select', { id: 'tunnel-instance' });
+  const scopeSel = h('select', { id: 'tunnel-scope' });
+  /** The tags offered in "Applies to", in option order (option value = index). */
+  let scopeTags: TunnelTag[] = [];
   const kindSel = h('select', { id: 'tunnel-kind' });
   const inputs: Record<TunnelField, HTMLInputElement> = {
     bind: h('input', { id: 'tunnel-bind', type: 'text', autocomplete: 'off', spellcheck: 'false' }),
@@ -96,6 +105,7 @@ export function createTunnelsView(deps: TunnelsViewDeps) {
   };
   const labels = {
     instance: h('label', { for: 'tunnel-instance' }),
+    scope: h('label', { for: 'tunnel-scope' }),
     kind: h('label', { for: 'tunnel-kind' }),
     bind: h('label', { for: 'tunnel-bind' }),
     port: h('label', { for: 'tunnel-port' }),
@@ -115,6 +125,7 @@ export function createTunnelsView(deps: TunnelsViewDeps) {
       {},
       legend,
       field(labels.instance, instanceSel),
+      field(labels.scope, scopeSel),
       field(labels.kind, kindSel),
       field(labels.bind, inputs.bind, errs.bind),
       field(labels.port, inputs.port, errs.port),
@@ -132,11 +143,34 @@ export function createTunnelsView(deps: TunnelsViewDeps) {
   el.append(heading, intro, form, listStatus, empty, table);
 
   const kindNow = () => kindSel.value as TunnelKind;
+  const selectedInstance = (): Instance | undefined => {
+    const [instanceId, region] = instanceSel.value.split(' ');
+    return instances.find((i) => i.id === instanceId && i.region === region);
+  };
+  const nameOf = (instanceId: string) => {
+    const inst = instances.find((i) => i.id === instanceId);
+    return inst?.name ?? instanceId;
+  };
+
+  /** "Only this instance", then one "every instance tagged K=V" per tag of the chosen instance (and the one being edited). */
+  const paintScope = (keepTag?: TunnelTag) => {
+    const current = keepTag ?? (scopeSel.value && scopeSel.value !== 'instance' ? scopeTags[Number(scopeSel.value)] : undefined);
+    const inst = selectedInstance();
+    scopeTags = inst ? bindableTags(inst) : [];
+    if (current && !scopeTags.some((x) => x.key === current.key && x.value === current.value)) scopeTags.push(current);
+    scopeSel.replaceChildren(
+      h('option', { value: 'instance', text: t('scopeInstance') }),
+      ...scopeTags.map((x, i) => h('option', { value: String(i), text: t('scopeTag', { tag: tagText(x) }) })),
+    );
+    const at = current ? scopeTags.findIndex((x) => x.key === current.key && x.value === current.value) : -1;
+    scopeSel.value = at >= 0 ? String(at) : 'instance';
+  };
 
   const paintForm = () => {
     const kind = kindNow();
     legend.textContent = t(editing ? 'formEdit' : 'formAdd');
     labels.instance.textContent = t('instance');
+    labels.scope.textContent = t('scope');
     labels.kind.textContent = t('kind');
     labels.bind.textContent = t('bind');
     labels.port.textContent = t(kind === 'remote' ? 'portRemote' : 'port');
@@ -154,6 +188,7 @@ export function createTunnelsView(deps: TunnelsViewDeps) {
     const keepInst = instanceSel.value;
     instanceSel.replaceChildren(...instances.map((i) => h('option', { value: `${i.id} ${i.region}`, text: i.name ? `${i.name} (${i.id})` : i.id })));
     if (keepInst) instanceSel.value = keepInst;
+    paintScope();
     instanceSel.disabled = instances.length === 0;
     if (instances.length === 0) formStatus.textContent = t('instanceNone');
   };
@@ -176,8 +211,8 @@ export function createTunnelsView(deps: TunnelsViewDeps) {
 
   /** The form as a draft, and its problems by the shared rules. */
   const readForm = (): { draft: Draft | null; problems: TunnelProblem[] } => {
-    const [instanceId, region] = instanceSel.value.split(' ');
-    const inst = instances.find((i) => i.id === instanceId && i.region === region);
+    const inst = selectedInstance();
+    const tag = scopeSel.value === 'instance' ? undefined : scopeTags[Number(scopeSel.value)];
     const kind = kindNow();
     const spec: TunnelSpec = { kind, port: numberOf(inputs.port.value) };
     const bind = inputs.bind.value.trim();
@@ -188,8 +223,10 @@ export function createTunnelsView(deps: TunnelsViewDeps) {
     }
     // Privileged local ports: the engine decides (it knows whether it runs as root) when saving.
     const problems = tunnelProblems(spec, true);
-    if (!inst || problems.length) return { draft: null, problems };
-    const draft: Draft = { instanceId: inst.id, region: inst.region, label: inst.name ?? inst.id, kind, port: spec.port };
+    if ((!inst && !tag) || problems.length) return { draft: null, problems };
+    const draft: Draft = tag
+      ? { tag, label: tagText(tag), kind, port: spec.port }
+      : { instanceId: inst!.id, region: inst!.region, label: inst!.name ?? inst!.id, kind, port: spec.port };
     if (spec.bind !== undefined) draft.bind = spec.bind;
     if (spec.host) draft.host = spec.host;
     if (spec.hostPort !== undefined) draft.hostPort = spec.hostPort;
@@ -200,6 +237,7 @@ export function createTunnelsView(deps: TunnelsViewDeps) {
   const resetForm = () => {
     editing = null;
     kindSel.value = 'local';
+    scopeSel.value = 'instance';
     for (const i of Object.values(inputs)) i.value = '';
     showProblems([]);
     paintForm();
@@ -225,21 +263,26 @@ export function createTunnelsView(deps: TunnelsViewDeps) {
       },
     );
   });
+  instanceSel.addEventListener('change', () => paintScope());
   kindSel.addEventListener('change', () => {
     showProblems([]);
     paintForm();
   });
 
+  const isRunning = (s: TunnelStatusPayload | undefined) => !!s && s.state !== 'stopped' && s.state !== 'failed';
+
   const edit = (tn: SavedTunnel) => {
-    if (status.get(tn.id) && !['stopped', 'failed'].includes(status.get(tn.id)!.state)) {
+    if ([...status.values()].some((s) => s.id === tn.id && isRunning(s))) {
       listStatus.textContent = t('stopFirst');
       return;
     }
     editing = tn.id;
-    instanceSel.value = `${tn.instanceId} ${tn.region}`;
-    if (!instances.some((i) => i.id === tn.instanceId)) {
-      instances = [...instances, { id: tn.instanceId, region: tn.region, name: tn.label } as Instance];
+    // A tag tunnel is edited from an instance that carries the tag (its tags fill "Applies to").
+    const home = tn.tag ? instances.find((i) => carriesTag(i, tn.tag!)) : instances.find((i) => i.id === tn.instanceId && i.region === tn.region);
+    if (!home && !tn.tag && tn.instanceId && tn.region) {
+      instances = [...instances, { id: tn.instanceId, region: tn.region, name: tn.label, tags: {} } as Instance];
     }
+    const where = home ? `${home.id} ${home.region}` : `${tn.instanceId} ${tn.region}`;
     kindSel.value = tn.kind;
     inputs.bind.value = tn.bind ?? '';
     inputs.port.value = String(tn.port);
@@ -247,7 +290,8 @@ export function createTunnelsView(deps: TunnelsViewDeps) {
     inputs.hostPort.value = tn.hostPort !== undefined ? String(tn.hostPort) : '';
     showProblems([]);
     paintForm();
-    instanceSel.value = `${tn.instanceId} ${tn.region}`;
+    instanceSel.value = where;
+    paintScope(tn.tag);
     inputs.port.focus();
   };
 
@@ -262,23 +306,44 @@ export function createTunnelsView(deps: TunnelsViewDeps) {
 
   const rows = new Map<string, HTMLTableRowElement>();
 
-  const paintRow = (tn: SavedTunnel) => {
-    const st = status.get(tn.id) ?? { id: tn.id, state: 'stopped' as const, address: null, bytesIn: 0, bytesOut: 0, active: 0, error: null };
-    const running = st.state !== 'stopped' && st.state !== 'failed';
+  /** A tunnel's rows: one for an instance tunnel; for a tag tunnel one per listed instance with the tag. */
+  const placesOf = (tn: SavedTunnel): Array<{ key: string; inst: Instance | undefined }> => {
+    if (!tn.tag) return [{ key: runKey(tn.id, undefined), inst: undefined }];
+    const found = instancesFor(tn, instances);
+    return found.length ? found.map((inst) => ({ key: runKey(tn.id, inst.id), inst })) : [{ key: runKey(tn.id, '-'), inst: undefined }];
+  };
+
+  const paintRow = (tn: SavedTunnel, key: string, inst: Instance | undefined) => {
+    const st = status.get(key) ?? {
+      id: tn.id,
+      ...(inst ? { instanceId: inst.id } : {}),
+      state: 'stopped' as const,
+      address: null,
+      bytesIn: 0,
+      bytesOut: 0,
+      active: 0,
+      error: null,
+    };
+    const running = isRunning(st);
     const address = st.address;
-    const row = rows.get(tn.id) ?? h('tr', { 'data-tunnel': tn.id });
-    rows.set(tn.id, row);
+    // A tag with no listed instance: nothing to start until one appears in the Instances tab.
+    const homeless = !!tn.tag && !inst;
+    const row = rows.get(key) ?? h('tr', { 'data-tunnel': tn.id });
+    rows.set(key, row);
+    if (inst) row.dataset.instance = inst.id;
     row.dataset.state = st.state;
+    const ref = inst ? { id: tn.id, instanceId: inst.id, region: inst.region } : { id: tn.id };
     const startStop = h('button', {
       class: running ? 'btn' : 'btn primary',
       type: 'button',
       text: t(running ? 'stop' : 'start'),
+      hidden: homeless,
       onclick: () => {
         listStatus.textContent = '';
-        if (running) void api.call('tunnels.stop', { id: tn.id }).then((s) => update(s));
+        if (running) void api.call('tunnels.stop', ref).then((s) => update(s));
         else {
           update({ ...st, state: 'connecting', error: null });
-          api.call('tunnels.start', { id: tn.id }).then(
+          api.call('tunnels.start', ref).then(
             (s) => update(s),
             (err: AppErrorData) => update({ ...st, state: 'failed', error: err }),
           );
@@ -298,9 +363,10 @@ export function createTunnelsView(deps: TunnelsViewDeps) {
       type: 'button',
       text: t('remove'),
       onclick: async () => {
+        const tunnel = describeTunnel(tn, null);
         const ok = await confirmDialog({
           title: t('removeTitle'),
-          body: t('removeBody', { tunnel: describeTunnel(tn, null), instance: tn.label }),
+          body: tn.tag ? t('removeBodyTag', { tunnel, tag: tagText(tn.tag) }) : t('removeBody', { tunnel, instance: tn.label }),
           confirm: t('removeConfirm'),
           danger: true,
         });
@@ -310,9 +376,12 @@ export function createTunnelsView(deps: TunnelsViewDeps) {
       },
     });
     const stateCell = h('td', { class: 'tunnel-state' }, h('span', { class: `state state-${st.state}`, text: t(STATE_WORD[st.state]) }));
-    if (st.error) stateCell.append(h('p', { class: 'tunnel-error', role: 'alert', text: errorText(st.error, tn) }));
+    if (homeless) stateCell.append(h('p', { class: 'muted tunnel-note', text: t('tagNoInstance', { tag: tagText(tn.tag!) }) }));
+    if (st.error) stateCell.append(h('p', { class: 'tunnel-error', role: 'alert', text: errorText(st.error, tn, nameOf) }));
+    const instanceCell = h('td', { class: 'tunnel-instance', text: tn.tag ? (inst ? (inst.name ?? inst.id) : '—') : tn.label });
+    if (tn.tag) instanceCell.append(' ', h('small', { class: 'tunnel-tag', text: t('tagBadge', { tag: tagText(tn.tag) }) }));
     row.replaceChildren(
-      h('td', { class: 'tunnel-instance', text: tn.label }),
+      instanceCell,
       h('td', { class: 'tunnel-desc' }, h('code', { text: describeTunnel(tn, running ? address : null) })),
       stateCell,
       h('td', { class: 'tunnel-traffic', text: t('traffic', { in: formatBytes(st.bytesIn), out: formatBytes(st.bytesOut) }) }),
@@ -321,9 +390,11 @@ export function createTunnelsView(deps: TunnelsViewDeps) {
   };
 
   const update = (s: TunnelStatusPayload) => {
-    status.set(s.id, s);
+    const key = runKey(s.id, s.instanceId);
+    status.set(key, s);
     const tn = tunnels.find((x) => x.id === s.id);
-    if (tn) paintRow(tn);
+    const place = tn && placesOf(tn).find((p) => p.key === key);
+    if (tn && place) paintRow(tn, place.key, place.inst);
   };
 
   const paintList = () => {
@@ -337,15 +408,18 @@ export function createTunnelsView(deps: TunnelsViewDeps) {
       {},
       ...(['colInstance', 'colTunnel', 'colState', 'colTraffic', 'colActions'] as const).map((c) => h('th', { scope: 'col', text: t(c) })),
     );
-    for (const id of [...rows.keys()]) if (!tunnels.some((x) => x.id === id)) rows.delete(id);
-    for (const tn of tunnels) paintRow(tn);
-    table.replaceChildren(h('thead', {}, head), h('tbody', {}, ...tunnels.map((tn) => rows.get(tn.id)!)));
+    const places = tunnels.flatMap((tn) => placesOf(tn).map((p) => ({ tn, ...p })));
+    for (const key of [...rows.keys()]) if (!places.some((p) => p.key === key)) rows.delete(key);
+    for (const p of places) paintRow(p.tn, p.key, p.inst);
+    table.replaceChildren(h('thead', {}, head), h('tbody', {}, ...places.map((p) => rows.get(p.key)!)));
   };
 
   const load = async () => {
     const r = await api.call('tunnels.list', {});
     tunnels = r.tunnels;
-    for (const s of r.status) status.set(s.id, s);
+    // The list names every run that is up or failed; any other is stopped.
+    status.clear();
+    for (const s of r.status) status.set(runKey(s.id, s.instanceId), s);
     paintList();
   };
 
