@@ -1,13 +1,12 @@
-import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
+import { afterEach, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startSshd, makeKey, cleanupSshd, type SshdHost, type KeyPair } from '../../../lab/sshd.js';
+import { useSshd } from '../../../lab/useSshd.js';
 import { SessionManager } from '../../../../src/node/ssh/sessionManager.js';
 import { connect } from '../../../../src/node/ssh/connection.js';
-import { KnownHostsStore } from '../../../../src/node/ssh/knownHosts.js';
 import type { ConnectTarget } from '../../../../src/node/ssh/types.js';
 import { filesSection } from '../../../../src/node/files/serviceSection.js';
 import { FILE_CHUNK_BYTES } from '../../../../src/common/files/contract.js';
@@ -19,10 +18,7 @@ import type { AppError } from '../../../../src/common/errors.js';
 // SFTP channel (no second handshake), uploads land whole under their name only when complete,
 // downloads come back byte for byte, and "follow shell" finds the tab's own shell's directory.
 
-let dir: string;
-let host: SshdHost;
-let key: KeyPair;
-let store: KnownHostsStore;
+const lab = useSshd({ prefix: 'tagssh-files-', address: '127.0.0.11' });
 let work: string;
 
 beforeEach(() => {
@@ -30,34 +26,14 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(work, { recursive: true, force: true }));
 
-before(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'tagssh-files-'));
-  key = makeKey(join(dir, 'keys'), 'ed25519');
-  host = await startSshd({ address: '127.0.0.11', authorizedKeys: [key.publicKey] });
-  store = new KnownHostsStore(join(dir, 'known_hosts.json'));
-});
-
-after(async () => {
-  await host?.stop();
-  if (host) cleanupSshd(host);
-  rmSync(dir, { recursive: true, force: true });
-});
-
-const target = (): ConnectTarget => ({
-  host: host.address,
-  port: host.port,
-  user: host.user,
-  label: 'lab',
-  identityFile: key.privatePath,
-  acceptNewHostKey: true,
-});
+const target = (): ConnectTarget => lab.target();
 
 type Events = Array<{ event: string; payload: unknown }>;
 
 function setup() {
   let connects = 0;
   const sm = new SessionManager({
-    connectOptions: { knownHosts: store, consoleOutput: null, agent: null },
+    connectOptions: { knownHosts: lab.store, consoleOutput: null, agent: null },
     connect: (t, o) => {
       connects++;
       return connect(t, o);

@@ -1,37 +1,25 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startSshd, makeKey, cleanupSshd, type SshdHost, type KeyPair } from '../../../lab/sshd.js';
+import { useSshd } from '../../../lab/useSshd.js';
 import { connect, type SshConnection } from '../../../../src/node/ssh/connection.js';
-import { KnownHostsStore } from '../../../../src/node/ssh/knownHosts.js';
 import { FileSession, partialNameFor, type TransferProgress } from '../../../../src/node/files/index.js';
 import type { ConnectTarget } from '../../../../src/node/ssh/types.js';
 
 // Uploads and downloads against a real sshd's SFTP subsystem. The lab's sshd runs on this
 // machine, so "remote" paths are checked straight on disk: checksums, modes, times, leftovers.
 
-let dir: string;
-let host: SshdHost;
-let key: KeyPair;
-let store: KnownHostsStore;
+const lab = useSshd({ prefix: 'tagssh-files-', address: '127.0.0.11' });
 let conn: SshConnection;
 let files: FileSession;
 
 const sha = (p: string) => createHash('sha256').update(readFileSync(p)).digest('hex');
-const target = (): ConnectTarget => ({
-  host: host.address,
-  port: host.port,
-  user: host.user,
-  label: 'lab',
-  identityFile: key.privatePath,
-  acceptNewHostKey: true,
-});
+const target = (): ConnectTarget => lab.target();
 let n = 0;
 const fresh = (name: string) => {
-  const d = join(dir, `${name}-${++n}`);
+  const d = join(lab.dir, `${name}-${++n}`);
   mkdirSync(d, { recursive: true });
   return d;
 };
@@ -54,20 +42,14 @@ function treeSums(root: string): Record<string, string> {
 const ODD_NAMES = ['with space.txt', `quote'and"dq.txt`, '$(touch PWNED).txt', 'new\nline.txt', '日本語ファイル.txt', '-dash.txt'];
 
 before(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'tagssh-files-'));
-  key = makeKey(join(dir, 'keys'), 'ed25519');
-  host = await startSshd({ address: '127.0.0.11', authorizedKeys: [key.publicKey] });
-  store = new KnownHostsStore(join(dir, 'known_hosts.json'));
-  conn = await connect(target(), { knownHosts: store, consoleOutput: null, agent: null });
+  await lab.ready;
+  conn = await connect(target(), { knownHosts: lab.store, consoleOutput: null, agent: null });
   files = await FileSession.open(conn);
 });
 
 after(async () => {
   files?.close();
   conn?.close();
-  await host?.stop();
-  if (host) cleanupSshd(host);
-  rmSync(dir, { recursive: true, force: true });
 });
 
 describe('FileSession transfers', () => {
@@ -141,7 +123,7 @@ describe('FileSession transfers', () => {
     const local = fresh('down');
     await files.download([join(remote, 'top')], join(local, 'renamed'), { recursive: true });
     assert.deepEqual(treeSums(join(local, 'renamed')), treeSums(join(s, 'top')));
-    assert.ok(!existsSync(join(remote, 'PWNED')) && !existsSync(join(host.dir, 'home', 'PWNED')));
+    assert.ok(!existsSync(join(remote, 'PWNED')) && !existsSync(join(lab.host.dir, 'home', 'PWNED')));
   });
 
   it('preserves mode and times with preserve, and not without', async () => {

@@ -1,43 +1,16 @@
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startSshd, makeKey, cleanupSshd, type SshdHost, type KeyPair } from '../../../lab/sshd.js';
+import { useSshd } from '../../../lab/useSshd.js';
 import { descendantPids, signalAll } from '../../../lab/wait.js';
 import { SessionManager } from '../../../../src/node/ssh/sessionManager.js';
-import { KnownHostsStore } from '../../../../src/node/ssh/knownHosts.js';
 import type { ConnectTarget } from '../../../../src/node/ssh/types.js';
 import type { AppErrorData } from '../../../../src/common/errors.js';
 
 // The session API the app and the benchmark runner share, against a real sshd.
 
-let dir: string;
-let host: SshdHost;
-let key: KeyPair;
-let store: KnownHostsStore;
+const lab = useSshd({ prefix: 'tagssh-sm-', address: '127.0.0.10' });
 
-before(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'tagssh-sm-'));
-  key = makeKey(join(dir, 'keys'), 'ed25519');
-  host = await startSshd({ address: '127.0.0.10', authorizedKeys: [key.publicKey] });
-  store = new KnownHostsStore(join(dir, 'known_hosts.json'));
-});
-
-after(async () => {
-  await host?.stop();
-  if (host) cleanupSshd(host);
-  rmSync(dir, { recursive: true, force: true });
-});
-
-const target = (): ConnectTarget => ({
-  host: host.address,
-  port: host.port,
-  user: host.user,
-  label: 'lab',
-  identityFile: key.privatePath,
-  acceptNewHostKey: true,
-});
+const target = (): ConnectTarget => lab.target();
 
 function collect(sm: SessionManager) {
   const out = new Map<string, string>();
@@ -59,13 +32,13 @@ function collect(sm: SessionManager) {
 
 describe('SessionManager', () => {
   it('opens two shells over one connection, writes, resizes, reports exit and close', async () => {
-    const sm = new SessionManager({ connectOptions: { knownHosts: store, consoleOutput: null, agent: null } });
+    const sm = new SessionManager({ connectOptions: { knownHosts: lab.store, consoleOutput: null, agent: null } });
     const { events, waitFor, waitEvent } = collect(sm);
     const a = await sm.open(target(), { cols: 80, rows: 24 });
     const b = await sm.open(target(), { cols: 100, rows: 40 });
     assert.notEqual(a, b);
     // One TCP connection carries both sessions: sshd has a single connection child.
-    sm.write(a, 'echo "conns=$(ss -Htn state established dport = :' + host.port + ' | wc -l)"\n');
+    sm.write(a, 'echo "conns=$(ss -Htn state established dport = :' + lab.host.port + ' | wc -l)"\n');
     await waitFor(a, /conns=1\b/);
     sm.resize(b, 120, 50);
     sm.write(b, 'stty size\n');
@@ -84,7 +57,7 @@ describe('SessionManager', () => {
     const warnings: string[] = [];
     const onWarning = (w: Error) => warnings.push(`${w.name}: ${w.message}`);
     process.on('warning', onWarning);
-    const sm = new SessionManager({ connectOptions: { knownHosts: store, consoleOutput: null, agent: null } });
+    const sm = new SessionManager({ connectOptions: { knownHosts: lab.store, consoleOutput: null, agent: null } });
     const { waitFor, waitEvent } = collect(sm);
     try {
       const ids: string[] = [];
@@ -106,7 +79,7 @@ describe('SessionManager', () => {
 
   it('pauses output past the high-water mark until the front end acks', async () => {
     const sm = new SessionManager({
-      connectOptions: { knownHosts: store, consoleOutput: null, agent: null },
+      connectOptions: { knownHosts: lab.store, consoleOutput: null, agent: null },
       flowControl: { highWater: 64 * 1024, lowWater: 16 * 1024 },
     });
     let bytes = 0;
@@ -130,12 +103,12 @@ describe('SessionManager', () => {
   });
 
   it('reports a dead connection as error + closed and shares the pool for exec', { timeout: 20_000 }, async () => {
-    const sm = new SessionManager({ connectOptions: { knownHosts: store, consoleOutput: null, agent: null, keepaliveMs: 300, keepaliveCountMax: 2 } });
+    const sm = new SessionManager({ connectOptions: { knownHosts: lab.store, consoleOutput: null, agent: null, keepaliveMs: 300, keepaliveCountMax: 2 } });
     const { waitEvent } = collect(sm);
     const id = await sm.open(target(), { cols: 80, rows: 24 });
     const { connection, release } = await sm.acquire(target());
     assert.equal((await connection.exec('echo pooled')).stdout, 'pooled\n');
-    const frozen = [host.pid!, ...descendantPids(host.pid!)];
+    const frozen = [lab.host.pid!, ...descendantPids(lab.host.pid!)];
     signalAll(frozen, 'SIGSTOP');
     try {
       await waitEvent(`error:${id}:SESSION_CLOSED`);

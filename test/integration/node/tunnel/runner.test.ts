@@ -2,16 +2,12 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import { once } from 'node:events';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startSshd, makeKey, cleanupSshd, type SshdHost, type KeyPair } from '../../../lab/sshd.js';
+import { useSshd } from '../../../lab/useSshd.js';
 import { freePort } from '../../../lab/ports.js';
 import { connect } from '../../../../src/node/ssh/connection.js';
-import { KnownHostsStore } from '../../../../src/node/ssh/knownHosts.js';
 import { SessionManager } from '../../../../src/node/ssh/sessionManager.js';
 import type { ConnectTarget } from '../../../../src/node/ssh/types.js';
 import { TunnelRunner, type TunnelStatus } from '../../../../src/node/tunnel/runner.js';
@@ -23,24 +19,19 @@ import type { AppError } from '../../../../src/common/errors.js';
 // here, -R back to this machine, a refused destination, a port in use, and a reconnect after the
 // sshd process serving the connection is killed.
 
-let dir: string;
-let host: SshdHost;
-let key: KeyPair;
-let store: KnownHostsStore;
+const lab = useSshd({ prefix: 'tagssh-tunnel-', address: '127.0.0.44' });
 let httpServer: http.Server;
 let echoServer: net.Server;
 let httpPort: number;
 let echoPort: number;
 const BODY = randomBytes(300_000).toString('base64');
 
-function target(): ConnectTarget {
-  return { host: host.address, port: host.port, user: host.user, label: 'tunnel-host', identityFile: key.privatePath, acceptNewHostKey: true };
-}
+const target = (): ConnectTarget => lab.target({ label: 'tunnel-host' });
 
 function runner(specs: TunnelSpec[]): TunnelRunner {
   return new TunnelRunner(specs, {
     acquire: async () => {
-      const connection = await connect(target(), { knownHosts: store, consoleOutput: null, agent: null, timeoutMs: 10_000, keepaliveMs: 1000 });
+      const connection = await connect(target(), { knownHosts: lab.store, consoleOutput: null, agent: null, timeoutMs: 10_000, keepaliveMs: 1000 });
       return { connection, release: () => connection.close() };
     },
     backoff: { firstMs: 100, maxMs: 400 },
@@ -119,7 +110,7 @@ async function readN(sock: net.Socket, n: number): Promise<Buffer> {
 
 function sshdChildren(): string[] {
   try {
-    return execFileSync('pgrep', ['-P', String(host.pid)], { encoding: 'utf8' })
+    return execFileSync('pgrep', ['-P', String(lab.host.pid)], { encoding: 'utf8' })
       .trim()
       .split('\n')
       .filter(Boolean);
@@ -143,10 +134,7 @@ function waitState(r: TunnelRunner, state: TunnelStatus['state'], timeoutMs = 20
 }
 
 before(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'tagssh-tunnel-'));
-  key = makeKey(join(dir, 'keys'), 'ed25519');
-  host = await startSshd({ address: '127.0.0.44', authorizedKeys: [key.publicKey] });
-  store = new KnownHostsStore(join(dir, 'known_hosts.json'));
+  await lab.ready;
   httpServer = http.createServer((_req, res) => res.end(BODY));
   echoServer = net.createServer((s) => s.pipe(s));
   httpPort = await freePort();
@@ -158,9 +146,6 @@ before(async () => {
 after(async () => {
   httpServer?.close();
   echoServer?.close();
-  await host?.stop();
-  if (host) cleanupSshd(host);
-  rmSync(dir, { recursive: true, force: true });
 });
 
 describe('TunnelRunner', () => {
@@ -303,7 +288,7 @@ describe('TunnelRunner', () => {
   });
 
   it('rides on a pooled connection: a tunnel and a terminal share one handshake', async () => {
-    const manager = new SessionManager({ connectOptions: { knownHosts: store, consoleOutput: null, agent: null, timeoutMs: 10_000 } });
+    const manager = new SessionManager({ connectOptions: { knownHosts: lab.store, consoleOutput: null, agent: null, timeoutMs: 10_000 } });
     let connects = 0;
     const r = new TunnelRunner([{ kind: 'local', port: 0, host: '127.0.0.1', hostPort: echoPort }], {
       acquire: () => {
