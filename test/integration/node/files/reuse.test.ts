@@ -1,14 +1,12 @@
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startSshd, makeKey, cleanupSshd, type SshdHost, type KeyPair } from '../../../lab/sshd.js';
+import { useSshd } from '../../../lab/useSshd.js';
 import { descendantPids, signalAll } from '../../../lab/wait.js';
 import { SessionManager } from '../../../../src/node/ssh/sessionManager.js';
 import { pooledConnect } from '../../../../src/node/ssh/pooledConnect.js';
-import { KnownHostsStore } from '../../../../src/node/ssh/knownHosts.js';
 import { FileSession } from '../../../../src/node/files/index.js';
 import type { ConnectTarget } from '../../../../src/node/ssh/types.js';
 import type { AppError } from '../../../../src/common/errors.js';
@@ -22,33 +20,10 @@ import { runBench } from '../../../../src/node/bench/runner.js';
 // connection a terminal already authenticated, and a dropped connection fails each of its
 // channels cleanly instead of leaving one hanging.
 
-let dir: string;
-let host: SshdHost;
-let key: KeyPair;
-let store: KnownHostsStore;
+const lab = useSshd({ prefix: 'tagssh-reuse-', address: '127.0.0.12' });
 
-before(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'tagssh-reuse-'));
-  key = makeKey(join(dir, 'keys'), 'ed25519');
-  host = await startSshd({ address: '127.0.0.12', authorizedKeys: [key.publicKey] });
-  store = new KnownHostsStore(join(dir, 'known_hosts.json'));
-});
-
-after(async () => {
-  await host?.stop();
-  if (host) cleanupSshd(host);
-  rmSync(dir, { recursive: true, force: true });
-});
-
-const target = (): ConnectTarget => ({
-  host: host.address,
-  port: host.port,
-  user: host.user,
-  label: 'lab',
-  identityFile: key.privatePath,
-  acceptNewHostKey: true,
-});
-const manager = () => new SessionManager({ connectOptions: { knownHosts: store, consoleOutput: null, agent: null } });
+const target = (): ConnectTarget => lab.target();
+const manager = () => new SessionManager({ connectOptions: { knownHosts: lab.store, consoleOutput: null, agent: null } });
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
 function shellOutput(sm: SessionManager) {
@@ -70,7 +45,7 @@ function shellOutput(sm: SessionManager) {
 }
 
 /** Established TCP connections to the lab sshd, counted on the server side. */
-const connectionsCmd = () => `ss -Htn state established sport = :${host.port} | wc -l`;
+const connectionsCmd = () => `ss -Htn state established sport = :${lab.host.port} | wc -l`;
 
 // A benchmark that reports how many SSH connections its server has while it runs.
 const countConnections = registerPreset({
@@ -93,9 +68,9 @@ describe('reused connections', () => {
     const tab = await sm.open(target(), { cols: 80, rows: 24 });
     const common = {
       preset: countConnections,
-      params: { port: host.port },
+      params: { port: lab.host.port },
       hosts: [{ target: target() }],
-      connectOptions: { knownHosts: store, consoleOutput: null, agent: null },
+      connectOptions: { knownHosts: lab.store, consoleOutput: null, agent: null },
     };
     const [pooled] = await runBench({ ...common, connect: pooledConnect(sm) });
     assert.equal(pooled!.status, 'ok', JSON.stringify(pooled!.error));
@@ -112,11 +87,11 @@ describe('reused connections', () => {
 
     const { connection, release } = await sm.acquire(target());
     const files = await FileSession.open(connection);
-    const remote = join(dir, 'remote');
+    const remote = join(lab.dir, 'remote');
     mkdirSync(remote, { recursive: true });
     const data = randomBytes(1_000_000);
-    writeFileSync(join(dir, 'up.bin'), data);
-    await files.upload([join(dir, 'up.bin')], remote);
+    writeFileSync(join(lab.dir, 'up.bin'), data);
+    await files.upload([join(lab.dir, 'up.bin')], remote);
     assert.equal(sha(readFileSync(join(remote, 'up.bin'))), sha(data));
 
     const connect = pooledConnect(sm);
@@ -138,8 +113,8 @@ describe('reused connections', () => {
     const files = await FileSession.acquire(sm, target());
     const other = await sm.acquire(target());
     assert.equal(files.connection, other.connection, 'one pooled connection');
-    writeFileSync(join(dir, 'acquired.txt'), 'x');
-    assert.ok((await files.list(dir)).some((e) => e.name === 'acquired.txt'));
+    writeFileSync(join(lab.dir, 'acquired.txt'), 'x');
+    assert.ok((await files.list(lab.dir)).some((e) => e.name === 'acquired.txt'));
     const channelClosed = new Promise<void>((resolve) => files.onClose(resolve));
     files.close();
     await channelClosed;
@@ -171,9 +146,9 @@ describe('reused connections', () => {
     await waitFor(tab, /ready-2/);
     const { connection, release } = await sm.acquire(target());
     const files = await FileSession.open(connection);
-    const big = join(dir, 'big-remote.bin');
+    const big = join(lab.dir, 'big-remote.bin');
     writeFileSync(big, randomBytes(64 * 1024 * 1024));
-    const local = join(dir, 'down');
+    const local = join(lab.dir, 'down');
     mkdirSync(local, { recursive: true });
     let progressed = false;
     // Small requests, few in flight: still running when the server goes.
@@ -182,7 +157,7 @@ describe('reused connections', () => {
     for (let i = 0; i < 200 && !progressed; i++) await new Promise((r) => setTimeout(r, 25));
     assert.ok(progressed, 'the download was under way');
 
-    signalAll(descendantPids(host.pid!), 'SIGKILL');
+    signalAll(descendantPids(lab.host.pid!), 'SIGKILL');
 
     const settled = await Promise.allSettled([download, command]);
     for (const s of settled) {
