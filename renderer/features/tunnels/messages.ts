@@ -75,6 +75,7 @@ export const t = defineMessages({
     removeBodyTag: '{tunnel} through every instance tagged {tag} will be stopped and removed.',
     listen_tagPortTaken:
       'Local port {port} is already used by this tunnel for {instance}. Stop it there first, or set the local port to 0 in Edit so that each instance gets a free port.',
+    tagMissing: '{instance} is not tagged {tag}. Refresh the list in the Instances tab.',
     stopFirst: 'Stop the tunnel before editing it.',
   },
   ja: {
@@ -148,6 +149,7 @@ export const t = defineMessages({
     removeBodyTag: 'タグ {tag} の各インスタンス経由の {tunnel} を停止して削除します。',
     listen_tagPortTaken:
       'ローカルポート {port} はこのトンネルが {instance} ですでに使っています。先にそちらを停止するか、「編集」でローカルポートを 0 にして、インスタンスごとに空いているポートを使ってください。',
+    tagMissing: '{instance} にはタグ {tag} が付いていません。「インスタンス」タブで一覧を更新してください。',
     stopFirst: '編集する前にトンネルを停止してください。',
   },
 });

@@ -67,6 +67,7 @@ const runKey = (id: string, instanceId: string | undefined) => `${id} ${instance
 function errorText(err: AppErrorData, tn: SavedTunnel | undefined, nameOf: (instanceId: string) => string = (id) => id): string {
   const d = detailsAs(err, TunnelErrorDetailsSchema);
   if (tn && d?.problem === 'tagPortTaken' && d.instanceId) return t('listen_tagPortTaken', { port: tn.port, instance: nameOf(d.instanceId) });
+  if (tn?.tag && d?.problem === 'tagMissing' && d.instanceId) return t('tagMissing', { instance: nameOf(d.instanceId), tag: tagText(tn.tag) });
   if (tn && d?.problem && ['portInUse', 'portPrivileged', 'bindUnavailable'].includes(d.problem))
     return t(`listen_${d.problem}` as TunnelWord, { port: tn.port, bind: tn.bind ?? '127.0.0.1' });
   const w = describeError(err);

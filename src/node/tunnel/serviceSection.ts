@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { AppError } from '../../common/errors.js';
 import type { SavedTunnel } from '../../common/tunnels/contract.js';
-import { tagText } from '../../common/tunnels/binding.js';
+import { carriesTag, tagText } from '../../common/tunnels/binding.js';
 import { tunnelProblems } from '../../common/tunnels/spec.js';
-import type { Engine, HandlerSection } from '../service.js';
+import { scopeFrom, type Engine, type HandlerSection } from '../service.js';
 import { connectTargetFor } from '../ssh/target.js';
 import type { ConnectTarget } from '../ssh/types.js';
 import { specOf, TunnelManager } from './manager.js';
@@ -58,12 +58,29 @@ export function tunnelsSection(o: TunnelsSectionOptions = {}): HandlerSection {
       const settings = deps.settings.get();
       return connectTargetFor(instanceId, { settings, regions: [region], ...(settings.profile ? { profile: settings.profile } : {}) });
     };
-    /** Where a run goes: an instance tunnel's own instance; for a tag tunnel, the instance asked for. */
-    const placeOf = (t: SavedTunnel, ref: { instanceId?: string | undefined; region?: string | undefined }) => {
+    /**
+     * Where a run goes: an instance tunnel's own instance; for a tag tunnel, the instance asked for,
+     * if it carries the tag in the instance list the app shows (the same cache-first list).
+     */
+    const placeOf = async (t: SavedTunnel, ref: { instanceId?: string | undefined; region?: string | undefined }) => {
       if (!t.tag) return { instanceId: t.instanceId!, region: t.region!, run: undefined };
+      const tag = t.tag;
       if (!ref.instanceId || !ref.region)
-        throw new AppError('INVALID_INPUT', `The tunnel for ${tagText(t.tag)} runs on one instance at a time: name the instance (instanceId and region).`);
-      return { instanceId: ref.instanceId, region: ref.region, run: ref.instanceId };
+        throw new AppError('INVALID_INPUT', `The tunnel for ${tagText(tag)} runs on one instance at a time: name the instance (instanceId and region).`);
+      const { instanceId, region } = ref;
+      const { instances } = await deps.engine.listInstances(scopeFrom({}, deps.settings.get(), region), { refresh: false, onUpdate: () => {} });
+      const inst = instances.find((i) => i.id === instanceId && i.region === region);
+      if (!inst || !carriesTag(inst, tag))
+        throw new AppError(
+          'INVALID_INPUT',
+          `Instance ${instanceId} is not tagged ${tagText(tag)}.`,
+          'Refresh the instance list; the tunnel runs only on instances with its tag.',
+          {
+            problem: 'tagMissing',
+            instanceId,
+          },
+        );
+      return { instanceId, region, run: instanceId };
     };
     return {
       'tunnels.list'() {
@@ -91,7 +108,7 @@ export function tunnelsSection(o: TunnelsSectionOptions = {}): HandlerSection {
       async 'tunnels.start'(ref) {
         listen();
         const t = find(ref.id);
-        const place = placeOf(t, ref);
+        const place = await placeOf(t, ref);
         const sessions = deps.engine.sessions;
         if (!sessions.acquire) throw new AppError('INTERNAL', 'This backend cannot run tunnels.');
         const acquire = sessions.acquire.bind(sessions);

@@ -11,8 +11,8 @@ import { seedInstance, type Seeded } from '../../../lab/seed.js';
 import { startSshd, makeKey, cleanupSshd, type SshdHost, type KeyPair } from '../../../lab/sshd.js';
 import { freePort } from '../../../lab/ports.js';
 import { runTagssh } from '../../../lab/run.js';
-import { createAppService, type Engine, type SessionPort } from '../../../../src/node/service.js';
-import { SessionManager } from '../../../../src/node/ssh/sessionManager.js';
+import { createEngine } from '../../../../src/node/engine.js';
+import { createAppService } from '../../../../src/node/service.js';
 import { tunnelsSection } from '../../../../src/node/tunnel/serviceSection.js';
 import { jsonTunnelStore } from '../../../../src/node/tunnel/saved.js';
 import { defaultSettings, type Settings } from '../../../../src/common/model/settings.js';
@@ -27,6 +27,7 @@ import type { AppErrorData } from '../../../../src/common/errors.js';
 let moto: Moto;
 let hosts: SshdHost[];
 let seeded: Seeded[];
+let untagged: Seeded;
 let home: string;
 let key: KeyPair;
 let httpServer: http.Server;
@@ -69,6 +70,7 @@ before(async () => {
         tags: { env: 'staging', 'tagssh:user': h.user, 'tagssh:port': String(h.port) },
       }),
     );
+  untagged = await seedInstance(ec2, { name: 'prod-1', eip: '127.0.0.83', keyName: 'team-key', imageId: 'ami-1e749f67', tags: { env: 'production' } });
   Object.assign(process.env, moto.env, { HOME: home, TAGSSH_HOME: join(home, 'tagssh') });
   // Trusted from a terminal first, as a person would (the app never trusts a key silently).
   for (const name of ['stg-1', 'stg-2']) {
@@ -94,16 +96,7 @@ after(async () => {
 });
 
 function service(storePath: string) {
-  const sessions = new SessionManager();
-  const engine = {
-    listInstances: async () => ({ instances: [], fetchedAt: 0, fromCache: true }),
-    startInstance: async () => assert.fail('not used'),
-    stopInstance: async () => assert.fail('not used'),
-    listProfiles: async () => ({ profiles: [], defaultRegion: null }),
-    forgetHostKey: async () => false,
-    sessions: sessions as unknown as SessionPort,
-    openSession: async () => assert.fail('not used'),
-  } satisfies Engine;
+  const engine = createEngine();
   let settings: Settings = defaultSettings();
   const svc = createAppService({
     engine,
@@ -201,6 +194,10 @@ describe('tunnels bound to a tag', () => {
       const failed = (await h['tunnels.list']({})).status.find((s) => s.instanceId === seeded[1]!.id);
       assert.equal(failed?.state, 'failed');
       assert.equal(await httpGet(first.address!), BODY, 'the first run is untouched');
+
+      const notTagged = await refusal(() => h['tunnels.start']({ id: saved.id, instanceId: untagged.id, region: 'us-east-1' }));
+      assert.equal(notTagged.message, `Instance ${untagged.id} is not tagged env=staging.`);
+      assert.deepEqual(TunnelErrorDetailsSchema.parse(notTagged.details), { problem: 'tagMissing', instanceId: untagged.id });
 
       const noInstance = await refusal(() => h['tunnels.start']({ id: saved.id }));
       assert.equal(noInstance.code, 'INVALID_INPUT');
