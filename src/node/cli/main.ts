@@ -1,5 +1,6 @@
 import { AppError } from '../../common/errors.js';
 import { registerCommands } from './commands/index.js';
+import { preferThroughputGc } from './gcTuning.js';
 import { buildProgram as build, finish, reportError, runCli } from './program.js';
 
 // `tagssh`: every command registers itself from ./commands; heavy modules (AWS chain, ssh2,
@@ -12,5 +13,6 @@ export function buildProgram() {
 
 export { reportError };
 
+preferThroughputGc();
 finish(await runCli(process.argv, registerCommands));
 export { AppError };
