@@ -228,6 +228,12 @@ test('a tunnel for every instance tagged env=staging: listed under web-2 too, st
     await page().getByRole('tab', { name: 'Tunnels' }).click();
     await field('Instance').selectOption({ label: `web-1 (${ui.lab.ids['web-1']!.id})` });
     assert.equal(await field('Applies to').inputValue(), 'instance', 'one instance unless told otherwise');
+    // Editing an instance tunnel shows it bound to its instance, whatever the form showed before.
+    await field('Applies to').selectOption({ label: 'Every instance tagged env=staging' });
+    await tunnelRow(0).getByRole('button', { name: 'Edit' }).click();
+    assert.equal(await field('Applies to').locator('option:checked').innerText(), 'Only this instance');
+    await view().getByRole('button', { name: 'Cancel' }).click();
+    await field('Instance').selectOption({ label: `web-1 (${ui.lab.ids['web-1']!.id})` });
     await field('Applies to').selectOption({ label: 'Every instance tagged env=staging' });
     await field('Type').selectOption('local');
     await field('Local port').fill('0');

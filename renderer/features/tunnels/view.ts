@@ -292,6 +292,7 @@ export function createTunnelsView(deps: TunnelsViewDeps) {
     showProblems([]);
     paintForm();
     instanceSel.value = where;
+    if (!tn.tag) scopeSel.value = 'instance';
     paintScope(tn.tag);
     inputs.port.focus();
   };
