@@ -1,5 +1,4 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { relayToMoto, startMotoFront } from './motoFront.js';
 
 // A pass-through HTTP proxy in front of moto that can run a hook after an EC2 action and before
 // its answer reaches the client. moto gives a restarted instance a random public IP (54.x) and
@@ -22,40 +21,19 @@ export async function startEc2Proxy(upstream: string): Promise<Ec2Proxy> {
   const hooks = new Map<string, (body: URLSearchParams) => Promise<void>>();
   const rewrites = new Map<string, (body: string, params: URLSearchParams) => string>();
   const counts = new Map<string, number>();
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks);
-      const params = new URLSearchParams(body.toString('utf8'));
-      const action = params.get('Action') ?? '';
-      counts.set(action, (counts.get(action) ?? 0) + 1);
-      const up = http.request({ hostname: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers }, (ures) => {
-        const out: Buffer[] = [];
-        ures.on('data', (c: Buffer) => out.push(c));
-        ures.on('end', async () => {
-          const hook = hooks.get(action);
-          if (hook && (ures.statusCode ?? 500) < 300) await hook(params);
-          const headers = { ...ures.headers };
-          delete headers['transfer-encoding'];
-          const edit = rewrites.get(action);
-          const answer = edit && (ures.statusCode ?? 500) < 300 ? Buffer.from(edit(Buffer.concat(out).toString('utf8'), params)) : Buffer.concat(out);
-          if (edit) headers['content-length'] = String(answer.length);
-          res.writeHead(ures.statusCode ?? 502, headers);
-          res.end(answer);
-        });
-      });
-      up.on('error', (e) => {
-        res.writeHead(502);
-        res.end(String(e));
-      });
-      up.end(body);
+  const front = await startMotoFront((req, body, res) => {
+    const params = new URLSearchParams(body.toString('utf8'));
+    const action = params.get('Action') ?? '';
+    counts.set(action, (counts.get(action) ?? 0) + 1);
+    relayToMoto(target, req, body, res, async (answer) => {
+      if (answer.status >= 300) return answer;
+      await hooks.get(action)?.(params);
+      const edit = rewrites.get(action);
+      return edit ? { ...answer, body: Buffer.from(edit(answer.body.toString('utf8'), params)) } : answer;
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
   return {
-    endpoint: `http://127.0.0.1:${port}`,
+    endpoint: front.endpoint,
     after(action, hook) {
       hooks.set(action, hook);
     },
@@ -63,10 +41,6 @@ export async function startEc2Proxy(upstream: string): Promise<Ec2Proxy> {
       rewrites.set(action, edit);
     },
     counts,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: front.close,
   };
 }

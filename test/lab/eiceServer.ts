@@ -1,9 +1,9 @@
 import http from 'node:http';
 import net from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { WebSocketServer, createWebSocketStream, type WebSocket } from 'ws';
 import { Sha256 } from '../../src/node/aws/sha256.js';
+import { relayToMoto, startMotoFront } from './motoFront.js';
 
 // The server side of an EC2 Instance Connect Endpoint, as documented for `aws ec2-instance-connect
 // open-tunnel`: GET /openTunnel?instanceConnectEndpointId&remotePort&privateIpAddress
@@ -124,36 +124,17 @@ export async function startEiceLab(opts: EiceLabOptions): Promise<EiceLab> {
   const route = new Map<string, { host: string; port: number }>();
   const sockets = new Set<net.Socket>();
 
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks);
-      const params = new URLSearchParams(body.toString('utf8'));
-      if (params.get('Action') === 'DescribeInstanceConnectEndpoints') {
-        const xml = describeEndpointsXml(opts.endpoints, params, (e) => `${e.id}.ec2-instance-connect-endpoint.${region}.amazonaws.com`);
-        res.writeHead(200, { 'content-type': 'text/xml;charset=UTF-8', 'content-length': Buffer.byteLength(xml) });
-        res.end(xml);
-        return;
-      }
-      const up = http.request({ hostname: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers }, (ures) => {
-        const out: Buffer[] = [];
-        ures.on('data', (c: Buffer) => out.push(c));
-        ures.on('end', () => {
-          const answer = Buffer.concat(out);
-          const headers = { ...ures.headers, 'content-length': String(answer.length) };
-          delete headers['transfer-encoding'];
-          res.writeHead(ures.statusCode ?? 502, headers);
-          res.end(answer);
-        });
-      });
-      up.on('error', (e) => {
-        res.writeHead(502);
-        res.end(String(e));
-      });
-      up.end(body);
-    });
+  const front = await startMotoFront((req, body, res) => {
+    const params = new URLSearchParams(body.toString('utf8'));
+    if (params.get('Action') === 'DescribeInstanceConnectEndpoints') {
+      const xml = describeEndpointsXml(opts.endpoints, params, (e) => `${e.id}.ec2-instance-connect-endpoint.${region}.amazonaws.com`);
+      res.writeHead(200, { 'content-type': 'text/xml;charset=UTF-8', 'content-length': Buffer.byteLength(xml) });
+      res.end(xml);
+      return;
+    }
+    relayToMoto(upstream, req, body, res);
   });
+  const server = front.server;
   server.on('connection', (s) => {
     sockets.add(s);
     s.once('close', () => sockets.delete(s));
@@ -211,9 +192,7 @@ export async function startEiceLab(opts: EiceLabOptions): Promise<EiceLab> {
     ws.once('close', () => tcp.destroy());
   }
 
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  const self = `http://127.0.0.1:${port}`;
+  const { port, endpoint: self } = front;
   return {
     endpoint: self,
     env: { AWS_ENDPOINT_URL_EC2: self, AWS_ENDPOINT_URL_EC2_INSTANCE_CONNECT_ENDPOINT: `ws://127.0.0.1:${port}` },
@@ -224,7 +203,7 @@ export async function startEiceLab(opts: EiceLabOptions): Promise<EiceLab> {
     async close() {
       for (const c of wss.clients) c.terminate();
       for (const s of sockets) s.destroy();
-      await new Promise<void>((r) => server.close(() => r()));
+      await front.close();
     },
   };
 }

@@ -1,5 +1,5 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type http from 'node:http';
+import { relayToMoto, startMotoFront } from './motoFront.js';
 
 // An EC2 endpoint in front of moto that can misbehave as AWS does: answer an error instead of
 // forwarding (throttling, 5xx), run a server clock that differs from the client's and refuse
@@ -48,55 +48,30 @@ function parseAmzDate(v: string | undefined): number | undefined {
 export async function startFaultProxy(upstream: string, options: FaultProxyOptions = {}): Promise<FaultProxy> {
   const target = new URL(upstream);
   const seen: SeenRequest[] = [];
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks);
-      const action = new URLSearchParams(body.toString('utf8')).get('Action') ?? '';
-      const auth = String(req.headers.authorization ?? '');
-      const amzDate = req.headers['x-amz-date'] as string | undefined;
-      const r: SeenRequest = { action, accessKeyId: /Credential=([^/]+)\//.exec(auth)?.[1], amzDate, headers: req.headers };
-      seen.push(r);
-      const serverNow = Date.now() + (options.serverClockOffsetMs ?? 0);
-      const date = new Date(serverNow).toUTCString();
-      const answer = (status: number, code: string, message: string) => {
-        res.writeHead(status, { 'content-type': 'text/xml;charset=UTF-8', date });
-        res.end(errorXml(code, message));
-      };
-      const signedAt = parseAmzDate(amzDate);
-      if (options.checkSkew && signedAt !== undefined && Math.abs(signedAt - serverNow) > 5 * 60_000) {
-        return answer(400, 'RequestExpired', `Request has expired. Timestamp date is ${amzDate}`);
-      }
-      const f = options.fault?.(r, seen.length - 1);
-      if (f) return answer(f.status, f.code, f.message ?? f.code);
-      const up = http.request({ hostname: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers }, (ures) => {
-        const out: Buffer[] = [];
-        ures.on('data', (c: Buffer) => out.push(c));
-        ures.on('end', () => {
-          const headers = { ...ures.headers, date };
-          delete headers['transfer-encoding'];
-          res.writeHead(ures.statusCode ?? 502, headers);
-          res.end(Buffer.concat(out));
-        });
-      });
-      up.on('error', (e) => {
-        res.writeHead(502);
-        res.end(String(e));
-      });
-      up.end(body);
-    });
+  const front = await startMotoFront((req, body, res) => {
+    const action = new URLSearchParams(body.toString('utf8')).get('Action') ?? '';
+    const auth = String(req.headers.authorization ?? '');
+    const amzDate = req.headers['x-amz-date'] as string | undefined;
+    const r: SeenRequest = { action, accessKeyId: /Credential=([^/]+)\//.exec(auth)?.[1], amzDate, headers: req.headers };
+    seen.push(r);
+    const serverNow = Date.now() + (options.serverClockOffsetMs ?? 0);
+    const date = new Date(serverNow).toUTCString();
+    const answer = (status: number, code: string, message: string) => {
+      res.writeHead(status, { 'content-type': 'text/xml;charset=UTF-8', date });
+      res.end(errorXml(code, message));
+    };
+    const signedAt = parseAmzDate(amzDate);
+    if (options.checkSkew && signedAt !== undefined && Math.abs(signedAt - serverNow) > 5 * 60_000) {
+      return answer(400, 'RequestExpired', `Request has expired. Timestamp date is ${amzDate}`);
+    }
+    const f = options.fault?.(r, seen.length - 1);
+    if (f) return answer(f.status, f.code, f.message ?? f.code);
+    relayToMoto(target, req, body, res, (a) => ({ ...a, headers: { ...a.headers, date } }));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
   return {
-    endpoint: `http://127.0.0.1:${port}`,
+    endpoint: front.endpoint,
     seen,
     options,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: front.close,
   };
 }
