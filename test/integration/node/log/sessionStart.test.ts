@@ -30,13 +30,17 @@ before(async () => {
   home = join(dir, 'tagssh');
   process.env.TAGSSH_HOME = home;
   key = makeKey(join(dir, 'keys'), 'ed25519');
-  host = await startSshd({ address: '127.0.0.41', authorizedKeys: [key.publicKey], extraConfig: ['PrintLastLog no'] });
+  host = await startSshd({ address: '127.0.0.64', authorizedKeys: [key.publicKey], extraConfig: ['PrintLastLog no'] });
   // The lab's login HOME (see labSessionEnv): a login shell prints the greeting first, as a motd would.
   writeFileSync(join(host.dir, 'home', '.bash_profile'), `printf '%s\\r\\n' '${GREETING}'\nPS1='lab$ '\n`);
   store = new KnownHostsStore(join(dir, 'known_hosts.json'));
 });
 
+const clients: Array<{ dispose(): void }> = [];
+
 after(async () => {
+  // A test that failed half way leaves its window's sessions open: closing the window ends them.
+  for (const c of clients) c.dispose();
   await host?.stop();
   if (host) cleanupSshd(host);
   if (saved === undefined) delete process.env.TAGSSH_HOME;
@@ -77,9 +81,15 @@ function setup(always: boolean) {
   const closed = new Set<string>();
   const client = service.connect(<E extends EventName>(event: E, payload: Payload<E>) => {
     const p = payload as { sessionId?: string; data?: string };
-    if (event === 'session.data' && p.sessionId) painted.set(p.sessionId, (painted.get(p.sessionId) ?? '') + p.data);
+    if (event === 'session.data' && p.sessionId && p.data !== undefined) {
+      const { sessionId, data } = p;
+      painted.set(sessionId, (painted.get(sessionId) ?? '') + data);
+      // Painted: acknowledged as the app's terminal does (the service holds output back otherwise).
+      setImmediate(() => client.handlers['session.ack']({ sessionId, chars: data.length }));
+    }
     if (event === 'session.closed' && p.sessionId) closed.add(p.sessionId);
   });
+  clients.push(client);
   const until = async (what: string, ok: () => boolean) => {
     for (let i = 0; i < 400 && !ok(); i++) await new Promise((r) => setTimeout(r, 25));
     assert.ok(ok(), what);
@@ -93,6 +103,17 @@ function setup(always: boolean) {
     setTarget: (t: ConnectTarget) => (openTarget = t),
     open: async (openId: string) => (await client.handlers['session.open']({ ref: 'lab-host', openId, cols: 80, rows: 24, start: false })).sessionId,
   };
+}
+
+/** The log's text once `re` is in it: the session's end closes the log a moment after the window hears of it. */
+async function logOnce(path: string, re: RegExp): Promise<string> {
+  let text = '';
+  for (let i = 0; i < 200 && !re.test(text); i++) {
+    text = readFileSync(path, 'utf8');
+    if (!re.test(text)) await new Promise((r) => setTimeout(r, 25));
+  }
+  assert.match(text, re);
+  return text;
 }
 
 const logFiles = () => {
@@ -113,8 +134,7 @@ describe('session logs start at the first byte of the session', () => {
     await app.until('the prompt is on the screen', () => (app.painted.get(id) ?? '').includes('lab$ '));
     await app.client.handlers['session.write']({ sessionId: id, data: 'echo "after-$((20+1))"; exit\r' });
     await app.until('the session closed', () => app.closed.has(id));
-    await app.client.handlers['log.stop']({ sessionId: id });
-    const log = readFileSync(path, 'utf8');
+    const log = await logOnce(path, /^after-21$/m);
     const body = log.slice(log.indexOf('\n\n') + 2);
     assert.match(log, /^# TagSSH session log\n/);
     assert.equal(body.split('\n')[0], GREETING, `the first line after the header is the greeting:\n${log}`);
@@ -133,8 +153,7 @@ describe('session logs start at the first byte of the session', () => {
     const { path } = await app.client.handlers['log.start']({ sessionId: id });
     await app.client.handlers['session.write']({ sessionId: id, data: 'echo "during-$((2+1))"; exit\r' });
     await app.until('the session closed', () => app.closed.has(id));
-    const log = readFileSync(path, 'utf8');
-    assert.match(log, /^during-3$/m);
+    const log = await logOnce(path, /^during-3$/m);
     assert.ok(!log.includes(GREETING) && !/^before-2$/m.test(log), log);
     app.client.dispose();
   });

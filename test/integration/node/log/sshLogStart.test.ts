@@ -33,7 +33,7 @@ before(async () => {
   mkdirSync(join(home, '.ssh'), { mode: 0o700 });
   copyFileSync(key.privatePath, join(home, '.ssh', 'start-key.pem'));
   chmodSync(join(home, '.ssh', 'start-key.pem'), 0o600);
-  [moto, host] = await Promise.all([startMoto(), startSshd({ address: '127.0.0.42', authorizedKeys: [key.publicKey], extraConfig: ['PrintLastLog no'] })]);
+  [moto, host] = await Promise.all([startMoto(), startSshd({ address: '127.0.0.65', authorizedKeys: [key.publicKey], extraConfig: ['PrintLastLog no'] })]);
   // The lab's login HOME (see labSessionEnv): a login shell prints the greeting first, as a motd would.
   writeFileSync(join(host.dir, 'home', '.bash_profile'), `printf '%s\\r\\n' '${GREETING}'\nPS1='lab$ '\n`);
   const ec2 = moto.sdk();
