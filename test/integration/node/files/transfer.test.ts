@@ -99,6 +99,66 @@ describe('FileSession transfers', () => {
     assert.ok(most > 4, `at most ${most} writes were in flight`);
   });
 
+  it('moves a large file over two SFTP channels of the one connection, and closes the second when done', async () => {
+    const src = join(fresh('src'), 'large.bin');
+    writeFileSync(src, randomBytes(40 * 1024 * 1024 + 77));
+    const opened: { closed: boolean }[] = [];
+    const original = conn.sftp.bind(conn);
+    conn.sftp = async () => {
+      const sftp = await original();
+      const seen = { closed: false };
+      sftp.once('close', () => (seen.closed = true));
+      opened.push(seen);
+      return sftp;
+    };
+    try {
+      const remote = fresh('remote');
+      await files.upload([src], remote);
+      assert.equal(sha(join(remote, 'large.bin')), sha(src));
+      assert.equal(opened.length, 1, 'one more channel for the upload');
+      const back = join(fresh('back'), 'large.bin');
+      await files.download([join(remote, 'large.bin')], back);
+      assert.equal(sha(back), sha(src));
+      assert.equal(opened.length, 2, 'one more channel for the download');
+      await new Promise((r) => setTimeout(r, 100));
+      assert.deepEqual(
+        opened.map((o) => o.closed),
+        [true, true],
+        'the extra channels are closed after their copy',
+      );
+      // A small file needs no second channel.
+      writeFileSync(join(remote, 'small.bin'), randomBytes(1024 * 1024));
+      await files.download([join(remote, 'small.bin')], join(fresh('back'), 'small.bin'));
+      assert.equal(opened.length, 2);
+    } finally {
+      conn.sftp = original;
+    }
+  });
+
+  it('falls back to the one channel when the host refuses a second one', async () => {
+    // OpenSSH refuses channels past MaxSessions with "open failed"; the lab's sshd (internal-sftp)
+    // does not enforce it, so the refusal is ssh2's own error for it, raised where it would be.
+    const original = conn.sftp.bind(conn);
+    let asked = 0;
+    conn.sftp = async () => {
+      asked++;
+      throw Object.assign(new Error('(SSH) Channel open failure: open failed'), { reason: 1 });
+    };
+    try {
+      const src = join(fresh('src'), 'large.bin');
+      writeFileSync(src, randomBytes(24 * 1024 * 1024));
+      const remote = fresh('remote');
+      await files.upload([src], remote);
+      assert.equal(sha(join(remote, 'large.bin')), sha(src));
+      const back = join(fresh('back'), 'large.bin');
+      await files.download([join(remote, 'large.bin')], back);
+      assert.equal(sha(back), sha(src));
+      assert.equal(asked, 2, 'each copy asked once for a second channel');
+    } finally {
+      conn.sftp = original;
+    }
+  });
+
   it('copies an empty file and a file the size of one request exactly', async () => {
     const s = fresh('src');
     writeFileSync(join(s, 'empty'), '');
