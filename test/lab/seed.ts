@@ -35,6 +35,11 @@ export interface Seeded {
   allocationId?: string;
 }
 
+/** The tags that point `tagssh` at a lab sshd: its login user and port. */
+export function sshdTags(host: { user: string; port: number }): Record<string, string> {
+  return { 'tagssh:user': host.user, 'tagssh:port': String(host.port) };
+}
+
 export async function seedInstance(ec2: EC2Client, spec: SeedSpec = {}): Promise<Seeded> {
   const tags: Tag[] = Object.entries(spec.tags ?? {}).map(([Key, Value]) => ({ Key, Value }));
   if (spec.name !== undefined && spec.name !== null) tags.push({ Key: 'Name', Value: spec.name });

@@ -1,12 +1,13 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CreateTagsCommand, ImportKeyPairCommand } from '@aws-sdk/client-ec2';
+import { CreateTagsCommand } from '@aws-sdk/client-ec2';
 import { startMoto, type Moto } from '../../../lab/moto.js';
-import { seedInstance } from '../../../lab/seed.js';
-import { startSshd, makeKey, cleanupSshd, type SshdHost } from '../../../lab/sshd.js';
+import { seedInstance, sshdTags } from '../../../lab/seed.js';
+import { importKeyPair, keyPairInHome } from '../../../lab/keyPairs.js';
+import { startSshd, cleanupSshd, type SshdHost } from '../../../lab/sshd.js';
 import { runTagssh, type Run } from '../../../lab/run.js';
 
 // Matrix runs through the CLI: `--param dir=A --param dir=B` runs the preset once per directory
@@ -30,19 +31,16 @@ before(async () => {
   work = mkdtempSync(join('/var/tmp', 'tagssh-matrix-dirs-'));
   mkdirSync(join(work, 'disk'));
   symlinkSync('/dev/shm', join(work, 'shm'));
-  const key = makeKey(join(home, 'gen'), 'ed25519', { name: 'matrix-key' });
-  mkdirSync(join(home, '.ssh'), { mode: 0o700 });
-  copyFileSync(key.privatePath, join(home, '.ssh', 'matrix-key.pem'));
-  chmodSync(join(home, '.ssh', 'matrix-key.pem'), 0o600);
+  const key = keyPairInHome(home, 'matrix-key');
   [moto, host] = await Promise.all([startMoto(), startSshd({ address: '127.0.0.70', authorizedKeys: [key.publicKey] })]);
   const ec2 = moto.sdk();
-  await ec2.send(new ImportKeyPairCommand({ KeyName: 'matrix-key', PublicKeyMaterial: readFileSync(key.publicPath) }));
+  await importKeyPair(ec2, 'matrix-key', key);
   ({ id: instanceId } = await seedInstance(ec2, {
     name: 'matrix-1',
     eip: host.address,
     keyName: 'matrix-key',
     instanceType: 'm5.large',
-    tags: { 'tagssh:user': host.user, 'tagssh:port': String(host.port) },
+    tags: sshdTags(host),
   }));
 });
 

@@ -2,14 +2,14 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ImportKeyPairCommand } from '@aws-sdk/client-ec2';
 import { startMoto, type Moto } from '../../../lab/moto.js';
-import { seedInstance } from '../../../lab/seed.js';
+import { seedInstance, sshdTags } from '../../../lab/seed.js';
+import { importKeyPair, keyPairInHome } from '../../../lab/keyPairs.js';
 import { freePort } from '../../../lab/ports.js';
-import { startSshd, makeKey, cleanupSshd, type SshdHost, type KeyPair } from '../../../lab/sshd.js';
+import { startSshd, cleanupSshd, type SshdHost, type KeyPair } from '../../../lab/sshd.js';
 import { runProcess, runTagssh, TAGSSH_BIN, type Run } from '../../../lab/run.js';
 import { partialNameFor } from '../../../../src/node/files/index.js';
 
@@ -36,10 +36,7 @@ const tagssh = (args: string[]): Promise<Run> => runTagssh(args, env());
 
 before(async () => {
   home = mkdtempSync(join(tmpdir(), 'tagssh-cli-cp-'));
-  key = makeKey(join(home, 'gen'), 'ed25519', { name: 'team-key' });
-  mkdirSync(join(home, '.ssh'), { mode: 0o700 });
-  copyFileSync(key.privatePath, join(home, '.ssh', 'team-key.pem'));
-  chmodSync(join(home, '.ssh', 'team-key.pem'), 0o600);
+  key = keyPairInHome(home, 'team-key');
   const port = await freePort('127.0.0.14');
   // One sshd answering on two addresses: two instances (two EIPs), one machine.
   [moto, host] = await Promise.all([
@@ -47,8 +44,8 @@ before(async () => {
     startSshd({ address: '127.0.0.14', port, authorizedKeys: [key.publicKey], extraConfig: [`ListenAddress 127.0.0.15:${port}`] }),
   ]);
   const ec2 = moto.sdk();
-  await ec2.send(new ImportKeyPairCommand({ KeyName: 'team-key', PublicKeyMaterial: readFileSync(key.publicPath) }));
-  const tags = { 'tagssh:user': host.user, 'tagssh:port': String(port) };
+  await importKeyPair(ec2, 'team-key', key);
+  const tags = sshdTags(host);
   webId = (await seedInstance(ec2, { name: 'web', eip: '127.0.0.14', keyName: 'team-key', imageId: 'ami-1e749f67', tags })).id;
   await seedInstance(ec2, { name: ODD_NAME, eip: '127.0.0.15', keyName: 'team-key', imageId: 'ami-1e749f67', tags });
   await seedInstance(ec2, { name: 'twin', keyName: 'team-key', count: 2, tags });

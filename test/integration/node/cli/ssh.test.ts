@@ -1,11 +1,11 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, copyFileSync, chmodSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ImportKeyPairCommand } from '@aws-sdk/client-ec2';
 import { startMoto, type Moto } from '../../../lab/moto.js';
-import { seedInstance } from '../../../lab/seed.js';
+import { seedInstance, sshdTags } from '../../../lab/seed.js';
+import { importKeyPair, keyPairInHome } from '../../../lab/keyPairs.js';
 import { startSshd, makeKey, cleanupSshd, type SshdHost, type KeyPair } from '../../../lab/sshd.js';
 import { runProcess, runTagssh, TAGSSH_BIN, type Run } from '../../../lab/run.js';
 
@@ -32,20 +32,17 @@ function onPty(steps: unknown[], args: string[]): Promise<Run> {
 
 before(async () => {
   home = mkdtempSync(join(tmpdir(), 'tagssh-cli-ssh-'));
-  key = makeKey(join(home, 'gen'), 'ed25519', { name: 'team-key' });
+  key = keyPairInHome(home, 'team-key');
   locked = makeKey(join(home, 'gen'), 'ecdsa', { name: 'locked', passphrase: 'open sesame' });
-  mkdirSync(join(home, '.ssh'), { mode: 0o700 });
-  copyFileSync(key.privatePath, join(home, '.ssh', 'team-key.pem'));
-  chmodSync(join(home, '.ssh', 'team-key.pem'), 0o600);
   [moto, host] = await Promise.all([startMoto(), startSshd({ address: '127.0.0.6', authorizedKeys: [key.publicKey, locked.publicKey] })]);
   const ec2 = moto.sdk();
-  await ec2.send(new ImportKeyPairCommand({ KeyName: 'team-key', PublicKeyMaterial: readFileSync(key.publicPath) }));
+  await importKeyPair(ec2, 'team-key', key);
   await seedInstance(ec2, {
     name: 'web',
     eip: host.address,
     keyName: 'team-key',
     imageId: 'ami-1e749f67',
-    tags: { 'tagssh:user': host.user, 'tagssh:port': String(host.port) },
+    tags: sshdTags(host),
   });
 });
 

@@ -1,15 +1,15 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ImportKeyPairCommand } from '@aws-sdk/client-ec2';
 import { exitCodeFor } from '../../../../src/common/errors.js';
 import { SettingsSchema } from '../../../../src/common/model/settings.js';
 import { jsonSettingsStore } from '../../../../src/node/store/settings.js';
 import { startMoto, type Moto } from '../../../lab/moto.js';
-import { seedInstance, type Seeded } from '../../../lab/seed.js';
-import { startSshd, makeKey, cleanupSshd, type SshdHost } from '../../../lab/sshd.js';
+import { seedInstance, type Seeded, sshdTags } from '../../../lab/seed.js';
+import { importKeyPair, keyPairInHome } from '../../../lab/keyPairs.js';
+import { startSshd, cleanupSshd, type SshdHost } from '../../../lab/sshd.js';
 import { runProcess, runTagssh, TAGSSH_BIN, type Run } from '../../../lab/run.js';
 
 // `tagssh ssh NAME --log [FILE] [--raw] [--timestamps]` and `--snippet NAME`, on a real PTY
@@ -25,20 +25,17 @@ const env = (): NodeJS.ProcessEnv => ({ PATH: process.env.PATH, ...moto.env, HOM
 
 before(async () => {
   home = mkdtempSync(join(tmpdir(), 'tagssh-cli-log-'));
-  const key = makeKey(join(home, 'gen'), 'ed25519', { name: 'log-key' });
-  mkdirSync(join(home, '.ssh'), { mode: 0o700 });
-  copyFileSync(key.privatePath, join(home, '.ssh', 'log-key.pem'));
-  chmodSync(join(home, '.ssh', 'log-key.pem'), 0o600);
+  const key = keyPairInHome(home, 'log-key');
   [moto, host] = await Promise.all([startMoto(), startSshd({ address: '127.0.0.23', authorizedKeys: [key.publicKey] })]);
   const ec2 = moto.sdk();
-  await ec2.send(new ImportKeyPairCommand({ KeyName: 'log-key', PublicKeyMaterial: readFileSync(key.publicPath) }));
+  await importKeyPair(ec2, 'log-key', key);
   seeded = await seedInstance(ec2, {
     name: 'logged',
     eip: host.address,
     keyName: 'log-key',
     instanceType: 't3.small',
     imageId: 'ami-1e749f67',
-    tags: { env: 'staging', 'tagssh:user': host.user, 'tagssh:port': String(host.port) },
+    tags: { env: 'staging', ...sshdTags(host) },
   });
   // Saved the way the app saves them (the settings store every face shares).
   jsonSettingsStore(join(home, 'tagssh', 'config', 'settings.json')).set(

@@ -1,12 +1,12 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ImportKeyPairCommand } from '@aws-sdk/client-ec2';
 import { startMoto, type Moto } from '../../../lab/moto.js';
-import { seedInstance } from '../../../lab/seed.js';
-import { startSshd, makeKey, cleanupSshd, type SshdHost } from '../../../lab/sshd.js';
+import { seedInstance, sshdTags } from '../../../lab/seed.js';
+import { importKeyPair, keyPairInHome } from '../../../lab/keyPairs.js';
+import { startSshd, cleanupSshd, type SshdHost } from '../../../lab/sshd.js';
 import { runProcess, TAGSSH_BIN, type Run } from '../../../lab/run.js';
 
 // The terminal type `tagssh ssh` asks the remote PTY for, as the README states it: the local TERM,
@@ -20,19 +20,16 @@ let home: string;
 
 before(async () => {
   home = mkdtempSync(join(tmpdir(), 'tagssh-cli-term-'));
-  const key = makeKey(join(home, 'gen'), 'ed25519', { name: 'term-key' });
-  mkdirSync(join(home, '.ssh'), { mode: 0o700 });
-  copyFileSync(key.privatePath, join(home, '.ssh', 'term-key.pem'));
-  chmodSync(join(home, '.ssh', 'term-key.pem'), 0o600);
+  const key = keyPairInHome(home, 'term-key');
   [moto, host] = await Promise.all([startMoto(), startSshd({ address: '127.0.0.7', authorizedKeys: [key.publicKey] })]);
   const ec2 = moto.sdk();
-  await ec2.send(new ImportKeyPairCommand({ KeyName: 'term-key', PublicKeyMaterial: readFileSync(key.publicPath) }));
+  await importKeyPair(ec2, 'term-key', key);
   await seedInstance(ec2, {
     name: 'term',
     eip: host.address,
     keyName: 'term-key',
     imageId: 'ami-1e749f67',
-    tags: { 'tagssh:user': host.user, 'tagssh:port': String(host.port) },
+    tags: sshdTags(host),
   });
 });
 

@@ -1,14 +1,14 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { ImportKeyPairCommand } from '@aws-sdk/client-ec2';
 import { startMoto, type Moto } from '../../../lab/moto.js';
-import { seedInstance, type Seeded } from '../../../lab/seed.js';
-import { startSshd, makeKey, cleanupSshd, type SshdHost, type KeyPair } from '../../../lab/sshd.js';
+import { seedInstance, type Seeded, sshdTags } from '../../../lab/seed.js';
+import { importKeyPair, keyPairInHome } from '../../../lab/keyPairs.js';
+import { startSshd, cleanupSshd, type SshdHost, type KeyPair } from '../../../lab/sshd.js';
 import { freePort } from '../../../lab/ports.js';
 import { runTagssh } from '../../../lab/run.js';
 import { createEngine } from '../../../../src/node/engine.js';
@@ -50,15 +50,12 @@ function httpGet(address: string): Promise<string> {
 
 before(async () => {
   home = mkdtempSync(join(tmpdir(), 'tagssh-tag-tunnels-'));
-  key = makeKey(join(home, 'gen'), 'ed25519', { name: 'team-key' });
-  mkdirSync(join(home, '.ssh'), { mode: 0o700 });
-  copyFileSync(key.privatePath, join(home, '.ssh', 'team-key.pem'));
-  chmodSync(join(home, '.ssh', 'team-key.pem'), 0o600);
+  key = keyPairInHome(home, 'team-key');
   const port = await freePort('127.0.0.81');
   moto = await startMoto();
   hosts = await Promise.all(['127.0.0.81', '127.0.0.82'].map((address) => startSshd({ address, port, authorizedKeys: [key.publicKey] })));
   const ec2 = moto.sdk();
-  await ec2.send(new ImportKeyPairCommand({ KeyName: 'team-key', PublicKeyMaterial: readFileSync(key.publicPath) }));
+  await importKeyPair(ec2, 'team-key', key);
   seeded = [];
   for (const [i, h] of hosts.entries())
     seeded.push(
@@ -67,7 +64,7 @@ before(async () => {
         eip: h.address,
         keyName: 'team-key',
         imageId: 'ami-1e749f67',
-        tags: { env: 'staging', 'tagssh:user': h.user, 'tagssh:port': String(h.port) },
+        tags: { env: 'staging', ...sshdTags(h) },
       }),
     );
   untagged = await seedInstance(ec2, { name: 'prod-1', eip: '127.0.0.83', keyName: 'team-key', imageId: 'ami-1e749f67', tags: { env: 'production' } });
