@@ -107,7 +107,6 @@ export async function runSsh(name: string, command: string[], flags: SshFlags, s
   const target = await targetP;
   const extras = await prepareShellExtras(target, flags, scope, command);
   const conn = await connectInteractively(target, flags.keepalive ? flags.keepalive * 1000 : undefined, progress).catch(async (e: unknown) => {
-    await extras.log?.close(); // never began: leaves no file behind (see SessionLog.close)
     // A timeout is often a changed public IP: say what the security groups make of it.
     const [{ explainTimeout }, { configuredMyIpUrl }] = await Promise.all([import('../aws/securityGroups.js'), import('../aws/myIp.js')]);
     throw await explainTimeout(e, target, scope, await configuredMyIpUrl());

@@ -1,5 +1,4 @@
-import { closeSync, createWriteStream, fchmodSync, openSync, type WriteStream } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { closeSync, createWriteStream, fchmodSync, openSync, unlinkSync, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { AppError } from '../../common/errors.js';
@@ -70,112 +69,128 @@ export function logHeader(subject: LogSubject, start: Date, opts: Pick<SessionLo
   return lines.join('\n') + '\n';
 }
 
+/** Opens `file` for appending: a new file when `fresh` (never one that is there), else created or appended to. */
+function openFile(file: string, fresh: boolean): { fd: number; created: boolean } {
+  try {
+    return { fd: openSync(file, 'ax', 0o600), created: true };
+  } catch (e) {
+    if (fresh || (e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    return { fd: openSync(file, 'a', 0o600), created: false };
+  }
+}
+
+function cannotWrite(file: string, e: unknown): AppError {
+  const err = e as NodeJS.ErrnoException;
+  return new AppError(
+    'INVALID_INPUT',
+    `Cannot write the session log ${escapeControls(file)}: ${err.code ?? err.message}.`,
+    'Choose a file in a directory you can write to.',
+  );
+}
+
 export class SessionLog {
-  private readonly out: WriteStream;
-  private readonly lines: PlainTextLines | null;
+  private out: WriteStream | null = null;
+  private lines: PlainTextLines | null = null;
   private readonly decoder = new StringDecoder('utf8');
   private readonly now: () => Date;
   private begun = false;
   private closed = false;
 
   private constructor(
-    readonly path: string,
-    private readonly fd: number,
-    /** The file is new (this log made it): a log of a session that never opened removes it. */
-    private readonly created: boolean,
+    private file: string,
+    /** No path was given: the name is ours, and a name taken by another log gets a number. */
+    private readonly start: Date | null,
     private readonly subject: LogSubject,
     private readonly opts: SessionLogOptions,
   ) {
     this.now = opts.now ?? (() => new Date());
-    this.out = createWriteStream('', { fd, encoding: 'utf8' });
-    this.out.on('error', () => {
-      // A full disk must not end the session; the log simply stops.
-      this.closed = true;
-    });
-    this.lines = opts.raw ? null : new PlainTextLines((line, at) => this.out.write(`${opts.timestamps ? `[${at.toISOString()}] ` : ''}${line}\n`), this.now);
+  }
+
+  /** Where the log is written. */
+  get path(): string {
+    return this.file;
   }
 
   /**
-   * Opens (creates, or appends to) the log file before anything connects, so a path that cannot
-   * be written fails at once with a clear error. Nothing is written until begin(). No path: a new
-   * file under logDir(), never one that is there already.
+   * Checks, before anything connects, that the log file can be written, so a path that cannot
+   * fails at once with a clear error. The file itself is made (or appended to) only when the
+   * session begins: a session that never opens — bad key, unreachable, refused, or the person
+   * gave up with Ctrl-C — leaves no file behind and a file that was there as it was. The error
+   * is shown where the person is; a log with a header and no session would read as a session
+   * that happened. No path: a new file under logDir().
    */
   static open(path: string | undefined, subject: LogSubject, opts: SessionLogOptions = {}): SessionLog {
     const start = path ? null : (opts.now ?? (() => new Date()))();
-    let file = path ?? defaultLogPath(subject, start!);
-    let fd: number;
-    let created = true;
+    const file = path ?? defaultLogPath(subject, start!);
     try {
-      for (let n = 2; ; n++) {
-        try {
-          fd = openSync(file, 'ax', 0o600);
-          break;
-        } catch (e) {
-          if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-          // A name of our own making is never shared (two tabs to one instance in the same second).
-          if (start) {
-            file = defaultLogPath(subject, start, undefined, n);
-            continue;
-          }
-          created = false;
-          fd = openSync(file, 'a', 0o600);
-          break;
-        }
-      }
-    } catch (e) {
-      const err = e as NodeJS.ErrnoException;
-      throw new AppError(
-        'INVALID_INPUT',
-        `Cannot write the session log ${escapeControls(file)}: ${err.code ?? err.message}.`,
-        'Choose a file in a directory you can write to.',
-      );
-    }
-    try {
-      return new SessionLog(file, fd, created, subject, opts);
-    } catch (e) {
+      const { fd, created } = openFile(file, false);
       closeSync(fd);
-      throw e;
+      if (created) unlinkSync(file);
+    } catch (e) {
+      throw cannotWrite(file, e);
     }
+    return new SessionLog(file, start, subject, opts);
   }
 
-  /** The session opened: the header goes out, with this moment as its start. */
+  /** The session opened: the file is made (0600) and the header goes out, with this moment as its start. */
   begin(): void {
     if (this.begun || this.closed) return;
+    let opened: { fd: number; created: boolean } | undefined;
+    for (let n = 2; !opened; n++) {
+      try {
+        opened = openFile(this.file, !!this.start);
+      } catch (e) {
+        // A name of our own making is never shared (two tabs to one instance in the same second).
+        if (this.start && (e as NodeJS.ErrnoException).code === 'EEXIST') this.file = defaultLogPath(this.subject, this.start, undefined, n);
+        else throw cannotWrite(this.file, e);
+      }
+    }
     this.begun = true;
+    const { fd } = opened;
     try {
-      fchmodSync(this.fd, 0o600);
+      fchmodSync(fd, 0o600);
     } catch {
       // not ours to change (e.g. /dev/stdout): keep writing
     }
-    this.out.write(logHeader(this.subject, this.now(), this.opts));
+    const out = createWriteStream('', { fd, encoding: 'utf8' });
+    out.on('error', () => {
+      // A full disk must not end the session; the log simply stops.
+      this.closed = true;
+    });
+    this.out = out;
+    const stamp = this.opts.timestamps;
+    if (!this.opts.raw) this.lines = new PlainTextLines((line, at) => out.write(`${stamp ? `[${at.toISOString()}] ` : ''}${line}\n`), this.now);
+    out.write(logHeader(this.subject, this.now(), this.opts));
   }
 
   /** A chunk of the session's output (the first one begins the log, if begin() was not called). */
   write(chunk: Buffer | string): void {
     if (this.closed) return;
-    this.begin();
-    if (this.opts.raw) this.out.write(chunk);
-    else this.lines!.push(typeof chunk === 'string' ? chunk : this.decoder.write(chunk));
+    if (!this.begun) {
+      try {
+        this.begin();
+      } catch {
+        // Writable when checked, not now (the folder went away): the session goes on unlogged.
+        this.closed = true;
+        return;
+      }
+    }
+    if (!this.lines) this.out!.write(chunk);
+    else this.lines.push(typeof chunk === 'string' ? chunk : this.decoder.write(chunk));
   }
 
-  /**
-   * Writes out the last line and closes the file; resolves once it is on disk. A log that never
-   * began (the session failed to open: bad key, unreachable, refused) leaves nothing behind: the
-   * error was already shown where the person is, and a file with a header but no session would
-   * read as a session that happened. A new file is removed; a file that was there is left as it was.
-   */
+  /** Writes out the last line and closes the file; resolves once it is on disk. */
   async close(): Promise<void> {
-    if (this.lines && this.begun && !this.closed) {
+    if (this.lines && !this.closed) {
       const tail = this.decoder.end();
       if (tail) this.lines.push(tail);
       this.lines.end();
     }
-    const discard = !this.begun && this.created;
     this.closed = true;
+    const out = this.out;
     await new Promise<void>((resolve) => {
-      if (this.out.closed || this.out.destroyed) return resolve();
-      this.out.end(() => resolve());
+      if (!out || out.closed || out.destroyed) return resolve();
+      out.end(() => resolve());
     });
-    if (discard) await rm(this.path, { force: true });
   }
 }

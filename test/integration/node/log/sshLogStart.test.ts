@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer, type AddressInfo } from 'node:net';
 import { ImportKeyPairCommand } from '@aws-sdk/client-ec2';
 import { SettingsSchema } from '../../../../src/common/model/settings.js';
 import { jsonSettingsStore } from '../../../../src/node/store/settings.js';
@@ -127,4 +128,31 @@ describe('tagssh ssh --log: a session that fails to open leaves no log behind', 
       assert.equal(statSync(kept).mode & 0o777, 0o640);
     });
   }
+
+  it('the person gives up with Ctrl-C while it connects: no file under logs/, none for --log FILE', async () => {
+    // A server that accepts and never speaks: the connection waits until the person gives up.
+    const silent = createServer(() => {});
+    await new Promise<void>((r) => silent.listen(0, host.address, r));
+    const port = String((silent.address() as AddressInfo).port);
+    try {
+      const before = logFiles();
+      const fresh = join(home, 'gave-up.log');
+      for (const extra of [[], ['--log', fresh]]) {
+        const r = await onPty(
+          'greeter',
+          ['-p', port, ...extra],
+          [
+            ['wait', 'Connecting'],
+            ['sleep', 0.5],
+            ['send', '\x03'],
+          ],
+        );
+        assert.match(r.stdout, /EXIT:130\n$/, r.stdout);
+      }
+      assert.deepEqual(logFiles(), before);
+      assert.ok(!existsSync(fresh));
+    } finally {
+      silent.close();
+    }
+  });
 });
