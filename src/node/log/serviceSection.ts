@@ -8,7 +8,10 @@ import { SessionLog, type LogSubject } from './sessionLog.js';
 // engine's session output stream — the bytes the remote side sent, never keystrokes — and ends
 // with the session. Listeners are held only while this connection has a log running.
 
-/** Output held while a log's header is looked up (the inventory cache), before its file is open. */
+/**
+ * Output held while a log's header is looked up (the inventory cache, normally at once), before
+ * its file is open. A lookup stuck that long loses what comes past this bound, not the session.
+ */
 const HELD_LIMIT = 1024 * 1024;
 
 /** A log that runs for a session; its file opens once the header's facts are known. */
