@@ -2,15 +2,15 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ImportKeyPairCommand } from '@aws-sdk/client-ec2';
 import { startMoto, type Moto } from '../../../lab/moto.js';
-import { seedInstance } from '../../../lab/seed.js';
-import { startSshd, makeKey, cleanupSshd, type SshdHost, type KeyPair } from '../../../lab/sshd.js';
+import { seedInstance, sshdTags } from '../../../lab/seed.js';
+import { importKeyPair, keyPairInHome } from '../../../lab/keyPairs.js';
+import { startSshd, cleanupSshd, type SshdHost, type KeyPair } from '../../../lab/sshd.js';
 import { freePort } from '../../../lab/ports.js';
 import { runProcess, runTagssh, TAGSSH_BIN, type Run } from '../../../lab/run.js';
 
@@ -94,19 +94,16 @@ function echoSha(port: number, data: Buffer): Promise<string> {
 
 before(async () => {
   home = mkdtempSync(join(tmpdir(), 'tagssh-cli-tunnel-'));
-  key = makeKey(join(home, 'gen'), 'ed25519', { name: 'team-key' });
-  mkdirSync(join(home, '.ssh'), { mode: 0o700 });
-  copyFileSync(key.privatePath, join(home, '.ssh', 'team-key.pem'));
-  chmodSync(join(home, '.ssh', 'team-key.pem'), 0o600);
+  key = keyPairInHome(home, 'team-key');
   [moto, host] = await Promise.all([startMoto(), startSshd({ address: '127.0.0.45', authorizedKeys: [key.publicKey] })]);
   const ec2 = moto.sdk();
-  await ec2.send(new ImportKeyPairCommand({ KeyName: 'team-key', PublicKeyMaterial: readFileSync(key.publicPath) }));
+  await importKeyPair(ec2, 'team-key', key);
   await seedInstance(ec2, {
     name: 'web',
     eip: host.address,
     keyName: 'team-key',
     imageId: 'ami-1e749f67',
-    tags: { 'tagssh:user': host.user, 'tagssh:port': String(host.port) },
+    tags: sshdTags(host),
   });
   httpServer = http.createServer((_req, res) => res.end(BODY));
   echoServer = net.createServer({ allowHalfOpen: true }, (s) => s.pipe(s));
