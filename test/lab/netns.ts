@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { labSessionEnv, makeKey, SSHD_BIN, type KeyPair } from './sshd.js';
 import { waitForFile } from './wait.js';
+import { freePort } from './ports.js';
 
 // A private network namespace for hosts the test client must NOT reach directly — a target
 // behind a bastion. On one loopback every process shares the same source address, so sshd rules
@@ -123,4 +124,23 @@ export async function startNetns(): Promise<Netns> {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The jump-host lab: a target sshd and a bastion sshd in the namespace, both accepting `key`; the
+ * bastion may forward only to the target's SSH port (PermitOpen), and only the bastion's port is
+ * relayed to the host's loopback, so the target is reachable through the bastion alone.
+ */
+export async function startJumpPair(ns: Netns, key: KeyPair, addresses: { target: string; bastion: string }): Promise<{ target: NsSshd; bastion: NsSshd }> {
+  const targetPort = await freePort(addresses.target);
+  const bastionPort = await freePort(addresses.bastion);
+  const target = await ns.startSshd({ address: addresses.target, port: targetPort, authorizedKeys: [key.publicKey] });
+  const bastion = await ns.startSshd({
+    address: addresses.bastion,
+    port: bastionPort,
+    authorizedKeys: [key.publicKey],
+    extraConfig: [`PermitOpen ${addresses.target}:${targetPort}`],
+  });
+  await ns.expose(addresses.bastion, bastionPort);
+  return { target, bastion };
 }

@@ -6,10 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RunInstancesCommand } from '@aws-sdk/client-ec2';
 import { startMoto, type Moto } from '../../../lab/moto.js';
-import { seedInstance } from '../../../lab/seed.js';
-import { startNetns, type Netns, type NsSshd } from '../../../lab/netns.js';
+import { seedInstance, sshdTags } from '../../../lab/seed.js';
+import { startJumpPair, startNetns, type Netns, type NsSshd } from '../../../lab/netns.js';
 import { startSshd, makeKey, cleanupSshd, type SshdHost, type KeyPair } from '../../../lab/sshd.js';
-import { freePort } from '../../../lab/ports.js';
 import { connect, type ConnectOptions } from '../../../../src/node/ssh/connection.js';
 import { KnownHostsStore } from '../../../../src/node/ssh/knownHosts.js';
 import { connectTargetFor } from '../../../../src/node/ssh/target.js';
@@ -50,17 +49,8 @@ before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'tagssh-jump-'));
   key = makeKey(join(dir, 'keys'), 'ed25519');
   ns = await startNetns();
-  const targetPort = await freePort(TARGET_ADDR);
-  const bastionPort = await freePort(BASTION_ADDR);
-  target = await ns.startSshd({ address: TARGET_ADDR, port: targetPort, authorizedKeys: [key.publicKey] });
-  bastion = await ns.startSshd({
-    address: BASTION_ADDR,
-    port: bastionPort,
-    authorizedKeys: [key.publicKey],
-    extraConfig: [`PermitOpen ${TARGET_ADDR}:${targetPort}`],
-  });
-  await ns.expose(BASTION_ADDR, bastionPort);
-  outer = await startSshd({ address: '127.0.0.9', authorizedKeys: [key.publicKey], extraConfig: [`PermitOpen ${BASTION_ADDR}:${bastionPort}`] });
+  ({ target, bastion } = await startJumpPair(ns, key, { target: TARGET_ADDR, bastion: BASTION_ADDR }));
+  outer = await startSshd({ address: '127.0.0.9', authorizedKeys: [key.publicKey], extraConfig: [`PermitOpen ${BASTION_ADDR}:${bastion.port}`] });
   store = new KnownHostsStore(join(dir, 'known_hosts.json'));
 
   moto = await startMoto();
@@ -71,7 +61,7 @@ before(async () => {
     name: 'bastion',
     eip: BASTION_ADDR,
     imageId: 'ami-1e749f67',
-    tags: { 'tagssh:user': bastion.user, 'tagssh:port': String(bastionPort) },
+    tags: sshdTags(bastion),
   });
   await ec2.send(
     new RunInstancesCommand({
@@ -86,7 +76,7 @@ before(async () => {
             { Key: 'Name', Value: 'app' },
             { Key: 'tagssh:jump', Value: 'bastion' },
             { Key: 'tagssh:user', Value: target.user },
-            { Key: 'tagssh:port', Value: String(targetPort) },
+            { Key: 'tagssh:port', Value: String(target.port) },
           ],
         },
       ],

@@ -5,9 +5,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startNetns, type Netns, type NsSshd } from '../../../lab/netns.js';
+import { startJumpPair, startNetns, type Netns, type NsSshd } from '../../../lab/netns.js';
 import { makeKey, type KeyPair } from '../../../lab/sshd.js';
-import { freePort } from '../../../lab/ports.js';
 import { connect } from '../../../../src/node/ssh/connection.js';
 import { KnownHostsStore } from '../../../../src/node/ssh/knownHosts.js';
 import type { ConnectTarget } from '../../../../src/node/ssh/types.js';
@@ -50,16 +49,7 @@ before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'tagssh-tunnel-jump-'));
   key = makeKey(join(dir, 'keys'), 'ed25519');
   ns = await startNetns();
-  const targetPort = await freePort(TARGET_ADDR);
-  const bastionPort = await freePort(BASTION_ADDR);
-  target = await ns.startSshd({ address: TARGET_ADDR, port: targetPort, authorizedKeys: [key.publicKey] });
-  bastion = await ns.startSshd({
-    address: BASTION_ADDR,
-    port: bastionPort,
-    authorizedKeys: [key.publicKey],
-    extraConfig: [`PermitOpen ${TARGET_ADDR}:${targetPort}`],
-  });
-  await ns.expose(BASTION_ADDR, bastionPort);
+  ({ target, bastion } = await startJumpPair(ns, key, { target: TARGET_ADDR, bastion: BASTION_ADDR }));
   store = new KnownHostsStore(join(dir, 'known_hosts.json'));
 });
 
