@@ -5,9 +5,8 @@
 //   against the same ssh2 over plain TCP. The endpoint is the test lab's (test/lab/eiceServer.ts,
 //   SigV4 checked, frames piped to the sshd) on loopback, so the figure is the WebSocket framing's
 //   own cost, not AWS's network.
-import net from 'node:net';
 import { LAB_IMAGE, load, startSshLab } from './sshLab.mjs';
-import { login, stream } from './sshStream.mjs';
+import { connectVsDirect, streamVsDirect } from './sshStream.mjs';
 
 const ADDRESS = '127.0.0.32';
 
@@ -34,49 +33,21 @@ export async function eiceRows(ctx) {
   const rows = [];
   try {
     const env = { ...ctx.env, ...lab.env, HOME: dir };
-    const cli = (name, extra) => [ctx.tagssh, 'ssh', name, '-i', key.privatePath, ...extra, '--', 'true'];
-    await ctx.spawnTimed(process.execPath, cli('bench-eice-direct', ['--accept-new']), env);
-    await ctx.spawnTimed(process.execPath, cli('bench-eice', ['--accept-new']), env);
     ctx.log('EICE vs direct: connect + true');
-    const m = await ctx.medians(
-      {
-        eice: async () => (await ctx.spawnTimed(process.execPath, cli('bench-eice', []), env)).ms,
-        direct: async () => (await ctx.spawnTimed(process.execPath, cli('bench-eice-direct', []), env)).ms,
-      },
-      Math.max(3, Math.min(ctx.runs, 5)),
-    );
+    const m = await connectVsDirect(ctx, { env, key, via: 'bench-eice', direct: 'bench-eice-direct' });
     rows.push({
       name: 'connect + run `true` over EICE (tagssh ssh, auto picks the endpoint)',
-      tagssh: { median_ms: m.eice.median_ms },
+      tagssh: { median_ms: m.via.median_ms },
       incumbent: { median_ms: m.direct.median_ms, label: 'tagssh ssh to a public address' },
-      ratio: Number((m.eice.median_ms / m.direct.median_ms).toFixed(2)),
+      ratio: Number((m.via.median_ms / m.direct.median_ms).toFixed(2)),
       note: 'DescribeInstanceConnectEndpoints, presigning and the WebSocket upgrade on loopback: the cost TagSSH adds, not AWS round trips',
     });
 
     const runs = ctx.quick ? 1 : Math.min(3, ctx.runs);
     ctx.log(`EICE vs direct: ${bytes / 1048576} MiB × ${runs}`);
     const instance = { id: priv.id, region: 'us-east-1', name: 'bench-eice', privateIp: priv.privateIp, vpcId, subnetId, tags };
-    const direct = await login(Client, net.connect({ host: ADDRESS, port: host.port }), host, key);
-    const tunnel = await login(
-      Client,
-      await openEiceSocket({ instance, port: host.port, endpoint: { id: endpoint.id, dnsName: 'unused', vpcId, subnetId } }),
-      host,
-      key,
-    );
-    const d = [];
-    const e = [];
-    for (let i = 0; i < runs; i++) {
-      const a = await stream(direct, bytes);
-      const b = await stream(tunnel, bytes);
-      if (a.digest !== b.digest) throw new Error('the EICE path delivered different bytes');
-      d.push(a.mibps);
-      e.push(b.mibps);
-    }
-    direct.end();
-    tunnel.end();
-    const median = (xs) => xs.sort((x, y) => x - y)[Math.floor(xs.length / 2)];
-    const eiceMiBps = median(e);
-    const directMiBps = median(d);
+    const viaSocket = await openEiceSocket({ instance, port: host.port, endpoint: { id: endpoint.id, dnsName: 'unused', vpcId, subnetId } });
+    const { via: eiceMiBps, direct: directMiBps } = await streamVsDirect(Client, { host, key, address: ADDRESS, viaSocket, bytes, runs, what: 'EICE' });
     rows.push({
       name: `EICE tunnel: ssh stream ${bytes / 1048576} MiB (MiB/s)`,
       tagssh: { value: Number(eiceMiBps.toFixed(1)), unit: 'MiB/s' },

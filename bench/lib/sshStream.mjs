@@ -2,6 +2,7 @@
 // them (the lab they log in to: sshLab.mjs).
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import net from 'node:net';
 
 /** An ssh2 client logged in to the lab sshd `host` over `sock`, trusting only that host's keys. */
 export function login(Client, sock, host, key) {
@@ -41,4 +42,44 @@ export function stream(client, bytes) {
       });
     });
   });
+}
+
+/**
+ * `tagssh ssh NAME -- true` through a way in (`viaArgs`, e.g. --transport ssm) against the same
+ * CLI to `direct`, a Name with a public address on the same sshd: both trusted first, then timed
+ * round-robin. Returns { via, direct } medians.
+ */
+export async function connectVsDirect(ctx, { env, key, via, viaArgs = [], direct }) {
+  const cli = (name, extra) => [ctx.tagssh, 'ssh', name, '-i', key.privatePath, ...extra, '--', 'true'];
+  await ctx.spawnTimed(process.execPath, cli(direct, ['--accept-new']), env);
+  await ctx.spawnTimed(process.execPath, cli(via, [...viaArgs, '--accept-new']), env);
+  return ctx.medians(
+    {
+      via: async () => (await ctx.spawnTimed(process.execPath, cli(via, viaArgs), env)).ms,
+      direct: async () => (await ctx.spawnTimed(process.execPath, cli(direct, []), env)).ms,
+    },
+    Math.max(3, Math.min(ctx.runs, 5)),
+  );
+}
+
+/**
+ * ssh2 streams of `bytes` over `viaSocket` and over plain TCP to the same lab sshd, interleaved
+ * `runs` times; the two paths must deliver the same bytes. Returns the median MiB/s of each.
+ */
+export async function streamVsDirect(Client, { host, key, address, viaSocket, bytes, runs, what }) {
+  const direct = await login(Client, net.connect({ host: address, port: host.port }), host, key);
+  const via = await login(Client, viaSocket, host, key);
+  const d = [];
+  const v = [];
+  for (let i = 0; i < runs; i++) {
+    const a = await stream(direct, bytes);
+    const b = await stream(via, bytes);
+    if (a.digest !== b.digest) throw new Error(`the ${what} path delivered different bytes`);
+    d.push(a.mibps);
+    v.push(b.mibps);
+  }
+  direct.end();
+  via.end();
+  const median = (xs) => xs.sort((x, y) => x - y)[Math.floor(xs.length / 2)];
+  return { via: median(v), direct: median(d) };
 }

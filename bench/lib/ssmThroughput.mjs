@@ -5,10 +5,9 @@
 //   src/node/ssm/) against the same ssh2 over plain TCP. The Session Manager side is the test lab's (test/lab/ssmServer.ts): StartSession and the
 // agent's end of the data channel on loopback, so the figure is the protocol's own cost (1 KiB
 // frames, a SHA-256 digest and an acknowledgement per frame), not AWS's network.
-import net from 'node:net';
 import { join } from 'node:path';
 import { LAB_IMAGE, load, startSshLab } from './sshLab.mjs';
-import { login, stream } from './sshStream.mjs';
+import { connectVsDirect, streamVsDirect } from './sshStream.mjs';
 
 const ADDRESS = '127.0.0.31';
 
@@ -38,44 +37,20 @@ export async function ssmRows(ctx) {
     const priv = await seedInstance(ec2, { name: 'bench-ssm', subnetId: await privateSubnet(ec2), imageId: LAB_IMAGE, tags });
     lab.nodes.set(priv.id, { sshHost: ADDRESS });
     const env = { ...ctx.env, ...lab.env, HOME: dir };
-    const cli = (name, extra) => [ctx.tagssh, 'ssh', name, '-i', key.privatePath, ...extra, '--', 'true'];
-    await ctx.spawnTimed(process.execPath, cli('bench-direct', ['--accept-new']), env);
-    await ctx.spawnTimed(process.execPath, cli('bench-ssm', ['--transport', 'ssm', '--accept-new']), env);
     ctx.log('SSM vs direct: connect + true');
-    const m = await ctx.medians(
-      {
-        ssm: async () => (await ctx.spawnTimed(process.execPath, cli('bench-ssm', ['--transport', 'ssm']), env)).ms,
-        direct: async () => (await ctx.spawnTimed(process.execPath, cli('bench-direct', []), env)).ms,
-      },
-      Math.max(3, Math.min(ctx.runs, 5)),
-    );
+    const m = await connectVsDirect(ctx, { env, key, via: 'bench-ssm', viaArgs: ['--transport', 'ssm'], direct: 'bench-direct' });
     rows.push({
       name: 'connect + run `true` over SSM (tagssh ssh --transport ssm)',
-      tagssh: { median_ms: m.ssm.median_ms },
+      tagssh: { median_ms: m.via.median_ms },
       incumbent: { median_ms: m.direct.median_ms, label: 'tagssh ssh to a public address' },
-      ratio: Number((m.ssm.median_ms / m.direct.median_ms).toFixed(2)),
+      ratio: Number((m.via.median_ms / m.direct.median_ms).toFixed(2)),
       note: 'StartSession, WebSocket and the agent handshake on loopback: the cost TagSSH adds, not AWS round trips',
     });
 
     const runs = ctx.quick ? 1 : Math.min(3, ctx.runs);
     ctx.log(`SSM vs direct: ${bytes / 1048576} MiB × ${runs}`);
-    const direct = await login(Client, net.connect({ host: ADDRESS, port: host.port }), host, key);
-    const ssmSock = await openSsmSocket({ instanceId: id, region: 'us-east-1', port: host.port });
-    const ssm = await login(Client, ssmSock, host, key);
-    const d = [];
-    const s = [];
-    for (let i = 0; i < runs; i++) {
-      const a = await stream(direct, bytes);
-      const b = await stream(ssm, bytes);
-      if (a.digest !== b.digest) throw new Error('the SSM path delivered different bytes');
-      d.push(a.mibps);
-      s.push(b.mibps);
-    }
-    direct.end();
-    ssm.end();
-    const median = (xs) => xs.sort((x, y) => x - y)[Math.floor(xs.length / 2)];
-    const ssmMiBps = median(s);
-    const directMiBps = median(d);
+    const viaSocket = await openSsmSocket({ instanceId: id, region: 'us-east-1', port: host.port });
+    const { via: ssmMiBps, direct: directMiBps } = await streamVsDirect(Client, { host, key, address: ADDRESS, viaSocket, bytes, runs, what: 'SSM' });
     return [
       ...rows,
       {
