@@ -22,8 +22,11 @@ export async function configuredMyIpUrl(flag?: string | null): Promise<string> {
   return myIpUrl(undefined, jsonSettingsStore().get().myIpUrl);
 }
 
-/** The caller's public IP as the service sees it. Throws NETWORK with a hint when it can't be told. */
-export async function lookUpMyIp(url: string, timeoutMs = TIMEOUT_MS): Promise<string> {
+/**
+ * The caller's public IP as the service sees it. Throws NETWORK with a hint when it can't be told;
+ * the hint names `addressFlag`, where the command takes the address instead (sg: --ip, stack up: --ssh-cidr).
+ */
+export async function lookUpMyIp(url: string, addressFlag = '--ip', timeoutMs = TIMEOUT_MS): Promise<string> {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -46,14 +49,14 @@ export async function lookUpMyIp(url: string, timeoutMs = TIMEOUT_MS): Promise<s
     throw new AppError(
       'NETWORK',
       `Could not look up your public IP at ${parsed.origin}: ${(e as Error).message}.`,
-      'Give the address yourself (--ip), or name another lookup service (--my-ip-url or TAGSSH_MY_IP_URL).',
+      `Give the address yourself (${addressFlag}), or name another lookup service (--my-ip-url or TAGSSH_MY_IP_URL).`,
     );
   }
   if (!isIP(body)) {
     throw new AppError(
       'NETWORK',
       `${parsed.origin} did not answer with an IP address.`,
-      'Give the address yourself (--ip), or name a service that answers with the address as plain text (--my-ip-url).',
+      `Give the address yourself (${addressFlag}), or name a service that answers with the address as plain text (--my-ip-url).`,
     );
   }
   return body;

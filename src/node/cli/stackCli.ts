@@ -23,7 +23,7 @@ export async function up(templateName: string, flags: StackUpFlags, scope: AwsSc
     throw new AppError('INVALID_INPUT', '--key is not an EC2 key pair name.', 'Pass the key pair name as `aws ec2 describe-key-pairs` shows it.');
   const region = await singleRegion(scope);
   const progress = progressLine();
-  const sshCidr = sshCidrFlag ?? hostCidr(await lookUpMyIp(await configuredMyIpUrl(flags.myIpUrl)));
+  const sshCidr = sshCidrFlag ?? hostCidr(await lookUpMyIp(await configuredMyIpUrl(flags.myIpUrl), '--ssh-cidr'));
   const plan = await planUp(scope, region, {
     template: template.name,
     stackName,

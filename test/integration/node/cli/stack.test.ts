@@ -189,6 +189,10 @@ test('stack up: wrong inputs are named and create nothing', async () => {
     'INVALID_INPUT',
     /--type "nonsense" is not an EC2 instance type/,
   );
+  // No answer from the IP lookup: the hint names stack up's own flag for the address (--ssh-cidr; --ip is sg's).
+  const noLookup = await tagssh(['stack', 'up', 'bench-pair', '--name', 'other', '--type', 'm5.large', '--my-ip-url', 'http://127.0.0.1:9/', '--yes']);
+  assertCleanError(noLookup, 'NETWORK', /Give the address yourself \(--ssh-cidr\)/);
+  assert.doesNotMatch(noLookup.stderr, /--ip\b/);
   const noType = await tagssh(['stack', 'up', 'bench-pair']);
   assert.equal(noType.code, ERROR_CODES.INVALID_INPUT);
   assert.match(noType.stderr, /--type/);
