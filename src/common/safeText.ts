@@ -39,3 +39,18 @@ export function isTerminalSafe(text: string): boolean {
 export function terminalSafeJson(json: string): string {
   return json.replace(UNSAFE_IN_JSON, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
+
+/**
+ * Untrusted multi-line text (a server's login banner) for a terminal: each line escaped as by
+ * `escapeControls`, tabs as spaces to the next multiple of 8 of what is shown, lines ended with
+ * CRLF (a terminal in raw mode, xterm.js included, does not return the carriage on a bare LF).
+ */
+export function terminalLines(text: string): string {
+  const lines = text.replace(/\r\n?/g, '\n').replace(/\n$/, '').split('\n');
+  const expand = (line: string) =>
+    line
+      .split('\t')
+      .map(escapeControls)
+      .reduce((shown, part) => `${shown}${' '.repeat(8 - (shown.length % 8))}${part}`);
+  return lines.map((l) => `${expand(l)}\r\n`).join('');
+}

@@ -8,7 +8,7 @@ import { connectTargetFor } from '../ssh/target.js';
 import type { ConnectTarget } from '../ssh/types.js';
 import { targetOptionsFrom } from './connectOptions.js';
 import { progressLine } from './output.js';
-import { escapeControls } from '../../common/safeText.js';
+import { escapeControls, terminalLines } from '../../common/safeText.js';
 import { isInstanceId } from '../../common/vocab.js';
 import type { SshFlags } from './commands/ssh.js';
 import { prepareShellExtras, type ShellExtras } from './shellExtras.js';
@@ -112,6 +112,8 @@ export async function runSsh(name: string, command: string[], flags: SshFlags, s
     throw await explainTimeout(e, target, scope, await configuredMyIpUrl());
   });
   progress.done();
+  // The server's login banner goes to stderr as OpenSSH shows it, escaped: it is the server's text.
+  if (conn.banner) process.stderr.write(terminalLines(conn.banner));
   try {
     return command.length ? await runCommand(conn, command.join(' ')) : await runShell(conn, target.label, extras);
   } finally {
@@ -139,6 +141,7 @@ async function runShell(conn: SshConnection, label: string, extras: ShellExtras 
   const tty = !!stdin.isTTY && !!process.stdout.isTTY;
   const shell = await conn.shell({ cols: process.stdout.columns || 80, rows: process.stdout.rows || 24, term: process.env.TERM || 'xterm-256color', pty: tty });
   extras.log?.begin();
+  if (conn.banner) extras.log?.write(terminalLines(conn.banner));
   const onResize = () => shell.resize(process.stdout.columns || 80, process.stdout.rows || 24);
   if (tty) {
     stdin.setRawMode(true);

@@ -101,6 +101,11 @@ export interface SshConnection {
   forwardIn(bindAddr: string, bindPort: number, onConnection: RemoteConnectionHandler): Promise<RemoteForward>;
   close(): void;
   readonly closed: boolean;
+  /**
+   * The text the server sent before login (sshd's Banner: often a legal notice), as it came; empty
+   * when none. Untrusted: it reaches a terminal only through `bannerForTerminal`.
+   */
+  readonly banner: string;
   /** 'close' (error?: AppError): the connection ended; the error says why when it was not close(). */
   on(event: 'close', listener: (error?: AppError) => void): this;
   once(event: 'close', listener: (error?: AppError) => void): this;
@@ -168,6 +173,7 @@ function connectHop(t: ConnectTarget, opts: HopOptions): Promise<Client> {
 
   return new Promise<Client>((resolve, reject) => {
     const client = new ssh2.Client();
+    client.on('banner', (message: string) => banners.set(client, (banners.get(client) ?? '') + message));
     let settled = false;
     let hostKeyError: AppError | undefined;
     let timer: NodeJS.Timeout | undefined;
@@ -318,6 +324,9 @@ function sendSignal(stream: ClientChannel, name: string): void {
   }
 }
 
+/** Each client's pre-login banner (ssh2 emits it before 'ready', possibly in parts). */
+const banners = new WeakMap<Client, string>();
+
 class Connection extends EventEmitter implements SshConnection {
   private ended = false;
   private closeError: AppError | undefined;
@@ -341,6 +350,11 @@ class Connection extends EventEmitter implements SshConnection {
 
   get closed(): boolean {
     return this.ended;
+  }
+
+  /** The target's banner (the last hop's: bastions' banners are theirs, as OpenSSH's ProxyJump shows only on -v). */
+  get banner(): string {
+    return banners.get(this.clients[this.clients.length - 1]!) ?? '';
   }
 
   private finish() {
@@ -440,19 +454,31 @@ class Connection extends EventEmitter implements SshConnection {
             ),
           );
         const ch = new EventEmitter() as ShellChannel & EventEmitter;
-        let exited = false;
         Object.defineProperty(ch, 'stream', { value: stream });
         ch.write = (d) => void stream.write(d);
         ch.resize = (cols, rows) => void stream.setWindow(rows, cols, 0, 0);
         ch.close = () => stream.close();
         stream.on('data', (c: Buffer) => ch.emit('data', c));
         stream.stderr.on('data', (c: Buffer) => ch.emit(opts.pty === false ? 'stderr' : 'data', c));
-        stream.on('exit', (code: number | null, sig?: string) => {
-          exited = true;
-          ch.emit('exit', typeof code === 'number' ? code : null, sig ?? null);
-        });
+        // The shell's first output can arrive in the same read as the server's reply to the shell
+        // request, before the caller (awaiting this promise) has listened: it waits in the stream
+        // until a listener or a pipe takes it.
+        // (stderr follows stdout, so a caller that takes only stdout cannot stall the channel.)
+        stream.pause();
+        stream.stderr.pause();
+        stream.once('resume', () => stream.stderr.resume());
+        const onListener = (event: string) => {
+          if (event !== 'data' && event !== 'stderr') return;
+          ch.off('newListener', onListener);
+          stream.resume();
+        };
+        ch.on('newListener', onListener);
+        // The exit status is told with the close (which always follows it), so that a shell that
+        // ends at once still reports its status to a caller that has only just listened.
+        let exit: [number | null, string | null] = [null, null];
+        stream.on('exit', (code: number | null, sig?: string) => (exit = [typeof code === 'number' ? code : null, sig ?? null]));
         stream.on('close', () => {
-          if (!exited) ch.emit('exit', null, null);
+          ch.emit('exit', ...exit);
           ch.emit('close');
         });
         resolve(ch);

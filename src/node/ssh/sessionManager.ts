@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { randomUUID } from 'node:crypto';
 import { AppError, type AppErrorData } from '../../common/errors.js';
+import { terminalLines } from '../../common/safeText.js';
 import { connect as defaultConnect, hopsOf, type ConnectOptions, type ShellChannel, type SshConnection } from './connection.js';
 import { hostIdOf } from './knownHosts.js';
 import type { ConnectTarget } from './types.js';
@@ -63,6 +64,8 @@ export function poolKey(target: ConnectTarget): string {
 export class SessionManager extends EventEmitter {
   private readonly pool = new Map<string, Pooled>();
   private readonly sessions = new Map<string, Session>();
+  /** Connections whose login banner a terminal has shown (once per connection, as `ssh` does). */
+  private readonly bannerShown = new WeakSet<SshConnection>();
   private readonly connectFn: typeof defaultConnect;
 
   constructor(private readonly options: SessionManagerOptions = {}) {
@@ -142,7 +145,7 @@ export class SessionManager extends EventEmitter {
     };
     this.sessions.set(id, s);
     const fc = this.options.flowControl;
-    shell.on('data', (chunk: Buffer) => {
+    const onData = (chunk: Buffer) => {
       this.emit('data', id, chunk);
       if (!fc) return;
       s.unacked += chunk.length;
@@ -150,7 +153,14 @@ export class SessionManager extends EventEmitter {
         s.paused = true;
         shell.stream.pause();
       }
-    });
+    };
+    // The server's login banner opens the first terminal on its connection, before the shell's
+    // own output (which waits in the channel until onData listens), escaped as untrusted text.
+    if (connection.banner && !this.bannerShown.has(connection)) {
+      this.bannerShown.add(connection);
+      onData(Buffer.from(terminalLines(connection.banner)));
+    }
+    shell.on('data', onData);
     shell.on('exit', (code: number | null) => this.emit('exit', id, code));
     const onConnClose = (err?: AppError) => {
       if (err && !s.closing) this.emit('error', id, err.toJSON() satisfies AppErrorData);

@@ -2,7 +2,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { escapeControls, isTerminalSafe, terminalSafeJson } from '../../../src/common/safeText.js';
+import { escapeControls, isTerminalSafe, terminalLines, terminalSafeJson } from '../../../src/common/safeText.js';
 
 // The one escaper for untrusted text bound for a terminal.
 
@@ -56,5 +56,28 @@ describe('terminalSafeJson', () => {
 
   it('writes C1 characters as \\u escapes', () => {
     assert.equal(terminalSafeJson(JSON.stringify('\u0085\u009b')), '"\\u0085\\u009b"');
+  });
+});
+
+describe('terminalLines', () => {
+  it('ends every line with CRLF (LF, CRLF or CR in), and drops one trailing newline', () => {
+    assert.equal(terminalLines('one\ntwo\r\nthree\rfour\n'), 'one\r\ntwo\r\nthree\r\nfour\r\n');
+    assert.equal(terminalLines('no newline'), 'no newline\r\n');
+  });
+
+  it('expands tabs to the next multiple of 8 of what is shown, escapes included', () => {
+    assert.equal(terminalLines('ab\tc'), 'ab      c\r\n');
+    assert.equal(terminalLines('\x1b]0;x\x07\ty'), '\\x1b]0;x\\x07    y\r\n');
+  });
+
+  it('property: nothing a terminal acts on survives but the CRLFs it adds', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), (s) => {
+        const shown = terminalLines(s);
+        assert.ok(shown.endsWith('\r\n'));
+        assert.ok(isTerminalSafe(shown.replace(/\r\n/g, '')));
+      }),
+      { numRuns: 1000 },
+    );
   });
 });

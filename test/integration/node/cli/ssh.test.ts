@@ -1,6 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startMoto, type Moto } from '../../../lab/moto.js';
@@ -180,5 +180,26 @@ describe('tagssh ssh', () => {
   it('names an instance that does not exist', async () => {
     const r = await tagssh(['ssh', 'no-such-web', '--', 'true']);
     assert.equal(r.code, 3, r.stderr);
+  });
+
+  it("prints the server's login banner on stderr, escaped, as OpenSSH shows it", async () => {
+    const config = join(host.dir, 'sshd_config');
+    const plain = readFileSync(config, 'utf8');
+    const banner = join(host.dir, 'banner.txt');
+    writeFileSync(banner, 'AUTHORIZED USE ONLY\n\x1b]52;c;ZXZpbA==\x07\n');
+    writeFileSync(config, `${plain}Banner ${banner}\n`);
+    await host.stop();
+    await host.start();
+    try {
+      const r = await tagssh(['ssh', 'web', '--', 'echo', 'out']);
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(r.stdout, 'out\n', 'the banner is not mixed into the output');
+      assert.ok(r.stderr.includes('AUTHORIZED USE ONLY\r\n\\x1b]52;c;ZXZpbA==\\x07\r\n'), JSON.stringify(r.stderr));
+      assert.ok(!r.stderr.includes('\x1b]52'), 'no clipboard-writing escape reaches the terminal');
+    } finally {
+      writeFileSync(config, plain);
+      await host.stop();
+      await host.start();
+    }
   });
 });
