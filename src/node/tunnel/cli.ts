@@ -115,6 +115,17 @@ export async function runTunnel(name: string, flags: TunnelFlags): Promise<numbe
     progress.done();
   }
 
+  // Ctrl-C is caught before the line that invites it is printed (a press in between ended the
+  // process without closing the tunnels or printing their totals).
+  const stopped = new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
   const st = runner.status();
   process.stdout.write(`Tunnels through ${label}:\n${st.forwards.map((f) => describeForward(f, label)).join('\n')}\nPress Ctrl-C to close them.\n`);
   let last: TunnelStatus['state'] = st.state;
@@ -129,15 +140,7 @@ export async function runTunnel(name: string, flags: TunnelFlags): Promise<numbe
     }
     last = s.state;
   });
-  await new Promise<void>((resolve) => {
-    const stop = () => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve();
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
+  await stopped;
   runner.stop();
   const totals = runner.status().forwards.reduce((a, f) => ({ in: a.in + f.bytesIn, out: a.out + f.bytesOut }), { in: 0, out: 0 });
   process.stderr.write(`Tunnels closed (${totals.out} bytes sent, ${totals.in} bytes received).\n`);

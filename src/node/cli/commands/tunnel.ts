@@ -35,8 +35,10 @@ export function register(program: Command): void {
       if (!(n > 0 && n <= 3600)) throw new InvalidArgumentError('expected seconds between 0 and 3600');
       return n;
     });
-  addConnectOptions(cmd).action(async (name: string, flags: TunnelFlags) => {
-    const { runTunnel } = await import('../../tunnel/cli.js');
-    process.exitCode = await runTunnel(name, flags);
-  });
+  addConnectOptions(cmd, { acceptNewPlace: 'to trust a new host key without one, put --accept-new after NAME and the forwards' }).action(
+    async (name: string, flags: TunnelFlags) => {
+      const { runTunnel } = await import('../../tunnel/cli.js');
+      process.exitCode = await runTunnel(name, flags);
+    },
+  );
 }

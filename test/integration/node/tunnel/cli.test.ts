@@ -265,6 +265,16 @@ describe('tagssh tunnel', () => {
     });
   }
 
+  it('--accept-new written before NAME (where it takes NAME for a fingerprint) says where it goes', async () => {
+    const r = await tagssh(['tunnel', '--accept-new', 'web', '-L', '8080:db:80']);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(
+      r.stderr,
+      /expected a host-key fingerprint such as SHA256:…; to trust a new host key without one, put --accept-new after NAME and the forwards/,
+    );
+    assert.doesNotMatch(r.stderr, /remote command/);
+  });
+
   it('takes the connection options of tagssh ssh: --user, --identity, --port', async () => {
     const wrongUser = await tagssh(['tunnel', 'web', '--user', 'nobody', '-D', '0']);
     assert.equal(wrongUser.code, 23, wrongUser.stderr);
