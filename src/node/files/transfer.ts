@@ -385,24 +385,42 @@ export class Transfers {
   /** Copies local files/trees to `dest` on the server (into it when it is a directory). */
   async upload(sources: string[], dest: string, opts: TransferOptions = {}): Promise<TransferSummary> {
     const items = await plan(localSide(), remoteSide(this.ops), sources, dest, opts, (p: string, isSource?: boolean) => (isSource ? p : this.remoteLabel(p)));
+    return this.copyAll(items, opts, {
+      makeDir: async (it) => {
+        if (!(await this.ops.statOrNull(it.dst))?.isDirectory()) await this.ops.mkdir(it.dst, it.mode & 0o777);
+      },
+      copyFile: (it, meter) => this.uploadFile(it, opts, meter),
+      preserveDir: (it) => this.ops.setstat(it.dst, { mode: it.mode & 0o7777, atime: it.atime, mtime: it.mtime }),
+    });
+  }
+
+  /**
+   * Makes the planned directories and copies the planned files in order, counting progress; with
+   * `preserve`, directories get their modes and times last (deepest first: copying into one changes
+   * its time). Ends the second channel, if a file opened one.
+   */
+  private async copyAll(
+    items: Item[],
+    opts: TransferOptions,
+    side: { makeDir(it: Item): Promise<void>; copyFile(it: Item, meter: Meter): Promise<number>; preserveDir(it: Item): Promise<void> },
+  ): Promise<TransferSummary> {
     const meter = new Meter(sumSizes(items), items.filter((i) => !i.dir).length, opts.onProgress);
     let skipped = 0;
     try {
       for (const it of items) {
         if (opts.signal?.aborted) throw cancelled();
         if (it.dir) {
-          if (!(await this.ops.statOrNull(it.dst))?.isDirectory()) await this.ops.mkdir(it.dst, it.mode & 0o777);
+          await side.makeDir(it);
           continue;
         }
-        skipped += await this.uploadFile(it, opts, meter);
+        skipped += await side.copyFile(it, meter);
         meter.files++;
         meter.report(it.src, true);
       }
     } finally {
       await this.closeSecond();
     }
-    if (opts.preserve)
-      for (const it of items.filter((i) => i.dir).reverse()) await this.ops.setstat(it.dst, { mode: it.mode & 0o7777, atime: it.atime, mtime: it.mtime });
+    if (opts.preserve) for (const it of items.filter((i) => i.dir).reverse()) await side.preserveDir(it);
     return { files: meter.files, bytes: meter.bytes, skippedBytes: skipped, ms: meter.ms };
   }
 
@@ -483,26 +501,13 @@ export class Transfers {
   /** Copies files/trees from the server to `dest` locally (into it when it is a directory). */
   async download(sources: string[], dest: string, opts: TransferOptions = {}): Promise<TransferSummary> {
     const items = await plan(remoteSide(this.ops), localSide(), sources, dest, opts, (p: string, isSource?: boolean) => (isSource ? this.remoteLabel(p) : p));
-    const meter = new Meter(sumSizes(items), items.filter((i) => !i.dir).length, opts.onProgress);
-    let skipped = 0;
-    try {
-      for (const it of items) {
-        if (opts.signal?.aborted) throw cancelled();
-        if (it.dir) {
-          await local(mkdir(it.dst, { recursive: true, mode: it.mode & 0o777 }), 'create directory', it.dst);
-          continue;
-        }
-        skipped += await this.downloadFile(it, opts, meter);
-        meter.files++;
-        meter.report(it.src, true);
-      }
-    } finally {
-      await this.closeSecond();
-    }
-    if (opts.preserve) {
-      for (const it of items.filter((i) => i.dir).reverse()) await this.preserveLocal(it.dst, it);
-    }
-    return { files: meter.files, bytes: meter.bytes, skippedBytes: skipped, ms: meter.ms };
+    return this.copyAll(items, opts, {
+      makeDir: async (it) => {
+        await local(mkdir(it.dst, { recursive: true, mode: it.mode & 0o777 }), 'create directory', it.dst);
+      },
+      copyFile: (it, meter) => this.downloadFile(it, opts, meter),
+      preserveDir: (it) => this.preserveLocal(it.dst, it),
+    });
   }
 
   private async downloadFile(it: Item, opts: TransferOptions, meter: Meter): Promise<number> {
