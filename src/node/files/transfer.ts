@@ -375,6 +375,14 @@ export class Transfers {
     return second && !second.closed ? [this.ops, second] : [this.ops];
   }
 
+  /** Adds the second channel's handle on `path` to `lanes` when `bytes` are enough to need it. */
+  private async widen(lanes: Lanes, bytes: number, path: string, flags: 'r' | 'r+'): Promise<void> {
+    for (const more of (await this.lanesFor(bytes)).slice(1)) {
+      lanes.handles.push(await more.open(path, flags));
+      lanes.ops.push(more);
+    }
+  }
+
   /** Ends the second channel, if one was opened (the first belongs to the caller). */
   private async closeSecond(): Promise<void> {
     const second = await this.second;
@@ -461,10 +469,7 @@ export class Transfers {
       const chunk = opts.chunkSize ?? DEFAULT_CHUNK;
       meter.bytes += start;
       try {
-        for (const more of (await this.lanesFor(it.size - start)).slice(1)) {
-          lanes.handles.push(await more.open(tmp, 'r+'));
-          lanes.ops.push(more);
-        }
+        await this.widen(lanes, it.size - start, tmp, 'r+');
         await pipe(
           start,
           it.size,
@@ -548,10 +553,7 @@ export class Transfers {
       const fh = out;
       meter.bytes += start;
       const chunk = opts.chunkSize ?? DEFAULT_CHUNK;
-      for (const more of (await this.lanesFor(it.size - start)).slice(1)) {
-        lanes.handles.push(await more.open(it.src, 'r'));
-        lanes.ops.push(more);
-      }
+      await this.widen(lanes, it.size - start, it.src, 'r');
       await pipe(
         start,
         it.size,
