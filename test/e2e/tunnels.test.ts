@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { runProcess } from '../lab/run.js';
 import { freePort } from '../lab/ports.js';
 import { useAppUi, verbs } from './ui.js';
+import { httpGet } from '../lab/httpGet.js';
 
 // The Tunnels tab in Chromium against the real backend (moto, a real sshd): the form's checks in
 // the app's words, save, Start refused for an untrusted host key (then trusted from a terminal
@@ -26,19 +27,6 @@ const page = () => ui.page;
 const view = () => page().locator('.tunnels-view');
 const tunnelRow = (n = 0) => view().locator('tbody tr').nth(n);
 const field = (label: string) => view().getByLabel(label, { exact: true });
-
-function httpGet(address: string): Promise<string> {
-  const i = address.lastIndexOf(':');
-  return new Promise((resolve, reject) => {
-    http
-      .get({ host: address.slice(0, i), port: Number(address.slice(i + 1)), path: '/', agent: false }, (res) => {
-        let body = '';
-        res.on('data', (c) => (body += c));
-        res.on('end', () => resolve(body));
-      })
-      .on('error', reject);
-  });
-}
 
 async function addressOf(n = 0): Promise<string> {
   const text = await tunnelRow(n).locator('.tunnel-desc code').innerText();

@@ -80,11 +80,8 @@ while True:
         if not d:
             break
         os.write(1, d)
-    if 0 in r:
-        d = os.read(0, 65536)
-        if not d:
-            break
-        os.write(fd, d)
+    # A resize is applied before input that came with it: the client sent it first (a loaded
+    # machine delivered both in one wakeup, and "stty size" then ran at the old size).
     if ctl in r:
         buf += ctl.read(4096) or b''
         while b'\\n' in buf:
@@ -92,6 +89,11 @@ while True:
             rows, cols = map(int, line.split())
             fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack('HHHH', rows, cols, 0, 0))
             os.kill(pid, signal.SIGWINCH)
+    if 0 in r:
+        d = os.read(0, 65536)
+        if not d:
+            break
+        os.write(fd, d)
 _, status = os.waitpid(pid, 0)
 sys.exit(os.waitstatus_to_exitcode(status) if hasattr(os, 'waitstatus_to_exitcode') else 0)
 `;

@@ -18,6 +18,7 @@ import { jsonTunnelStore } from '../../../../src/node/tunnel/saved.js';
 import { defaultSettings, type Settings } from '../../../../src/common/model/settings.js';
 import { TunnelErrorDetailsSchema, type TunnelStatusPayload } from '../../../../src/common/tunnels/contract.js';
 import type { AppErrorData } from '../../../../src/common/errors.js';
+import { httpGet } from '../../../lab/httpGet.js';
 
 // Tunnels bound to a tag, through the service section as the app drives it: two instances in
 // moto tagged env=staging, each a real sshd behind its Elastic IP, an HTTP server reached through
@@ -34,19 +35,6 @@ let httpServer: http.Server;
 let httpPort: number;
 const BODY = `tag tunnel ${randomBytes(6).toString('hex')}\n`;
 const savedEnv = { ...process.env };
-
-function httpGet(address: string): Promise<string> {
-  const i = address.lastIndexOf(':');
-  return new Promise((resolve, reject) => {
-    http
-      .get({ host: address.slice(0, i), port: Number(address.slice(i + 1)), path: '/', agent: false }, (res) => {
-        let body = '';
-        res.on('data', (c) => (body += c));
-        res.on('end', () => resolve(body));
-      })
-      .on('error', reject);
-  });
-}
 
 before(async () => {
   home = mkdtempSync(join(tmpdir(), 'tagssh-tag-tunnels-'));
