@@ -103,7 +103,7 @@ export interface SshConnection {
   readonly closed: boolean;
   /**
    * The text the server sent before login (sshd's Banner: often a legal notice), as it came; empty
-   * when none. Untrusted: it reaches a terminal only through `bannerForTerminal`.
+   * when none. Untrusted: it reaches a terminal only through `terminalLines`.
    */
   readonly banner: string;
   /** 'close' (error?: AppError): the connection ended; the error says why when it was not close(). */
@@ -352,7 +352,7 @@ class Connection extends EventEmitter implements SshConnection {
     return this.ended;
   }
 
-  /** The target's banner (the last hop's: bastions' banners are theirs, as OpenSSH's ProxyJump shows only on -v). */
+  /** The target's banner (the last hop's: a bastion's banner is the bastion's, not the instance's). */
   get banner(): string {
     return banners.get(this.clients[this.clients.length - 1]!) ?? '';
   }
