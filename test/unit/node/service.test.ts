@@ -1,10 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
-import { createAppService, type Engine, type SessionPort } from '../../../src/node/service.js';
+import { createAppService, type Engine } from '../../../src/node/service.js';
 import { defaultSettings, type Settings } from '../../../src/common/model/settings.js';
 import type { EventName } from '../../../src/common/contract.js';
 import { AppError } from '../../../src/common/errors.js';
+import { stubEngine } from '../../support/engineStub.js';
 
 // The service's own logic around sessions, with an in-memory engine standing in for SSH: output
 // that arrives before session.open returns, UTF-8 split across chunks, acks turned into bytes for
@@ -32,13 +33,8 @@ type OpenSession = Engine['openSession'];
 function setup(open?: (req: Parameters<OpenSession>[0], id: string, sessions: FakeSessions) => ReturnType<OpenSession>) {
   const sessions = new FakeSessions();
   let n = 0;
-  const engine: Engine = {
-    listInstances: async () => ({ instances: [], fetchedAt: 0, fromCache: false }),
-    startInstance: async () => assert.fail('not used'),
-    stopInstance: async () => assert.fail('not used'),
-    listProfiles: async () => ({ profiles: [], defaultRegion: null }),
-    forgetHostKey: async () => false,
-    sessions: sessions as unknown as SessionPort,
+  const engine = stubEngine({
+    sessions,
     async openSession(req) {
       const id = `s${++n}`;
       if (open) return open(req, id, sessions);
@@ -47,7 +43,7 @@ function setup(open?: (req: Parameters<OpenSession>[0], id: string, sessions: Fa
       sessions.emit('data', id, Buffer.from('hello '));
       return { sessionId: id, label: req.ref, instanceId: null, host: '127.0.0.2:22' };
     },
-  };
+  });
   let settings: Settings = defaultSettings();
   const service = createAppService({ engine, settings: { get: () => settings, set: (s) => (settings = s) }, sections: [] });
   const events: Array<[EventName, unknown]> = [];
@@ -185,20 +181,15 @@ test('output held while a passphrase prompt waits is bounded: other windows’ s
 test('cancelling an open stops its wait and says when the instance was left starting', async () => {
   const sessions = new FakeSessions();
   let sawSignal: AbortSignal | undefined;
-  const engine: Engine = {
-    listInstances: async () => ({ instances: [], fetchedAt: 0, fromCache: false }),
-    startInstance: async () => assert.fail('not used'),
-    stopInstance: async () => assert.fail('not used'),
-    listProfiles: async () => ({ profiles: [], defaultRegion: null }),
-    forgetHostKey: async () => false,
-    sessions: sessions as unknown as SessionPort,
+  const engine = stubEngine({
+    sessions,
     openSession(req) {
       sawSignal = req.signal;
       if (req.start) req.onStarted?.();
       // A wait that only ends when the signal aborts (as pollUntil's does).
       return new Promise((_resolve, reject) => req.signal!.addEventListener('abort', () => reject(new Error('aborted wait'))));
     },
-  };
+  });
   let settings: Settings = defaultSettings();
   const client = createAppService({ engine, settings: { get: () => settings, set: (s) => (settings = s) }, sections: [] }).connect(() => {});
   const open = client.handlers['session.open']({ ref: 'db-1', openId: 'c1', cols: 80, rows: 24, start: true });

@@ -6,11 +6,12 @@ import { join } from 'node:path';
 import { startSshd, makeKey, cleanupSshd, type SshdHost, type KeyPair } from '../../../lab/sshd.js';
 import { SessionManager } from '../../../../src/node/ssh/sessionManager.js';
 import { KnownHostsStore } from '../../../../src/node/ssh/knownHosts.js';
-import { createAppService, type Engine, type SessionPort } from '../../../../src/node/service.js';
+import { createAppService } from '../../../../src/node/service.js';
 import { sessionLogSection } from '../../../../src/node/log/serviceSection.js';
 import { defaultSettings, type Settings } from '../../../../src/common/model/settings.js';
 import type { ConnectTarget } from '../../../../src/node/ssh/types.js';
 import type { EventName, Payload } from '../../../../src/common/contract.js';
+import { stubEngine } from '../../../support/engineStub.js';
 
 // The app's Settings › Session logs "every session", against a real sshd whose login prints a
 // first screen (a motd-like greeting from the login shell): the log holds the session from its
@@ -62,19 +63,14 @@ const target = (overrides: Partial<ConnectTarget> = {}): ConnectTarget => ({
 function setup(always: boolean) {
   const sessions = new SessionManager({ connectOptions: { knownHosts: store, consoleOutput: null, agent: null } });
   let openTarget = target();
-  const engine: Engine = {
-    listInstances: async () => ({ instances: [], fetchedAt: 0, fromCache: true }),
-    startInstance: async () => assert.fail('not used'),
-    stopInstance: async () => assert.fail('not used'),
-    listProfiles: async () => ({ profiles: [], defaultRegion: null }),
-    forgetHostKey: async () => false,
-    sessions: sessions as unknown as SessionPort,
+  const engine = stubEngine({
+    sessions,
     async openSession(req) {
       const t = openTarget;
       const id = await sessions.open(t, { cols: 80, rows: 24, askPassphrase: req.askPassphrase });
       return { sessionId: id, label: t.label, instanceId: null, host: t.host };
     },
-  };
+  });
   let settings: Settings = { ...defaultSettings(), sessionLog: { always, timestamps: false } };
   const service = createAppService({ engine, settings: { get: () => settings, set: (s) => (settings = s) }, sections: [sessionLogSection()] });
   const painted = new Map<string, string>();

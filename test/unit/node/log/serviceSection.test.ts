@@ -4,10 +4,11 @@ import { EventEmitter } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { createAppService, type Engine, type SessionPort } from '../../../../src/node/service.js';
+import { createAppService } from '../../../../src/node/service.js';
 import { sessionLogSection } from '../../../../src/node/log/serviceSection.js';
 import { defaultSettings, type Settings } from '../../../../src/common/model/settings.js';
 import type { ConnectTarget } from '../../../../src/node/ssh/types.js';
+import { stubEngine } from '../../../support/engineStub.js';
 
 // The app's "Log to file": the engine logs a session's output stream (never what was typed),
 // with a header from the inventory, under <config>/logs; the log ends with the session.
@@ -45,7 +46,8 @@ function setup(opts: { always?: boolean; lookupMs?: number; firstScreen?: string
     await new Promise((r) => setTimeout(r, opts.lookupMs ?? 0));
     return value;
   };
-  const engine: Engine = {
+  const engine = stubEngine({
+    sessions,
     listInstances: () =>
       answerLater({
         instances: [
@@ -72,17 +74,12 @@ function setup(opts: { always?: boolean; lookupMs?: number; firstScreen?: string
         fetchedAt: 0,
         fromCache: true,
       }),
-    startInstance: async () => assert.fail('not used'),
-    stopInstance: async () => assert.fail('not used'),
-    listProfiles: async () => ({ profiles: [], defaultRegion: null }),
-    forgetHostKey: async () => false,
-    sessions: sessions as unknown as SessionPort,
     openSession: async () => {
       // The shell's first screen can arrive before the open has returned its id.
       if (opts.firstScreen) sessions.emit('data', 's1', Buffer.from(opts.firstScreen));
       return { sessionId: 's1', label: 'web', instanceId: 'i-0123456789abcdef0', host: '203.0.113.9' };
     },
-  };
+  });
   let settings: Settings = { ...defaultSettings(), sessionLog: { always: opts.always ?? false, timestamps: true } };
   const service = createAppService({ engine, settings: { get: () => settings, set: (s) => (settings = s) }, sections: [sessionLogSection()] });
   return { sessions, service, client: service.connect(() => {}) };

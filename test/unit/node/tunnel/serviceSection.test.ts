@@ -1,13 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { EventEmitter } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createAppService, type Engine, type SessionPort } from '../../../../src/node/service.js';
+import { createAppService } from '../../../../src/node/service.js';
 import { tunnelManagerOf, tunnelsSection } from '../../../../src/node/tunnel/serviceSection.js';
 import { jsonTunnelStore } from '../../../../src/node/tunnel/saved.js';
 import { defaultSettings, type Settings } from '../../../../src/common/model/settings.js';
+import { stubEngine } from '../../../support/engineStub.js';
 
 // Tunnels outlive the windows that started them, but a window's status listener must not: every
 // window that ever opened the Tunnels tab would otherwise leave one behind on the engine.
@@ -15,15 +15,7 @@ import { defaultSettings, type Settings } from '../../../../src/common/model/set
 test('a window that goes away takes its tunnel-status listener with it; the manager stays', () => {
   const dir = mkdtempSync(join(tmpdir(), 'tagssh-tunnelsec-'));
   try {
-    const engine = {
-      listInstances: async () => ({ instances: [], fetchedAt: 0, fromCache: true }),
-      startInstance: async () => assert.fail('not used'),
-      stopInstance: async () => assert.fail('not used'),
-      listProfiles: async () => ({ profiles: [], defaultRegion: null }),
-      forgetHostKey: async () => false,
-      sessions: new EventEmitter() as unknown as SessionPort,
-      openSession: async () => assert.fail('not used'),
-    } satisfies Engine;
+    const engine = stubEngine();
     let settings: Settings = defaultSettings();
     const service = createAppService({
       engine,
