@@ -16,9 +16,10 @@ export interface TlsFront {
   close(): Promise<void>;
 }
 
-export async function startTlsFront(upstream: string, dir: string): Promise<TlsFront> {
-  const key = join(dir, 'front.key');
-  const cert = join(dir, 'front.pem');
+/** A self-signed certificate for 127.0.0.1 made by openssl in `dir`: its PEM texts and the cert's file (for AWS_CA_BUNDLE). */
+export function loopbackCertificate(dir: string, name: string): { key: string; cert: string; certFile: string } {
+  const keyFile = join(dir, `${name}.key`);
+  const certFile = join(dir, `${name}.pem`);
   const r = spawnSync(
     'openssl',
     [
@@ -28,9 +29,9 @@ export async function startTlsFront(upstream: string, dir: string): Promise<TlsF
       'rsa:2048',
       '-nodes',
       '-keyout',
-      key,
+      keyFile,
       '-out',
-      cert,
+      certFile,
       '-days',
       '1',
       '-subj',
@@ -41,8 +42,13 @@ export async function startTlsFront(upstream: string, dir: string): Promise<TlsF
     { encoding: 'utf8' },
   );
   if (r.status !== 0) throw new Error(`openssl failed: ${r.stderr}`);
+  return { key: readFileSync(keyFile, 'utf8'), cert: readFileSync(certFile, 'utf8'), certFile };
+}
+
+export async function startTlsFront(upstream: string, dir: string): Promise<TlsFront> {
+  const { key, cert, certFile } = loopbackCertificate(dir, 'front');
   const target = new URL(upstream);
-  const server = https.createServer({ key: readFileSync(key), cert: readFileSync(cert) }, (req, res) => {
+  const server = https.createServer({ key, cert }, (req, res) => {
     const up = http.request({ hostname: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers }, (ures) => {
       res.writeHead(ures.statusCode ?? 502, ures.headers);
       ures.pipe(res);
@@ -57,7 +63,7 @@ export async function startTlsFront(upstream: string, dir: string): Promise<TlsF
   const { port } = server.address() as AddressInfo;
   return {
     endpoint: `https://127.0.0.1:${port}`,
-    caFile: cert,
+    caFile: certFile,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -1,13 +1,13 @@
 import { after, before, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSsmLab, type SsmLab } from '../../../lab/ssmServer.js';
 import { startForwardProxy, type ForwardProxy } from '../../../lab/forwardProxy.js';
+import { loopbackCertificate } from '../../../lab/tlsFront.js';
 import { openSsmSocket } from '../../../../src/node/ssm/socket.js';
 import { resetSsmClients } from '../../../../src/node/ssm/api.js';
 import type { AppError } from '../../../../src/common/errors.js';
@@ -26,31 +26,9 @@ const saved = { ...process.env };
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'tagssh-ssm-net-'));
-  const key = join(dir, 'lab.key');
-  caFile = join(dir, 'lab.pem');
-  const r = spawnSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-keyout',
-      key,
-      '-out',
-      caFile,
-      '-days',
-      '1',
-      '-subj',
-      '/CN=127.0.0.1',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-    ],
-    { encoding: 'utf8' },
-  );
-  assert.equal(r.status, 0, r.stderr);
-  lab = await startSsmLab({ tls: { key: readFileSync(key, 'utf8'), cert: readFileSync(caFile, 'utf8') } });
+  const tls = loopbackCertificate(dir, 'lab');
+  caFile = tls.certFile;
+  lab = await startSsmLab({ tls: { key: tls.key, cert: tls.cert } });
   proxy = await startForwardProxy();
   // The "instance's sshd": a TCP echo server.
   echo = net.createServer((s) => s.pipe(s));
