@@ -25,6 +25,15 @@ function instance(suffix: string) {
   };
 }
 
+/** iperf3's port (5201) open to the pair's own security group, for one protocol. */
+function iperfWithinPair(protocol: 'tcp' | 'udp', description: string) {
+  const pair = { 'Fn::GetAtt': ['PairSecurityGroup', 'GroupId'] };
+  return {
+    Type: 'AWS::EC2::SecurityGroupIngress',
+    Properties: { GroupId: pair, IpProtocol: protocol, FromPort: 5201, ToPort: 5201, SourceSecurityGroupId: pair, Description: description },
+  };
+}
+
 export const benchPairTemplate = {
   AWSTemplateFormatVersion: '2010-09-09',
   Description: 'TagSSH bench-pair: two instances in one AZ and placement group, iperf3 between them, optional EFS',
@@ -56,28 +65,8 @@ export const benchPairTemplate = {
         Tags: [{ Key: 'Name', Value: name('pair') }],
       },
     },
-    IperfTcp: {
-      Type: 'AWS::EC2::SecurityGroupIngress',
-      Properties: {
-        GroupId: { 'Fn::GetAtt': ['PairSecurityGroup', 'GroupId'] },
-        IpProtocol: 'tcp',
-        FromPort: 5201,
-        ToPort: 5201,
-        SourceSecurityGroupId: { 'Fn::GetAtt': ['PairSecurityGroup', 'GroupId'] },
-        Description: 'iperf3 within the pair',
-      },
-    },
-    IperfUdp: {
-      Type: 'AWS::EC2::SecurityGroupIngress',
-      Properties: {
-        GroupId: { 'Fn::GetAtt': ['PairSecurityGroup', 'GroupId'] },
-        IpProtocol: 'udp',
-        FromPort: 5201,
-        ToPort: 5201,
-        SourceSecurityGroupId: { 'Fn::GetAtt': ['PairSecurityGroup', 'GroupId'] },
-        Description: 'iperf3 -u within the pair',
-      },
-    },
+    IperfTcp: iperfWithinPair('tcp', 'iperf3 within the pair'),
+    IperfUdp: iperfWithinPair('udp', 'iperf3 -u within the pair'),
     InstanceA: instance('a'),
     InstanceB: instance('b'),
     EfsSecurityGroup: {
