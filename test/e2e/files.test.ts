@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { escapeControls } from '../../src/common/safeText.js';
 import { descendantPids, signalAll } from '../lab/wait.js';
+import type { Locator } from 'playwright-core';
 import { useAppUi, verbs } from './ui.js';
 
 // The file panel beside a terminal tab, in Chromium against the real backend (moto + an OpenSSH
@@ -29,6 +30,29 @@ const entryRow = (name: string) =>
   panel().locator('tr.files-row', { has: ui.page.locator('.files-name-cell', { hasText: new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/?$`) }) });
 const crumbs = () => panel().locator('.files-crumbs .crumb').allInnerTexts();
 const latestTransfer = () => panel().locator('.files-transfer').first();
+
+/** Waits until a transfer's status reads "N MiB of TOTAL MiB (P%)" with P above 0. */
+async function progressPastZero(transfer: Locator, totalMib: string, what: string): Promise<void> {
+  const status = new RegExp(`^[\\d.]+ MiB of ${totalMib.replace('.', '\\.')} MiB \\((?!0%)\\d+%\\)$`);
+  await waitUntil(async () => status.test(await transfer.locator('.files-transfer-status').innerText()), `${what} progress past 0%`, 60_000);
+}
+
+/**
+ * Presses a transfer's Cancel with the host held still (SIGSTOP), after `meanwhile`: a fast
+ * machine cannot finish the copy between the progress read and the press (the button would then
+ * already say Dismiss).
+ */
+async function cancelWithHostHeld(transfer: Locator, cancel: string, meanwhile: () => Promise<void> = async () => {}): Promise<void> {
+  const serving = descendantPids(ui.lab.hosts['files-1']!.pid!);
+  signalAll(serving, 'SIGSTOP');
+  try {
+    await meanwhile();
+    await transfer.getByRole('button', { name: cancel }).click();
+    await waitUntil(async () => (await transfer.locator('.files-transfer-status').innerText()) === 'Cancelled', 'Cancelled');
+  } finally {
+    signalAll(serving, 'SIGCONT');
+  }
+}
 
 async function waitUntil(check: () => boolean | Promise<boolean>, what: string, ms = 20_000): Promise<void> {
   const deadline = Date.now() + ms;
@@ -165,23 +189,12 @@ test('a big upload shows its progress and Cancel stops it, leaving nothing under
   const [chooser] = await Promise.all([ui.page.waitForEvent('filechooser'), button('Upload…').click()]);
   await chooser.setFiles(big);
   const transfer = latestTransfer();
-  await waitUntil(
-    async () => /^[\d.]+ MiB of 256\.0 MiB \((?!0%)\d+%\)$/.test(await transfer.locator('.files-transfer-status').innerText()),
-    'progress past 0%',
-    60_000,
-  );
-  // Held still from here to the press, as for the download below: the upload cannot finish first.
-  const serving = descendantPids(ui.lab.hosts['files-1']!.pid!);
-  signalAll(serving, 'SIGSTOP');
-  try {
+  await progressPastZero(transfer, '256.0', 'upload');
+  await cancelWithHostHeld(transfer, 'Cancel Upload of big.bin', async () => {
     const value = Number(await transfer.locator('progress').getAttribute('value'));
     assert.ok(value > 0 && value < 256 * 1024 * 1024, `progress bar at ${value}`);
     await shot('file-panel');
-    await transfer.getByRole('button', { name: 'Cancel Upload of big.bin' }).click();
-    await waitUntil(async () => (await transfer.locator('.files-transfer-status').innerText()) === 'Cancelled', 'Cancelled');
-  } finally {
-    signalAll(serving, 'SIGCONT');
-  }
+  });
   await waitUntil(() => readdirSync(work).every((n) => !n.includes('big.bin')), 'the temp file to be removed');
   assert.equal(await entryRow('big.bin').count(), 0);
   await transfer.getByRole('button', { name: 'Dismiss Upload big.bin' }).click();
@@ -220,21 +233,8 @@ test('a big download shows its progress and Cancel stops it without saving anyth
   ui.page.on('download', onDownload);
   await entryRow('large.bin').getByRole('button', { name: 'Download large.bin' }).click();
   const transfer = latestTransfer();
-  await waitUntil(
-    async () => /^[\d.]+ MiB of 200\.0 MiB \((?!0%)\d+%\)$/.test(await transfer.locator('.files-transfer-status').innerText()),
-    'download progress past 0%',
-    60_000,
-  );
-  // The host is held still while Cancel is pressed, so a fast machine cannot finish the download
-  // between the progress read above and the press (the button would then already say Dismiss).
-  const serving = descendantPids(ui.lab.hosts['files-1']!.pid!);
-  signalAll(serving, 'SIGSTOP');
-  try {
-    await transfer.getByRole('button', { name: 'Cancel Download of large.bin' }).click();
-    await waitUntil(async () => (await transfer.locator('.files-transfer-status').innerText()) === 'Cancelled', 'Cancelled');
-  } finally {
-    signalAll(serving, 'SIGCONT');
-  }
+  await progressPastZero(transfer, '200.0', 'download');
+  await cancelWithHostHeld(transfer, 'Cancel Download of large.bin');
   await ui.page.waitForTimeout(1000);
   ui.page.off('download', onDownload);
   assert.equal(saved, 0, 'a cancelled download is not saved');
