@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { detailsOf } from '../../../src/common/errorDetails.js';
 import { AppError } from '../../../src/common/errors.js';
 import type { Instance } from '../../../src/common/model/instance.js';
+import { instanceOf } from '../../support/instance.js';
 import { decideHostKey } from '../../../src/node/ssh/hostKeys.js';
 import { KnownHostsStore } from '../../../src/node/ssh/knownHosts.js';
 import { ambiguous } from '../../../src/node/aws/lookup.js';
@@ -23,26 +24,18 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 const wire = (e: AppError | undefined) => JSON.parse(JSON.stringify(e)) as ReturnType<AppError['toJSON']>;
 
 function instance(over: Partial<Instance>): Instance {
-  return {
+  return instanceOf({
     id: 'i-0123456789abcdef0',
     region: 'eu-west-1',
     name: 'web',
-    state: 'running',
-    type: 't3.micro',
     az: 'eu-west-1a',
-    publicIp: null,
-    isElasticIp: false,
     privateIp: '10.0.0.5',
-    keyName: null,
-    imageId: null,
-    platform: null,
-    platformDetails: null,
     vpcId: 'vpc-1',
     subnetId: 'subnet-1',
     launchTime: '2024-05-01T10:00:00.000Z',
     tags: { Name: 'web' },
     ...over,
-  };
+  });
 }
 
 describe('detailsOf', () => {

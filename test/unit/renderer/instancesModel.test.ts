@@ -1,28 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Instance } from '../../../src/common/model/instance.js';
+import { instanceOf } from '../../support/instance.js';
 import { addressOf, arrange, linesOf, matches, windowOf } from '../../../renderer/features/instances/model.js';
 
-const inst = (over: Partial<Instance>): Instance => ({
-  id: 'i-0001',
-  region: 'us-east-1',
-  name: 'web-1',
-  state: 'running',
-  type: 't3.micro',
-  az: 'us-east-1a',
-  publicIp: null,
-  isElasticIp: false,
-  privateIp: '10.0.0.1',
-  keyName: null,
-  imageId: null,
-  platform: null,
-  platformDetails: null,
-  vpcId: null,
-  subnetId: null,
-  launchTime: null,
-  tags: {},
-  ...over,
-});
+const inst = (over: Partial<Instance>): Instance => instanceOf({ region: 'us-east-1', az: 'us-east-1a', ...over });
 
 test('filter matches names, ids, IPs and tags, every word, case-insensitively', () => {
   const i = inst({ name: 'Web Ünïcode "1"', id: 'i-abc', publicIp: '127.0.0.2', tags: { env: 'Prod', team: 'core' } });

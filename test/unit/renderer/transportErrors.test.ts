@@ -4,31 +4,20 @@ import { setLocale } from '../../../renderer/i18n/index.js';
 import { describeError } from '../../../renderer/i18n/errors.js';
 import { AppError } from '../../../src/common/errors.js';
 import type { Instance } from '../../../src/common/model/instance.js';
+import { instanceOf } from '../../support/instance.js';
 import { chooseTransport, type TransportProbes } from '../../../src/node/transport/choose.js';
 import { noEndpointError } from '../../../src/node/transport/eice.js';
 
 // The app's words for the private-instance transport errors, built by the engine's own
 // functions: each names the missing piece and the app's control that helps, never a CLI flag.
 
-const instance: Instance = {
+const instance: Instance = instanceOf({
   id: 'i-0abc',
-  region: 'ap-northeast-1',
   name: 'app-1',
-  state: 'running',
-  type: 't3.micro',
-  az: 'ap-northeast-1a',
-  publicIp: null,
-  isElasticIp: false,
   privateIp: '10.0.1.5',
-  keyName: null,
-  imageId: null,
-  platform: null,
-  platformDetails: null,
   vpcId: 'vpc-0123',
   subnetId: 'subnet-0123',
-  launchTime: null,
-  tags: {},
-};
+});
 const nothing: TransportProbes = { findEndpoint: async () => null, isManagedNode: async () => false, openSsmSocket: () => Promise.reject(new Error('unused')) };
 
 async function errorOf(p: Promise<unknown>): Promise<AppError> {

@@ -1,30 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Instance } from '../../../../src/common/model/instance.js';
+import { instanceOf } from '../../../support/instance.js';
 import { filterInstances, matchesFilter, parseFilter } from '../../../../src/common/model/filter.js';
 
 // The one instance filter behind `tagssh list --filter` and the app's filter box.
 
-const inst = (over: Partial<Instance>): Instance => ({
-  id: 'i-0001',
-  region: 'ap-northeast-1',
-  name: 'web-1',
-  state: 'running',
-  type: 't3.micro',
-  az: 'ap-northeast-1a',
-  publicIp: null,
-  isElasticIp: false,
-  privateIp: '10.0.0.1',
-  keyName: null,
-  imageId: null,
-  platform: null,
-  platformDetails: null,
-  vpcId: null,
-  subnetId: null,
-  launchTime: null,
-  tags: {},
-  ...over,
-});
+const inst = instanceOf;
 const m = (i: Instance, q: string) => matchesFilter(i, parseFilter(q));
 
 test('key=value, as the list shows tags, matches the tag (key exact, value contained, any case)', () => {

@@ -9,6 +9,7 @@ import { sessionLogSection } from '../../../../src/node/log/serviceSection.js';
 import { defaultSettings, type Settings } from '../../../../src/common/model/settings.js';
 import type { ConnectTarget } from '../../../../src/node/ssh/types.js';
 import { stubEngine } from '../../../support/engineStub.js';
+import { instanceOf } from '../../../support/instance.js';
 
 // The app's "Log to file": the engine logs a session's output stream (never what was typed),
 // with a header from the inventory, under <config>/logs; the log ends with the session.
@@ -51,25 +52,14 @@ function setup(opts: { always?: boolean; lookupMs?: number; firstScreen?: string
     listInstances: () =>
       answerLater({
         instances: [
-          {
+          instanceOf({
             id: 'i-0123456789abcdef0',
-            region: 'ap-northeast-1',
             name: 'web\x1b[2J',
-            state: 'running',
             type: 'c7g.large',
             az: 'ap-northeast-1c',
             publicIp: '203.0.113.9',
-            isElasticIp: false,
             privateIp: null,
-            keyName: null,
-            imageId: null,
-            platform: null,
-            platformDetails: null,
-            vpcId: null,
-            subnetId: null,
-            launchTime: null,
-            tags: {},
-          },
+          }),
         ],
         fetchedAt: 0,
         fromCache: true,
