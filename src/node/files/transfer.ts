@@ -330,22 +330,22 @@ async function resumableBytes(
 }
 
 /** Closes the handles on the extra channels (the first lane's handle is its owner's to close). */
-async function closeLanes(lanes: Lanes, path: string): Promise<void> {
-  await Promise.all(lanes.ops.slice(1).map((ops, i) => ops.close(lanes.handles[i + 1]!, path).catch(() => undefined)));
+async function closeLanes(lanes: Lane[], path: string): Promise<void> {
+  await Promise.all(lanes.slice(1).map((l) => l.ops.close(l.handle, path).catch(() => undefined)));
 }
 
 async function closeQuietly(fh: FileHandle | undefined) {
   await fh?.close().catch(() => undefined);
 }
 
-/** A file's requests spread over one or two channels: chunk i goes to channel i mod n. */
-interface Lanes {
-  ops: SftpOps[];
-  handles: Buffer[];
+/** One channel's open handle on the file; a file's requests spread over its lanes (chunk i to lane i mod n). */
+interface Lane {
+  ops: SftpOps;
+  handle: Buffer;
 }
 
-function laneOf(lanes: Lanes, start: number, chunk: number, pos: number): number {
-  return Math.floor((pos - start) / chunk) % lanes.ops.length;
+function laneAt(lanes: Lane[], start: number, chunk: number, pos: number): Lane {
+  return lanes[Math.floor((pos - start) / chunk) % lanes.length]!;
 }
 
 /** One SFTP channel's transfers: uploads and downloads of files and trees. */
@@ -365,22 +365,15 @@ export class Transfers {
   // channel leaves them waiting on each other: 512 MiB in-process, 2 channels moved 1.3-1.6x what
   // one did (uploads) and 1.2-1.3x (downloads); 3 or 4 were slower than 2 on a 2-core host. A host
   // that refuses another channel (MaxSessions) gets the file over the one channel.
-  private async lanesFor(size: number): Promise<SftpOps[]> {
-    if (size < TWO_CHANNELS_FROM) return [this.ops];
+  // `first` is the file's lane on this channel; the second is opened on `path` when `bytes` need it.
+  private async lanesFor(first: Lane, bytes: number, path: string, flags: 'r' | 'r+'): Promise<Lane[]> {
+    if (bytes < TWO_CHANNELS_FROM) return [first];
     this.second ??= this.conn.sftp().then(
       (sftp) => new SftpOps(sftp, this.ops.host),
       () => null,
     );
     const second = await this.second;
-    return second && !second.closed ? [this.ops, second] : [this.ops];
-  }
-
-  /** Adds the second channel's handle on `path` to `lanes` when `bytes` are enough to need it. */
-  private async widen(lanes: Lanes, bytes: number, path: string, flags: 'r' | 'r+'): Promise<void> {
-    for (const more of (await this.lanesFor(bytes)).slice(1)) {
-      lanes.handles.push(await more.open(path, flags));
-      lanes.ops.push(more);
-    }
+    return second && !second.closed ? [first, { ops: second, handle: await second.open(path, flags) }] : [first];
   }
 
   /** Ends the second channel, if one was opened (the first belongs to the caller). */
@@ -465,11 +458,11 @@ export class Transfers {
       }
       if (start > 0) opts.onResume?.(it.src, start, false);
       handle = await this.ops.open(tmp, start > 0 ? 'r+' : 'w', { mode: it.mode & 0o777 });
-      const lanes: Lanes = { ops: [this.ops], handles: [handle] };
+      let lanes: Lane[] = [{ ops: this.ops, handle }];
       const chunk = opts.chunkSize ?? DEFAULT_CHUNK;
       meter.bytes += start;
       try {
-        await this.widen(lanes, it.size - start, tmp, 'r+');
+        lanes = await this.lanesFor(lanes[0]!, it.size - start, tmp, 'r+');
         await pipe(
           start,
           it.size,
@@ -478,8 +471,8 @@ export class Transfers {
           opts.concurrency ?? DEFAULT_CONCURRENCY, // writes are SFTP requests: as many in flight as reads
           async (buf, pos) => (await src.read(buf, 0, buf.length, pos)).bytesRead,
           (buf, pos) => {
-            const k = laneOf(lanes, start, chunk, pos);
-            return lanes.ops[k]!.write(lanes.handles[k]!, buf, 0, buf.length, pos, tmp);
+            const lane = laneAt(lanes, start, chunk, pos);
+            return lane.ops.write(lane.handle, buf, 0, buf.length, pos, tmp);
           },
           (n) => {
             meter.bytes += n;
@@ -543,7 +536,7 @@ export class Transfers {
     }
     if (start > 0) opts.onResume?.(it.src, start, false);
     const handle = await this.ops.open(it.src, 'r');
-    const lanes: Lanes = { ops: [this.ops], handles: [handle] };
+    let lanes: Lane[] = [{ ops: this.ops, handle }];
     let out: FileHandle | undefined;
     try {
       // O_NOFOLLOW: a symlink planted at the temporary name must not redirect the write.
@@ -553,7 +546,7 @@ export class Transfers {
       const fh = out;
       meter.bytes += start;
       const chunk = opts.chunkSize ?? DEFAULT_CHUNK;
-      await this.widen(lanes, it.size - start, it.src, 'r');
+      lanes = await this.lanesFor(lanes[0]!, it.size - start, it.src, 'r');
       await pipe(
         start,
         it.size,
@@ -561,8 +554,8 @@ export class Transfers {
         opts.concurrency ?? DEFAULT_CONCURRENCY,
         LOCAL_WRITES,
         (buf, pos) => {
-          const k = laneOf(lanes, start, chunk, pos);
-          return lanes.ops[k]!.read(lanes.handles[k]!, buf, 0, buf.length, pos, it.src);
+          const lane = laneAt(lanes, start, chunk, pos);
+          return lane.ops.read(lane.handle, buf, 0, buf.length, pos, it.src);
         },
         async (buf, pos) => {
           await fh.write(buf, 0, buf.length, pos);
