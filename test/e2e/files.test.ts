@@ -31,6 +31,21 @@ const entryRow = (name: string) =>
 const crumbs = () => panel().locator('.files-crumbs .crumb').allInnerTexts();
 const latestTransfer = () => panel().locator('.files-transfer').first();
 
+/** Drops a file made of `text` on the panel's list, as the browser does for a file dragged in (a dragover first when asked). */
+async function dropFile(name: string, text: string, opts: { type?: string; dragover?: boolean } = {}): Promise<void> {
+  await panel()
+    .locator('.files-list')
+    .evaluate(
+      (list, { name, text, type, dragover }) => {
+        const dt = new DataTransfer();
+        dt.items.add(new File([text], name, type ? { type } : {}));
+        if (dragover) list.dispatchEvent(new DragEvent('dragover', { dataTransfer: dt, bubbles: true, cancelable: true }));
+        list.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+      },
+      { name, text, type: opts.type, dragover: opts.dragover ?? false },
+    );
+}
+
 /** Waits until a transfer's status reads "N MiB of TOTAL MiB (P%)" with P above 0. */
 async function progressPastZero(transfer: Locator, totalMib: string, what: string): Promise<void> {
   const status = new RegExp(`^[\\d.]+ MiB of ${totalMib.replace('.', '\\.')} MiB \\((?!0%)\\d+%\\)$`);
@@ -91,35 +106,16 @@ test('Upload… (the picker) and a drop put files on the server; the list shows 
   assert.equal(sha(readFileSync(join(work, 'picked.bin'))), sha(data));
   assert.match(await entryRow('picked.bin').innerText(), /3\.0 MiB/);
 
-  await panel()
-    .locator('.files-list')
-    .evaluate((list) => {
-      const dt = new DataTransfer();
-      dt.items.add(new File(['dropped bytes\n'], 'dropped.txt', { type: 'text/plain' }));
-      list.dispatchEvent(new DragEvent('dragover', { dataTransfer: dt, bubbles: true, cancelable: true }));
-      list.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
-    });
+  await dropFile('dropped.txt', 'dropped bytes\n', { type: 'text/plain', dragover: true });
   await entryRow('dropped.txt').waitFor({ timeout: 20_000 });
   assert.equal(readFileSync(join(work, 'dropped.txt'), 'utf8'), 'dropped bytes\n');
 
   // The same name again asks before replacing; Cancel keeps the server's file.
-  await panel()
-    .locator('.files-list')
-    .evaluate((list) => {
-      const dt = new DataTransfer();
-      dt.items.add(new File(['second version\n'], 'dropped.txt'));
-      list.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
-    });
+  await dropFile('dropped.txt', 'second version\n');
   const dialog = ui.page.getByRole('dialog', { name: 'Replace dropped.txt?' });
   await dialog.getByRole('button', { name: 'Cancel' }).click();
   assert.equal(readFileSync(join(work, 'dropped.txt'), 'utf8'), 'dropped bytes\n');
-  await panel()
-    .locator('.files-list')
-    .evaluate((list) => {
-      const dt = new DataTransfer();
-      dt.items.add(new File(['second version\n'], 'dropped.txt'));
-      list.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
-    });
+  await dropFile('dropped.txt', 'second version\n');
   await dialog.getByRole('button', { name: 'Replace' }).click();
   await waitUntil(() => readFileSync(join(work, 'dropped.txt'), 'utf8') === 'second version\n', 'the replaced content');
   assert.deepEqual(readdirSync(work).sort(), ['dropped.txt', 'picked.bin'], 'no temp file left behind');
