@@ -11,7 +11,7 @@ import { connectVsDirect, streamVsDirect } from './sshStream.mjs';
 const ADDRESS = '127.0.0.32';
 
 export async function eiceRows(ctx) {
-  const { Client } = await import('ssh2');
+  const { loginOver } = await load(ctx, 'test/lab/sshd.ts');
   const { startEiceLab } = await load(ctx, 'test/lab/eiceServer.ts');
   const { privateSubnet, seedInstance } = await load(ctx, 'test/lab/seed.ts');
   const { openEiceSocket } = await load(ctx, 'src/node/transport/eice.ts');
@@ -47,7 +47,7 @@ export async function eiceRows(ctx) {
     ctx.log(`EICE vs direct: ${bytes / 1048576} MiB × ${runs}`);
     const instance = { id: priv.id, region: 'us-east-1', name: 'bench-eice', privateIp: priv.privateIp, vpcId, subnetId, tags };
     const viaSocket = await openEiceSocket({ instance, port: host.port, endpoint: { id: endpoint.id, dnsName: 'unused', vpcId, subnetId } });
-    const { via: eiceMiBps, direct: directMiBps } = await streamVsDirect(Client, { host, key, address: ADDRESS, viaSocket, bytes, runs, what: 'EICE' });
+    const { via: eiceMiBps, direct: directMiBps } = await streamVsDirect(loginOver, { host, key, address: ADDRESS, viaSocket, bytes, runs, what: 'EICE' });
     rows.push({
       name: `EICE tunnel: ssh stream ${bytes / 1048576} MiB (MiB/s)`,
       tagssh: { value: Number(eiceMiBps.toFixed(1)), unit: 'MiB/s' },

@@ -1,25 +1,7 @@
-// What the transport rows share: logging ssh2 in over a given socket, and streaming bytes to time
-// them (the lab they log in to: sshLab.mjs).
+// What the transport rows share: streaming bytes over ssh2 to time them (logged in over a given
+// socket with the lab's loginOver, test/lab/sshd.ts; the lab they log in to: sshLab.mjs).
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import net from 'node:net';
-
-/** An ssh2 client logged in to the lab sshd `host` over `sock`, trusting only that host's keys. */
-export function login(Client, sock, host, key) {
-  const known = new Set(host.hostKeys.map((k) => k.publicKey.split(' ')[1]));
-  return new Promise((resolve, reject) => {
-    const c = new Client();
-    c.once('ready', () => resolve(c));
-    c.once('error', reject);
-    c.connect({
-      sock,
-      username: host.user,
-      privateKey: readFileSync(key.privatePath),
-      hostVerifier: (blob) => known.has(blob.toString('base64')),
-      readyTimeout: 20_000,
-    });
-  });
-}
 
 /** Streams `bytes` of zeros from the server; resolves with MiB/s from first byte to end, and the digest to compare. */
 export function stream(client, bytes) {
@@ -63,12 +45,13 @@ export async function connectVsDirect(ctx, { env, key, via, viaArgs = [], direct
 }
 
 /**
- * ssh2 streams of `bytes` over `viaSocket` and over plain TCP to the same lab sshd, interleaved
+ * ssh2 streams of `bytes` over `viaSocket` and over plain TCP to the same lab sshd (logged in with
+ * `loginOver`), interleaved
  * `runs` times; the two paths must deliver the same bytes. Returns the median MiB/s of each.
  */
-export async function streamVsDirect(Client, { host, key, address, viaSocket, bytes, runs, what }) {
-  const direct = await login(Client, net.connect({ host: address, port: host.port }), host, key);
-  const via = await login(Client, viaSocket, host, key);
+export async function streamVsDirect(loginOver, { host, key, address, viaSocket, bytes, runs, what }) {
+  const direct = await loginOver(net.connect({ host: address, port: host.port }), host, key);
+  const via = await loginOver(viaSocket, host, key);
   const d = [];
   const v = [];
   for (let i = 0; i < runs; i++) {

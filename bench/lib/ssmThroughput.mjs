@@ -12,7 +12,7 @@ import { connectVsDirect, streamVsDirect } from './sshStream.mjs';
 const ADDRESS = '127.0.0.31';
 
 export async function ssmRows(ctx) {
-  const { Client } = await import('ssh2');
+  const { loginOver } = await load(ctx, 'test/lab/sshd.ts');
   const { startSsmLab } = await load(ctx, 'test/lab/ssmServer.ts');
   const { openSsmSocket } = await load(ctx, 'src/node/ssm/socket.ts');
   const { resetSsmClients } = await load(ctx, 'src/node/ssm/api.ts');
@@ -50,7 +50,7 @@ export async function ssmRows(ctx) {
     const runs = ctx.quick ? 1 : Math.min(3, ctx.runs);
     ctx.log(`SSM vs direct: ${bytes / 1048576} MiB × ${runs}`);
     const viaSocket = await openSsmSocket({ instanceId: id, region: 'us-east-1', port: host.port });
-    const { via: ssmMiBps, direct: directMiBps } = await streamVsDirect(Client, { host, key, address: ADDRESS, viaSocket, bytes, runs, what: 'SSM' });
+    const { via: ssmMiBps, direct: directMiBps } = await streamVsDirect(loginOver, { host, key, address: ADDRESS, viaSocket, bytes, runs, what: 'SSM' });
     return [
       ...rows,
       {

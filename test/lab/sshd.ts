@@ -2,6 +2,8 @@ import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, mkdirSync, writeFileSync, readFileSync, rmSync, chmodSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Duplex } from 'node:stream';
+import ssh2 from 'ssh2';
 import { freePort, waitForPort } from './ports.js';
 
 // Real OpenSSH sshd test hosts on loopback aliases (127.0.0.2, 127.0.0.3, …). Each host has its
@@ -166,4 +168,21 @@ export async function startSshd(opts: SshdOptions = {}): Promise<SshdHost> {
 /** Removes a host's temp dir (after stop()). */
 export function cleanupSshd(host: SshdHost): void {
   rmSync(host.dir, { recursive: true, force: true });
+}
+
+/** An ssh2 client logged in to the lab sshd `host` with `key` over `sock` (any stream: TCP or a tunnel), trusting only that host's keys. */
+export function loginOver(sock: Duplex, host: SshdHost, key: KeyPair): Promise<ssh2.Client> {
+  const known = new Set(host.hostKeys.map((k) => k.publicKey.split(' ')[1]));
+  return new Promise((resolve, reject) => {
+    const c = new ssh2.Client();
+    c.once('ready', () => resolve(c));
+    c.once('error', reject);
+    c.connect({
+      sock: sock as never,
+      username: host.user,
+      privateKey: readFileSync(key.privatePath),
+      hostVerifier: (blob: Buffer) => known.has(blob.toString('base64')),
+      readyTimeout: 20_000,
+    });
+  });
 }

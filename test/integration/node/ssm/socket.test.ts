@@ -1,13 +1,13 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
-import { Client } from 'ssh2';
-import { startSshd, makeKey, cleanupSshd, type SshdHost, type KeyPair } from '../../../lab/sshd.js';
+import type { Client } from 'ssh2';
+import { startSshd, makeKey, cleanupSshd, loginOver, type SshdHost, type KeyPair } from '../../../lab/sshd.js';
 import { startSsmLab, type SsmLab } from '../../../lab/ssmServer.js';
 import { freePort } from '../../../lab/ports.js';
 import { isManagedNode, openSsmSocket } from '../../../../src/node/ssm/socket.js';
@@ -55,22 +55,7 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** Logs in over `sock`, checking the host key against the lab sshd's own. */
-function login(sock: Duplex): Promise<Client> {
-  const known = new Set(host.hostKeys.map((k) => k.publicKey.split(' ')[1]));
-  return new Promise((resolve, reject) => {
-    const c = new Client();
-    c.once('ready', () => resolve(c));
-    c.once('error', reject);
-    c.connect({
-      sock: sock as never,
-      username: host.user,
-      privateKey: readFileSync(key.privatePath),
-      hostVerifier: (blob: Buffer) => known.has(blob.toString('base64')),
-      readyTimeout: 20_000,
-    });
-  });
-}
+const login = (sock: Duplex) => loginOver(sock, host, key);
 
 /** Sends `data` through `cat` on the server and returns the SHA-256 of what came back. */
 function echoDigest(c: Client, data: Buffer): Promise<string> {
