@@ -18,6 +18,7 @@ import { ec2ConsoleOutput, type ConsoleOutputSource } from './consoleFingerprint
 import { connectError, where } from './errors.js';
 import { decideHostKey, preferredHostKeyAlgorithms, type HostKeyPolicy } from './hostKeys.js';
 import { KnownHostsStore } from './knownHosts.js';
+import { connectBatched } from './tickBatchedSocket.js';
 import type { ConnectTarget } from './types.js';
 
 export type { ConnectTarget } from './types.js';
@@ -291,6 +292,7 @@ function connectHop(t: ConnectTarget, opts: HopOptions): Promise<Client> {
     armTimer();
     opts.onProgress?.(`Connecting to ${where(t)}${opts.via ? ` via ${opts.via}` : ''}…`);
     try {
+      cfg.sock ??= connectBatched(t.host, t.port);
       client.connect(cfg);
       // ssh2 leaves Nagle on: the handshake's back-to-back small packets then wait for delayed
       // ACKs (~40 ms per round on Linux). Off, as OpenSSH does for its sessions.

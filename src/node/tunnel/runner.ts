@@ -61,6 +61,11 @@ function listenProblem(err: NodeJS.ErrnoException): ListenProblem | null {
   return null;
 }
 
+// A forward's local sockets may hold this much unsent data. With the default 16 KiB (half an SSH
+// packet), a client reading slower than the tunnel delivers paused the channel at every packet;
+// `-L` 512 MiB through the CLI took 530-540 ms with 1 MiB against 580-590 ms (interleaved runs).
+const LOCAL_BUFFER = 1 << 20;
+
 const LISTEN_WORDS: Record<ListenProblem, string> = {
   portInUse: 'is already in use',
   portPrivileged: 'is a privileged port (below 1024 needs root)',
@@ -137,7 +142,7 @@ export class TunnelRunner extends EventEmitter {
   private listen(f: Forward, index: number): Promise<void> {
     const spec = f.status.spec;
     const host = spec.bind ?? DEFAULT_BIND;
-    const server = net.createServer({ noDelay: true, allowHalfOpen: true }, (sock) =>
+    const server = net.createServer({ noDelay: true, allowHalfOpen: true, highWaterMark: LOCAL_BUFFER }, (sock) =>
       spec.kind === 'dynamic' ? this.onSocks(f, sock) : this.onLocal(f, sock),
     );
     f.server = server;
@@ -238,7 +243,14 @@ export class TunnelRunner extends EventEmitter {
     const spec = f.status.spec;
     const bind = spec.bind ?? DEFAULT_BIND;
     f.remote = await conn.forwardIn(bind, spec.port, (accept, reject) => {
-      const local = net.connect({ host: spec.host!, port: spec.hostPort!, noDelay: true, allowHalfOpen: true });
+      // net.Socket hands its options to stream.Duplex; @types/node lists only the connect ones.
+      const local = net.connect({
+        host: spec.host!,
+        port: spec.hostPort!,
+        noDelay: true,
+        allowHalfOpen: true,
+        writableHighWaterMark: LOCAL_BUFFER,
+      } as net.NetConnectOpts);
       local.once('connect', () => {
         local.removeAllListeners('error');
         this.join(f, local, accept());
