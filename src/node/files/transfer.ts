@@ -337,15 +337,16 @@ export async function pipe(p: PipeSpec): Promise<void> {
 }
 
 /** Writes `bufs` at `pos` in one system call (positional, so the file's offset does not matter). */
-async function writeLocal(fh: FileHandle, bufs: Buffer[], pos: number): Promise<void> {
-  let left = bufs.reduce((n, b) => n + b.length, 0);
-  let { bytesWritten } = await fh.writev(bufs, pos);
-  // A short write (a full disk announces itself this way) continues with the rest until the error.
-  if (bytesWritten < left) {
-    const rest = Buffer.concat(bufs).subarray(bytesWritten);
-    for (left -= bytesWritten, pos += bytesWritten; left > 0; left -= bytesWritten, pos += bytesWritten) {
-      ({ bytesWritten } = await fh.write(rest, rest.length - left, left, pos));
-    }
+export async function writeLocal(fh: Pick<FileHandle, 'write' | 'writev'>, bufs: Buffer[], pos: number): Promise<void> {
+  const total = bufs.reduce((n, b) => n + b.length, 0);
+  let done = (await fh.writev(bufs, pos)).bytesWritten;
+  if (done === total) return;
+  // A short write (a file system nearly full) goes on with the rest, until it is written or fails.
+  const all = Buffer.concat(bufs);
+  while (done < total) {
+    const { bytesWritten } = await fh.write(all, done, total - done, pos + done);
+    if (bytesWritten === 0) throw new Error(`no space to write ${total - done} more bytes`);
+    done += bytesWritten;
   }
 }
 

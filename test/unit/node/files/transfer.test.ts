@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { pipe } from '../../../../src/node/files/transfer.js';
+import { pipe, writeLocal } from '../../../../src/node/files/transfer.js';
 import { AppError } from '../../../../src/common/errors.js';
 
 // pipe(): the loop under every copy. Reads finish in any order; writes must still reach the
@@ -123,5 +123,37 @@ describe('pipe', () => {
     const n = written(run);
     assert.ok(n > 0 && n < src.length, `${n} bytes written before the cancel took effect`);
     assert.ok(run.dest.subarray(0, n).equals(src.subarray(0, n)));
+  });
+});
+
+describe('writeLocal', () => {
+  // A nearly full file system writes less than asked: the rest must follow, at the right offsets.
+  function shortWriter(limitPerCall: number, capacity = Infinity) {
+    const file = Buffer.alloc(64);
+    let used = 0;
+    const put = (src: Buffer, pos: number) => {
+      const n = Math.max(0, Math.min(src.length, limitPerCall, capacity - used));
+      src.copy(file, pos, 0, n);
+      used += n;
+      return { bytesWritten: n };
+    };
+    return {
+      file,
+      fh: {
+        writev: async (bufs: Buffer[], pos: number) => put(Buffer.concat(bufs), pos),
+        write: async (buf: Buffer, off: number, len: number, pos: number) => put(buf.subarray(off, off + len), pos),
+      } as unknown as Parameters<typeof writeLocal>[0],
+    };
+  }
+
+  it('finishes a short write with the rest, in place', async () => {
+    const w = shortWriter(5);
+    await writeLocal(w.fh, [Buffer.from('abcdefgh'), Buffer.from('ijklmn')], 3);
+    assert.equal(w.file.subarray(3, 17).toString(), 'abcdefghijklmn');
+  });
+
+  it('fails instead of looping when nothing more can be written', async () => {
+    const w = shortWriter(4, 6);
+    await assert.rejects(writeLocal(w.fh, [Buffer.from('abcdefghij')], 0), /no space to write 4 more bytes/);
   });
 });
