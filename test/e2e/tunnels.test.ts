@@ -71,7 +71,7 @@ test('Save, then Start: an untrusted host key is refused until a terminal trusts
   await view().locator('.form-status', { hasText: 'Tunnel saved.' }).waitFor();
   await waitState('Stopped');
   assert.equal(await tunnelRow().locator('.tunnel-instance').innerText(), 'web-1');
-  assert.equal(await tunnelRow().locator('.tunnel-desc').innerText(), `127.0.0.1:0 → 127.0.0.1:${httpPort}`);
+  assert.equal(await tunnelRow().locator('.tunnel-desc').innerText(), `127.0.0.1: any free port → 127.0.0.1:${httpPort}`);
   assert.equal(await tunnelRow().getByRole('button', { name: 'Copy address' }).isDisabled(), true);
 
   await tunnelRow().getByRole('button', { name: 'Start' }).click();
@@ -131,7 +131,7 @@ test('Edit turns it into a SOCKS proxy (Cancel leaves it as it was); curl goes t
   assert.equal(await field('Destination host').isVisible(), false);
   await view().getByRole('button', { name: 'Save tunnel' }).click();
   await view().locator('.form-status', { hasText: 'Tunnel saved.' }).waitFor();
-  assert.equal(await tunnelRow().locator('.tunnel-desc').innerText(), 'SOCKS5 proxy on 127.0.0.1:0');
+  assert.equal(await tunnelRow().locator('.tunnel-desc').innerText(), 'SOCKS5 proxy on 127.0.0.1: any free port');
   await tunnelRow().getByRole('button', { name: 'Start' }).click();
   await waitState('Open');
   const proxy = await addressOf();
@@ -231,7 +231,7 @@ test('a tunnel for every instance tagged env=staging: listed under web-2 too, st
     await view().locator('.form-status', { hasText: 'Tunnel saved.' }).waitFor();
     assert.equal(await tagRow('web-1').locator('.tunnel-state .state').innerText(), 'Stopped');
     assert.equal(await tagRow('web-2').locator('.tunnel-state .state').innerText(), 'Stopped');
-    assert.equal(await tagRow('web-2').locator('.tunnel-desc').innerText(), `127.0.0.1:0 → 127.0.0.1:${port}`);
+    assert.equal(await tagRow('web-2').locator('.tunnel-desc').innerText(), `127.0.0.1: any free port → 127.0.0.1:${port}`);
 
     // web-2's host key is not trusted yet: the app says so, and a terminal tab trusts it.
     await tagRow('web-2').getByRole('button', { name: 'Start' }).click();

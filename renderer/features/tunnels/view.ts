@@ -3,13 +3,22 @@ import type { Instance } from '../../../src/common/model/instance.js';
 import { TunnelErrorDetailsSchema, type SavedTunnel, type TunnelStatusPayload } from '../../../src/common/tunnels/contract.js';
 import { detailsAs } from '../../../src/common/errorDetails.js';
 import { bindableTags, carriesTag, instancesFor, tagText, type TunnelTag } from '../../../src/common/tunnels/binding.js';
-import { formatAddress, tunnelProblems, type TunnelField, type TunnelKind, type TunnelProblem, type TunnelSpec } from '../../../src/common/tunnels/spec.js';
+import {
+  DEFAULT_BIND,
+  formatAddress,
+  tunnelProblems,
+  type TunnelField,
+  type TunnelKind,
+  type TunnelProblem,
+  type TunnelSpec,
+} from '../../../src/common/tunnels/spec.js';
 import type { Api } from '../../lib/api.js';
 import { confirmDialog } from '../../lib/dialog.js';
 import { h } from '../../lib/dom.js';
 import { describeError } from '../../i18n/errors.js';
 import { getLocale, onLocaleChange } from '../../i18n/index.js';
 import { t, type TunnelWord } from './messages.js';
+import './tunnels.css';
 
 // The Tunnels tab: saved tunnels per instance or per tag (add, edit, delete), start/stop, state,
 // bytes and the address to copy. A tag tunnel has a row under every listed instance with the tag,
@@ -53,9 +62,20 @@ function problemWord(p: TunnelProblem, kind: TunnelKind): TunnelWord {
   return `problem_${p.code}` as TunnelWord;
 }
 
+/**
+ * Where a tunnel listens: the live address while it runs, else the saved one; a saved port 0 is
+ * "any free port" until the tunnel is started and the system picks one (never ":0").
+ */
+function listenText(tn: SavedTunnel, address: string | null): string {
+  if (address) return address;
+  const bind = tn.bind ?? DEFAULT_BIND;
+  if (tn.port === 0 && tn.kind !== 'remote') return t('anyFreePort', { bind: bind.includes(':') ? `[${bind}]` : bind });
+  return formatAddress(bind, tn.port);
+}
+
 /** "127.0.0.1:8080 → db:5432" in the app's words, from the saved spec and the live address. */
 function describeTunnel(tn: SavedTunnel, address: string | null): string {
-  const where = address ?? formatAddress(tn.bind ?? '127.0.0.1', tn.port);
+  const where = listenText(tn, address);
   if (tn.kind === 'dynamic') return t('socks', { address: where });
   const dest = formatAddress(tn.host ?? '', tn.hostPort ?? 0);
   return t(tn.kind === 'local' ? 'localDesc' : 'remoteDesc', { address: where, dest });
@@ -80,6 +100,8 @@ export function createTunnelsView(deps: TunnelsViewDeps) {
   const status = new Map<string, TunnelStatusPayload>();
   let instances: Instance[] = [];
   let editing: string | null = null;
+  /** The form's status line says there are no instances yet. */
+  let noInstancesShown = false;
 
   const el = h('section', { class: 'tunnels-view', 'aria-labelledby': 'tunnels-heading' });
   const heading = h('h2', { id: 'tunnels-heading' });
@@ -191,7 +213,10 @@ export function createTunnelsView(deps: TunnelsViewDeps) {
     if (keepInst) instanceSel.value = keepInst;
     paintScope();
     instanceSel.disabled = instances.length === 0;
+    // The hint goes once the list has instances; other lines (Saved, an error) stay.
     if (instances.length === 0) formStatus.textContent = t('instanceNone');
+    else if (noInstancesShown) formStatus.textContent = '';
+    noInstancesShown = instances.length === 0;
   };
 
   const showProblems = (problems: TunnelProblem[]) => {
