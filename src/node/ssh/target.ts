@@ -42,6 +42,8 @@ export interface TargetOptions extends AwsScope {
   transportProbes?: TransportProbes;
   /** Log in with a key pushed through EC2 Instance Connect first (--eic). */
   eic?: boolean;
+  /** Told the target instance as EC2 just reported it (its tags pick the tunnel CLI's saved tunnels). */
+  onInstance?: (instance: Instance) => void;
 }
 
 /** The part of the settings that shapes a connection. */
@@ -130,6 +132,7 @@ async function build(nameOrId: string, opts: TargetOptions, settings: SshSetting
       'Fix the tagssh:jump tags so that no bastion jumps through itself.',
     );
   seen.add(key);
+  if (depth === 0) opts.onInstance?.(inst);
 
   // Bastions: --via, else the instance's tag, else (for the final target only) the settings.
   let jumpSpecs = jumpSpecsOf(inst);

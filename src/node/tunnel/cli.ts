@@ -1,6 +1,6 @@
 import { AppError, isAppError } from '../../common/errors.js';
 import { escapeControls } from '../../common/safeText.js';
-import { formatTunnelText, parseTunnelText, type TunnelKind, type TunnelProblem, type TunnelSpec } from '../../common/tunnels/spec.js';
+import { formatTunnelText, parseTunnelText, tunnelProblems, type TunnelKind, type TunnelProblem, type TunnelSpec } from '../../common/tunnels/spec.js';
 import { targetOptionsFrom } from '../cli/connectOptions.js';
 import { awsScopeFrom } from '../cli/awsFlags.js';
 import { progressLine } from '../cli/output.js';
@@ -9,13 +9,17 @@ import { connectInteractively } from '../cli/sshSession.js';
 import { connect } from '../ssh/connection.js';
 import { connectTargetFor } from '../ssh/target.js';
 import type { ConnectTarget } from '../ssh/types.js';
+import type { Instance } from '../../common/model/instance.js';
+import type { SavedTunnel } from '../../common/tunnels/contract.js';
 import { TunnelRunner, type ForwardStatus, type TunnelStatus } from './runner.js';
+import { specOf } from './manager.js';
+import { checkSavedNames, chooseSaved, FLAG, instanceText, noneApplies, savedFor, savedTable, savedText } from './savedChoice.js';
 
-// The terminal side of `tagssh tunnel`: flags → specs (each problem named by its flag), one
-// connection through the engine (Name/id, jump hosts, host-key trust as `tagssh ssh`), a list of
-// what is open on stdout, drops and reconnects on stderr, Ctrl-C to close.
+// The terminal side of `tagssh tunnel`: flags → specs (each problem named by its flag), and/or the
+// app's saved tunnels that apply to the instance (src/node/tunnel/savedChoice.ts); one connection
+// through the engine (Name/id, jump hosts, host-key trust as `tagssh ssh`), a list of what is open
+// on stdout, drops and reconnects on stderr, Ctrl-C to close. `--list` shows the saved tunnels.
 
-const FLAG: Record<TunnelKind, string> = { local: '-L', dynamic: '-D', remote: '-R' };
 const FORM: Record<TunnelKind, string> = { local: '[bind:]port:host:hostport', dynamic: '[bind:]port', remote: '[bind:]port:host:hostport' };
 
 function isRoot(): boolean {
@@ -50,7 +54,7 @@ export function problemWords(kind: TunnelKind, p: TunnelProblem, spec: TunnelSpe
   }
 }
 
-/** The specs the flags ask for, in the order given per flag; throws on the first bad one. */
+/** The specs the flags ask for, in the order given per flag (none: the saved tunnels run); throws on the first bad one. */
 export function specsFromFlags(flags: Pick<TunnelFlags, 'local' | 'dynamic' | 'remote'>, asRoot = isRoot()): TunnelSpec[] {
   const out: TunnelSpec[] = [];
   const groups: Array<[TunnelKind, string[] | undefined]> = [
@@ -71,8 +75,6 @@ export function specsFromFlags(flags: Pick<TunnelFlags, 'local' | 'dynamic' | 'r
       out.push(spec);
     }
   }
-  if (out.length === 0)
-    throw new AppError('INVALID_INPUT', 'Nothing to forward: give at least one -L, -D or -R.', 'Example: tagssh tunnel NAME -L 8080:localhost:80');
   return out;
 }
 
@@ -86,11 +88,46 @@ export function describeForward(f: ForwardStatus, label: string): string {
   return `  ${label} ${f.address}  →  ${dest} on this machine  (${flag} ${formatTunnelText(s)})`;
 }
 
-export async function runTunnel(name: string, flags: TunnelFlags): Promise<number> {
-  const specs = specsFromFlags(flags);
+/** A saved tunnel the file holds but this process may not run (a hand-edited file, a root-only port). */
+function checkSaved(t: SavedTunnel, asRoot = isRoot()): TunnelSpec {
+  const spec = specOf(t);
+  const first = tunnelProblems(spec, asRoot)[0];
+  if (first) throw new AppError('INVALID_INPUT', `Saved tunnel ${savedText(t)}: ${problemWords(t.kind, first, spec)}.`, "Change it in the app's Tunnels tab.");
+  return spec;
+}
+
+export async function runTunnel(name: string | undefined, flags: TunnelFlags): Promise<number> {
+  if (flags.list) return listSaved(name, flags);
+  if (name === undefined)
+    throw new AppError(
+      'INVALID_INPUT',
+      'Name the instance: tagssh tunnel NAME [-L …] [-D …] [-R …] [--saved ID], or list the saved tunnels with tagssh tunnel --list.',
+    );
+  const flagSpecs = specsFromFlags(flags);
+  // Without forwards as flags, the saved tunnels that apply run; with --saved, the ones named
+  // run beside any flags. The file is read (and its schema loaded) only then.
+  const useSaved = flagSpecs.length === 0 || !!flags.saved?.length;
+  const saved = useSaved ? (await import('./saved.js')).jsonTunnelStore().list() : [];
+  checkSavedNames(saved, flags.saved ?? []);
+  if (useSaved && saved.length === 0) throw noneApplies(null, 0);
+
   const progress = progressLine(!!process.stderr.isTTY);
   const targetOpts = { ...targetOptionsFrom(flags), ...awsScopeFrom(flags) };
-  let target: ConnectTarget = await connectTargetFor(name, { ...targetOpts, onProgress: progress });
+  // The instance as the describe that resolves NAME reports it: its tags now, not as listed before.
+  let instance: Instance | undefined;
+  let target: ConnectTarget = await connectTargetFor(name, { ...targetOpts, onProgress: progress, onInstance: (i) => (instance = i) });
+  let specs = flagSpecs;
+  if (useSaved) {
+    try {
+      // connectTargetFor reports the target instance before it returns.
+      const chosen = chooseSaved(saved, instance!, flags.saved);
+      if (chosen.length === 0) throw noneApplies(instance!, saved.length);
+      specs = [...flagSpecs, ...chosen.map((t) => checkSaved(t))];
+    } catch (e) {
+      progress.done();
+      throw e;
+    }
+  }
   const label = escapeControls(target.label);
   const keepaliveMs = flags.keepalive ? flags.keepalive * 1000 : undefined;
 
@@ -144,5 +181,36 @@ export async function runTunnel(name: string, flags: TunnelFlags): Promise<numbe
   runner.stop();
   const totals = runner.status().forwards.reduce((a, f) => ({ in: a.in + f.bytesIn, out: a.out + f.bytesOut }), { in: 0, out: 0 });
   process.stderr.write(`Tunnels closed (${totals.out} bytes sent, ${totals.in} bytes received).\n`);
+  return 0;
+}
+
+/** The one instance NAME (or --pick) names, as EC2 reports it now, whatever its state. */
+async function findOne(name: string, flags: TunnelFlags): Promise<Instance> {
+  const { ambiguous, applyPick, findInstances, notFound } = await import('../aws/lookup.js');
+  const scope = awsScopeFrom(flags);
+  const { matches, regions } = await findInstances(name, scope, { eips: false });
+  const picked = applyPick(name, matches, flags.pick);
+  if (picked.length === 0) throw notFound(name, scope, regions);
+  if (picked.length > 1) throw ambiguous(name, picked, 'live');
+  return picked[0]!;
+}
+
+/** `tagssh tunnel --list [NAME]`: every saved tunnel, or those that apply to NAME. */
+async function listSaved(name: string | undefined, flags: TunnelFlags): Promise<number> {
+  const given = [flags.local, flags.dynamic, flags.remote, flags.saved].some((v) => v?.length);
+  if (given) throw new AppError('INVALID_INPUT', '--list only lists the saved tunnels: leave out -L, -D, -R and --saved, or leave out --list to start them.');
+  const saved = (await import('./saved.js')).jsonTunnelStore().list();
+  const inst = name !== undefined ? await findOne(name, flags) : undefined;
+  const shown = inst ? savedFor(saved, inst) : saved;
+  if (shown.length === 0) {
+    process.stdout.write(
+      inst
+        ? `No saved tunnel applies to ${instanceText(inst)}${saved.length ? ` (${saved.length} saved for other instances or tags)` : ''}.\n`
+        : "No tunnels are saved. Save them in the app's Tunnels tab.\n",
+    );
+    return 0;
+  }
+  if (inst) process.stdout.write(`Saved tunnels for ${instanceText(inst)}:\n`);
+  process.stdout.write(savedTable(shown));
   return 0;
 }

@@ -244,7 +244,7 @@ describe('tagssh tunnel', () => {
   });
 
   const wrong: Array<[string[], RegExp]> = [
-    [[], /^tagssh: Nothing to forward: give at least one -L, -D or -R\.$/m],
+    [[], /^tagssh: No tunnels are saved: save one in the app's Tunnels tab, or give the forwards as -L, -D or -R\.$/m],
     [['-L', '8080'], /^tagssh: -L 8080: the host to connect to is missing \(\[bind:\]port:host:hostport\)\.$/m],
     [['-L', '8080:db'], /^tagssh: -L 8080:db: the host port is missing/m],
     [['-L', '99999:db:80'], /^tagssh: -L 99999:db:80: the port must be a number from 1 to 65535 \(or 0 for any free port\)\.$/m],
