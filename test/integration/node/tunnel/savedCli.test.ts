@@ -345,6 +345,18 @@ describe('tagssh tunnel NAME with saved tunnels', () => {
     }
   });
 
+  it('a saved tunnel the spec rules refuse (a hand-edited host) is named with what is wrong, before connecting', async () => {
+    const edited: SavedTunnel = { ...own, id: randomUUID(), host: 'bad host' };
+    save([edited]);
+    const r = await tagssh(['tunnel', 'web']);
+    assert.equal(r.code, 2, r.stderr);
+    assert.equal(
+      r.stderr,
+      `tagssh: Saved tunnel ${edited.id} (web (${web.id} us-east-1), -L 0:bad host:${ownPort}): "bad host" is not a host name or address.\n  → Change it in the app's Tunnels tab.\n`,
+    );
+    assert.equal(r.stdout, '');
+  });
+
   it('--help shows the saved forms', async () => {
     const r = await tagssh(['tunnel', '--help']);
     assert.equal(r.code, 0, r.stderr);
