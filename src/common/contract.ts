@@ -3,7 +3,7 @@ import { InstanceSchema, CandidateSchema } from './model/instance.js';
 import { SettingsSchema } from './model/settings.js';
 import { TRANSPORTS } from './model/transport.js';
 import { benchCalls, benchEvents } from './bench/contract.js';
-import { logCalls } from './log/contract.js';
+import { LogOnOpenSchema, logCalls } from './log/contract.js';
 import { filesCalls, filesEvents } from './files/contract.js';
 import { tunnelCalls, tunnelEvents } from './tunnels/contract.js';
 import { securityGroupCalls } from './securityGroups/contract.js';
@@ -77,6 +77,8 @@ export const SessionOpenInputSchema = ScopeSchema.extend({
     .regex(/^SHA256:[A-Za-z0-9+/=]{20,64}$/)
     .optional(),
   private: z.boolean().optional(),
+  /** Start the session's log as it opens (a logged tab's Reconnect); see src/common/log/contract.ts. */
+  log: LogOnOpenSchema.optional(),
 });
 export const SessionInfoSchema = z.object({
   sessionId: SessionId,

@@ -85,6 +85,9 @@ export interface AppServiceDeps {
   sections?: HandlerSection[];
 }
 
+/** A session became its window's: its id, what it printed while opening, what the open asked for. */
+export type SessionOpenedHook = (sessionId: string, early: readonly Buffer[], asked: Pick<Parsed<'session.open'>, 'log'>) => void;
+
 /** Builds part of the handlers for one connection. `emit` reaches only that connection. */
 export type HandlerSection = (ctx: {
   deps: AppServiceDeps;
@@ -96,9 +99,10 @@ export type HandlerSection = (ctx: {
   onDispose: (fn: () => void) => void;
   /**
    * Runs `fn` the moment a session this window opened is its own, in the same tick, with the
-   * output it printed while opening: a section that records the session misses no byte.
+   * output it printed while opening and what the open asked for (its log): a section that
+   * records the session misses no byte.
    */
-  onSessionOpened?: (fn: (sessionId: string, early: readonly Buffer[]) => void) => void;
+  onSessionOpened?: (fn: SessionOpenedHook) => void;
 }) => Partial<Handlers>;
 
 export interface AppClient {
@@ -145,7 +149,7 @@ export function createAppService(deps: AppServiceDeps): AppService {
       // Opens that asked EC2 to start the instance: a cancel says the instance keeps starting.
       const started = new Set<string>();
       // Sections told the moment a session becomes this window's (see HandlerSection).
-      const opened: Array<(sessionId: string, early: readonly Buffer[]) => void> = [];
+      const opened: SessionOpenedHook[] = [];
       const cancelledOpen = (openId: string) =>
         new AppError('CANCELLED', started.has(openId) ? 'Cancelled; the instance keeps starting.' : 'Cancelled.', undefined, {
           instanceStarting: started.has(openId),
@@ -205,7 +209,7 @@ export function createAppService(deps: AppServiceDeps): AppService {
               throw disposed ? new AppError('SESSION_CLOSED', 'The window closed while connecting.') : cancelledOpen(input.openId);
             }
             const early = output.adopt(info.sessionId);
-            for (const fn of opened) fn(info.sessionId, early);
+            for (const fn of opened) fn(info.sessionId, early, { log: input.log });
             return info;
           } catch (e) {
             // A wait that ended because the UI cancelled reports the cancel, not the wait's own error;

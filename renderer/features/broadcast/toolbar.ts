@@ -23,6 +23,8 @@ export interface ToolTab {
   readonly instanceId: string | null;
   readonly currentSessionId: string | null;
   readonly currentState: string;
+  /** The next open logs its session from the first byte (set while the tab's log is wanted). */
+  logOnOpen: boolean;
   send(data: string): boolean;
   bracketedPaste(): boolean;
   /** The scrollback and screen as plain text. */
@@ -173,6 +175,11 @@ export function createTerminalTools(deps: TerminalToolsDeps) {
   const saveButton = h('button', { class: 'btn', type: 'button', 'data-testid': 'save-output', onClick: () => saveOutput() });
   const note = h('span', { class: 'tools-note', 'data-testid': 'tools-note', 'aria-live': 'polite' });
 
+  /** The tab's log is wanted (or not): a Reconnect then asks for it with the open itself. */
+  function want(e: Entry, on: boolean) {
+    e.wantLog = on;
+    e.tab.logOnOpen = on;
+  }
   async function startLog(e: Entry) {
     const sessionId = e.tab.currentSessionId;
     if (!sessionId || e.loggedSession === sessionId) return;
@@ -181,7 +188,7 @@ export function createTerminalTools(deps: TerminalToolsDeps) {
       e.loggedSession = sessionId;
       if (e.id === activeId) note.textContent = t('logOn', { path });
     } catch (err) {
-      e.wantLog = false;
+      want(e, false);
       if (e.id === activeId)
         note.textContent = t('logFailed', { error: describeError(err instanceof AppError ? err : new AppError('INTERNAL', String(err))).title });
     }
@@ -190,7 +197,7 @@ export function createTerminalTools(deps: TerminalToolsDeps) {
   async function setLog(on: boolean) {
     const e = activeId ? entries.get(activeId) : undefined;
     if (!e) return;
-    e.wantLog = on;
+    want(e, on);
     if (on) {
       if (!e.tab.currentSessionId) note.textContent = t('notOpen');
       return startLog(e);
@@ -328,7 +335,7 @@ export function createTerminalTools(deps: TerminalToolsDeps) {
     sessionOpened(id: string) {
       const e = entries.get(id);
       if (!e) return;
-      if (deps.settings().sessionLog.always) e.wantLog = true;
+      if (deps.settings().sessionLog.always) want(e, true);
       if (e.wantLog) void startLog(e);
       else paintLog();
     },

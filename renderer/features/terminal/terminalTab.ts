@@ -60,6 +60,11 @@ export class TerminalTab {
   private readonly toolbar: TabToolbar;
   private sessionId: string | null = null;
   private instance: string | null = null;
+  /**
+   * Whether the next open asks the engine to log the session from its first byte: the tools bar's
+   * "Log to file" kept across a Reconnect (asked for after the open, the first screen would be gone).
+   */
+  logOnOpen = false;
   /** Characters of output painted so far (diagnostics and the throughput benchmark). */
   painted = 0;
   /** Characters of output received from the backend so far (diagnostics). */
@@ -195,6 +200,7 @@ export class TerminalTab {
         rows: Math.max(1, this.term.rows),
         start: this.request.start,
         ...(this.request.pick ? { pick: this.request.pick } : {}),
+        ...(this.logOnOpen ? { log: {} } : {}),
         ...extra,
       });
       if (this.disposed) {

@@ -104,13 +104,14 @@ export function sessionLogSection(): HandlerSection {
       if (logs.size === 0) listen(false);
     };
 
-    // Settings › Session logs "every session": the log starts as the session becomes this window's,
-    // with what it printed while opening (the motd, "Last login", the first prompt), not one round
-    // trip later when the window asks (by then that first screen has gone by).
-    onSessionOpened?.((sessionId, early) => {
+    // Settings › Session logs "every session", or a tab reconnecting with its log on (the open's
+    // `log`): the log starts as the session becomes this window's, with what it printed while
+    // opening (the motd, "Last login", the first prompt), not one round trip later when the window
+    // asks (by then that first screen has gone by).
+    onSessionOpened?.((sessionId, early, asked) => {
       const { always, timestamps } = settings.get().sessionLog;
-      const target = always ? engine.sessions.targetOf?.(sessionId) : undefined;
-      if (target && !logs.has(sessionId)) begin(sessionId, target, early, timestamps);
+      const target = always || asked.log ? engine.sessions.targetOf?.(sessionId) : undefined;
+      if (target && !logs.has(sessionId)) begin(sessionId, target, early, asked.log?.timestamps ?? timestamps);
     });
 
     return {

@@ -97,7 +97,8 @@ function setup(always: boolean) {
     closed,
     until,
     setTarget: (t: ConnectTarget) => (openTarget = t),
-    open: async (openId: string) => (await client.handlers['session.open']({ ref: 'lab-host', openId, cols: 80, rows: 24, start: false })).sessionId,
+    open: async (openId: string, log?: { timestamps?: boolean }) =>
+      (await client.handlers['session.open']({ ref: 'lab-host', openId, cols: 80, rows: 24, start: false, ...(log ? { log } : {}) })).sessionId,
   };
 }
 
@@ -154,6 +155,51 @@ describe('session logs start at the first byte of the session', () => {
     app.client.dispose();
   });
 
+  it('a tab reconnecting with its log on: the new session is logged from its greeting, though the window asks after painting it', async () => {
+    const app = setup(false);
+    // The first session: "Log to file" ticked by hand while it runs.
+    const first = await app.open('o5');
+    await app.until('the first prompt is on the screen', () => (app.painted.get(first) ?? '').includes('lab$ '));
+    const { path: firstPath } = await app.client.handlers['log.start']({ sessionId: first });
+    await app.client.handlers['session.write']({ sessionId: first, data: 'echo "first-$((3+4))"; exit\r' });
+    await app.until('the first session closed', () => app.closed.has(first));
+    await logOnce(firstPath, /^first-7$/m);
+
+    // Reconnect: the open itself asks for the log; log.start comes a round trip later, as in the app.
+    const second = await app.open('o6', {});
+    await app.until('the greeting is on the screen again', () => (app.painted.get(second) ?? '').includes(GREETING));
+    const { path } = await app.client.handlers['log.start']({ sessionId: second });
+    assert.notEqual(path, firstPath, 'a new session, a new log');
+    await app.until('the prompt is on the screen', () => (app.painted.get(second) ?? '').includes('lab$ '));
+    await app.client.handlers['session.write']({ sessionId: second, data: 'echo "second-$((4+4))"; exit\r' });
+    await app.until('the second session closed', () => app.closed.has(second));
+    const log = await logOnce(path, /^second-8$/m);
+    const body = log.slice(log.indexOf('\n\n') + 2);
+    assert.equal(body.split('\n')[0], GREETING, `the first line after the header is the new session's greeting:\n${log}`);
+    assert.ok(!/^first-7$/m.test(log), 'only the new session');
+    assert.doesNotMatch(log, /^\[\d{4}-/m, 'no time stamps: the Settings say none');
+    app.client.dispose();
+  });
+
+  it('an open that asks for the log with time stamps gets them; one that asks for none is not logged', async () => {
+    const app = setup(false);
+    const before = logFiles();
+    const plain = await app.open('o7');
+    await app.until('the prompt is on the screen', () => (app.painted.get(plain) ?? '').includes('lab$ '));
+    assert.deepEqual(logFiles(), before, 'no log unless asked for');
+    await app.client.handlers['session.write']({ sessionId: plain, data: 'exit\r' });
+    await app.until('the plain session closed', () => app.closed.has(plain));
+
+    const stamped = await app.open('o8', { timestamps: true });
+    await app.until('the prompt is on the screen', () => (app.painted.get(stamped) ?? '').includes('lab$ '));
+    const { path } = await app.client.handlers['log.start']({ sessionId: stamped });
+    await app.client.handlers['session.write']({ sessionId: stamped, data: 'exit\r' });
+    await app.until('the session closed', () => app.closed.has(stamped));
+    const log = await logOnce(path, new RegExp(`^\\[[^\\]]+Z\\] ${GREETING.replace(/[()]/g, '\\$&')}$`, 'm'));
+    assert.match(log, /^# Format: plain text, time stamp per line$/m);
+    app.client.dispose();
+  });
+
   it('a session that fails to open leaves no log file behind', async () => {
     const app = setup(true);
     const before = logFiles();
@@ -162,6 +208,7 @@ describe('session logs start at the first byte of the session', () => {
     await assert.rejects(app.open('o3'), /AUTH_FAILED|authenticat|key/i);
     app.setTarget(target({ port: 1 }));
     await assert.rejects(app.open('o4'));
+    await assert.rejects(app.open('o9', {}), 'nor does one that asked for its log');
     assert.deepEqual(logFiles(), before);
     app.client.dispose();
   });
