@@ -1,6 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
@@ -13,6 +13,7 @@ import { importKeyPair, keyPairInHome } from '../../../lab/keyPairs.js';
 import { startSshd, cleanupSshd, type SshdHost, type KeyPair } from '../../../lab/sshd.js';
 import { freePort } from '../../../lab/ports.js';
 import { runProcess, runTagssh, TAGSSH_BIN, type Run } from '../../../lab/run.js';
+import { startTunnelProcess, waitFor, type TunnelProcess } from '../../../lab/tunnelProcess.js';
 
 // `tagssh tunnel` as a person runs it: a Name tag in moto, a real sshd behind its Elastic IP, an
 // HTTP server behind -L, curl through -D (SOCKS5, names resolved on the far side), an echo
@@ -44,29 +45,8 @@ function onPty(steps: unknown[], args: string[]): Promise<Run> {
   });
 }
 
-/** Starts `tagssh tunnel …` and waits for its list of open tunnels. */
-async function startTunnel(args: string[]): Promise<{ child: ChildProcess; stdout: () => string; stderr: () => string; lines: string[] }> {
-  const child = spawn(process.execPath, [TAGSSH_BIN, 'tunnel', ...args], { env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (err += d));
-  await waitFor(
-    () => out.includes('Press Ctrl-C'),
-    () => `no tunnel list; stdout: ${out} stderr: ${err}`,
-    30_000,
-    child,
-  );
-  return { child, stdout: () => out, stderr: () => err, lines: out.split('\n') };
-}
-
-async function waitFor(cond: () => boolean, what: () => string, timeoutMs = 20_000, child?: ChildProcess): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (child && child.exitCode !== null) throw new Error(`exited ${child.exitCode}: ${what()}`);
-    if (Date.now() > deadline) throw new Error(what());
-    await new Promise((r) => setTimeout(r, 50));
-  }
+function startTunnel(args: string[]): Promise<TunnelProcess> {
+  return startTunnelProcess(args, env());
 }
 
 function httpGet(hostPort: string): Promise<string> {

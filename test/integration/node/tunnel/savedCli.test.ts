@@ -1,6 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
@@ -13,7 +13,8 @@ import { seedInstance, sshdTags, type Seeded } from '../../../lab/seed.js';
 import { importKeyPair, keyPairInHome } from '../../../lab/keyPairs.js';
 import { startSshd, cleanupSshd, type SshdHost, type KeyPair } from '../../../lab/sshd.js';
 import { freePort } from '../../../lab/ports.js';
-import { runProcess, runTagssh, TAGSSH_BIN, type Run } from '../../../lab/run.js';
+import { runProcess, runTagssh, type Run } from '../../../lab/run.js';
+import { startTunnelProcess, waitFor } from '../../../lab/tunnelProcess.js';
 import { httpGet } from '../../../lab/httpGet.js';
 import { jsonTunnelStore, savedTunnelsPath } from '../../../../src/node/tunnel/saved.js';
 import type { SavedTunnel } from '../../../../src/common/tunnels/contract.js';
@@ -56,15 +57,6 @@ function save(list: SavedTunnel[]): void {
   jsonTunnelStore(savedTunnelsPath(env())).update(() => list);
 }
 
-async function waitFor(cond: () => boolean, what: () => string, timeoutMs = 20_000, child?: ChildProcess): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (child && child.exitCode !== null) throw new Error(`exited ${child.exitCode}: ${what()}`);
-    if (Date.now() > deadline) throw new Error(what());
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 interface Started {
   child: ChildProcess;
   stderr: () => string;
@@ -76,22 +68,11 @@ interface Started {
 
 /** Starts `tagssh tunnel …` and waits for its list of open tunnels. */
 async function startTunnel(args: string[]): Promise<Started> {
-  const child = spawn(process.execPath, [TAGSSH_BIN, 'tunnel', ...args], { env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (err += d));
-  await waitFor(
-    () => out.includes('Press Ctrl-C'),
-    () => `no tunnel list; stdout: ${out} stderr: ${err}`,
-    30_000,
-    child,
-  );
-  const lines = out.split('\n');
+  const { child, stderr, lines } = await startTunnelProcess(args, env());
   const end = lines.indexOf('Press Ctrl-C to close them.');
   return {
     child,
-    stderr: () => err,
+    stderr,
     head: lines[0]!,
     forwards: lines.slice(1, end),
     close: async () => {
