@@ -4,12 +4,11 @@ import { AppError, isAppError, toAppError } from '../../common/errors.js';
 import { escapeControls } from '../../common/safeText.js';
 import type { AwsScope } from '../aws/scope.js';
 import { FileSession, type TransferProgress } from '../files/index.js';
-import { connectTargetFor } from '../ssh/target.js';
 import type { CpFlags, planCopy } from './commands/cp.js';
 import { targetOptionsFrom } from './connectOptions.js';
 import { progressLine } from './output.js';
 import { reportError } from './report.js';
-import { connectInteractively } from './sshSession.js';
+import { connectInteractively, resolveWhileLoading } from './sshSession.js';
 
 // The terminal side of `tagssh cp`: connect as `tagssh ssh` does (prompts included), then copy
 // each source in turn over one SFTP channel, reporting progress on stderr.
@@ -67,7 +66,7 @@ export async function runCopy(plan: ReturnType<typeof planCopy>, flags: CpFlags,
         'Create the directory first (mkdir -p), or copy one source at a time.',
       );
   }
-  const target = await connectTargetFor(plan.remote.name, { ...opts, ...scope, onProgress: progress });
+  const target = await resolveWhileLoading(plan.remote.name, { ...opts, ...scope, onProgress: progress });
   const conn = await connectInteractively(target, undefined, progress);
   progress.done();
 

@@ -4,7 +4,7 @@ import { detailsOf } from '../../common/errorDetails.js';
 import type { AwsScope } from '../aws/scope.js';
 import type { SshConnection } from '../ssh/connection.js';
 import { KnownHostsStore } from '../ssh/knownHosts.js';
-import { connectTargetFor } from '../ssh/target.js';
+import { connectTargetFor, type TargetOptions } from '../ssh/target.js';
 import type { ConnectTarget } from '../ssh/types.js';
 import { targetOptionsFrom } from './connectOptions.js';
 import { progressLine } from './output.js';
@@ -70,6 +70,13 @@ function withAcceptance(t: ConnectTarget, hop: { label: string }, fingerprint: s
   return apply(t);
 }
 
+/** Resolves `name` to a target while ssh2 and its native crypto load: EC2's answer is waited for anyway. */
+export async function resolveWhileLoading(name: string, opts: TargetOptions): Promise<ConnectTarget> {
+  const target = connectTargetFor(name, opts);
+  await Promise.all([target, import('../ssh/connection.js')]).catch(() => undefined);
+  return target;
+}
+
 /** Connects, asking on the terminal for a first-seen host key or a key passphrase (as `ssh` does). */
 export async function connectInteractively(target: ConnectTarget, keepaliveMs: number | undefined, progress: (m: string) => void): Promise<SshConnection> {
   const { connect } = await import('../ssh/connection.js');
@@ -101,10 +108,7 @@ export async function connectInteractively(target: ConnectTarget, keepaliveMs: n
 
 export async function runSsh(name: string, command: string[], flags: SshFlags, scope: AwsScope): Promise<number> {
   const progress = progressLine(!!process.stderr.isTTY);
-  // ssh2 and its native crypto load while EC2 answers the name lookup, not after it.
-  const targetP = connectTargetFor(name, { ...targetOptionsFrom(flags), ...scope, onProgress: progress });
-  await Promise.all([targetP, import('../ssh/connection.js')]).catch(() => undefined);
-  const target = await targetP;
+  const target = await resolveWhileLoading(name, { ...targetOptionsFrom(flags), ...scope, onProgress: progress });
   const extras = await prepareShellExtras(target, flags, scope, command);
   const conn = await connectInteractively(target, flags.keepalive ? flags.keepalive * 1000 : undefined, progress).catch(async (e: unknown) => {
     // A timeout is often a changed public IP: say what the security groups make of it.
