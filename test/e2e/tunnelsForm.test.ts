@@ -175,6 +175,7 @@ test('saved with any free port: the stopped tunnels say so, in English and in Ja
   await setLanguage(['Settings', 'Language', 'Save settings'], 'ja');
   await page().getByRole('tab', { name: 'トンネル' }).click();
   await view().getByRole('heading', { name: 'トンネル' }).waitFor();
+  assert.equal(await view().locator('.form-status').innerText(), 'トンネルを保存しました。', 'the form says its last word again in the new language');
   assert.equal(await desc(0), '127.0.0.1:空きポート（自動） で SOCKS5 プロキシ');
   assert.equal(await desc(1), '127.0.0.1:空きポート（自動） → db.internal:5432');
   assert.equal(await desc(3), '127.0.0.1:15432 → db.internal:5432');

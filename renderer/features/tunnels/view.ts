@@ -102,6 +102,13 @@ export function createTunnelsView(deps: TunnelsViewDeps) {
   let editing: string | null = null;
   /** The form's status line says there are no instances yet. */
   let noInstancesShown = false;
+  // What each status line says, kept as words to look up, so a language switch says it again.
+  const said = new Map<HTMLElement, () => string>();
+  const say = (line: HTMLElement, words: (() => string) | null) => {
+    if (words) said.set(line, words);
+    else said.delete(line);
+    line.textContent = words ? words() : '';
+  };
 
   const el = h('section', { class: 'tunnels-view', 'aria-labelledby': 'tunnels-heading' });
   const heading = h('h2', { id: 'tunnels-heading' });
@@ -214,8 +221,8 @@ export function createTunnelsView(deps: TunnelsViewDeps) {
     paintScope();
     instanceSel.disabled = instances.length === 0;
     // The hint goes once the list has instances; other lines (Saved, an error) stay.
-    if (instances.length === 0) formStatus.textContent = t('instanceNone');
-    else if (noInstancesShown) formStatus.textContent = '';
+    if (instances.length === 0) say(formStatus, () => t('instanceNone'));
+    else if (noInstancesShown) say(formStatus, null);
     noInstancesShown = instances.length === 0;
   };
 
@@ -271,21 +278,21 @@ export function createTunnelsView(deps: TunnelsViewDeps) {
 
   form.addEventListener('submit', (e) => {
     e.preventDefault();
-    formStatus.textContent = '';
+    say(formStatus, null);
     const { draft, problems } = readForm();
     showProblems(problems);
     if (!draft) return;
     api.call('tunnels.save', draft).then(
       async () => {
         resetForm();
-        formStatus.textContent = t('saved');
+        say(formStatus, () => t('saved'));
         await load();
       },
       (err: AppErrorData) => {
         const d = detailsAs(err, TunnelErrorDetailsSchema);
-        if (d?.running) formStatus.textContent = t('stopFirst');
+        if (d?.running) say(formStatus, () => t('stopFirst'));
         else if (d?.problems?.length) showProblems(d.problems);
-        else formStatus.textContent = errorText(err, undefined);
+        else say(formStatus, () => errorText(err, undefined));
       },
     );
   });
@@ -299,7 +306,7 @@ export function createTunnelsView(deps: TunnelsViewDeps) {
 
   const edit = (tn: SavedTunnel) => {
     if ([...status.values()].some((s) => s.id === tn.id && isRunning(s))) {
-      listStatus.textContent = t('stopFirst');
+      say(listStatus, () => t('stopFirst'));
       return;
     }
     editing = tn.id;
@@ -325,9 +332,9 @@ export function createTunnelsView(deps: TunnelsViewDeps) {
   const copy = async (address: string) => {
     try {
       await navigator.clipboard.writeText(address);
-      listStatus.textContent = t('copied', { address });
+      say(listStatus, () => t('copied', { address }));
     } catch {
-      listStatus.textContent = t('copyFailed');
+      say(listStatus, () => t('copyFailed'));
     }
   };
 
@@ -366,7 +373,7 @@ export function createTunnelsView(deps: TunnelsViewDeps) {
       text: t(running ? 'stop' : 'start'),
       hidden: homeless,
       onclick: () => {
-        listStatus.textContent = '';
+        say(listStatus, null);
         if (running) void api.call('tunnels.stop', ref).then((s) => update(s));
         else {
           update({ ...st, state: 'connecting', error: null });
@@ -454,6 +461,7 @@ export function createTunnelsView(deps: TunnelsViewDeps) {
   onLocaleChange(() => {
     paintForm();
     paintList();
+    for (const [line, words] of said) line.textContent = words();
   });
   paintForm();
   paintList();
@@ -471,7 +479,7 @@ export function createTunnelsView(deps: TunnelsViewDeps) {
       try {
         await load();
       } catch (e) {
-        listStatus.textContent = errorText(e as AppErrorData, undefined);
+        say(listStatus, () => errorText(e as AppErrorData, undefined));
       }
     },
   };
