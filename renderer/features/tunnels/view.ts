@@ -6,6 +6,7 @@ import { bindableTags, carriesTag, instancesFor, tagText, type TunnelTag } from 
 import {
   DEFAULT_BIND,
   formatAddress,
+  formatHost,
   tunnelProblems,
   type TunnelField,
   type TunnelKind,
@@ -69,7 +70,7 @@ function problemWord(p: TunnelProblem, kind: TunnelKind): TunnelWord {
 function listenText(tn: SavedTunnel, address: string | null): string {
   if (address) return address;
   const bind = tn.bind ?? DEFAULT_BIND;
-  if (tn.port === 0 && tn.kind !== 'remote') return t('anyFreePort', { bind: bind.includes(':') ? `[${bind}]` : bind });
+  if (tn.port === 0 && tn.kind !== 'remote') return t('anyFreePort', { bind: formatHost(bind) });
   return formatAddress(bind, tn.port);
 }
 

@@ -126,14 +126,18 @@ export function parseTunnelText(kind: TunnelKind, text: string, asRoot: boolean)
   return { spec, problems: tunnelProblems(spec, asRoot) };
 }
 
+/** A host as it is written before ":port": an IPv6 address in brackets ("[::1]"), anything else as it is. */
+export function formatHost(host: string): string {
+  return host.includes(':') ? `[${host}]` : host;
+}
+
 /** The local address a local/dynamic tunnel listens on, as one would type it ("127.0.0.1:8080", "[::1]:8080"). */
 export function formatAddress(host: string, port: number): string {
-  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+  return `${formatHost(host)}:${port}`;
 }
 
 /** The spec in OpenSSH's text form (what `-L`/`-D`/`-R` would take). */
 export function formatTunnelText(spec: TunnelSpec): string {
-  const h = (s: string) => (s.includes(':') ? `[${s}]` : s);
-  const head = spec.bind !== undefined ? `${h(spec.bind)}:${spec.port}` : String(spec.port);
-  return spec.kind === 'dynamic' ? head : `${head}:${h(spec.host ?? '')}:${spec.hostPort ?? ''}`;
+  const head = spec.bind !== undefined ? formatAddress(spec.bind, spec.port) : String(spec.port);
+  return spec.kind === 'dynamic' ? head : `${head}:${formatHost(spec.host ?? '')}:${spec.hostPort ?? ''}`;
 }
