@@ -23,8 +23,8 @@ export interface ToolTab {
   readonly instanceId: string | null;
   readonly currentSessionId: string | null;
   readonly currentState: string;
-  /** The next open logs its session from the first byte (set while the tab's log is wanted). */
-  logOnOpen: boolean;
+  /** Whether the next open logs its session from the first byte: the tab's log is wanted (set on attach). */
+  logOnOpen: () => boolean;
   send(data: string): boolean;
   bracketedPaste(): boolean;
   /** The scrollback and screen as plain text. */
@@ -175,11 +175,6 @@ export function createTerminalTools(deps: TerminalToolsDeps) {
   const saveButton = h('button', { class: 'btn', type: 'button', 'data-testid': 'save-output', onClick: () => saveOutput() });
   const note = h('span', { class: 'tools-note', 'data-testid': 'tools-note', 'aria-live': 'polite' });
 
-  /** The tab's log is wanted (or not): a Reconnect then asks for it with the open itself. */
-  function want(e: Entry, on: boolean) {
-    e.wantLog = on;
-    e.tab.logOnOpen = on;
-  }
   async function startLog(e: Entry) {
     const sessionId = e.tab.currentSessionId;
     if (!sessionId || e.loggedSession === sessionId) return;
@@ -188,7 +183,7 @@ export function createTerminalTools(deps: TerminalToolsDeps) {
       e.loggedSession = sessionId;
       if (e.id === activeId) note.textContent = t('logOn', { path });
     } catch (err) {
-      want(e, false);
+      e.wantLog = false;
       if (e.id === activeId)
         note.textContent = t('logFailed', { error: describeError(err instanceof AppError ? err : new AppError('INTERNAL', String(err))).title });
     }
@@ -197,7 +192,7 @@ export function createTerminalTools(deps: TerminalToolsDeps) {
   async function setLog(on: boolean) {
     const e = activeId ? entries.get(activeId) : undefined;
     if (!e) return;
-    want(e, on);
+    e.wantLog = on;
     if (on) {
       if (!e.tab.currentSessionId) note.textContent = t('notOpen');
       return startLog(e);
@@ -298,6 +293,8 @@ export function createTerminalTools(deps: TerminalToolsDeps) {
       button.append(badge);
       const entry: Entry = { id, tab, button, badge, loggedSession: null, wantLog: false };
       entries.set(id, entry);
+      // A Reconnect of a tab whose log is wanted asks for the log with the open itself.
+      tab.logOnOpen = () => entry.wantLog;
       router.register({ id, send: (d) => void tab.send(d), bracketedPaste: () => tab.bracketedPaste() });
       // A paste into a broadcasting tab goes to every receiver, each its own way.
       tab.el.addEventListener(
@@ -335,7 +332,7 @@ export function createTerminalTools(deps: TerminalToolsDeps) {
     sessionOpened(id: string) {
       const e = entries.get(id);
       if (!e) return;
-      if (deps.settings().sessionLog.always) want(e, true);
+      if (deps.settings().sessionLog.always) e.wantLog = true;
       if (e.wantLog) void startLog(e);
       else paintLog();
     },

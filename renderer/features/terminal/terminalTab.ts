@@ -64,7 +64,7 @@ export class TerminalTab {
    * Whether the next open asks the engine to log the session from its first byte: the tools bar's
    * "Log to file" kept across a Reconnect (asked for after the open, the first screen would be gone).
    */
-  logOnOpen = false;
+  logOnOpen: () => boolean = () => false;
   /** Characters of output painted so far (diagnostics and the throughput benchmark). */
   painted = 0;
   /** Characters of output received from the backend so far (diagnostics). */
@@ -200,7 +200,7 @@ export class TerminalTab {
         rows: Math.max(1, this.term.rows),
         start: this.request.start,
         ...(this.request.pick ? { pick: this.request.pick } : {}),
-        ...(this.logOnOpen ? { log: {} } : {}),
+        ...(this.logOnOpen() ? { log: {} } : {}),
         ...extra,
       });
       if (this.disposed) {
