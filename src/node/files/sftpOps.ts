@@ -7,16 +7,20 @@ import { AppError } from '../../common/errors.js';
 const STATUS_NO_SUCH_FILE = 2;
 const STATUS_PERMISSION_DENIED = 3;
 
+/** A request whose channel or connection went away before the answer. */
+export function channelLost(host: string, action: string, path: string): AppError {
+  return new AppError('SESSION_CLOSED', `The connection to ${host} was lost (${action} ${path}).`, 'Connect again; a copy can continue with resume.', {
+    path,
+    action,
+  });
+}
+
 /** An SFTP status error as an AppError: what failed, on which path, and what to do. */
 export function sftpError(err: unknown, action: string, path: string, host: string): AppError {
   const e = err as Error & { code?: number | string };
   if (e instanceof AppError) return e;
   // ssh2's words for a request whose channel or connection went away before the answer.
-  if (e.message === 'No response from server')
-    return new AppError('SESSION_CLOSED', `The connection to ${host} was lost (${action} ${path}).`, 'Connect again; a copy can continue with resume.', {
-      path,
-      action,
-    });
+  if (e.message === 'No response from server') return channelLost(host, action, path);
   if (e.code === STATUS_NO_SUCH_FILE)
     return new AppError(
       'NOT_FOUND',

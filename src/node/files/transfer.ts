@@ -5,9 +5,11 @@ import { AppError } from '../../common/errors.js';
 import type { SshConnection } from '../ssh/connection.js';
 import { localPrefixHash, remotePrefixHash } from './checksum.js';
 import { entryTypeOf } from './remoteFs.js';
-import { SftpOps } from './sftpOps.js';
+import { SftpDataChannel, type DataHandle } from './sftpDataChannel.js';
+import type { SftpOps } from './sftpOps.js';
 
-// Uploads and downloads of files and trees over one SFTP channel. Each file is written under a
+// Uploads and downloads of files and trees: names, directories and attributes over one SFTP
+// channel (ssh2's client), file contents over channels of their own (SftpDataChannel). Each file is written under a
 // temporary name beside its destination and renamed into place only once complete, so a partial
 // file never looks like a finished one; an interrupted copy leaves that temporary file behind for
 // `resume`, which continues it only when its bytes hash the same as the source's first bytes.
@@ -362,29 +364,56 @@ async function resumableBytes(
   return a === b ? partialSize : 0;
 }
 
-/** Closes the handles on the extra channels (the first lane's handle is its owner's to close). */
-async function closeLanes(lanes: Lane[], path: string): Promise<void> {
-  await Promise.all(lanes.slice(1).map((l) => l.ops.close(l.handle, path).catch(() => undefined)));
-}
-
 async function closeQuietly(fh: FileHandle | undefined) {
   await fh?.close().catch(() => undefined);
 }
 
-/** One channel's open handle on the file; a file's requests spread over its lanes (chunk i to lane i mod n). */
+/** One file open on one channel; a file's requests spread over its lanes (chunk i to lane i mod n). */
 interface Lane {
-  ops: SftpOps;
-  handle: Buffer;
+  read(buf: Buffer, pos: number): Promise<number>;
+  write(buf: Buffer, pos: number): Promise<void>;
+  close(): Promise<void>;
+  /** Most bytes one request moves on this channel. */
+  readonly maxRead: number;
+  readonly maxWrite: number;
+}
+
+function dataLane(dc: SftpDataChannel, h: DataHandle): Lane {
+  return {
+    read: (buf, pos) => dc.read(h, buf, pos),
+    write: (buf, pos) => dc.write(h, buf, pos),
+    close: () => dc.close(h),
+    maxRead: dc.maxRead,
+    maxWrite: dc.maxWrite,
+  };
+}
+
+/** A lane on ssh2's SFTP channel: for a host that refuses the data channel another session. */
+function opsLane(ops: SftpOps, handle: Buffer, path: string): Lane {
+  return {
+    read: (buf, pos) => ops.read(handle, buf, 0, buf.length, pos, path),
+    write: (buf, pos) => ops.write(handle, buf, 0, buf.length, pos, path),
+    close: () => ops.close(handle, path),
+    maxRead: Infinity, // ssh2 splits requests to the server's size itself
+    maxWrite: Infinity,
+  };
 }
 
 function laneAt(lanes: Lane[], start: number, chunk: number, pos: number): Lane {
   return lanes[Math.floor((pos - start) / chunk) % lanes.length]!;
 }
 
+/** Closes every lane; the first failure is thrown once all have been tried. */
+async function closeLanes(lanes: Lane[]): Promise<void> {
+  const results = await Promise.allSettled(lanes.map((l) => l.close()));
+  const failed = results.find((r) => r.status === 'rejected');
+  if (failed) throw failed.reason;
+}
+
 /** One SFTP channel's transfers: uploads and downloads of files and trees. */
 export class Transfers {
-  /** A second channel on the same connection for large files, opened on first need; null when refused. */
-  private second: Promise<SftpOps | null> | undefined;
+  /** The data channels of the copy in progress, opened on first need; null when refused. */
+  private channels: Promise<SftpDataChannel | null>[] = [];
 
   constructor(
     private readonly conn: SshConnection,
@@ -393,27 +422,41 @@ export class Transfers {
 
   private remoteLabel = (p: string) => `${this.ops.host}:${p}`;
 
+  private channel(i: number): Promise<SftpDataChannel | null> {
+    return (this.channels[i] ??= SftpDataChannel.open(this.conn, this.ops.host).catch(() => null));
+  }
+
   // Each SFTP channel has its own 2 MiB window and its own sftp-server on the host, so a large
   // file's requests spread over two channels of the one connection keep both ends busy where one
   // channel leaves them waiting on each other: 512 MiB in-process, 2 channels moved 1.3-1.6x what
   // one did (uploads) and 1.2-1.3x (downloads); 3 or 4 were slower than 2 on a 2-core host. A host
-  // that refuses another channel (MaxSessions) gets the file over the one channel.
-  // `first` is the file's lane on this channel; the second is opened on `path` when `bytes` need it.
-  private async lanesFor(first: Lane, bytes: number, path: string, flags: 'r' | 'r+'): Promise<Lane[]> {
-    if (bytes < TWO_CHANNELS_FROM) return [first];
-    this.second ??= this.conn.sftp().then(
-      (sftp) => new SftpOps(sftp, this.ops.host),
-      () => null,
+  // that refuses another channel (MaxSessions) gets the file over the channels it allowed, or
+  // over ssh2's SFTP channel when it allowed none.
+  /** Opens `path` on the lanes `bytes` need: the first as `how` says, the others in place. */
+  private async openLanes(path: string, how: 'r' | 'w' | 'r+', bytes: number, mode?: number): Promise<Lane[]> {
+    const wanted = bytes >= TWO_CHANNELS_FROM ? 2 : 1;
+    const channels = (await Promise.all(Array.from({ length: wanted }, (_, i) => this.channel(i)))).filter(
+      (c): c is SftpDataChannel => c !== null && !c.closed,
     );
-    const second = await this.second;
-    return second && !second.closed ? [first, { ops: second, handle: await second.open(path, flags) }] : [first];
+    if (channels.length === 0) {
+      const handle = await this.ops.open(path, how, mode === undefined ? undefined : { mode });
+      return [opsLane(this.ops, handle, path)];
+    }
+    const lanes: Lane[] = [dataLane(channels[0]!, await channels[0]!.openFile(path, how, mode))];
+    try {
+      for (const dc of channels.slice(1)) lanes.push(dataLane(dc, await dc.openFile(path, how === 'r' ? 'r' : 'r+')));
+    } catch (e) {
+      await closeLanes(lanes).catch(() => undefined);
+      throw e;
+    }
+    return lanes;
   }
 
-  /** Ends the second channel, if one was opened (the first belongs to the caller). */
-  private async closeSecond(): Promise<void> {
-    const second = await this.second;
-    this.second = undefined;
-    second?.sftp.end();
+  /** Ends the copy's data channels. */
+  private async endChannels(): Promise<void> {
+    const channels = await Promise.all(this.channels);
+    this.channels = [];
+    for (const dc of channels) dc?.end();
   }
 
   /** Copies local files/trees to `dest` on the server (into it when it is a directory). */
@@ -431,7 +474,7 @@ export class Transfers {
   /**
    * Makes the planned directories and copies the planned files in order, counting progress; with
    * `preserve`, directories get their modes and times last (deepest first: copying into one changes
-   * its time). Ends the second channel, if a file opened one.
+   * its time). Ends the data channels the files opened.
    */
   private async copyAll(
     items: Item[],
@@ -452,7 +495,7 @@ export class Transfers {
         meter.report(it.src, true);
       }
     } finally {
-      await this.closeSecond();
+      await this.endChannels();
     }
     if (opts.preserve) for (const it of items.filter((i) => i.dir).reverse()) await side.preserveDir(it);
     return { files: meter.files, bytes: meter.bytes, skippedBytes: skipped, ms: meter.ms };
@@ -461,7 +504,6 @@ export class Transfers {
   private async uploadFile(it: Item, opts: TransferOptions, meter: Meter): Promise<number> {
     const tmp = partialNameFor(it.dst);
     const src = await local(open(it.src, 'r'), 'open', it.src);
-    let handle: Buffer | undefined;
     try {
       let start = 0;
       if (opts.resume) {
@@ -490,12 +532,10 @@ export class Transfers {
         }
       }
       if (start > 0) opts.onResume?.(it.src, start, false);
-      handle = await this.ops.open(tmp, start > 0 ? 'r+' : 'w', { mode: it.mode & 0o777 });
-      let lanes: Lane[] = [{ ops: this.ops, handle }];
-      const chunk = opts.chunkSize ?? DEFAULT_CHUNK;
+      const lanes = await this.openLanes(tmp, start > 0 ? 'r+' : 'w', it.size - start, it.mode & 0o777);
+      const chunk = Math.min(opts.chunkSize ?? DEFAULT_CHUNK, ...lanes.map((l) => l.maxWrite));
       meter.bytes += start;
       try {
-        lanes = await this.lanesFor(lanes[0]!, it.size - start, tmp, 'r+');
         await pipe({
           start,
           size: it.size,
@@ -504,10 +544,7 @@ export class Transfers {
           writes: opts.concurrency ?? DEFAULT_CONCURRENCY, // writes are SFTP requests: as many in flight as reads
           batch: 1,
           read: async (buf, pos) => (await src.read(buf, 0, buf.length, pos)).bytesRead,
-          write: ([buf], pos) => {
-            const lane = laneAt(lanes, start, chunk, pos);
-            return lane.ops.write(lane.handle, buf!, 0, buf!.length, pos, tmp);
-          },
+          write: ([buf], pos) => laneAt(lanes, start, chunk, pos).write(buf!, pos),
           onBytes: (n) => {
             meter.bytes += n;
             meter.moved += n;
@@ -516,16 +553,15 @@ export class Transfers {
           signal: opts.signal,
           what: it.src,
         });
-      } finally {
-        await closeLanes(lanes, tmp);
+      } catch (e) {
+        await closeLanes(lanes).catch(() => undefined);
+        throw e;
       }
-      await this.ops.close(handle, tmp);
-      handle = undefined;
+      await closeLanes(lanes);
       if (opts.preserve) await this.ops.setstat(tmp, { mode: it.mode & 0o7777, atime: it.atime, mtime: it.mtime });
       await this.ops.rename(tmp, it.dst);
       return start;
     } finally {
-      if (handle) await this.ops.close(handle, tmp).catch(() => undefined);
       await closeQuietly(src);
     }
   }
@@ -569,8 +605,8 @@ export class Transfers {
       }
     }
     if (start > 0) opts.onResume?.(it.src, start, false);
-    const handle = await this.ops.open(it.src, 'r');
-    let lanes: Lane[] = [{ ops: this.ops, handle }];
+    const lanes = await this.openLanes(it.src, 'r', it.size - start);
+    const chunk = Math.min(opts.chunkSize ?? DEFAULT_CHUNK, ...lanes.map((l) => l.maxRead));
     let out: FileHandle | undefined;
     try {
       // O_NOFOLLOW: a symlink planted at the temporary name must not redirect the write.
@@ -579,8 +615,6 @@ export class Transfers {
       if (start > 0) await out.truncate(start);
       const fh = out;
       meter.bytes += start;
-      const chunk = opts.chunkSize ?? DEFAULT_CHUNK;
-      lanes = await this.lanesFor(lanes[0]!, it.size - start, it.src, 'r');
       await pipe({
         start,
         size: it.size,
@@ -588,10 +622,7 @@ export class Transfers {
         reads: opts.concurrency ?? DEFAULT_CONCURRENCY,
         writes: LOCAL_WRITES,
         batch: LOCAL_WRITE_BATCH,
-        read: (buf, pos) => {
-          const lane = laneAt(lanes, start, chunk, pos);
-          return lane.ops.read(lane.handle, buf, 0, buf.length, pos, it.src);
-        },
+        read: (buf, pos) => laneAt(lanes, start, chunk, pos).read(buf, pos),
         write: (bufs, pos) => writeLocal(fh, bufs, pos),
         onBytes: (n) => {
           meter.bytes += n;
@@ -608,8 +639,7 @@ export class Transfers {
       return start;
     } finally {
       await closeQuietly(out);
-      await closeLanes(lanes, it.src);
-      await this.ops.close(handle, it.src).catch(() => undefined);
+      await closeLanes(lanes).catch(() => undefined);
     }
   }
 

@@ -95,6 +95,8 @@ export interface SshConnection {
   forwardOut(host: string, port: number): Promise<Duplex>;
   /** An SFTP channel (the `sftp` subsystem) on this connection; end() it when done. */
   sftp(): Promise<SFTPWrapper>;
+  /** A channel running the server's `name` subsystem, as raw bytes both ways; end() it when done. */
+  subsystem(name: string): Promise<Duplex>;
   /**
    * Asks the server to listen on bindAddr:bindPort (0 = a port of its choice) and hands each
    * connection to it to `onConnection`. Resolves with the bound port and a way to stop listening.
@@ -510,6 +512,20 @@ class Connection extends EventEmitter implements SshConnection {
         this.once('close', onConnClose);
         sftp.once('close', () => this.off('close', onConnClose));
         resolve(sftp);
+      });
+    });
+  }
+
+  subsystem(name: string): Promise<Duplex> {
+    if (this.ended) return this.closedError();
+    return new Promise((resolve, reject) => {
+      this.client.subsys(name, (err, ch) => {
+        if (err) return reject(new AppError('REMOTE_FAILED', `${this.target.label} refused to open the ${name} subsystem: ${err.message}.`));
+        // As for sftp(): a dropped connection closes the channel, so nothing waits on it forever.
+        const onConnClose = () => ch.destroy();
+        this.once('close', onConnClose);
+        ch.once('close', () => this.off('close', onConnClose));
+        resolve(ch);
       });
     });
   }

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { useSshd } from '../../../lab/useSshd.js';
 import { connect, type SshConnection } from '../../../../src/node/ssh/connection.js';
 import { FileSession, partialNameFor, type TransferProgress } from '../../../../src/node/files/index.js';
+import { SftpDataChannel } from '../../../../src/node/files/sftpDataChannel.js';
 import type { ConnectTarget } from '../../../../src/node/ssh/types.js';
 
 // Uploads and downloads against a real sshd's SFTP subsystem. The lab's sshd runs on this
@@ -77,14 +78,13 @@ describe('FileSession transfers', () => {
   it('keeps several SFTP writes in flight during an upload (one at a time would cost a round trip per request)', async () => {
     const src = join(fresh('src'), 'pipelined.bin');
     writeFileSync(src, randomBytes(8 * 1024 * 1024));
-    const ops = files.ops;
-    const original = ops.write.bind(ops);
+    const original = SftpDataChannel.prototype.write;
     let inFlight = 0;
     let most = 0;
-    ops.write = async (...args: Parameters<typeof ops.write>) => {
+    SftpDataChannel.prototype.write = async function (this: SftpDataChannel, ...args: Parameters<typeof original>) {
       most = Math.max(most, ++inFlight);
       try {
-        return await original(...args);
+        return await original.apply(this, args);
       } finally {
         inFlight--;
       }
@@ -94,68 +94,104 @@ describe('FileSession transfers', () => {
       await files.upload([src], remote);
       assert.equal(sha(join(remote, 'pipelined.bin')), sha(src));
     } finally {
-      ops.write = original;
+      SftpDataChannel.prototype.write = original;
     }
     assert.ok(most > 4, `at most ${most} writes were in flight`);
   });
 
-  it('moves a large file over two SFTP channels of the one connection, and closes the second when done', async () => {
+  /** Records each data channel a copy opens on `conn`, and whether it has closed; `refuse` turns the n-th ask (from 1) away. */
+  function watchDataChannels(refuse: (n: number) => boolean = () => false) {
+    const original = conn.subsystem.bind(conn);
+    const opened: { closed: boolean }[] = [];
+    let asked = 0;
+    let sftpOpened = 0;
+    const originalSftp = conn.sftp.bind(conn);
+    conn.sftp = async () => {
+      sftpOpened++;
+      return originalSftp();
+    };
+    conn.subsystem = async (name: string) => {
+      if (refuse(++asked)) throw Object.assign(new Error('(SSH) Channel open failure: open failed'), { reason: 1 });
+      const ch = await original(name);
+      const seen = { closed: false };
+      ch.once('close', () => (seen.closed = true));
+      opened.push(seen);
+      return ch;
+    };
+    return {
+      opened,
+      asked: () => asked,
+      sftpOpened: () => sftpOpened,
+      restore: () => {
+        conn.subsystem = original;
+        conn.sftp = originalSftp;
+      },
+    };
+  }
+
+  it('moves a large file over two data channels of the one connection, a small one over one, and closes them when done', async () => {
     const src = join(fresh('src'), 'large.bin');
     writeFileSync(src, randomBytes(40 * 1024 * 1024 + 77));
-    const opened: { closed: boolean }[] = [];
-    const original = conn.sftp.bind(conn);
-    conn.sftp = async () => {
-      const sftp = await original();
-      const seen = { closed: false };
-      sftp.once('close', () => (seen.closed = true));
-      opened.push(seen);
-      return sftp;
-    };
+    const watch = watchDataChannels();
     try {
       const remote = fresh('remote');
       await files.upload([src], remote);
       assert.equal(sha(join(remote, 'large.bin')), sha(src));
-      assert.equal(opened.length, 1, 'one more channel for the upload');
+      assert.equal(watch.opened.length, 2, 'two data channels for the upload');
       const back = join(fresh('back'), 'large.bin');
       await files.download([join(remote, 'large.bin')], back);
       assert.equal(sha(back), sha(src));
-      assert.equal(opened.length, 2, 'one more channel for the download');
-      await new Promise((r) => setTimeout(r, 100));
-      assert.deepEqual(
-        opened.map((o) => o.closed),
-        [true, true],
-        'the extra channels are closed after their copy',
-      );
-      // A small file needs no second channel.
+      assert.equal(watch.opened.length, 4, 'two more for the download');
+      // A small file needs one.
       writeFileSync(join(remote, 'small.bin'), randomBytes(1024 * 1024));
       await files.download([join(remote, 'small.bin')], join(fresh('back'), 'small.bin'));
-      assert.equal(opened.length, 2);
+      assert.equal(watch.opened.length, 5);
+      await new Promise((r) => setTimeout(r, 100));
+      assert.deepEqual(
+        watch.opened.map((o) => o.closed),
+        [true, true, true, true, true],
+        'the data channels are closed after their copy',
+      );
+      assert.equal(watch.sftpOpened(), 0, "names and attributes stay on the session's SFTP channel");
     } finally {
-      conn.sftp = original;
+      watch.restore();
     }
   });
 
-  it('falls back to the one channel when the host refuses a second one', async () => {
+  it('falls back to the channels the host allows: one data channel, or none (the SFTP channel carries the bytes)', async () => {
     // OpenSSH refuses channels past MaxSessions with "open failed"; the lab's sshd (internal-sftp)
     // does not enforce it, so the refusal is ssh2's own error for it, raised where it would be.
-    const original = conn.sftp.bind(conn);
-    let asked = 0;
-    conn.sftp = async () => {
-      asked++;
-      throw Object.assign(new Error('(SSH) Channel open failure: open failed'), { reason: 1 });
-    };
+    const src = join(fresh('src'), 'large.bin');
+    writeFileSync(src, randomBytes(24 * 1024 * 1024));
+    for (const [what, refuse, used] of [
+      ['none allowed', () => true, 0],
+      ['the second refused', (n: number) => n % 2 === 0, 1],
+    ] as const) {
+      const watch = watchDataChannels(refuse);
+      try {
+        const remote = fresh('remote');
+        await files.upload([src], remote);
+        assert.equal(sha(join(remote, 'large.bin')), sha(src), what);
+        const back = join(fresh('back'), 'large.bin');
+        await files.download([join(remote, 'large.bin')], back);
+        assert.equal(sha(back), sha(src), what);
+        assert.equal(watch.asked(), 4, `${what}: each copy asked for two channels`);
+        assert.equal(watch.opened.length, 2 * used, what);
+        assert.equal(watch.sftpOpened(), 0, what);
+      } finally {
+        watch.restore();
+      }
+    }
+  });
+
+  it("a data channel takes OpenSSH's request limits (255 KiB) and reports its statuses with the path", async () => {
+    const dc = await SftpDataChannel.open(conn, 'lab');
     try {
-      const src = join(fresh('src'), 'large.bin');
-      writeFileSync(src, randomBytes(24 * 1024 * 1024));
-      const remote = fresh('remote');
-      await files.upload([src], remote);
-      assert.equal(sha(join(remote, 'large.bin')), sha(src));
-      const back = join(fresh('back'), 'large.bin');
-      await files.download([join(remote, 'large.bin')], back);
-      assert.equal(sha(back), sha(src));
-      assert.equal(asked, 2, 'each copy asked once for a second channel');
+      assert.deepEqual([dc.maxRead, dc.maxWrite], [255 * 1024, 255 * 1024]);
+      const missing = join(fresh('none'), 'missing.bin');
+      await assert.rejects(dc.openFile(missing, 'r'), (e: Error & { code?: string }) => e.code === 'NOT_FOUND' && e.message.includes(`lab:${missing}`));
     } finally {
-      conn.sftp = original;
+      dc.end();
     }
   });
 
