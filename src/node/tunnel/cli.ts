@@ -3,7 +3,7 @@ import { escapeControls } from '../../common/safeText.js';
 import { formatTunnelText, parseTunnelText, tunnelProblems, type TunnelKind, type TunnelProblem, type TunnelSpec } from '../../common/tunnels/spec.js';
 import { targetOptionsFrom } from '../cli/connectOptions.js';
 import { awsScopeFrom } from '../cli/awsFlags.js';
-import { progressLine } from '../cli/output.js';
+import { printJson, progressLine, withJsonErrors } from '../cli/output.js';
 import type { TunnelFlags } from '../cli/commands/tunnel.js';
 import { connectInteractively } from '../cli/sshSession.js';
 import { connect } from '../ssh/connection.js';
@@ -97,7 +97,12 @@ function checkSaved(t: SavedTunnel, asRoot = isRoot()): TunnelSpec {
 }
 
 export async function runTunnel(name: string | undefined, flags: TunnelFlags): Promise<number> {
-  if (flags.list) return listSaved(name, flags);
+  if (flags.list) {
+    let code = 0;
+    await withJsonErrors(flags.json, async () => void (code = await listSaved(name, flags)));
+    return code;
+  }
+  if (flags.json) throw new AppError('INVALID_INPUT', '--json prints the saved tunnels: use it with --list (tagssh tunnel --list [NAME] --json).');
   if (name === undefined)
     throw new AppError(
       'INVALID_INPUT',
@@ -202,6 +207,10 @@ async function listSaved(name: string | undefined, flags: TunnelFlags): Promise<
   const saved = (await import('./saved.js')).jsonTunnelStore().list();
   const inst = name !== undefined ? await findOne(name, flags) : undefined;
   const shown = inst ? savedFor(saved, inst) : saved;
+  if (flags.json) {
+    printJson(shown);
+    return 0;
+  }
   if (shown.length === 0) {
     process.stdout.write(
       inst

@@ -12,6 +12,7 @@ export interface TunnelFlags extends ConnectFlags {
   remote?: string[];
   saved?: string[];
   list?: boolean;
+  json?: boolean;
   pick?: string;
   keepalive?: number;
 }
@@ -40,6 +41,7 @@ export function register(program: Command): void {
       collect,
     )
     .option('--list', 'list the saved tunnels (with NAME: those that apply to it) and what each forwards')
+    .option('--json', 'with --list: print the saved tunnels as a JSON array, as the app stores them')
     .option('--pick <id>', 'choose this instance id when several match the name')
     .option('--keepalive <seconds>', 'probe the server every N seconds; 3 unanswered probes count as a drop and start a reconnect (default 15)', (v) => {
       const n = Number(v);
@@ -63,6 +65,7 @@ Examples:
   tagssh tunnel web -L 5432:db.internal:5432 -D 1080
   tagssh tunnel web                        the saved tunnels that apply to web
   tagssh tunnel web --saved env=staging    only those saved for the tag env=staging
-  tagssh tunnel --list [web]               the saved tunnels (those for web) with their ids`,
+  tagssh tunnel --list [web]               the saved tunnels (those for web) with their ids
+  tagssh tunnel --list web --json          the same as JSON (an empty array when none applies)`,
   );
 }

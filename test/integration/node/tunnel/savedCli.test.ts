@@ -270,6 +270,25 @@ describe('tagssh tunnel NAME with saved tunnels', () => {
     assert.equal(mixed.code, 2, mixed.stderr);
     assert.equal(mixed.stderr, 'tagssh: --list only lists the saved tunnels: leave out -L, -D, -R and --saved, or leave out --list to start them.\n');
 
+    // --json: the saved tunnels as stored, untrusted text made terminal-safe; an error as {"error"} too.
+    const json = await tagssh(['tunnel', '--list', '--json']);
+    assert.equal(json.code, 0, json.stderr);
+    assert.ok(!json.stdout.includes('\u001b'), 'no ESC reaches the terminal raw');
+    assert.deepEqual(JSON.parse(json.stdout), all);
+    const webJson = await tagssh(['tunnel', '--list', 'web', '--json']);
+    assert.deepEqual(
+      (JSON.parse(webJson.stdout) as { id: string }[]).map((t) => t.id),
+      [own.id, staging.id],
+    );
+    const bareJson = await tagssh(['tunnel', '--list', 'bare', '--json']);
+    assert.equal(bareJson.stdout, '[]\n');
+    const missingJson = await tagssh(['tunnel', '--list', 'nosuch', '--json']);
+    assert.equal(missingJson.code, 3, missingJson.stderr);
+    assert.equal((JSON.parse(missingJson.stdout) as { error: { code: string } }).error.code, 'NOT_FOUND');
+    const jsonAlone = await tagssh(['tunnel', 'web', '--json']);
+    assert.equal(jsonAlone.code, 2, jsonAlone.stderr);
+    assert.equal(jsonAlone.stderr, 'tagssh: --json prints the saved tunnels: use it with --list (tagssh tunnel --list [NAME] --json).\n');
+
     save([]);
     const empty = await tagssh(['tunnel', '--list']);
     assert.equal(empty.code, 0, empty.stderr);
@@ -346,6 +365,7 @@ describe('tagssh tunnel NAME with saved tunnels', () => {
     assert.match(r.stdout, /^ {2}--list +list the saved tunnels/m);
     assert.match(r.stdout, /^Without -L\/-D\/-R, the tunnels saved in the app's Tunnels tab that apply to NAME run/m);
     assert.match(r.stdout, /^ {2}tagssh tunnel --list \[web\] /m);
+    assert.match(r.stdout, /^ {2}--json +with --list: print the saved tunnels as a JSON array/m);
   });
 
   it('a saved fixed local port in use is the same error as the flag form', async () => {
