@@ -1,13 +1,12 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateTagsCommand } from '@aws-sdk/client-ec2';
-import { startMoto, type Moto } from '../../../lab/moto.js';
+import type { Moto } from '../../../lab/moto.js';
+import { startCliLab, type CliLab } from '../../../lab/cliLab.js';
 import { seedInstance, sshdTags } from '../../../lab/seed.js';
-import { importKeyPair, keyPairInHome } from '../../../lab/keyPairs.js';
-import { startSshd, cleanupSshd, type SshdHost } from '../../../lab/sshd.js';
+import { type SshdHost } from '../../../lab/sshd.js';
 import { runTagssh, type Run } from '../../../lab/run.js';
 
 // Matrix runs through the CLI: `--param dir=A --param dir=B` runs the preset once per directory
@@ -16,6 +15,7 @@ import { runTagssh, type Run } from '../../../lab/run.js';
 // The two directories: one on this machine's disk, one reached through a symlink into /dev/shm
 // (a tmpfs), which also shows that a symlinked directory is labelled by where it really is.
 
+let lab: CliLab;
 let moto: Moto;
 let host: SshdHost;
 let instanceId: string;
@@ -27,14 +27,16 @@ function tagssh(args: string[]): Promise<Run> {
 }
 
 before(async () => {
-  home = mkdtempSync(join(tmpdir(), 'tagssh-cli-matrix-'));
   work = mkdtempSync(join('/var/tmp', 'tagssh-matrix-dirs-'));
   mkdirSync(join(work, 'disk'));
   symlinkSync('/dev/shm', join(work, 'shm'));
-  const key = keyPairInHome(home, 'matrix-key');
-  [moto, host] = await Promise.all([startMoto(), startSshd({ address: '127.0.0.70', authorizedKeys: [key.publicKey] })]);
-  const ec2 = moto.sdk();
-  await importKeyPair(ec2, 'matrix-key', key);
+  lab = await startCliLab({
+    prefix: 'tagssh-cli-matrix-',
+    keyName: 'matrix-key',
+    sshd: { address: '127.0.0.70' },
+  });
+  ({ home, moto, host } = lab);
+  const ec2 = lab.ec2;
   ({ id: instanceId } = await seedInstance(ec2, {
     name: 'matrix-1',
     eip: host.address,
@@ -45,9 +47,7 @@ before(async () => {
 });
 
 after(async () => {
-  await Promise.all([host?.stop(), moto?.stop()]);
-  if (host) cleanupSshd(host);
-  rmSync(home, { recursive: true, force: true });
+  await lab?.stop();
   rmSync(work, { recursive: true, force: true });
 });
 

@@ -2,14 +2,13 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startMoto, type Moto } from '../../../lab/moto.js';
+import type { Moto } from '../../../lab/moto.js';
+import { startCliLab, type CliLab } from '../../../lab/cliLab.js';
 import { seedInstance, sshdTags } from '../../../lab/seed.js';
-import { importKeyPair, keyPairInHome } from '../../../lab/keyPairs.js';
 import { freePort } from '../../../lab/ports.js';
-import { startSshd, cleanupSshd, type SshdHost, type KeyPair } from '../../../lab/sshd.js';
+import { type SshdHost } from '../../../lab/sshd.js';
 import { runProcess, runTagssh, TAGSSH_BIN, type Run } from '../../../lab/run.js';
 import { partialNameFor } from '../../../../src/node/files/index.js';
 
@@ -17,10 +16,10 @@ import { partialNameFor } from '../../../../src/node/files/index.js';
 // alias with a real sshd behind it. The sshd is on this machine, so remote files are checked on
 // disk directly.
 
+let lab: CliLab;
 let moto: Moto;
 let host: SshdHost;
 let home: string;
-let key: KeyPair;
 let webId: string;
 let n = 0;
 const ODD_NAME = `it's "odd" $(x) ウェブ`;
@@ -35,16 +34,15 @@ const env = () => ({ PATH: process.env.PATH, ...moto.env, HOME: home, TAGSSH_HOM
 const tagssh = (args: string[]): Promise<Run> => runTagssh(args, env());
 
 before(async () => {
-  home = mkdtempSync(join(tmpdir(), 'tagssh-cli-cp-'));
-  key = keyPairInHome(home, 'team-key');
-  const port = await freePort('127.0.0.14');
   // One sshd answering on two addresses: two instances (two EIPs), one machine.
-  [moto, host] = await Promise.all([
-    startMoto(),
-    startSshd({ address: '127.0.0.14', port, authorizedKeys: [key.publicKey], extraConfig: [`ListenAddress 127.0.0.15:${port}`] }),
-  ]);
-  const ec2 = moto.sdk();
-  await importKeyPair(ec2, 'team-key', key);
+  const port = await freePort('127.0.0.14');
+  lab = await startCliLab({
+    prefix: 'tagssh-cli-cp-',
+    keyName: 'team-key',
+    sshd: { address: '127.0.0.14', port, extraConfig: [`ListenAddress 127.0.0.15:${port}`] },
+  });
+  ({ home, moto, host } = lab);
+  const ec2 = lab.ec2;
   const tags = sshdTags(host);
   webId = (await seedInstance(ec2, { name: 'web', eip: '127.0.0.14', keyName: 'team-key', imageId: 'ami-1e749f67', tags })).id;
   await seedInstance(ec2, { name: ODD_NAME, eip: '127.0.0.15', keyName: 'team-key', imageId: 'ami-1e749f67', tags });
@@ -55,9 +53,7 @@ before(async () => {
 });
 
 after(async () => {
-  await Promise.all([host?.stop(), moto?.stop()]);
-  if (host) cleanupSshd(host);
-  rmSync(home, { recursive: true, force: true });
+  await lab?.stop();
 });
 
 describe('tagssh cp', () => {

@@ -1,12 +1,11 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startMoto, type Moto } from '../../../lab/moto.js';
+import type { Moto } from '../../../lab/moto.js';
+import { startCliLab, type CliLab } from '../../../lab/cliLab.js';
 import { seedInstance, sshdTags } from '../../../lab/seed.js';
-import { importKeyPair, keyPairInHome } from '../../../lab/keyPairs.js';
-import { startSshd, makeKey, cleanupSshd, type SshdHost, type KeyPair } from '../../../lab/sshd.js';
+import { makeKey, type SshdHost, type KeyPair } from '../../../lab/sshd.js';
 import { runProcess, runTagssh, TAGSSH_BIN, type Run } from '../../../lab/run.js';
 
 // `tagssh ssh` end to end: a Name tag in moto whose Elastic IP is a loopback alias with a real
@@ -14,10 +13,10 @@ import { runProcess, runTagssh, TAGSSH_BIN, type Run } from '../../../lab/run.js
 // port from the instance's tagssh:user / tagssh:port tags.
 
 const root = join(import.meta.dirname, '../../../..');
+let lab: CliLab;
 let moto: Moto;
 let host: SshdHost;
 let home: string;
-let key: KeyPair;
 let locked: KeyPair;
 
 function tagssh(args: string[], input?: string): Promise<Run> {
@@ -31,12 +30,14 @@ function onPty(steps: unknown[], args: string[]): Promise<Run> {
 }
 
 before(async () => {
-  home = mkdtempSync(join(tmpdir(), 'tagssh-cli-ssh-'));
-  key = keyPairInHome(home, 'team-key');
-  locked = makeKey(join(home, 'gen'), 'ecdsa', { name: 'locked', passphrase: 'open sesame' });
-  [moto, host] = await Promise.all([startMoto(), startSshd({ address: '127.0.0.6', authorizedKeys: [key.publicKey, locked.publicKey] })]);
-  const ec2 = moto.sdk();
-  await importKeyPair(ec2, 'team-key', key);
+  lab = await startCliLab({
+    prefix: 'tagssh-cli-ssh-',
+    keyName: 'team-key',
+    sshd: { address: '127.0.0.6' },
+    moreKeys: (dir) => [(locked = makeKey(join(dir, 'gen'), 'ecdsa', { name: 'locked', passphrase: 'open sesame' }))],
+  });
+  ({ home, moto, host } = lab);
+  const ec2 = lab.ec2;
   await seedInstance(ec2, {
     name: 'web',
     eip: host.address,
@@ -47,9 +48,7 @@ before(async () => {
 });
 
 after(async () => {
-  await Promise.all([host?.stop(), moto?.stop()]);
-  if (host) cleanupSshd(host);
-  rmSync(home, { recursive: true, force: true });
+  await lab?.stop();
 });
 
 describe('tagssh ssh', () => {

@@ -1,21 +1,22 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { exitCodeFor } from '../../../../src/common/errors.js';
 import { SettingsSchema } from '../../../../src/common/model/settings.js';
 import { jsonSettingsStore } from '../../../../src/node/store/settings.js';
-import { startMoto, type Moto } from '../../../lab/moto.js';
+import type { Moto } from '../../../lab/moto.js';
+import { startCliLab, type CliLab } from '../../../lab/cliLab.js';
 import { seedInstance, type Seeded, sshdTags } from '../../../lab/seed.js';
-import { importKeyPair, keyPairInHome } from '../../../lab/keyPairs.js';
-import { startSshd, cleanupSshd, type SshdHost } from '../../../lab/sshd.js';
+import { type SshdHost } from '../../../lab/sshd.js';
 import { runProcess, runTagssh, TAGSSH_BIN, type Run } from '../../../lab/run.js';
 
 // `tagssh ssh NAME --log [FILE] [--raw] [--timestamps]` and `--snippet NAME`, on a real PTY
 // against a real sshd: what the log holds (and never holds), where it goes, and wrong inputs.
 
 const root = join(import.meta.dirname, '../../../..');
+let lab: CliLab;
 let moto: Moto;
 let host: SshdHost;
 let home: string;
@@ -24,11 +25,13 @@ let seeded: Seeded;
 const env = (): NodeJS.ProcessEnv => ({ PATH: process.env.PATH, ...moto.env, HOME: home, TAGSSH_HOME: join(home, 'tagssh'), TERM: 'xterm-256color' });
 
 before(async () => {
-  home = mkdtempSync(join(tmpdir(), 'tagssh-cli-log-'));
-  const key = keyPairInHome(home, 'log-key');
-  [moto, host] = await Promise.all([startMoto(), startSshd({ address: '127.0.0.23', authorizedKeys: [key.publicKey] })]);
-  const ec2 = moto.sdk();
-  await importKeyPair(ec2, 'log-key', key);
+  lab = await startCliLab({
+    prefix: 'tagssh-cli-log-',
+    keyName: 'log-key',
+    sshd: { address: '127.0.0.23' },
+  });
+  ({ home, moto, host } = lab);
+  const ec2 = lab.ec2;
   seeded = await seedInstance(ec2, {
     name: 'logged',
     eip: host.address,
@@ -50,9 +53,7 @@ before(async () => {
 });
 
 after(async () => {
-  await Promise.all([host?.stop(), moto?.stop()]);
-  if (host) cleanupSshd(host);
-  rmSync(home, { recursive: true, force: true });
+  await lab?.stop();
 });
 
 /** `tagssh ssh logged ARGS…` on a real PTY, driven by `steps`. */

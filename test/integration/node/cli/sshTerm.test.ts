@@ -1,12 +1,10 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startMoto, type Moto } from '../../../lab/moto.js';
+import type { Moto } from '../../../lab/moto.js';
+import { startCliLab, type CliLab } from '../../../lab/cliLab.js';
 import { seedInstance, sshdTags } from '../../../lab/seed.js';
-import { importKeyPair, keyPairInHome } from '../../../lab/keyPairs.js';
-import { startSshd, cleanupSshd, type SshdHost } from '../../../lab/sshd.js';
+import { type SshdHost } from '../../../lab/sshd.js';
 import { runProcess, TAGSSH_BIN, type Run } from '../../../lab/run.js';
 
 // The terminal type `tagssh ssh` asks the remote PTY for, as the README states it: the local TERM,
@@ -14,16 +12,19 @@ import { runProcess, TAGSSH_BIN, type Run } from '../../../lab/run.js';
 // against a real sshd by asking the remote shell for $TERM.
 
 const root = join(import.meta.dirname, '../../../..');
+let lab: CliLab;
 let moto: Moto;
 let host: SshdHost;
 let home: string;
 
 before(async () => {
-  home = mkdtempSync(join(tmpdir(), 'tagssh-cli-term-'));
-  const key = keyPairInHome(home, 'term-key');
-  [moto, host] = await Promise.all([startMoto(), startSshd({ address: '127.0.0.7', authorizedKeys: [key.publicKey] })]);
-  const ec2 = moto.sdk();
-  await importKeyPair(ec2, 'term-key', key);
+  lab = await startCliLab({
+    prefix: 'tagssh-cli-term-',
+    keyName: 'term-key',
+    sshd: { address: '127.0.0.7' },
+  });
+  ({ home, moto, host } = lab);
+  const ec2 = lab.ec2;
   await seedInstance(ec2, {
     name: 'term',
     eip: host.address,
@@ -34,9 +35,7 @@ before(async () => {
 });
 
 after(async () => {
-  await Promise.all([host?.stop(), moto?.stop()]);
-  if (host) cleanupSshd(host);
-  rmSync(home, { recursive: true, force: true });
+  await lab?.stop();
 });
 
 /** `tagssh ssh term` on a real PTY with the given local TERM (undefined: not set at all). */

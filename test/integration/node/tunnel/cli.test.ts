@@ -2,15 +2,13 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startMoto, type Moto } from '../../../lab/moto.js';
+import type { Moto } from '../../../lab/moto.js';
+import { startCliLab, type CliLab } from '../../../lab/cliLab.js';
 import { seedInstance, sshdTags } from '../../../lab/seed.js';
-import { importKeyPair, keyPairInHome } from '../../../lab/keyPairs.js';
-import { startSshd, cleanupSshd, type SshdHost, type KeyPair } from '../../../lab/sshd.js';
+import { type SshdHost } from '../../../lab/sshd.js';
 import { freePort } from '../../../lab/ports.js';
 import { runProcess, runTagssh, TAGSSH_BIN, type Run } from '../../../lab/run.js';
 import { startTunnelProcess, waitFor, type TunnelProcess } from '../../../lab/tunnelProcess.js';
@@ -21,10 +19,10 @@ import { startTunnelProcess, waitFor, type TunnelProcess } from '../../../lab/tu
 // Every flag is run, wrong specs included: each error names its flag and exits 2.
 
 const root = join(import.meta.dirname, '../../../..');
+let lab: CliLab;
 let moto: Moto;
 let host: SshdHost;
 let home: string;
-let key: KeyPair;
 let httpServer: http.Server;
 let echoServer: net.Server;
 let httpPort: number;
@@ -73,11 +71,13 @@ function echoSha(port: number, data: Buffer): Promise<string> {
 }
 
 before(async () => {
-  home = mkdtempSync(join(tmpdir(), 'tagssh-cli-tunnel-'));
-  key = keyPairInHome(home, 'team-key');
-  [moto, host] = await Promise.all([startMoto(), startSshd({ address: '127.0.0.45', authorizedKeys: [key.publicKey] })]);
-  const ec2 = moto.sdk();
-  await importKeyPair(ec2, 'team-key', key);
+  lab = await startCliLab({
+    prefix: 'tagssh-cli-tunnel-',
+    keyName: 'team-key',
+    sshd: { address: '127.0.0.45' },
+  });
+  ({ home, moto, host } = lab);
+  const ec2 = lab.ec2;
   await seedInstance(ec2, {
     name: 'web',
     eip: host.address,
@@ -95,9 +95,7 @@ before(async () => {
 after(async () => {
   httpServer?.close();
   echoServer?.close();
-  await Promise.all([host?.stop(), moto?.stop()]);
-  if (host) cleanupSshd(host);
-  rmSync(home, { recursive: true, force: true });
+  await lab?.stop();
 });
 
 describe('tagssh tunnel', () => {

@@ -2,16 +2,14 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateTagsCommand } from '@aws-sdk/client-ec2';
-import { startMoto, type Moto } from '../../../lab/moto.js';
+import type { Moto } from '../../../lab/moto.js';
+import { startCliLab, type CliLab } from '../../../lab/cliLab.js';
 import { seedInstance, sshdTags, type Seeded } from '../../../lab/seed.js';
-import { importKeyPair, keyPairInHome } from '../../../lab/keyPairs.js';
-import { startSshd, cleanupSshd, type SshdHost, type KeyPair } from '../../../lab/sshd.js';
+import { type SshdHost } from '../../../lab/sshd.js';
 import { freePort } from '../../../lab/ports.js';
 import { runProcess, runTagssh, type Run } from '../../../lab/run.js';
 import { startTunnelProcess, waitFor } from '../../../lab/tunnelProcess.js';
@@ -25,10 +23,10 @@ import type { SavedTunnel } from '../../../../src/common/tunnels/contract.js';
 // instance must not run; retagging web in EC2 changes which run at once. --saved, --list, the
 // none-saved message, flags beside saved tunnels and a busy saved port, each as a person runs them.
 
+let lab: CliLab;
 let moto: Moto;
 let host: SshdHost;
 let home: string;
-let key: KeyPair;
 let web: Seeded;
 let other: Seeded;
 let bare: Seeded;
@@ -96,11 +94,13 @@ async function setEnvTag(id: string, value: string): Promise<void> {
 }
 
 before(async () => {
-  home = mkdtempSync(join(tmpdir(), 'tagssh-saved-tunnels-'));
-  key = keyPairInHome(home, 'team-key');
-  [moto, host] = await Promise.all([startMoto(), startSshd({ address: '127.0.0.48', authorizedKeys: [key.publicKey] })]);
-  const ec2 = moto.sdk();
-  await importKeyPair(ec2, 'team-key', key);
+  lab = await startCliLab({
+    prefix: 'tagssh-saved-tunnels-',
+    keyName: 'team-key',
+    sshd: { address: '127.0.0.48' },
+  });
+  ({ home, moto, host } = lab);
+  const ec2 = lab.ec2;
   web = await seedInstance(ec2, { name: 'web', eip: host.address, keyName: 'team-key', imageId: 'ami-1e749f67', tags: { env: 'staging', ...sshdTags(host) } });
   other = await seedInstance(ec2, { name: 'other', eip: '127.0.0.49', keyName: 'team-key', imageId: 'ami-1e749f67' });
   bare = await seedInstance(ec2, { name: 'bare', eip: '127.0.0.50', keyName: 'team-key', imageId: 'ami-1e749f67', tags: { env: 'test' } });
@@ -126,9 +126,7 @@ before(async () => {
 
 after(async () => {
   for (const s of servers) s.close();
-  await Promise.all([host?.stop(), moto?.stop()]);
-  if (host) cleanupSshd(host);
-  rmSync(home, { recursive: true, force: true });
+  await lab?.stop();
 });
 
 describe('tagssh tunnel NAME with saved tunnels', () => {
