@@ -143,22 +143,18 @@ test('saved with any free port: the stopped tunnels say so, in English and in Ja
   await field('Type').selectOption('dynamic');
   await field('Local port').fill('0');
   await save();
-  await field('Type').selectOption('local');
-  await field('Local port').fill('0');
-  await field('Destination host').fill('db.internal');
-  await field('Destination port').fill('5432');
-  await save();
-  await field('Type').selectOption('local');
-  await field('Listen address').fill('::1');
-  await field('Local port').fill('0');
-  await field('Destination host').fill('db.internal');
-  await field('Destination port').fill('5432');
-  await save();
-  await field('Type').selectOption('local');
-  await field('Local port').fill('15432');
-  await field('Destination host').fill('db.internal');
-  await field('Destination port').fill('5432');
-  await save();
+  /** A local forward to db.internal:5432, typed in and saved as a person does. */
+  const saveLocal = async (port: string, bind?: string) => {
+    await field('Type').selectOption('local');
+    if (bind) await field('Listen address').fill(bind);
+    await field('Local port').fill(port);
+    await field('Destination host').fill('db.internal');
+    await field('Destination port').fill('5432');
+    await save();
+  };
+  await saveLocal('0');
+  await saveLocal('0', '::1');
+  await saveLocal('15432');
 
   assert.equal(await desc(0), 'SOCKS5 proxy on 127.0.0.1: any free port');
   assert.equal(await desc(1), '127.0.0.1: any free port → db.internal:5432');
