@@ -49,6 +49,8 @@ const ATTR_PERMISSIONS = 0x4;
 
 /** Every SFTP server must take 32 KiB of data per request (the protocol's minimum packet of 34000 bytes). */
 const SAFE_REQUEST = 32 * 1024;
+/** The SSH packet size of a session channel (OpenSSH's CHAN_SES_PACKET_DEFAULT, ssh2's too). */
+const FIRST_PACKET = 32 * 1024;
 /** A reply other than DATA is small (a handle, a status text); anything larger is refused. */
 const MAX_SMALL_REPLY = 64 * 1024;
 /** The most a DATA reply may carry, whatever the limits say (OpenSSH's sftp-server: 255 KiB). */
@@ -204,10 +206,11 @@ export class SftpDataChannel {
         this.channel.write(head);
         return;
       }
-      this.channel.cork();
-      this.channel.write(head);
-      this.channel.write(payload);
-      this.channel.uncork();
+      // The channel sends each write as packets of its own: the header goes with the payload's
+      // first bytes, so a request takes as many packets as its size needs (and no tiny one).
+      const first = Math.min(payload.length, Math.max(0, FIRST_PACKET - head.length));
+      this.channel.write(Buffer.concat([head, payload.subarray(0, first)]));
+      if (first < payload.length) this.channel.write(payload.subarray(first));
     });
   }
 
