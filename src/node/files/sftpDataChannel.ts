@@ -2,6 +2,7 @@ import type { Duplex } from 'node:stream';
 import { AppError } from '../../common/errors.js';
 import type { SshConnection } from '../ssh/connection.js';
 import { channelLost, sftpError } from './sftpOps.js';
+import { STATUS, STATUS_TEXT } from './sftpStatus.js';
 
 // A file's bytes travel over an SFTP channel of their own, spoken to by this module (SFTP version
 // 3, what OpenSSH's sftp-server speaks) rather than by ssh2's SFTP client, which stays in charge of
@@ -12,7 +13,8 @@ import { channelLost, sftpError } from './sftpOps.js';
 // to the channel as they are: half the garbage collections. Measured with FileSession, 512 MiB,
 // six interleaved runs each in one process (as the app's file panel runs): downloads took a median
 // of 795 ms against 885 with ssh2's client, uploads 805 against 850. A whole `tagssh cp`, whose
-// process is small and collects garbage cheaply, showed no difference beyond run-to-run noise.
+// process collects garbage without incremental marking (cli/gcTuning.ts), showed no difference
+// beyond run-to-run noise.
 // Only what a copy needs: open, read, write, close, and OpenSSH's limits to size the requests.
 
 const INIT = 1;
@@ -22,24 +24,10 @@ const CLOSE = 4;
 const READ = 5;
 const WRITE = 6;
 const EXTENDED = 200;
-const STATUS = 101;
+const STATUS_REPLY = 101;
 const HANDLE = 102;
 const DATA = 103;
 const EXTENDED_REPLY = 201;
-
-const STATUS_OK = 0;
-const STATUS_EOF = 1;
-const STATUS_TEXT = [
-  'OK',
-  'End of file',
-  'No such file',
-  'Permission denied',
-  'Failure',
-  'Bad message',
-  'No connection',
-  'Connection lost',
-  'Operation unsupported',
-];
 
 const OPEN_READ = 0x1;
 const OPEN_WRITE = 0x2;
@@ -276,10 +264,10 @@ export class SftpDataChannel {
     try {
       if (m.type === HANDLE) return req.resolve(body.subarray(4, 4 + body.readUInt32BE(0)));
       if (m.type === EXTENDED_REPLY) return req.resolve(body);
-      if (m.type === STATUS) {
+      if (m.type === STATUS_REPLY) {
         const code = body.readUInt32BE(0);
-        if (code === STATUS_OK) return req.resolve(null);
-        if (code === STATUS_EOF && req.into) return req.resolve(0);
+        if (code === STATUS.OK) return req.resolve(null);
+        if (code === STATUS.EOF && req.into) return req.resolve(0);
         const textLen = body.length >= 8 ? body.readUInt32BE(4) : 0;
         const text = textLen > 0 ? body.subarray(8, 8 + textLen).toString('utf8') : (STATUS_TEXT[code] ?? `status ${code}`);
         return req.reject(sftpError(Object.assign(new Error(text), { code }), req.action, req.path, this.host));

@@ -1,11 +1,9 @@
 import type { FileEntryWithStats, InputAttributes, OpenMode, SFTPWrapper, Stats } from 'ssh2';
 import { AppError } from '../../common/errors.js';
+import { STATUS } from './sftpStatus.js';
 
 // ssh2's SFTP calls as promises, each failure an AppError naming the remote path. SFTP carries
 // paths as bytes: nothing here passes through a shell, so no quoting is needed (or wanted).
-
-const STATUS_NO_SUCH_FILE = 2;
-const STATUS_PERMISSION_DENIED = 3;
 
 /** A request whose channel or connection went away before the answer. */
 export function channelLost(host: string, action: string, path: string): AppError {
@@ -21,14 +19,14 @@ export function sftpError(err: unknown, action: string, path: string, host: stri
   if (e instanceof AppError) return e;
   // ssh2's words for a request whose channel or connection went away before the answer.
   if (e.message === 'No response from server') return channelLost(host, action, path);
-  if (e.code === STATUS_NO_SUCH_FILE)
+  if (e.code === STATUS.NO_SUCH_FILE)
     return new AppError(
       'NOT_FOUND',
       `${host}:${path} does not exist (${action}).`,
       "Check the remote path; it is relative to the login user's home directory unless it starts with /.",
       { path, action },
     );
-  if (e.code === STATUS_PERMISSION_DENIED)
+  if (e.code === STATUS.PERMISSION_DENIED)
     return new AppError(
       'REMOTE_FAILED',
       `Permission denied on ${host}:${path} (${action}).`,

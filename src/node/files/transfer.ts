@@ -9,12 +9,12 @@ import { SftpDataChannel, type DataHandle } from './sftpDataChannel.js';
 import type { SftpOps } from './sftpOps.js';
 
 // Uploads and downloads of files and trees: names, directories and attributes over one SFTP
-// channel (ssh2's client), file contents over channels of their own (SftpDataChannel). Each file is written under a
-// temporary name beside its destination and renamed into place only once complete, so a partial
-// file never looks like a finished one; an interrupted copy leaves that temporary file behind for
-// `resume`, which continues it only when its bytes hash the same as the source's first bytes.
-// Within a file, many reads or writes are in flight at once (as OpenSSH's sftp does): over a
-// network the round trip, not the bandwidth, would otherwise set the pace.
+// channel (ssh2's client), file contents over channels of their own (SftpDataChannel). Each file
+// is written under a temporary name beside its destination and renamed into place only once
+// complete, so a partial file never looks like a finished one; an interrupted copy leaves that
+// temporary file behind for `resume`, which continues it only when its bytes hash the same as the
+// source's first bytes. Within a file, many reads or writes are in flight at once (as OpenSSH's
+// sftp does): over a network the round trip, not the bandwidth, would otherwise set the pace.
 
 export interface TransferProgress {
   /** Bytes copied so far in this run (skipped and resumed prefixes count as copied). */
@@ -410,7 +410,7 @@ async function closeLanes(lanes: Lane[]): Promise<void> {
   if (failed) throw failed.reason;
 }
 
-/** One SFTP channel's transfers: uploads and downloads of files and trees. */
+/** Uploads and downloads of files and trees through one SFTP channel and the data channels it opens per copy. */
 export class Transfers {
   /** The data channels of the copy in progress, opened on first need; null when refused. */
   private channels: Promise<SftpDataChannel | null>[] = [];
