@@ -28,6 +28,8 @@ const STATUS_REPLY = 101;
 const HANDLE = 102;
 const DATA = 103;
 const EXTENDED_REPLY = 201;
+/** VERSION answers INIT, which carries no request id: the handshake waits under this one. */
+const VERSION_REPLY_ID = -1;
 
 const OPEN_READ = 0x1;
 const OPEN_WRITE = 0x2;
@@ -83,6 +85,19 @@ function str(b: Buffer): Buffer {
   return Buffer.concat([u32(b.length), b]);
 }
 
+/** The names of the extensions a VERSION reply offers (uint32 version, then pairs of strings: name, data). */
+function extensionNames(body: Buffer): string[] {
+  const names: string[] = [];
+  for (let p = 4; p + 4 <= body.length;) {
+    const nameLen = body.readUInt32BE(p);
+    names.push(body.subarray(p + 4, p + 4 + nameLen).toString('latin1'));
+    p += 4 + nameLen;
+    if (p + 4 > body.length) break;
+    p += 4 + body.readUInt32BE(p);
+  }
+  return names;
+}
+
 /** A file's handle on this channel, and where it points (for errors). */
 export interface DataHandle {
   readonly handle: Buffer;
@@ -97,7 +112,6 @@ export class SftpDataChannel {
   private headLen = 0;
   private incoming: Incoming | null = null;
   private ended = false;
-  private onVersion: ((extensions: Map<string, Buffer>) => void) | undefined;
   /** Most bytes one read request asks for. */
   maxRead = SAFE_REQUEST;
   /** Most bytes one write request carries. */
@@ -135,12 +149,11 @@ export class SftpDataChannel {
   }
 
   private async handshake(): Promise<void> {
-    const extensions = await new Promise<Map<string, Buffer>>((resolve, reject) => {
-      this.onVersion = resolve;
-      this.pending.set(-1, { resolve: () => undefined, reject, action: 'start SFTP', path: '' });
+    const version = await new Promise<Buffer | number | null>((resolve, reject) => {
+      this.pending.set(VERSION_REPLY_ID, { resolve, reject, action: 'start SFTP', path: '' });
       this.channel.write(Buffer.concat([u32(5), Buffer.from([INIT]), u32(3)]));
     });
-    if (!extensions.has('limits@openssh.com')) return;
+    if (!extensionNames(version as Buffer).includes('limits@openssh.com')) return;
     const reply = (await this.request(EXTENDED, [str(Buffer.from('limits@openssh.com'))], 'ask the limits of', '')) as Buffer;
     // uint64 max-packet-length, max-read-length, max-write-length, max-open-handles; 0: no limit.
     if (reply.length < 24) return;
@@ -180,7 +193,7 @@ export class SftpDataChannel {
     await this.request(CLOSE, [str(h.handle)], 'close', h.path);
   }
 
-  /** Sends one request; `payload` follows the fields as it is (a write's bytes are not copied). */
+  /** Sends one request; `payload` follows the fields (a write's bytes past its first packet are not copied). */
   private request(type: number, fields: Buffer[], action: string, path: string, into?: Buffer, payload?: Buffer): Promise<Buffer | number | null> {
     if (this.ended) return Promise.reject(channelLost(this.host, action, path));
     const id = this.nextId;
@@ -255,13 +268,14 @@ export class SftpDataChannel {
   }
 
   private finish(m: Incoming): void {
-    if (m.type === VERSION) return this.version(Buffer.concat(m.parts));
-    const req = this.pending.get(m.id);
-    if (!req) return void this.malformed(`a reply to request ${m.id}, which was not asked`);
-    this.pending.delete(m.id);
+    const id = m.type === VERSION ? VERSION_REPLY_ID : m.id;
+    const req = this.pending.get(id);
+    if (!req) return void this.malformed(m.type === VERSION ? 'a second VERSION' : `a reply to request ${m.id}, which was not asked`);
+    this.pending.delete(id);
     if (m.type === DATA) return req.resolve(m.filled);
     const body = Buffer.concat(m.parts);
     try {
+      if (m.type === VERSION) return req.resolve(body);
       if (m.type === HANDLE) return req.resolve(body.subarray(4, 4 + body.readUInt32BE(0)));
       if (m.type === EXTENDED_REPLY) return req.resolve(body);
       if (m.type === STATUS_REPLY) {
@@ -276,25 +290,6 @@ export class SftpDataChannel {
       // A field ran past the end of its reply: read as malformed below.
     }
     req.reject(this.protocolError(req, `an unreadable reply (type ${m.type})`));
-  }
-
-  private version(body: Buffer): void {
-    const req = this.pending.get(-1);
-    this.pending.delete(-1);
-    const extensions = new Map<string, Buffer>();
-    // uint32 version, then pairs of strings: extension name and data.
-    for (let p = 4; p + 4 <= body.length;) {
-      const nameLen = body.readUInt32BE(p);
-      const name = body.subarray(p + 4, p + 4 + nameLen).toString('latin1');
-      p += 4 + nameLen;
-      if (p + 4 > body.length) break;
-      const dataLen = body.readUInt32BE(p);
-      extensions.set(name, body.subarray(p + 4, p + 4 + dataLen));
-      p += 4 + dataLen;
-    }
-    if (!req || !this.onVersion) return void this.malformed('a second VERSION');
-    this.onVersion(extensions);
-    this.onVersion = undefined;
   }
 
   private protocolError(req: Pending, what: string): AppError {

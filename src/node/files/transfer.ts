@@ -69,7 +69,7 @@ const LOCAL_WRITES = 1;
 // and back. 512 MiB downloads in-process, interleaved runs: 690-850 MiB/s against 560-750 one
 // chunk per write; 16 chunks per write were no faster than 4.
 const LOCAL_WRITE_BATCH = 4;
-/** Files from this size on travel over two channels (see Transfers.lanesFor). */
+/** Files from this size on travel over two channels (see Transfers.openLanes). */
 const TWO_CHANNELS_FROM = 16 * 1024 * 1024;
 
 /** The temporary name a copy is written under, beside its destination (found again by resume). */
