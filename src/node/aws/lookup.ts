@@ -121,3 +121,12 @@ export function ambiguous(ref: string, list: Instance[], what: string): AppError
     { candidates: candidatesOf(list) } satisfies AmbiguousDetails,
   );
 }
+
+/** The one live instance `ref` names (Name tag or id, --pick among several). */
+export async function instanceNamed(ref: string, scope: AwsScope, pick?: string): Promise<Instance> {
+  const { matches: all, regions } = await findInstances(ref, scope, { eips: false });
+  const matches = applyPick(ref, all, pick);
+  if (matches.length === 0) throw notFound(ref, scope, regions);
+  if (matches.length > 1) throw ambiguous(ref, matches, 'live');
+  return matches[0]!;
+}

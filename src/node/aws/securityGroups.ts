@@ -7,7 +7,7 @@ import { AppError } from '../../common/errors.js';
 import { hostCidr, type SgDiagnosis, type SgVerdict } from '../../common/securityGroups/diagnosis.js';
 import { cjsExports } from './interop.js';
 import { shQuote } from '../../common/shell.js';
-import { ambiguous, applyPick, displayName, findInstances, notFound } from './lookup.js';
+import { displayName } from './lookup.js';
 import type { AwsScope } from './scope.js';
 import { sdkAppError, sdkClientConfig } from './sdkClients.js';
 
@@ -219,15 +219,6 @@ export function diagnosisLine(d: SgDiagnosis, ref: string): string {
 
 function shellWord(s: string): string {
   return /^[A-Za-z0-9._@:/=+-]+$/.test(s) ? s : shQuote(s);
-}
-
-/** The one live instance `ref` names (Name tag or id, --pick among several). */
-export async function instanceNamed(ref: string, scope: AwsScope, pick?: string): Promise<Instance> {
-  const { matches: all, regions } = await findInstances(ref, scope, { eips: false });
-  const matches = applyPick(ref, all, pick);
-  if (matches.length === 0) throw notFound(ref, scope, regions);
-  if (matches.length > 1) throw ambiguous(ref, matches, 'live');
-  return matches[0]!;
 }
 
 export interface AllowResult {

@@ -3,6 +3,7 @@ import { AppError } from '../../common/errors.js';
 import { portTag } from '../../common/vocab.js';
 import type { Instance } from '../../common/model/instance.js';
 import { hostCidr } from '../../common/securityGroups/diagnosis.js';
+import { instanceNamed } from '../aws/lookup.js';
 import { configuredMyIpUrl, lookUpMyIp } from '../aws/myIp.js';
 import type { AwsScope } from '../aws/scope.js';
 import {
@@ -11,7 +12,6 @@ import {
   coversPort,
   groupForNewRule,
   groupsOf,
-  instanceNamed,
   revokeRules,
   ruleDescription,
   ruleText,

@@ -189,23 +189,13 @@ export async function runTunnel(name: string | undefined, flags: TunnelFlags): P
   return 0;
 }
 
-/** The one instance NAME (or --pick) names, as EC2 reports it now, whatever its state. */
-async function findOne(name: string, flags: TunnelFlags): Promise<Instance> {
-  const { ambiguous, applyPick, findInstances, notFound } = await import('../aws/lookup.js');
-  const scope = awsScopeFrom(flags);
-  const { matches, regions } = await findInstances(name, scope, { eips: false });
-  const picked = applyPick(name, matches, flags.pick);
-  if (picked.length === 0) throw notFound(name, scope, regions);
-  if (picked.length > 1) throw ambiguous(name, picked, 'live');
-  return picked[0]!;
-}
-
 /** `tagssh tunnel --list [NAME]`: every saved tunnel, or those that apply to NAME. */
 async function listSaved(name: string | undefined, flags: TunnelFlags): Promise<number> {
   const given = [flags.local, flags.dynamic, flags.remote, flags.saved].some((v) => v?.length);
   if (given) throw new AppError('INVALID_INPUT', '--list only lists the saved tunnels: leave out -L, -D, -R and --saved, or leave out --list to start them.');
   const saved = (await import('./saved.js')).jsonTunnelStore().list();
-  const inst = name !== undefined ? await findOne(name, flags) : undefined;
+  const { instanceNamed } = await import('../aws/lookup.js');
+  const inst = name !== undefined ? await instanceNamed(name, awsScopeFrom(flags), flags.pick) : undefined;
   const shown = inst ? savedFor(saved, inst) : saved;
   if (flags.json) {
     printJson(shown);
