@@ -19,7 +19,18 @@ interface Run {
 
 async function copy(
   src: Buffer,
-  o: { chunk: number; reads: number; writes: number; batch: number; writeMs?: number; start?: number; signal?: AbortSignal; failReadAt?: number },
+  o: {
+    chunk: number;
+    reads: number;
+    writes: number;
+    batch: number;
+    writeMs?: number;
+    start?: number;
+    signal?: AbortSignal;
+    failReadAt?: number;
+    /** Told after each write lands, with how many have landed. */
+    onWritten?: (landed: number) => void;
+  },
 ): Promise<Run> {
   const { run, error } = await attempt(src, o);
   if (error) throw error;
@@ -31,6 +42,7 @@ async function attempt(src: Buffer, o: Parameters<typeof copy>[1]): Promise<{ ru
   const run: Run = { dest: Buffer.alloc(src.length), calls: [], maxReads: 0, maxWrites: 0 };
   let reads = 0;
   let writes = 0;
+  let landed = 0;
   return pipe({
     start: o.start ?? 0,
     size: src.length,
@@ -53,6 +65,7 @@ async function attempt(src: Buffer, o: Parameters<typeof copy>[1]): Promise<{ ru
       let at = pos;
       for (const b of bufs) at += b.copy(run.dest, at);
       writes--;
+      o.onWritten?.(++landed);
     },
     onBytes: () => {},
     signal: o.signal,
@@ -116,9 +129,17 @@ describe('pipe', () => {
   it('stops on cancel, leaving a prefix of the source', async () => {
     const src = randomBytes(256 * 1024);
     const ac = new AbortController();
-    const p = attempt(src, { chunk: 4096, reads: 4, writes: 1, batch: 4, writeMs: 2, signal: ac.signal });
-    setTimeout(() => ac.abort(), 15);
-    const { run, error } = await p;
+    // Cancelled once two writes have landed, not after a fixed time: on a loaded machine a timer
+    // could fire before the first write (and the copy would rightly leave nothing).
+    const { run, error } = await attempt(src, {
+      chunk: 4096,
+      reads: 4,
+      writes: 1,
+      batch: 4,
+      writeMs: 2,
+      signal: ac.signal,
+      onWritten: (n) => n === 2 && ac.abort(),
+    });
     assert.ok(error instanceof AppError && error.code === 'CANCELLED', String(error));
     const n = written(run);
     assert.ok(n > 0 && n < src.length, `${n} bytes written before the cancel took effect`);
