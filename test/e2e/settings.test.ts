@@ -58,6 +58,16 @@ async function tofuIn(p: Page, root: string, text: string): Promise<string[]> {
 test('Settings: a bad value is refused naming the field, in the app’s words; good values are saved and kept', async () => {
   await row(JA_NAME).waitFor({ timeout: 20_000 });
   await settingsTab().click();
+  // Every control sits inside its group's box (the longest choice, "Connect through", included).
+  const outside = await form().evaluate((f) =>
+    Array.from(f.querySelectorAll('fieldset')).flatMap((fs) => {
+      const box = fs.getBoundingClientRect();
+      return Array.from(fs.querySelectorAll('input, select, textarea'))
+        .filter((c) => c.getBoundingClientRect().right > box.right + 0.5)
+        .map((c) => c.getAttribute('aria-label') ?? c.id);
+    }),
+  );
+  assert.deepEqual(outside, [], 'controls drawn past their fieldset');
   const port = form().getByRole('spinbutton', { name: 'SSH port' });
   const labPort = await port.inputValue();
   await port.fill('70000');
