@@ -10,7 +10,7 @@ const ipc = {
 };
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'release/**', 'node_modules/**', 'test-artifacts/**', 'bench/results/**'] },
+  { ignores: ['dist/**', 'release/**', 'node_modules/**', 'test-artifacts/**', 'perf/results/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -33,7 +33,7 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': ['error', { paths: [ipc] }] },
   },
   {
-    files: ['**/*.mjs', 'bin/**', 'scripts/**', 'bench/**'],
+    files: ['**/*.mjs', 'bin/**', 'scripts/**', 'perf/**'],
     languageOptions: {
       globals: {
         process: 'readonly',

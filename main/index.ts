@@ -1,10 +1,12 @@
 import { join } from 'node:path';
-import { app, BrowserWindow, protocol, session, shell } from 'electron';
+import { app, BrowserWindow, dialog, protocol, session, shell } from 'electron';
 import { createEngineHost, type EngineHost } from '../src/node/host/engineHost.js';
 import { APP_ENTRY, APP_SCHEME } from './channel.js';
 import { attachIpc } from './ipcTransport.js';
+import { createRevealRelay } from './reveal.js';
 import { appProtocolResponse } from './protocol.js';
 import { utilitySpawner } from './utilityHost.js';
+import { choseLeave, unloadPromptOptions } from './unloadPrompt.js';
 import { allowPermission, hardenContents, windowOptions } from './window.js';
 
 // The Electron main process: lifecycle and hardening. The UI is served from app://, sandboxed,
@@ -22,7 +24,16 @@ let host: EngineHost | undefined;
 
 function createWindow(): BrowserWindow {
   const win = new BrowserWindow(windowOptions(join(__dirname, 'preload.cjs')));
-  attachIpc(win, host!);
+  // Logs › Show in folder: the engine names the file, the shell shows it (main/reveal.ts).
+  attachIpc(
+    win,
+    host!,
+    createRevealRelay((path) => shell.showItemInFolder(path)),
+  );
+  // The page asks before it closes or reloads with sessions open; Electron shows no question of its own.
+  win.webContents.on('will-prevent-unload', (event) => {
+    if (choseLeave(dialog.showMessageBoxSync(win, unloadPromptOptions(app.getLocale())))) event.preventDefault();
+  });
   win.once('ready-to-show', () => win.show());
   void win.loadURL(APP_ENTRY);
   return win;

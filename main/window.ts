@@ -70,9 +70,14 @@ export function externalUrl(raw: string): string | null {
   return u.href;
 }
 
-/** Permissions the UI may use: writing the clipboard (copy from the terminal). Nothing else. */
+/**
+ * Permissions the UI may use: the clipboard, written by copy (and copy on select) and read by a
+ * right-click paste in the terminal. Nothing else, and only for the app's own pages.
+ */
+const ALLOWED_PERMISSIONS = new Set(['clipboard-sanitized-write', 'clipboard-read']);
+
 export function allowPermission(permission: string, details?: { requestingUrl?: string }): boolean {
-  if (permission !== 'clipboard-sanitized-write') return false;
+  if (!ALLOWED_PERMISSIONS.has(permission)) return false;
   return details?.requestingUrl ? isAppUrl(details.requestingUrl) : false;
 }
 

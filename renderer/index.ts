@@ -1,335 +1,230 @@
 import '@xterm/xterm/css/xterm.css';
 import './styles.css';
 import type { Instance } from '../src/common/model/instance.js';
+import type { InstanceList } from '../src/common/contract.js';
 import { defaultSettings, type Settings } from '../src/common/model/settings.js';
 import { createApi, type Api } from './lib/api.js';
-import { pickTransport } from './lib/transport.js';
+import { pickTransport } from './lib/backendLink.js';
+import { Disposables } from './lib/disposables.js';
 import { h } from './lib/dom.js';
-import { createInstancesView } from './features/instances/view.js';
+import { serialSaves } from './lib/serialSaves.js';
+import { observable, type Observable } from './lib/observable.js';
+import { createInstancesView, type InstancesView } from './features/instances/view.js';
 import { applyLanguage, createSettingsView, type SettingsField } from './features/settings/view.js';
 import { createBenchView } from './features/bench/view.js';
 import { createTunnelsView } from './features/tunnels/view.js';
 import { openExportDialog } from './features/exports/exportDialog.js';
+import { openConnectAs } from './features/instances/connectAs.js';
 import { SessionRouter } from './features/terminal/sessionRouter.js';
-import { TerminalTab, type ConnectRequest, type TabState } from './features/terminal/terminalTab.js';
-import { t, type TerminalWord } from './features/terminal/messages.js';
-import { confirmDialog } from './lib/dialog.js';
-import { createTerminalTools } from './features/broadcast/toolbar.js';
+import { t } from './features/terminal/messages.js';
+import { createTerminalTools, type TerminalTools } from './features/terminal/toolsBar.js';
 import { createSnippetSettings } from './features/snippets/settingsSection.js';
-import { onLocaleChange } from './i18n/index.js';
 import { createRestartNotice } from './features/engine/restartNotice.js';
+import { createLogSettings } from './features/logs/settingsSection.js';
+import { createLogsView } from './features/logs/view.js';
+import { t as logWords } from './features/logs/messages.js';
+import { createImportButton } from './features/import/importButton.js';
+import { serialTabLabel } from './features/serialConsole/tab.js';
+import { guardUnload, takeBackSessions } from './features/terminal/pageSessions.js';
+import { createRestoreNotice, restoreWorkspace } from './features/terminal/workspace.js';
+import { tunnelRestorer } from './features/tunnels/restore.js';
+import { TabStrip } from './shell/tabStrip.js';
+import { TerminalTabs } from './shell/terminalTabs.js';
+import { installDebugHooks } from './shell/debugHooks.js';
 
-// The app shell: a tab strip (Instances, Benchmarks, one tab per terminal, Settings) over one
-// typed client. Which transport carries the client (Electron IPC or the browser-mode WebSocket)
-// is decided once. The shell applies the Settings' language, offers views `openSettings(field)`,
-// asks before a tab with a live session closes, and numbers tabs that share an instance name.
+// The app shell: a tab strip (Instances, Benchmarks, Tunnels, Logs, one tab per terminal, Settings)
+// over one typed client. Which transport carries the client (Electron IPC or the browser-mode
+// WebSocket) is decided once. The settings and the instance list are each kept in one observable
+// that the views follow; the shell applies the Settings' language and offers views `openSettings(field)`.
+// The strip is shell/tabStrip.ts, the terminal and replay tabs shell/terminalTabs.ts.
 
-interface TabEntry {
-  id: string;
-  button: HTMLButtonElement;
-  panel: HTMLElement;
-  onActivate?: () => void;
-  terminal?: TerminalTab;
-  /** Fixed tabs: their catalogue word; terminal tabs: their title and number among same-named tabs. */
-  word?: TerminalWord;
-  title?: string;
-  ordinal?: number;
+interface Shell {
+  api: Api;
+  settings: Observable<Settings>;
+  /** The list the Instances tab shows, for the other tabs that offer instances. */
+  instanceList: Observable<InstanceList | null>;
+  strip: TabStrip;
+  tools: TerminalTools;
+  terminalTabs: TerminalTabs;
+  saveSettings(next: Settings): Promise<void>;
+  openSettings(field?: SettingsField): void;
 }
 
-declare global {
-  interface Window {
-    /** Read-only diagnostics for tests and benchmarks. */
-    tagsshDebug?: {
-      terminals(): Array<{ title: string; state: string; painted: number; received: number; cols: number; rows: number }>;
-      /** Writes `chars` of "y\r\n" straight into the active terminal's xterm; resolves with the ms it took (benchmark baseline). */
-      writeDirect(chars: number): Promise<number>;
-    };
-  }
+/** The Instances tab, wired to open terminals, dialogs and Settings. */
+function instancesTab(shell: Shell, imported: () => void): InstancesView {
+  const { api, settings, terminalTabs: tabs, saveSettings } = shell;
+  const open = (i: Instance, extra: { start: boolean; serialConsole?: boolean }) =>
+    tabs.open({ ref: i.id, region: i.region, label: extra.serialConsole ? serialTabLabel(i.name ?? i.id) : (i.name ?? i.id), ...extra });
+  return createInstancesView({
+    api,
+    settings: () => settings.value,
+    saveSettings,
+    list: shell.instanceList,
+    connect: (i, opts) => open(i, { start: opts.start }),
+    serialConsole: (i) => open(i, { start: false, serialConsole: true }),
+    connectByName: (name, user) => tabs.open({ ref: name, label: user ? `${user}@${name}` : name, start: false, ...(user ? { user } : {}) }),
+    connectAs: (i) =>
+      void openConnectAs({
+        instanceId: i.id,
+        label: i.name ?? i.id,
+        settings: () => settings.value,
+        save: saveSettings,
+        saved: (connect) => connect && open(i, { start: false }),
+      }),
+    exportInstances: (list) => openExportDialog(list, settings.value, api),
+    openSettings: shell.openSettings,
+    toolbarExtras: [createImportButton({ api, imported })],
+  });
 }
 
-async function main(): Promise<void> {
-  const root = document.getElementById('app')!;
-  const handle = pickTransport();
-  const api: Api = createApi(handle.transport);
-  const router = new SessionRouter(api);
-  let settings: Settings = defaultSettings();
-  applyLanguage(settings); // the OS/browser languages until the saved choice arrives
+/** Every view and its fixed tab; the Settings tab's sections follow the settings as they change. */
+function addViews(shell: Shell) {
+  const { api, settings, strip, saveSettings } = shell;
+  // The instances the list holds; asked of the engine while the list has none yet.
+  const listed = async () => shell.instanceList.value?.instances ?? (await api.call('instances.list', { refresh: false })).instances;
+  // An import wrote per-instance settings: read them back, and the list again.
+  const imported = () =>
+    void api.call('settings.get', {}).then((s) => {
+      settings.set(s);
+      settingsView.refresh();
+      void instancesView.load(true);
+    });
+  const instancesView = instancesTab(shell, imported);
+  const settingsView = createSettingsView({ settings: () => settings.value, save: saveSettings });
+  const snippetSettings = createSnippetSettings({ settings: () => settings.value, save: saveSettings });
+  const logSettings = createLogSettings({ settings: () => settings.value, save: saveSettings });
+  settingsView.el.append(snippetSettings.el, logSettings.el);
+  settings.subscribe(() => {
+    snippetSettings.refresh();
+    logSettings.refresh();
+  });
 
+  strip.add({ id: 'instances', panel: instancesView.el, onActivate: () => instancesView.activate(), words: () => t('tabInstances') }, { closable: false });
+  const benchView = createBenchView({ api, instances: listed, openSettings: shell.openSettings });
+  strip.add({ id: 'bench', panel: benchView.el, onActivate: () => void benchView.refresh(), words: () => t('tabBench') }, { closable: false });
+  const settingsTab = strip.add(
+    { id: 'settings', panel: settingsView.el, onActivate: () => settingsView.refresh(), words: () => t('tabSettings') },
+    { closable: false },
+  );
+  settingsTab.button.classList.add('tab-settings');
+  const tunnelsView = createTunnelsView({ api, instances: listed });
+  const before = settingsTab.button;
+  strip.add(
+    { id: 'tunnels', panel: tunnelsView.el, onActivate: () => void tunnelsView.refresh(), words: () => tunnelsView.tabLabel() },
+    { closable: false, before },
+  );
+  const logsView = createLogsView({ api, replay: (file, name) => void shell.terminalTabs.openReplay(file, name) });
+  strip.add({ id: 'logs', panel: logsView.el, onActivate: () => void logsView.refresh(), words: () => logWords('tabLogs') }, { closable: false, before });
+  return { instancesView, settingsView, settingsTab };
+}
+
+/**
+ * A reload (or a closed tab the browser reopened) takes back the sessions the engine kept for this
+ * page; a page that starts afresh offers to reopen the last workspace.
+ */
+function reopenSessions(shell: Shell, notice: ReturnType<typeof createRestoreNotice>): Promise<void> {
+  const { api, terminalTabs: tabs } = shell;
+  guardUnload(() => [...tabs.terminals].some((x) => x.live));
+  const takenBack = takeBackSessions(api).then(
+    async (sessions) => {
+      for (const s of sessions) tabs.open({ ref: s.reopen.ref, label: s.label, start: false }, s);
+      tabs.reportWorkspace();
+      // A page that came back with its sessions is a reload, not a restart: nothing to restore.
+      if (sessions.length) return;
+      await restoreWorkspace({
+        api,
+        settings: () => shell.settings.value,
+        notice,
+        tunnels: () => tunnelRestorer(api),
+        open: async (tab) => {
+          const { term, opened } = tabs.open({
+            ref: tab.instanceId,
+            label: tab.label,
+            start: false,
+            ...(tab.region ? { region: tab.region } : {}),
+            ...(tab.user ? { user: tab.user } : {}),
+          });
+          await opened;
+          if (term.currentState !== 'open') return { problem: term.problem ?? term.currentState, files: null };
+          return { problem: null, files: tab.files ? await term.files.openAt(tab.files.dir) : null };
+        },
+      });
+    },
+    () => {}, // an engine without the calls, or gone: this page starts with no sessions
+  );
+  // A replaced engine knows no page: name this one again, so its new sessions outlive a reload too.
+  api.on('engine.restarted', () => void takeBackSessions(api).catch(() => {}));
+  return takenBack;
+}
+
+/** The backend link closed: say why on a banner, and fail every call still waiting. */
+function closedBanner(api: Api, handle: ReturnType<typeof pickTransport>): HTMLElement {
   const banner = h('div', { class: 'banner', role: 'alert', hidden: true });
   handle.onClose((reason) => {
     banner.textContent = reason;
     banner.hidden = false;
     api.failAll({ code: 'SESSION_CLOSED', message: reason, hint: t('backendGone') });
   });
+  return banner;
+}
 
-  const tabstrip = h('div', { class: 'tabstrip', role: 'tablist' });
-  const panels = h('main', { class: 'panels' });
-  const tabs = new Map<string, TabEntry>();
-  const tools = createTerminalTools({ api, settings: () => settings });
-  const terminals = new Set<TerminalTab>();
-  let active = '';
-  let seq = 0;
-
-  const activate = (id: string) => {
-    const entry = tabs.get(id);
-    if (!entry) return;
-    active = id;
-    tools.setActive(entry.terminal ? id : null);
-    for (const x of tabs.values()) {
-      const on = x.id === id;
-      x.button.setAttribute('aria-selected', String(on));
-      x.button.tabIndex = on ? 0 : -1;
-      x.panel.hidden = !on;
-    }
-    entry.onActivate?.();
-  };
-
-  /** A terminal tab's label: its title, numbered "(2)", "(3)"… when other tabs show the same instance. */
-  const labelOf = (entry: TabEntry) => (entry.ordinal && entry.ordinal > 1 ? `${entry.title} (${entry.ordinal})` : (entry.title ?? ''));
-  const stateWord: Record<TabState, TerminalWord> = { connecting: 'stateConnecting', open: 'stateOpen', closed: 'stateClosed', failed: 'stateFailed' };
-
-  const paintTab = (entry: TabEntry) => {
-    const label = entry.word ? t(entry.word) : labelOf(entry);
-    entry.button.querySelector('.tab-label')!.textContent = label;
-    const close = entry.button.querySelector('.tab-close');
-    if (close) {
-      close.setAttribute('aria-label', t('closeTabLabel', { label }));
-      close.setAttribute('title', t('closeTabTitle'));
-    }
-    if (entry.terminal) entry.button.title = t('tabTitle', { title: label, state: t(stateWord[entry.terminal.currentState]) });
-  };
-
-  /** Gives a terminal tab the smallest number no other tab with the same title has (1 shows no number). */
-  const number = (entry: TabEntry, title: string) => {
-    if (entry.title === title && entry.ordinal) return;
-    entry.title = title;
-    const taken = new Set([...tabs.values()].filter((x) => x !== entry && x.terminal && x.title === title).map((x) => x.ordinal));
-    let n = 1;
-    while (taken.has(n)) n++;
-    entry.ordinal = n;
-  };
-
-  const addTab = (entry: Omit<TabEntry, 'button'>, opts: { closable: boolean; before?: HTMLElement }): TabEntry => {
-    const button = h(
-      'button',
-      { class: 'tab', role: 'tab', type: 'button', id: `tab-${entry.id}`, 'aria-controls': `panel-${entry.id}` },
-      h('span', { class: 'tab-dot' }),
-      h('span', { class: 'tab-label' }),
-    );
-    if (opts.closable) {
-      button.append(
-        h('span', {
-          class: 'tab-close',
-          role: 'button',
-          text: '×',
-          onClick: (e: Event) => {
-            e.stopPropagation();
-            void closeTab(entry.id);
-          },
-        }),
-      );
-    }
-    button.addEventListener('click', () => activate(entry.id));
-    button.addEventListener('auxclick', (e) => {
-      if ((e as MouseEvent).button === 1 && opts.closable) void closeTab(entry.id);
-    });
-    entry.panel.id = `panel-${entry.id}`;
-    entry.panel.setAttribute('role', 'tabpanel');
-    entry.panel.setAttribute('aria-labelledby', button.id);
-    entry.panel.hidden = true;
-    const full: TabEntry = { ...entry, button };
-    tabs.set(entry.id, full);
-    if (opts.before) tabstrip.insertBefore(button, opts.before);
-    else tabstrip.append(button);
-    panels.append(entry.panel);
-    paintTab(full);
-    return full;
-  };
-
-  /** Closes a terminal tab, asking first while its session is open or still connecting. */
-  const closeTab = async (id: string) => {
-    const entry = tabs.get(id);
-    if (!entry?.terminal) return;
-    const term = entry.terminal;
-    if (term.live) {
-      const label = labelOf(entry);
-      const ok = await confirmDialog({
-        title: t('closeLiveTitle', { label }),
-        body: t(term.currentState === 'open' ? 'closeLiveBody' : 'closeWaitingBody', { label }),
-        confirm: t('closeLiveConfirm'),
-        cancel: t('cancel'),
-        danger: term.currentState === 'open',
-      });
-      if (!ok || !tabs.has(id)) return;
-    }
-    // The neighbour takes the focus: the terminal tab to the right, else to the left, else the list.
-    const order = [...tabstrip.querySelectorAll<HTMLButtonElement>('[role=tab]')].map((b) => tabs.get(b.id.replace(/^tab-/, ''))!);
-    const at = order.indexOf(entry);
-    const neighbour = [order[at + 1], order[at - 1]].find((x) => x?.terminal);
-    tools.detach(id);
-    term.dispose();
-    terminals.delete(term);
-    entry.button.remove();
-    entry.panel.remove();
-    tabs.delete(id);
-    if (active === id) {
-      const next = neighbour ?? tabs.get('instances')!;
-      activate(next.id);
-      next.button.focus();
-    }
-  };
-
-  const openSettings = (field?: SettingsField) => {
-    activate('settings');
-    if (field) settingsView.focusField(field);
-  };
-
-  const openTerminal = (req: ConnectRequest) => {
-    const id = `term-${++seq}`;
-    const tab: { entry?: TabEntry } = {};
-    const term = new TerminalTab(
-      {
-        api,
-        router,
-        settings: () => settings,
-        openSettings,
-        onInput: (data) => tools.input(id, data),
-        onState: (_state: TabState, title: string) => {
-          const entry = tab.entry;
-          if (!entry) return;
-          if (_state === 'open') tools.sessionOpened(id);
-          else if (_state !== 'connecting') tools.sessionEnded(id);
-          number(entry, title);
-          entry.button.dataset.state = _state;
-          paintTab(entry);
-        },
-      },
-      req,
-    );
-    terminals.add(term);
-    const entry: Omit<TabEntry, 'button'> = { id, panel: term.el, terminal: term, onActivate: () => term.activate() };
-    tab.entry = addTab(entry, { closable: true, before: settingsEntry.button });
-    tools.attach(id, term, tab.entry.button);
-    number(tab.entry, req.label);
-    paintTab(tab.entry);
-    activate(id);
-    // A start changes the instance's state and address: show it in the list too.
-    void term.connect().then(() => {
-      if (req.start) void instancesView.load(true);
-    });
-  };
-
-  const saveSettings = async (next: Settings) => {
-    settings = await api.call('settings.set', next);
-    applyLanguage(settings);
-    for (const x of terminals) x.applySettings(settings);
-    tools.settingsChanged();
-    snippetSettings.refresh();
-  };
-
-  const instancesView = createInstancesView({
+async function main(): Promise<void> {
+  const handle = pickTransport();
+  const api: Api = createApi(handle.transport);
+  // The shell lives as long as the page: its store is never disposed.
+  const store = new Disposables();
+  const settings = observable<Settings>(defaultSettings());
+  applyLanguage(settings.value); // the OS/browser languages until the saved choice arrives
+  settings.subscribe((s) => applyLanguage(s));
+  const tools = createTerminalTools({ api, settings: () => settings.value });
+  settings.subscribe(() => tools.settingsChanged());
+  const strip = new TabStrip({ store, close: (id) => void shell.terminalTabs.close(id), selecting: (e) => tools.setActive(e.terminal ? e.id : null) });
+  const shell: Shell = {
     api,
-    settings: () => settings,
-    saveSettings,
-    connect: (i: Instance, opts) => openTerminal({ ref: i.id, region: i.region, label: i.name ?? i.id, start: opts.start }),
-    connectByName: (name) => openTerminal({ ref: name, label: name, start: false }),
-    exportInstances: (list) => openExportDialog(list, settings, api),
-    openSettings,
-  });
-  const settingsView = createSettingsView({ settings: () => settings, save: saveSettings });
-  const snippetSettings = createSnippetSettings({ settings: () => settings, save: saveSettings });
-  settingsView.el.append(snippetSettings.el);
-
-  addTab({ id: 'instances', panel: instancesView.el, onActivate: () => instancesView.activate(), word: 'tabInstances' }, { closable: false });
-  const benchView = createBenchView({ api, instances: async () => (await api.call('instances.list', { refresh: false })).instances, openSettings });
-  addTab({ id: 'bench', panel: benchView.el, onActivate: () => void benchView.refresh(), word: 'tabBench' }, { closable: false });
-  const settingsEntry = addTab({ id: 'settings', panel: settingsView.el, onActivate: () => settingsView.refresh(), word: 'tabSettings' }, { closable: false });
-  settingsEntry.button.classList.add('tab-settings');
-  const tunnelsView = createTunnelsView({ api, instances: async () => (await api.call('instances.list', { refresh: false })).instances });
-  const tunnelsEntry = addTab(
-    { id: 'tunnels', panel: tunnelsView.el, onActivate: () => void tunnelsView.refresh(), title: tunnelsView.tabLabel() },
-    { closable: false, before: settingsEntry.button },
-  );
-  onLocaleChange(() => ((tunnelsEntry.title = tunnelsView.tabLabel()), paintTab(tunnelsEntry)));
-
-  const applyShellWords = () => {
-    tabstrip.setAttribute('aria-label', t('views'));
-    for (const entry of tabs.values()) paintTab(entry);
-  };
-  applyShellWords();
-  onLocaleChange(applyShellWords);
-
-  tabstrip.addEventListener('keydown', (e) => {
-    if (e.key !== 'ArrowRight' && e.key !== 'ArrowLeft') return;
-    const order = [...tabstrip.querySelectorAll<HTMLButtonElement>('[role=tab]')];
-    const at = order.findIndex((b) => b.id === `tab-${active}`);
-    const next = order[(at + (e.key === 'ArrowRight' ? 1 : order.length - 1)) % order.length];
-    if (next) {
-      activate(next.id.replace(/^tab-/, ''));
-      // Activating a view may focus its content (the list, a terminal): the keyboard stays on the strip.
-      next.focus();
-    }
-  });
-
-  root.replaceChildren(
-    h(
-      'header',
-      { class: 'appbar' },
-      h('div', { class: 'brand' }, h('img', { src: 'assets/icon.png', alt: '', width: '20', height: '20' }), 'TagSSH'),
-      tabstrip,
-    ),
-    banner,
-    createRestartNotice(api),
-    tools.el,
-    panels,
-  );
-  activate('instances');
-
-  window.tagsshDebug = {
-    terminals: () =>
-      [...terminals].map((t) => ({
-        title: t.el.getAttribute('aria-label') ?? '',
-        state: t.el.dataset.state ?? '',
-        painted: t.painted,
-        received: t.received,
-        cols: t.term.cols,
-        rows: t.term.rows,
-      })),
-    writeDirect(chars) {
-      const term = tabs.get(active)?.terminal?.term;
-      if (!term) return Promise.reject(new Error('no active terminal'));
-      const chunk = 'y\r\n'.repeat(64 * 1024);
-      const t0 = performance.now();
-      // Fed the way xterm asks for (it discards past 50 MB queued): a few chunks in flight.
-      return new Promise((resolve) => {
-        let left = chars;
-        let inFlight = 0;
-        const pump = () => {
-          while (left > 0 && inFlight < 4) {
-            const part = left >= chunk.length ? chunk : chunk.slice(0, left);
-            left -= part.length;
-            inFlight++;
-            term.write(part, () => {
-              inFlight--;
-              if (left > 0) pump();
-              else if (inFlight === 0) resolve(performance.now() - t0);
-            });
-          }
-        };
-        pump();
-      });
+    settings,
+    instanceList: observable<InstanceList | null>(null),
+    strip,
+    tools,
+    saveSettings: serialSaves(settings, (next) => api.call('settings.set', next)),
+    openSettings: (field) => {
+      strip.activate('settings');
+      if (field) views.settingsView.focusField(field);
     },
+    terminalTabs: new TerminalTabs({
+      api,
+      router: new SessionRouter(api),
+      strip,
+      tools,
+      settings,
+      saveSettings: (next) => shell.saveSettings(next),
+      openSettings: (field) => shell.openSettings(field),
+      before: () => views.settingsTab.button,
+      started: () => void views.instancesView.load(true),
+    }),
   };
+  const views = addViews(shell);
+  const restoreNotice = createRestoreNotice();
+  const appbar = h(
+    'header',
+    { class: 'appbar' },
+    h('div', { class: 'brand' }, h('img', { src: 'assets/icon.png', alt: '', width: '20', height: '20' }), 'TagSSH'),
+    strip.el,
+  );
+  document.getElementById('app')!.replaceChildren(appbar, closedBanner(api, handle), createRestartNotice(api), restoreNotice.el, tools.el, strip.panels);
+  strip.activate('instances');
+  installDebugHooks(
+    () => shell.terminalTabs.terminals,
+    () => strip.tabs.get(strip.active())?.terminal,
+  );
 
   try {
-    settings = await api.call('settings.get', {});
+    settings.set(await api.call('settings.get', {}));
   } catch {
     // defaults; the list shows any backend problem
   }
-  applyLanguage(settings);
-  settingsView.refresh();
-  snippetSettings.refresh();
-  await instancesView.load(false);
+  views.settingsView.refresh();
+  const reopened = reopenSessions(shell, restoreNotice);
+  await Promise.all([views.instancesView.load(false), reopened]);
 }
 
 void main();

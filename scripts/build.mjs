@@ -41,7 +41,11 @@ if (want('cli')) {
     build({ ...cliBase, entryPoints: { tagssh: at('src/node/cli/main.ts') }, splitting: true, chunkNames: 'chunks/[name]-[hash]', external: nodeExternal }),
     // `tagssh resolve` fast path: one self-contained module (no chunks to load); the AWS SDK's
     // credential chain, needed only for profiles/SSO, stays in node_modules and loads on demand.
-    build({ ...cliBase, entryPoints: { 'tagssh-resolve': at('src/node/cli/resolveMain.ts') }, external: [...nodeExternal, '@aws-sdk/*', '@smithy/*'] }),
+    build({
+      ...cliBase,
+      entryPoints: { 'tagssh-resolve': at('src/node/cli/commands/resolve/main.ts') },
+      external: [...nodeExternal, '@aws-sdk/*', '@smithy/*'],
+    }),
   ];
   jobs.push(Promise.all(cliJobs).then(() => swapIn(stage, at('dist/cli'))));
 }

@@ -51,7 +51,18 @@ export function defineMessages<K extends string>(catalogue: { en: Record<K, stri
   return (key, params) => format(catalogue[current][key] ?? catalogue.en[key], params);
 }
 
-/** Dates and numbers in the current locale (Intl), so a Japanese UI shows 2026/11/30 etc. */
-export function formatDateTime(epochMs: number, opts: Intl.DateTimeFormatOptions = { dateStyle: 'short', timeStyle: 'short' }): string {
-  return new Intl.DateTimeFormat(current === 'ja' ? 'ja-JP' : 'en-GB', opts).format(epochMs);
+/**
+ * Dates in the current locale (Intl): 2026/12/02 4:05 in Japanese, and in English the month by
+ * name, 2 Dec 2026, 04:05 — a day-first 02/12/2026 reads as February to half the English-speaking
+ * world, a month-first one as 12 February to the other half.
+ */
+// A formatter is costly to make (a file panel of 5000 rows spent seconds making one per row): one per locale and options.
+const dateFormats = new Map<string, Intl.DateTimeFormat>();
+
+export function formatDateTime(epochMs: number, opts: Intl.DateTimeFormatOptions = { dateStyle: 'medium', timeStyle: 'short' }): string {
+  const locale = current === 'ja' ? 'ja-JP' : 'en-GB';
+  const key = `${locale} ${JSON.stringify(opts)}`;
+  let f = dateFormats.get(key);
+  if (!f) dateFormats.set(key, (f = new Intl.DateTimeFormat(locale, opts)));
+  return f.format(epochMs);
 }

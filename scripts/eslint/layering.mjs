@@ -1,9 +1,10 @@
 // The layer rule, for static imports, re-exports and dynamic import() alike (ESLint's
 // no-restricted-imports does not see import(), and the CLI's fast paths are mostly import()).
 //
-// Floors, bottom up: src/common → src/node → the faces (main/, renderer/). A file may import its
-// own floor and the floors below it, never one above, and the two faces never import each other:
-// they meet only through src/common/contract.ts. Each floor also has packages it may not use
+// Floors, bottom up: src/common → src/node → the faces (src/node/cli, main/, renderer/). A file may
+// import its own floor and the floors below it, never one above, and the faces never import each
+// other: main/ and renderer/ meet only through src/common/contract.ts, and the CLI (src/node/cli,
+// a face that runs on Node) is imported by no one, so the engine never speaks in its flags. Each floor also has packages it may not use
 // (Node built-ins where there is no Node, Electron outside main/, UI libraries outside renderer/).
 import { dirname, relative, resolve, sep } from 'node:path';
 
@@ -12,6 +13,7 @@ const ROOT = resolve(dirname(new URL(import.meta.url).pathname), '..', '..');
 /** Floors by path prefix (relative to the repository), most specific first. */
 const FLOORS = [
   ['src/common/', 'common'],
+  ['src/node/cli/', 'cli'],
   ['src/node/', 'node'],
   ['main/', 'main'],
   ['renderer/', 'renderer'],
@@ -21,6 +23,7 @@ const FLOORS = [
 const MAY_IMPORT = {
   common: ['common'],
   node: ['common', 'node'],
+  cli: ['common', 'node', 'cli'],
   main: ['common', 'node', 'main'],
   renderer: ['common', 'renderer'],
 };
@@ -40,12 +43,19 @@ const BANNED_PACKAGES = {
     [ELECTRON, 'Only main/ may import Electron.'],
     [UI_LIBRARY, 'UI libraries belong in renderer/.'],
   ],
+  cli: [
+    [ELECTRON, 'Only main/ may import Electron.'],
+    [UI_LIBRARY, 'UI libraries belong in renderer/.'],
+  ],
   main: [[UI_LIBRARY, 'UI libraries belong in renderer/.']],
   renderer: [
     [NODE_BUILTIN, 'renderer/ runs without Node: no node:* imports.'],
     [ELECTRON, 'Only main/ may import Electron.'],
   ],
 };
+
+/** How a floor is named in messages. */
+const PLACE = { common: 'src/common', node: 'src/node', cli: 'src/node/cli', main: 'main/', renderer: 'renderer/' };
 
 export function floorOf(repoPath) {
   const p = repoPath.split(sep).join('/');
@@ -61,7 +71,9 @@ export function layerViolation(from, specifier) {
     const target = relative(ROOT, resolve(ROOT, dirname(from), specifier));
     const to = floorOf(target);
     if (!to || MAY_IMPORT[floor].includes(to)) return null;
-    return `${floor === 'main' || floor === 'renderer' ? `${floor}/` : `src/${floor}`} may not import ${to === 'main' || to === 'renderer' ? `${to}/` : `src/${to}`}: layers import downward only, and the faces meet only through src/common/contract.ts.`;
+    if (to === 'cli')
+      return `${PLACE[floor]} may not import src/node/cli: the CLI is a face, imported by no one (the engine says codes; the CLI's flags and words stay in src/node/cli).`;
+    return `${PLACE[floor]} may not import ${PLACE[to]}: layers import downward only, and the faces meet only through src/common/contract.ts.`;
   }
   for (const [matches, why] of BANNED_PACKAGES[floor]) if (matches(specifier)) return why;
   return null;

@@ -3,11 +3,16 @@ import { InstanceSchema, CandidateSchema } from './model/instance.js';
 import { SettingsSchema } from './model/settings.js';
 import { TRANSPORTS } from './model/transport.js';
 import { benchCalls, benchEvents } from './bench/contract.js';
-import { LogOnOpenSchema, logCalls } from './log/contract.js';
+import { LogKindSchema, LogOnOpenSchema, logCalls } from './log/contract.js';
+import { CharsetSchema } from './charset.js';
 import { filesCalls, filesEvents } from './files/contract.js';
 import { tunnelCalls, tunnelEvents } from './tunnels/contract.js';
 import { securityGroupCalls } from './securityGroups/contract.js';
+import { importCalls } from './import/contract.js';
+import { workspaceCalls } from './workspace/contract.js';
+import { PageIdSchema } from './pageId.js';
 import { ALL_REGIONS, INSTANCE_ID, REGION_NAME } from './vocab.js';
+import { LOGIN_USER, USER_SOURCES } from './login.js';
 import { AppErrorDataSchema, call, type CallInput, type CallOutput, type CallParsed, type EventPayload, type HandlerMap } from './rpc.js';
 
 // THE contract between any UI and the one backend (src/node/service.ts). Every call has a zod
@@ -77,8 +82,16 @@ export const SessionOpenInputSchema = ScopeSchema.extend({
     .regex(/^SHA256:[A-Za-z0-9+/=]{20,64}$/)
     .optional(),
   private: z.boolean().optional(),
+  /** The user of `user@NAME` typed into the connect box: beats every other source (src/common/login.ts). */
+  user: z.string().regex(LOGIN_USER, 'a POSIX user name').optional(),
+  /** Log in with a key pushed through EC2 Instance Connect (the person pressed the button offered after a refused login). */
+  eic: z.boolean().optional(),
   /** Start the session's log as it opens (a logged tab's Reconnect); see src/common/log/contract.ts. */
   log: LogOnOpenSchema.optional(),
+  /** The server's character set (src/common/charset.ts); UTF-8 unless given. */
+  charset: CharsetSchema.optional(),
+  /** Open the instance's EC2 Serial Console instead of SSH (src/common/serialConsole/rules.ts). */
+  serialConsole: z.boolean().optional(),
 });
 export const SessionInfoSchema = z.object({
   sessionId: SessionId,
@@ -86,32 +99,68 @@ export const SessionInfoSchema = z.object({
   instanceId: z.string().nullable(),
   host: z.string(),
   transport: z.enum(TRANSPORTS).optional(),
+  /** Who the session logged in as, and which rule chose that user (the tab says so). */
+  user: z.string().optional(),
+  userSource: z.enum(USER_SOURCES).optional(),
+  /** A serial console session: its endpoint, the host key it showed, and the test-only fingerprints file when one replaced AWS's table. */
+  serialConsole: z.object({ region: z.string(), endpoint: z.string(), fingerprint: z.string(), overriddenBy: z.string().optional() }).optional(),
 });
 export type SessionInfo = z.infer<typeof SessionInfoSchema>;
+
+/** How a session ended (the `session.closed` event without its id). */
+export const SessionEndSchema = z.object({
+  reason: z.string(),
+  cause: z.enum(['exited', 'closed', 'lost']).optional(),
+  exitCode: z.number().int().nullable().optional(),
+  error: AppErrorDataSchema.optional(),
+});
+
+/** A session a reloaded page takes back: what it opened, how to reopen it, and what it printed lately. */
+export const AttachedSessionSchema = SessionInfoSchema.extend({
+  /** What the tab's Reconnect asks for (the open's own ref, region, chosen instance and user). */
+  reopen: z.object({
+    ref: Name,
+    region: RegionNameSchema.optional(),
+    pick: InstanceIdSchema.optional(),
+    user: z.string().regex(LOGIN_USER).optional(),
+  }),
+  charset: CharsetSchema,
+  /** The session's recent output (bounded), replayed into the new terminal before live output. */
+  scrollback: z.string(),
+  /** Set when the session ended while no page was attached. */
+  ended: SessionEndSchema.optional(),
+  /** The records (text log, recording) still running for the session: the page's ticks show them. */
+  logs: z.array(LogKindSchema).max(2).optional(),
+});
+export type AttachedSession = z.infer<typeof AttachedSessionSchema>;
 
 export const sessionCalls = {
   'session.open': call(SessionOpenInputSchema, SessionInfoSchema),
   'session.write': call(z.object({ sessionId: SessionId, data: z.string().max(1 << 20) }), z.null()),
+  /** The tab's character set changed: output is decoded from it and typed text encoded to it from now on. */
+  'session.charset': call(z.object({ sessionId: SessionId, charset: CharsetSchema }), z.null()),
   'session.resize': call(z.object({ sessionId: SessionId, cols: Cols, rows: Rows }), z.null()),
   /** The renderer has painted `bytes` characters of output: lets the backend resume a paused stream. */
   'session.ack': call(z.object({ sessionId: SessionId, chars: z.number().int().nonnegative() }), z.null()),
   'session.close': call(z.object({ sessionId: SessionId }), z.null()),
+  /**
+   * Names this connection's page and takes back the sessions the same page left behind when its
+   * connection went away (a reload) within the grace period. `taken`: another live page holds
+   * this identity (a duplicated browser tab copies sessionStorage): choose a new one.
+   */
+  'session.attach': call(z.object({ pageId: PageIdSchema }), z.object({ taken: z.boolean(), sessions: z.array(AttachedSessionSchema).max(256) })),
   /** Gives up an open in flight (start, address, port, host-key or passphrase wait); the open then fails with CANCELLED. */
   'session.cancelOpen': call(z.object({ openId: z.string().min(1).max(64) }), z.object({ cancelled: z.boolean() })),
   /** Answers a `session.passphrase` prompt; null = cancel. The passphrase is used once, never stored. */
   'session.passphrase': call(z.object({ promptId: z.string().min(1).max(64), passphrase: z.string().max(1024).nullable() }), z.null()),
+  /** Answers a `session.secret` prompt (a password, or the server's keyboard-interactive prompts); null = cancel. Used once, never stored. */
+  'session.secret': call(z.object({ promptId: z.string().min(1).max(64), answers: z.array(z.string().max(1024)).max(16).nullable() }), z.null()),
 };
 export const sessionEvents = {
-  /** Terminal output, UTF-8 decoded and coalesced by the backend. */
+  /** Terminal output, decoded from the session's character set and coalesced by the backend. */
   'session.data': z.object({ sessionId: SessionId, data: z.string() }),
   /** Sent after the session's last output. `cause`/`exitCode` let the UI word the notice itself; `reason` is the backend's English. */
-  'session.closed': z.object({
-    sessionId: SessionId,
-    reason: z.string(),
-    cause: z.enum(['exited', 'closed', 'lost']).optional(),
-    exitCode: z.number().int().nullable().optional(),
-    error: AppErrorDataSchema.optional(),
-  }),
+  'session.closed': SessionEndSchema.extend({ sessionId: SessionId }),
   /** `message` is the backend's English; `step` (see src/common/progress.ts) lets the UI word it. */
   'session.progress': z.object({
     openId: z.string(),
@@ -120,6 +169,17 @@ export const sessionEvents = {
   }),
   /** The key for `openId` is encrypted: ask the user, answer with `session.passphrase`. */
   'session.passphrase': z.object({ openId: z.string(), promptId: z.string(), keyPath: z.string(), attempt: z.number().int() }),
+  /** The server asks for a password or keyboard-interactive answers: ask in the tab, answer with `session.secret`. Names and prompts are the server's text. */
+  'session.secret': z.object({
+    openId: z.string(),
+    promptId: z.string(),
+    kind: z.enum(['password', 'keyboard-interactive']),
+    user: z.string(),
+    name: z.string().optional(),
+    instructions: z.string().optional(),
+    prompts: z.array(z.object({ prompt: z.string(), echo: z.boolean() })).max(16),
+    attempt: z.number().int(),
+  }),
 };
 
 // ---- settings ---------------------------------------------------------------------------------
@@ -144,6 +204,11 @@ export const exportCalls = {
     z.object({}),
     z.object({ tagsshCommand: z.array(z.string().min(1)).min(1).nullable(), knownHostsFile: z.string().min(1), unavailable: z.string().optional() }),
   ),
+  /** The login user of each instance as a connection picks it (src/common/login.ts, the AMI looked up), so exports match the CLI's. */
+  'export.loginUsers': call(
+    z.object({ instances: z.array(InstanceSchema).max(10_000) }),
+    z.object({ users: z.record(z.string(), z.object({ user: z.string(), source: z.enum(USER_SOURCES) })) }),
+  ),
 };
 
 // ---- the whole contract -----------------------------------------------------------------------
@@ -158,6 +223,8 @@ export const calls = {
   ...filesCalls,
   ...tunnelCalls,
   ...securityGroupCalls,
+  ...importCalls,
+  ...workspaceCalls,
 };
 /** The engine's process was replaced (it crashed or hung): calls in flight failed, sessions closed. */
 export const ENGINE_RESTARTED = 'engine.restarted';
@@ -189,9 +256,13 @@ export type BenchMethod = keyof typeof benchCalls & string;
 export type LogMethod = keyof typeof logCalls & string;
 /** Calls implemented by the file panel's handler section (src/node/files/serviceSection.ts). */
 export type FilesMethod = keyof typeof filesCalls & string;
-/** Calls implemented by the security-group handler section (src/node/aws/securityGroupsSection.ts). */
+/** Calls implemented by the security-group handler section (src/node/aws/securityGroups/securityGroupsSection.ts). */
 export type SecurityGroupsMethod = keyof typeof securityGroupCalls & string;
-/** Calls implemented by the tunnels handler section (src/node/tunnel/serviceSection.ts). */
+/** Calls implemented by the import handler section (src/node/import/serviceSection.ts). */
+export type ImportMethod = keyof typeof importCalls & string;
+/** Calls implemented by the workspace handler section (src/node/workspace/serviceSection.ts). */
+export type WorkspaceMethod = keyof typeof workspaceCalls & string;
+/** Calls implemented by the tunnels handler section (src/node/tunnels/serviceSection.ts). */
 export type TunnelsMethod = keyof typeof tunnelCalls & string;
 export type Emit = <E extends EventName>(event: E, payload: Payload<E>) => void;
 

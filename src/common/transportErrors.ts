@@ -1,10 +1,10 @@
 import { z } from 'zod';
 
 // The details of the errors the private-instance transports raise (src/node/transport,
-// src/node/aws/instanceConnect.ts): which piece is missing, or which permission the role lacks.
+// src/node/aws/instances/instanceConnect.ts): which piece is missing, or which permission the role lacks.
 // Each face words them itself; the app reads them through transportDetailsOf().
 
-export const TRANSPORT_MISSING = ['transport', 'eice-endpoint', 'ssm-managed-node', 'jump-host', 'security-group-rule'] as const;
+export const TRANSPORT_MISSING = ['transport', 'eice-endpoint', 'ssm-managed-node', 'jump-host', 'security-group-rule', 'sshd'] as const;
 export type TransportMissing = (typeof TRANSPORT_MISSING)[number];
 
 export const TransportDetailsSchema = z.union([

@@ -86,10 +86,19 @@ export function portTag(tags: Record<string, string>): number | undefined {
   const v = tags[TAG.port];
   if (v === undefined) return undefined;
   const n = parsePortText(v);
-  if (n === undefined) throw new AppError('INVALID_INPUT', `The ${TAG.port} tag "${v}" is not a port number.`, 'Fix the tag (1-65535) or pass --port.');
+  if (n === undefined) throw new AppError('INVALID_INPUT', `The ${TAG.port} tag "${v}" is not a port number.`, undefined, { reason: 'port-tag', value: v });
   return n;
 }
 
 // ---- jump chains ------------------------------------------------------------------------------
 /** The most bastions a connection may pass through (a longer chain is a loop in the tags). */
 export const MAX_HOPS = 8;
+
+// ---- this machine -----------------------------------------------------------------------------
+/**
+ * A URL hostname that names this machine (localhost, 127.0.0.0/8, [::1]): the only place a
+ * credential, a signed URL or a session token may travel in clear text (http://, ws://).
+ */
+export function isLoopbackHost(hostname: string): boolean {
+  return /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/.test(hostname);
+}

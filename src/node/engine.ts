@@ -1,11 +1,11 @@
 import { statSync } from 'node:fs';
-import type { Engine, EngineScope, OpenRequest } from './service.js';
-import { inventoryCachePath, listInstances, readCached } from './aws/inventory.js';
-import { regionsOf } from './aws/regions.js';
-import { useSdkEc2 } from './aws/clients.js';
-import { startInstance, stopInstance } from './aws/lifecycle.js';
-import { assertPublicAddressComes, usesJumpHost } from './aws/publicAddress.js';
-import { defaultRegion, listProfiles, profileOf } from './aws/scope.js';
+import type { Engine, EngineScope, OpenRequest } from './service/types.js';
+import { inventoryCachePath, listInstances, readCached } from './aws/instances/inventory.js';
+import { regionsOf } from './aws/config/regions.js';
+import { useSdkEc2 } from './aws/config/clients.js';
+import { startInstance, stopInstance } from './aws/instances/lifecycle.js';
+import { assertPublicAddressComes, usesJumpHost } from './aws/instances/publicAddress.js';
+import { defaultRegion, listProfiles, profileOf } from './aws/config/scope.js';
 import { KnownHostsStore } from './ssh/knownHosts.js';
 import { SessionManager } from './ssh/sessionManager.js';
 import { connectTargetFor, type TargetOptions } from './ssh/target.js';
@@ -44,7 +44,7 @@ async function listCacheFirst(scope: EngineScope, refresh: boolean, onUpdate: Pa
  * connection will use can come at all. The resolver then waits for it as for any start.
  */
 async function startForConnect(req: OpenRequest, opts: TargetOptions): Promise<void> {
-  const { waitUntilReachable } = await import('./aws/resolve.js');
+  const { waitUntilReachable } = await import('./aws/instances/resolve.js');
   const scope: EngineScope = {};
   if (req.profile) scope.profile = req.profile;
   if (req.regions) scope.regions = req.regions;
@@ -99,18 +99,24 @@ export function createEngine(): Engine {
     },
     sessions,
     async openSession(req) {
+      if (req.serialConsole) {
+        const { openSerialConsoleSession } = await import('./serialConsole/session.js');
+        return openSerialConsoleSession(sessions, req);
+      }
       const opts: TargetOptions = { settings: req.settings, start: req.start, onProgress: req.onProgress };
       if (req.profile) opts.profile = req.profile;
       if (req.regions) opts.regions = req.regions;
       if (req.pick) opts.pick = req.pick;
       if (req.private !== undefined) opts.private = req.private;
       if (req.acceptNewHostKey) opts.acceptNew = req.acceptNewHostKey;
+      if (req.user) opts.user = req.user;
+      if (req.eic) opts.eic = true;
       if (req.signal) opts.signal = req.signal;
       if (req.start) await startForConnect(req, opts);
       const target = await connectTargetFor(req.ref, opts);
       req.onProgress(`Connecting to ${target.user}@${target.host}:${target.port}…`, {
         key: 'connecting',
-        params: { target: `${target.user}@${target.host}:${target.port}` },
+        params: { target: `${target.user}@${target.host}:${target.port}`, ...(target.userSource ? { userSource: target.userSource } : {}) },
       });
       const id = await sessions
         .open(target, {
@@ -118,11 +124,15 @@ export function createEngine(): Engine {
           rows: req.rows,
           onProgress: req.onProgress,
           askPassphrase: req.askPassphrase,
+          ...(req.askSecret ? { askSecret: req.askSecret } : {}),
           ...(req.signal ? { signal: req.signal } : {}),
         })
         .catch(async (e: unknown) => {
           // A timeout is often a changed public IP: the error carries what the security groups make of it.
-          const [{ explainTimeout }, { myIpUrl }] = await Promise.all([import('./aws/securityGroups.js'), import('./aws/myIp.js')]);
+          const [{ explainTimeout }, { myIpUrl }] = await Promise.all([
+            import('./aws/securityGroups/securityGroups.js'),
+            import('./aws/securityGroups/myIp.js'),
+          ]);
           throw await explainTimeout(e, target, opts, myIpUrl(undefined, req.settings.myIpUrl));
         });
       const info = sessions.list().find((s) => s.id === id);
@@ -133,6 +143,8 @@ export function createEngine(): Engine {
         instanceId: info?.instanceId ?? target.instanceId ?? null,
         host: info?.host ?? target.host,
         transport: transportOf(target),
+        user: target.user,
+        ...(target.userSource ? { userSource: target.userSource } : {}),
       };
     },
   };

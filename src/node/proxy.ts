@@ -3,7 +3,8 @@ import net from 'node:net';
 import type { Duplex, Readable, Writable } from 'node:stream';
 import { AppError } from '../common/errors.js';
 import { portTag, TAG } from '../common/vocab.js';
-import type { ResolveOptions } from './aws/resolve.js';
+import type { ResolveOptions } from './aws/instances/resolveOptions.js';
+import type { TransportStream } from './ssh/types.js';
 
 // `tagssh proxy NAME --port P`: an OpenSSH ProxyCommand. Resolves the Name tag to the instance's
 // current address (optionally starting it), then relays bytes between stdin/stdout and that TCP
@@ -40,7 +41,7 @@ export interface ProxyResult {
 }
 
 export async function runProxy(nameOrId: string, opts: ProxyOptions = {}): Promise<ProxyResult> {
-  const { resolveTarget } = await import('./aws/resolve.js');
+  const { resolveTarget } = await import('./aws/instances/resolve.js');
   const {
     port: wantedPort,
     connectTimeoutMs = 20_000,
@@ -52,7 +53,7 @@ export async function runProxy(nameOrId: string, opts: ProxyOptions = {}): Promi
     ssm,
     ...resolveOpts
   } = opts;
-  if (eice && ssm) throw new AppError('INVALID_INPUT', 'Give --eice or --ssm, not both.');
+  if (eice && ssm) throw new AppError('INVALID_INPUT', 'Use EC2 Instance Connect Endpoint or SSM, not both.', undefined, { reason: 'transport-both' });
   const viaEice = (i: { tags: Record<string, string> }) => !ssm && (!!eice || i.tags[TAG.transport]?.trim() === 'eice');
   const viaSsm = (i: { tags: Record<string, string> }) => !eice && (!!ssm || i.tags[TAG.transport]?.trim() === 'ssm');
   const target = await resolveTarget(nameOrId, {
@@ -67,7 +68,11 @@ export async function runProxy(nameOrId: string, opts: ProxyOptions = {}): Promi
       openSsmSocket({ instanceId: target.instance.id, region: target.instance.region, port, ...(resolveOpts.profile ? { profile: resolveOpts.profile } : {}) });
     // As for EICE: the host-key look takes a session of its own, OpenSSH a fresh one.
     if (verifyHostKey) await firstContact(target.instance, target.address, port, resolveOpts.profile, onNotice, open);
-    return relay(await open(), stdin, stdout, target.address, port);
+    const sock = await open();
+    // What the agent asks to show (HandshakeComplete's CustomerMessage) goes to ssh's terminal.
+    const notice = (sock as TransportStream).notice;
+    if (notice) onNotice?.(`tagssh: Session Manager: ${notice}`);
+    return relay(sock, stdin, stdout, target.address, port);
   }
   if (viaEice(target.instance)) {
     const { openEiceSocket } = await import('./transport/eice.js');

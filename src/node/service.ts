@@ -1,135 +1,36 @@
 import { randomUUID } from 'node:crypto';
-import type { TransportName } from '../common/model/transport.js';
-import type { Scope } from '../common/vocab.js';
-import { AppError, type AppErrorData } from '../common/errors.js';
+import { AppError } from '../common/errors.js';
 import type { CancelledDetails } from '../common/errorDetails.js';
 import { SessionOutput } from './service/outputStream.js';
 import { PromptBroker } from './service/promptBroker.js';
-import type { BenchMethod, Emit, FilesMethod, Handlers, InstanceList, LogMethod, Parsed, SecurityGroupsMethod, TunnelsMethod } from '../common/contract.js';
-import { benchSection } from './bench/serviceSection.js';
-import { securityGroupsSection } from './aws/securityGroupsSection.js';
-import { filesSection } from './files/serviceSection.js';
-import { tunnelsSection } from './tunnel/serviceSection.js';
-import { sessionLogSection } from './log/serviceSection.js';
-import type { ConnectTarget } from './ssh/types.js';
-import type { SshConnection } from './ssh/connection.js';
+import { ParkedPages } from './service/parkedPages.js';
+import { encodeInput } from './service/charset.js';
+import type {
+  AttachedSession,
+  BenchMethod,
+  FilesMethod,
+  Handlers,
+  ImportMethod,
+  LogMethod,
+  Parsed,
+  SecurityGroupsMethod,
+  TunnelsMethod,
+  WorkspaceMethod,
+} from '../common/contract.js';
+import { runningLogsOf } from './log/runningLogs.js';
+import { defaultSections } from './service/sections.js';
+import { scopeFrom, scopeKeyOf, type AppClient, type AppService, type AppServiceDeps, type OpenRequest, type SessionOpenedHook } from './service/types.js';
 import { sshConfigEnv } from './export/exportEnv.js';
-import type { Instance } from '../common/model/instance.js';
-import type { Settings } from '../common/model/settings.js';
-import type { SettingsStore } from './store/settings.js';
-import type { OnProgress } from '../common/progress.js';
 
 // createAppService(deps): the ONE backend behind the contract. The Electron main process and the
 // browser-mode server both call it; only the transport and the settings store differ. Each UI
 // connection gets its own handler set (connect()), so sessions belong to the window that opened
 // them and die with it.
 
-/** The scope the engine is asked about (one definition: src/common/vocab.ts). */
-export type EngineScope = Scope;
-
-/** What the service needs from the engine; src/node/engine.ts wires the real modules. */
-export interface Engine {
-  listInstances(scope: EngineScope, opts: { refresh: boolean; onUpdate: (list: InstanceList) => void }): Promise<InstanceList>;
-  startInstance(id: string, scope: EngineScope & { region: string }): Promise<Instance>;
-  stopInstance(id: string, scope: EngineScope & { region: string }): Promise<Instance>;
-  listProfiles(): Promise<{ profiles: string[]; defaultRegion: string | null; defaultProfile?: string }>;
-  /** Regions enabled for the account; `fresh` skips the day-long cache. */
-  listRegions?(scope: EngineScope, fresh: boolean): Promise<string[]>;
-  forgetHostKey(instanceId: string): Promise<boolean>;
-  sessions: SessionPort;
-  /** Resolves the ref and opens a shell; returns the session id and a label for the tab. */
-  openSession(req: OpenRequest): Promise<{ sessionId: string; label: string; instanceId: string | null; host: string; transport?: TransportName }>;
-}
-
-export interface OpenRequest extends EngineScope {
-  ref: string;
-  cols: number;
-  rows: number;
-  start: boolean;
-  pick?: string;
-  acceptNewHostKey?: string;
-  private?: boolean;
-  settings: Settings;
-  onProgress: OnProgress;
-  /** Asks the UI for a key's passphrase (rejects when the user cancels or goes away). */
-  askPassphrase: (keyPath: string, attempt: number) => Promise<string>;
-  /** Aborted when the UI cancels the open: every wait (start, address, port, host key, connect) stops. */
-  signal?: AbortSignal;
-  /** Called once the instance was asked to start (a cancel then leaves it starting). */
-  onStarted?: () => void;
-}
-
-/** The slice of the SSH SessionManager (src/node/ssh/sessionManager.ts) the service uses. */
-export interface SessionPort {
-  write(id: string, data: string | Buffer): void;
-  resize(id: string, cols: number, rows: number): void;
-  close(id: string): void;
-  /** The UI has painted `bytes` of output: the manager resumes a channel it paused (flow control). */
-  ack?(id: string, bytes: number): void;
-  /** The pool behind the sessions (file panel): an open session's target, a new channel on its connection. */
-  targetOf?(id: string): ConnectTarget | undefined;
-  acquire?(target: ConnectTarget): Promise<{ connection: SshConnection; release: () => void }>;
-  list?(): Array<{ id: string }>;
-  on(event: 'data', cb: (id: string, chunk: Buffer) => void): unknown;
-  on(event: 'exit', cb: (id: string, code: number | null) => void): unknown;
-  on(event: 'error', cb: (id: string, err: AppErrorData) => void): unknown;
-  on(event: 'closed', cb: (id: string, reason: string) => void): unknown;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- EventEmitter listener type
-  off(event: string, cb: (...args: any[]) => void): unknown;
-}
-
-export interface AppServiceDeps {
-  engine: Engine;
-  settings: SettingsStore;
-  /** Extra handler sections (e.g. benchmarks) built per connection; see `HandlerSection`. */
-  sections?: HandlerSection[];
-}
-
-/** A session became its window's: its id, what it printed while opening, what the open asked for. */
-export type SessionOpenedHook = (sessionId: string, early: readonly Buffer[], asked: Pick<Parsed<'session.open'>, 'log'>) => void;
-
-/** Builds part of the handlers for one connection. `emit` reaches only that connection. */
-export type HandlerSection = (ctx: {
-  deps: AppServiceDeps;
-  emit: Emit;
-  clientId: string;
-  /** Whether this UI connection opened the session: a section acts only on its own window's sessions. */
-  ownsSession: (sessionId: string) => boolean;
-  /** Runs `fn` when this UI connection goes away (a section lets go of what it listens to). */
-  onDispose: (fn: () => void) => void;
-  /**
-   * Runs `fn` the moment a session this window opened is its own, in the same tick, with the
-   * output it printed while opening and what the open asked for (its log): a section that
-   * records the session misses no byte.
-   */
-  onSessionOpened?: (fn: SessionOpenedHook) => void;
-}) => Partial<Handlers>;
-
-export interface AppClient {
-  id: string;
-  handlers: Handlers;
-  /** The UI went away: close its sessions, stop its streams. */
-  dispose(): void;
-  /** Bytes of output held for sessions whose open has not returned yet (diagnostics, tests). */
-  heldBytes(): number;
-}
-
-export interface AppService {
-  connect(emit: Emit): AppClient;
-  close(): void;
-}
-
-export function scopeFrom(input: { profile?: string | undefined; regions?: string[] | undefined }, settings: Settings, region?: string): EngineScope {
-  const scope: EngineScope = {};
-  const profile = input.profile ?? settings.profile ?? undefined;
-  if (profile) scope.profile = profile;
-  const regions = region ? [region] : (input.regions ?? settings.regions);
-  if (regions.length) scope.regions = regions;
-  return scope;
-}
-
-export function scopeKeyOf(scope: EngineScope): string {
-  return JSON.stringify([scope.profile ?? null, scope.regions ?? []]);
+/** What the service remembers of a session it opened, for a page that re-attaches to it. */
+interface OpenedAs {
+  info: Omit<AttachedSession, 'reopen' | 'charset' | 'scrollback' | 'ended'>;
+  reopen: AttachedSession['reopen'];
 }
 
 export function createAppService(deps: AppServiceDeps): AppService {
@@ -137,11 +38,14 @@ export function createAppService(deps: AppServiceDeps): AppService {
   const clients = new Set<AppClient>();
   // Sessions some window owns: their output is never held for another window's open.
   const claimed = new Set<string>();
+  const pages = new ParkedPages(deps.reattachGraceMs);
 
   return {
     connect(emit) {
       const clientId = randomUUID();
       let disposed = false;
+      /** The page this connection serves, once it named itself (session.attach). */
+      let pageId: string | null = null;
       const output = new SessionOutput(engine.sessions, emit, claimed);
       const prompts = new PromptBroker(emit);
       // Opens in flight, by the UI's openId, so the UI can cancel a long wait.
@@ -155,7 +59,7 @@ export function createAppService(deps: AppServiceDeps): AppService {
           instanceStarting: started.has(openId),
         } satisfies CancelledDetails);
 
-      const base: Omit<Handlers, BenchMethod | FilesMethod | SecurityGroupsMethod | LogMethod | TunnelsMethod> = {
+      const base: Omit<Handlers, BenchMethod | FilesMethod | SecurityGroupsMethod | LogMethod | TunnelsMethod | ImportMethod | WorkspaceMethod> = {
         async 'instances.list'(input) {
           const s = settings.get();
           const scope = scopeFrom(input, s);
@@ -197,6 +101,10 @@ export function createAppService(deps: AppServiceDeps): AppService {
           if (input.pick) req.pick = input.pick;
           if (input.acceptNewHostKey) req.acceptNewHostKey = input.acceptNewHostKey;
           if (input.private !== undefined) req.private = input.private;
+          if (input.user) req.user = input.user;
+          if (input.eic) req.eic = true;
+          if (input.serialConsole) req.serialConsole = true;
+          req.askSecret = prompts.secretAsker(input.openId);
           const abort = new AbortController();
           req.signal = abort.signal;
           opens.set(input.openId, abort);
@@ -208,7 +116,16 @@ export function createAppService(deps: AppServiceDeps): AppService {
               engine.sessions.close(info.sessionId);
               throw disposed ? new AppError('SESSION_CLOSED', 'The window closed while connecting.') : cancelledOpen(input.openId);
             }
-            const early = output.adopt(info.sessionId);
+            const openedAs: OpenedAs = {
+              info,
+              reopen: {
+                ref: input.ref,
+                ...(input.region ? { region: input.region } : {}),
+                ...(input.pick ? { pick: input.pick } : {}),
+                ...(input.user ? { user: input.user } : {}),
+              },
+            };
+            const early = output.adopt(info.sessionId, input.charset, openedAs);
             for (const fn of opened) fn(info.sessionId, early, { log: input.log });
             return info;
           } catch (e) {
@@ -223,6 +140,36 @@ export function createAppService(deps: AppServiceDeps): AppService {
             output.endOpen();
           }
         },
+        async 'session.attach'(input) {
+          if (pageId !== null && pageId !== input.pageId) throw new AppError('INVALID_INPUT', 'This connection already named its page.', 'Reload the window.');
+          const handed = await pages.claim(input.pageId, clientId);
+          if (disposed) {
+            // The connection went while waiting: what it took goes back to wait for the page.
+            if (handed) {
+              const keeper = new SessionOutput(engine.sessions, () => {}, claimed);
+              for (const h of handed) if (!h.ended) keeper.take(h);
+              keeper.park();
+              pages.release(input.pageId, clientId, keeper);
+            }
+            throw new AppError('SESSION_CLOSED', 'The window closed.');
+          }
+          if (!handed) return { taken: true, sessions: [] };
+          pageId = input.pageId;
+          const sessions: AttachedSession[] = [];
+          for (const h of handed) {
+            const opened = h.meta as OpenedAs | undefined;
+            if (!opened) continue;
+            if (!h.ended) output.take(h);
+            sessions.push({
+              ...opened.info,
+              reopen: opened.reopen,
+              charset: h.charset,
+              scrollback: h.scrollback.text(),
+              ...(h.ended ? { ended: h.ended } : { logs: runningLogsOf(engine).kindsOf(h.id) }),
+            });
+          }
+          return { taken: false, sessions };
+        },
         'session.cancelOpen'({ openId }) {
           const abort = opens.get(openId);
           if (!abort) return { cancelled: false };
@@ -232,7 +179,12 @@ export function createAppService(deps: AppServiceDeps): AppService {
         },
         'session.write'({ sessionId, data }) {
           output.mustOwn(sessionId);
-          engine.sessions.write(sessionId, data);
+          engine.sessions.write(sessionId, encodeInput(output.charsetOf(sessionId), data));
+          return null;
+        },
+        'session.charset'({ sessionId, charset }) {
+          output.mustOwn(sessionId);
+          output.setCharset(sessionId, charset);
           return null;
         },
         'session.resize'({ sessionId, cols, rows }) {
@@ -246,6 +198,10 @@ export function createAppService(deps: AppServiceDeps): AppService {
         },
         'session.passphrase'({ promptId, passphrase }) {
           prompts.answer(promptId, passphrase);
+          return null;
+        },
+        'session.secret'({ promptId, answers }) {
+          prompts.answer(promptId, answers);
           return null;
         },
         'session.close'({ sessionId }) {
@@ -264,12 +220,17 @@ export function createAppService(deps: AppServiceDeps): AppService {
         'export.sshConfigEnv'() {
           return sshConfigEnv();
         },
+        async 'export.loginUsers'({ instances }) {
+          const s = settings.get();
+          const { exportLoginUsers } = await import('./export/loginUsers.js');
+          return { users: await exportLoginUsers(instances, s, { profile: s.profile ?? undefined }) };
+        },
       };
 
       // The bench.* calls come from the benchmark section (added by default below).
       const handlers = { ...base } as Handlers;
       const disposers: Array<() => void> = [];
-      for (const section of deps.sections ?? [benchSection(), filesSection(), tunnelsSection(), securityGroupsSection(), sessionLogSection()])
+      for (const section of deps.sections ?? defaultSections())
         Object.assign(
           handlers,
           section({
@@ -291,7 +252,13 @@ export function createAppService(deps: AppServiceDeps): AppService {
           disposed = true;
           prompts.cancel('The window closed.');
           for (const abort of opens.values()) abort.abort();
-          output.dispose();
+          if (pageId !== null) {
+            // A page that named itself may come back (a reload): its sessions wait for it.
+            const keep = output.ownedCount() > 0;
+            if (keep) output.park();
+            pages.release(pageId, clientId, keep ? output : null);
+            if (!keep) output.dispose();
+          } else output.dispose();
           for (const fn of disposers) fn();
         },
       };
@@ -300,6 +267,7 @@ export function createAppService(deps: AppServiceDeps): AppService {
     },
     close() {
       for (const c of [...clients]) c.dispose();
+      pages.close();
     },
   };
 }

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { descendantPids } from '../lab/wait.js';
 import { useAppUi, verbs } from './ui.js';
 
 // Many terminals at once, as a person uses it, against three real sshd hosts: broadcast to the
@@ -45,7 +46,7 @@ async function hostsThatRan(m: string, expected: number): Promise<string[]> {
       : [];
   const deadline = Date.now() + 15_000;
   while (read().length < expected && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-  await new Promise((r) => setTimeout(r, 500)); // anything extra (a second delivery) would land now
+  await new Promise((r) => setTimeout(r, 500)); // anything extra (a second delivery) would land now: the window is what is tested
   return read();
 }
 
@@ -84,6 +85,14 @@ test('broadcast reaches exactly the chosen tabs: typing, Ctrl-C, arrows, a paste
     assert.equal(await tab(label).evaluate((el) => el.classList.contains('broadcasting')), on);
   }
   assert.ok(await activePanel().evaluate((el) => el.classList.contains('broadcasting')), 'the receiving terminal has the coloured border');
+  // The badge sits before the ×: the close control stays at the tab's end, so a click on the
+  // tab's centre switches to it and asks nothing.
+  assert.equal(await tab('stg-a').evaluate((el) => el.lastElementChild?.classList.contains('tab-close')), true, 'the × is the last thing on the tab');
+  const box = (await tab('stg-a').boundingBox())!;
+  await page().mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+  assert.equal(await page().getByRole('dialog').count(), 0, 'a click on the tab centre does not ask to close it');
+  assert.equal(await tab('stg-a').getAttribute('aria-selected'), 'true');
+  await tab('prod-c').click();
   await shot('broadcast-active');
 
   await typeInTerminal(mark('typed'));
@@ -91,7 +100,19 @@ test('broadcast reaches exactly the chosen tabs: typing, Ctrl-C, arrows, a paste
 
   // Ctrl-C interrupts the sleep on both; Up arrow recalls the last line on both.
   await typeInTerminal('sleep 60');
-  await page().waitForTimeout(300);
+  // Ctrl-C must interrupt a running sleep on each host, not a line still being read.
+  const sleeping = () =>
+    ['stg-a', 'prod-c'].filter((h) =>
+      descendantPids(ui.lab.hosts[h]!.pid!).some((pid) => {
+        try {
+          return readFileSync(`/proc/${pid}/cmdline`, 'utf8') === 'sleep\u000060\u0000';
+        } catch {
+          return false;
+        }
+      }),
+    ).length;
+  for (const deadline = Date.now() + 15_000; sleeping() < 2 && Date.now() < deadline;) await page().waitForTimeout(50);
+  assert.equal(sleeping(), 2, 'sleep 60 runs on both broadcast hosts');
   await page().keyboard.press('Control+C');
   await typeInTerminal(mark('ctrlc'));
   assert.deepEqual(await hostsThatRan('ctrlc', 2), [A, C]);
@@ -158,7 +179,10 @@ test('a set by tag value; snippets added, edited and deleted in Settings, run he
   await page().getByTestId('broadcast-by-tag').click();
   const chooser = page().getByTestId('broadcast-chooser');
   const checked = async (label: string) => chooser.locator('label', { hasText: label }).locator('input').isChecked();
-  assert.deepEqual([await checked('stg-a'), await checked('stg-b'), await checked('prod-c')], [true, true, false]);
+  const picked = async () => [await checked('stg-a'), await checked('stg-b'), await checked('prod-c')];
+  // The chooser asks the engine for the instances' tags first: wait for the boxes to follow.
+  for (const deadline = Date.now() + 15_000; !(await checked('stg-b')) && Date.now() < deadline;) await page().waitForTimeout(50);
+  assert.deepEqual(await picked(), [true, true, false]);
   await page().getByTestId('broadcast-start').click();
   assert.match(await page().getByTestId('broadcast-indicator').innerText(), /Broadcasting to 2 tabs/);
 
@@ -214,7 +238,7 @@ test('Settings → Session logs: every session is logged, with time stamps', asy
   await waitForTerminal(/^always 5\s*$/m);
   await page().getByTestId('log-toggle').uncheck();
   await note.filter({ hasText: 'Log closed' }).waitFor();
-  assert.match(readFileSync(path, 'utf8'), /^\[\d{4}-\d\d-\d\dT[\d:.]+Z\] always 5$/m);
+  assert.match(readFileSync(path, 'utf8'), /^\[\d{4}-\d\d-\d\dT[\d:.]+[+-]\d\d:\d\d\] always 5$/m);
   await page().getByRole('tab', { name: 'Settings' }).click();
   await page().getByTestId('log-always').uncheck();
   await page().getByTestId('log-timestamps').uncheck();

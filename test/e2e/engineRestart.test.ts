@@ -2,17 +2,15 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
-import { createServer, type WebServer } from '../../src/node/server/index.js';
 import { descendantPids } from '../lab/wait.js';
 import { launchBrowser, openApp, saveScreenshot, terminalText } from './browser.js';
 import { startAppLab, type AppLab } from './lab.js';
 
-// Browser mode as `tagssh web` runs it: the engine in its own process. Killed mid-session, it is
-// replaced; the terminal tab says it was disconnected, a notice says why, Reconnect works on the
-// new engine, and the page never reloads.
+// Browser mode as `tagssh web` runs it (as every E2E file does): the engine in its own process.
+// Killed mid-session, it is replaced; the terminal tab says it was disconnected, a notice says
+// why, Reconnect works on the new engine, and the page never reloads.
 
 let lab: AppLab;
-let server: WebServer;
 let browser: Browser;
 let page: Page;
 let errors: string[];
@@ -28,14 +26,12 @@ const enginePids = () =>
 
 before(async () => {
   lab = await startAppLab([{ name: 'web-restart', address: '127.0.0.2' }]);
-  server = await createServer({ port: 0 });
   browser = await launchBrowser();
-  ({ page, errors } = await openApp(browser, server.openLink()));
+  ({ page, errors } = await openApp(browser, lab.server.openLink()));
 });
 
 after(async () => {
   await browser?.close();
-  await server?.close();
   await lab?.stop();
 });
 

@@ -1,4 +1,4 @@
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -8,33 +8,31 @@ import { useAppUi, verbs } from './ui.js';
 
 // The OpenSSH config exported from the app works with the real ssh, from a shell whose PATH has
 // no tagssh: its ProxyCommand runs TagSSH by absolute path, and ssh checks the host key the app
-// trusted (TagSSH's known_hosts). Here the backend runs inside this process, as in the desktop
-// app (not as the tagssh CLI), so it uses the tagssh installed on PATH — and without one the
-// dialog refuses the export and says what to install.
+// trusted (TagSSH's known_hosts). The engine runs as the app's (not as the tagssh CLI), so it
+// uses the tagssh installed on its PATH — and without one the dialog refuses the export and says
+// what to install. Its PATH holds npm's bin directory from the start, empty until `npm link`
+// puts tagssh there while the app runs, as on a person's machine.
 
 const ROOT = join(import.meta.dirname, '../..');
-const ui = useAppUi([
-  { name: 'web-1', address: '127.0.0.6' },
-  { name: 'db 1', tags: { env: 'prod' } },
-]);
-const { row, activePanel, waitForTerminal, trustFirstContact, shot } = verbs(ui);
 const dialog = () => ui.page.getByRole('dialog', { name: /^Export \d+ instances?$|をエクスポート$/ });
 const preview = () => ui.page.getByTestId('export-preview');
 const message = () => dialog().getByRole('status');
 
-const savedPath = process.env.PATH;
-/** PATH without any tagssh: what ssh runs with here, and what the backend starts with. */
-const cleanPath = (savedPath ?? '')
+/** PATH without any tagssh: what ssh runs with here. */
+const cleanPath = (process.env.PATH ?? '')
   .split(delimiter)
   .filter((d) => d && !existsSync(join(d, 'tagssh')))
   .join(delimiter);
-let linkDir = '';
-before(() => {
-  process.env.PATH = cleanPath;
-});
-after(() => {
-  process.env.PATH = savedPath;
-});
+/** npm's global bin directory: on the engine's PATH, and where `npm link` installs tagssh. */
+const npmBin = (home: string) => join(home, 'npm-bin');
+const ui = useAppUi(
+  [
+    { name: 'web-1', address: '127.0.0.6' },
+    { name: 'db 1', tags: { env: 'prod' } },
+  ],
+  { engineEnv: ({ home }) => ({ PATH: [npmBin(home), cleanPath].join(delimiter) }) },
+);
+const { row, activePanel, waitForTerminal, trustFirstContact, shot } = verbs(ui);
 
 /** Runs a command to its end without blocking this process's event loop. */
 const run = (cmd: string, args: string[], env: NodeJS.ProcessEnv) =>
@@ -110,10 +108,9 @@ test('the refusal speaks Japanese when the language is Japanese', async () => {
 
 test('with tagssh installed (npm link), the exported config connects with real ssh from a PATH without tagssh', async () => {
   // What `npm link` makes: a `tagssh` link to bin/tagssh.mjs in a bin directory on PATH.
-  linkDir = join(ui.lab.home, 'npm-bin');
+  const linkDir = npmBin(ui.lab.home);
   mkdirSync(linkDir, { recursive: true });
   symlinkSync(join(ROOT, 'bin/tagssh.mjs'), join(linkDir, 'tagssh'));
-  process.env.PATH = [linkDir, cleanPath].join(delimiter);
   const webId = ui.lab.ids['web-1']!.id;
   const dbId = ui.lab.ids['db 1']!.id;
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { escapeControls } from '../../src/common/safeText.js';
@@ -220,6 +220,27 @@ test('a hostile file name is shown as text with its controls escaped', async () 
   assert.deepEqual(ui.errors, []);
 });
 
+test('a folder of more entries than one listing shows the first 5000 and a count; Show more lists the rest', async () => {
+  const many = join(work, 'many');
+  mkdirSync(many);
+  for (let i = 0; i < 5003; i++) writeFileSync(join(many, `f${String(i).padStart(5, '0')}`), '');
+  await button('Refresh').click();
+  await panel().getByRole('button', { name: 'Open many' }).click();
+  await panel().getByText('Only the first 5000 entries are shown.').waitFor({ timeout: 30_000 });
+  assert.equal(await panel().locator('tr.files-row').count(), 5000);
+  const more = button('Show more');
+  assert.equal(await more.getAttribute('title'), 'List up to 5000 more entries of this folder');
+  await more.click();
+  await waitUntil(async () => (await panel().locator('tr.files-row').count()) === 5003, 'all 5003 entries listed', 30_000);
+  assert.equal(await panel().getByText('Only the first').count(), 0, 'no note once everything is listed');
+  assert.equal(await more.count(), 0, 'no Show more once everything is listed');
+  await shot('files-show-more');
+  await button('Up').click();
+  await entryRow('many').waitFor();
+  rmSync(many, { recursive: true, force: true });
+  await button('Refresh').click();
+});
+
 test('a big download shows its progress and Cancel stops it without saving anything', async () => {
   writeFileSync(join(work, 'large.bin'), randomBytes(200 * 1024 * 1024));
   await button('Refresh').click();
@@ -231,6 +252,7 @@ test('a big download shows its progress and Cancel stops it without saving anyth
   const transfer = latestTransfer();
   await progressPastZero(transfer, '200.0', 'download');
   await cancelWithHostHeld(transfer, 'Cancel Download of large.bin');
+  // Proving that no download arrives after the cancel takes a window: the wait is what is tested.
   await ui.page.waitForTimeout(1000);
   ui.page.off('download', onDownload);
   assert.equal(saved, 0, 'a cancelled download is not saved');

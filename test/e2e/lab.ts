@@ -12,19 +12,29 @@ import { jsonSettingsStore, settingsPath } from '../../src/node/store/settings.j
 import { defaultSettings } from '../../src/common/model/settings.js';
 
 // The end-to-end lab: moto with seeded instances whose Elastic IPs are loopback aliases served
-// by real sshd hosts, and the browser-mode server (the real backend) on a temp TAGSSH_HOME.
-// Shared by the Playwright tests and the app benchmark.
+// by real sshd hosts, and the browser-mode server on a temp TAGSSH_HOME with the engine in its
+// own process, as `tagssh web` and the desktop app run it. The engine gets its environment once,
+// when it starts (as a launcher hands it over): a test that needs more there (a tool on PATH, an
+// AWS config file, another endpoint) says so in `engineEnv`, and changes what a person would
+// change while the app runs (installs the tool, edits the file), not the engine's variables.
+// Shared by the Playwright tests, the fault suite and the app benchmark.
 
-export interface AppLab {
+/** The lab without a server: for a test that starts the app itself (as `tagssh web` does). */
+export interface Lab {
   moto: Moto;
-  server: WebServer;
   home: string;
   clientKey: KeyPair;
   /** A second authorized key, encrypted with `lockedKey.passphrase`. */
   lockedKey: KeyPair;
   hosts: Record<string, SshdHost>;
   ids: Record<string, Seeded>;
+  /** What the engine starts with: this process's environment as the lab set it, and `engineEnv`'s extras. */
+  engineEnv: Record<string, string | undefined>;
   stop(): Promise<void>;
+}
+
+export interface AppLab extends Lab {
+  server: WebServer;
 }
 
 export interface LabHostSpec {
@@ -36,18 +46,52 @@ export interface LabHostSpec {
   stopped?: boolean;
   count?: number;
   tags?: Record<string, string>;
+  /** The instance type moto reports (t3.micro when not given). */
+  instanceType?: string;
+  /** The image moto reports (seed.ts's TEST_AMI, a Windows image, when not given). */
+  imageId?: string;
 }
 
-export async function startAppLab(specs: LabHostSpec[]): Promise<AppLab> {
+/** What the lab has up when the engine's environment is decided. */
+export type LabParts = Pick<AppLab, 'moto' | 'home' | 'clientKey' | 'hosts' | 'ids'> & {
+  /** The EC2 endpoint the engine asks (the lab's proxy in front of moto). */
+  ec2Endpoint: string;
+};
+
+export interface AppLabOptions {
+  /** Variables the engine starts with beyond the lab's own (called once moto, the hosts and the instances are up). */
+  engineEnv?: (lab: LabParts) => Record<string, string> | Promise<Record<string, string>>;
+  /** 'inline' runs the engine in this process: only for a test that says in a comment why it must. */
+  engine?: 'process' | 'inline';
+}
+
+export async function startAppLab(specs: LabHostSpec[], opts: AppLabOptions = {}): Promise<AppLab> {
+  const lab = await startLab(specs, opts);
+  try {
+    const server = await createServer({ port: 0, engine: opts.engine ?? 'process', engineEnv: lab.engineEnv });
+    return {
+      ...lab,
+      server,
+      stop: async () => {
+        await server.close();
+        await lab.stop();
+      },
+    };
+  } catch (e) {
+    await lab.stop();
+    throw e;
+  }
+}
+
+/** moto, the hosts, the instances and the settings, on a temp TAGSSH_HOME set in this process's environment; no server. */
+export async function startLab(specs: LabHostSpec[], opts: Pick<AppLabOptions, 'engineEnv'> = {}): Promise<Lab> {
   const saved = { ...process.env };
   const home = mkdtempSync(join(tmpdir(), 'tagssh-e2e-'));
   const moto = await startMoto();
   const hosts: Record<string, SshdHost> = {};
   const ids: Record<string, Seeded> = {};
-  let server: WebServer | undefined;
   let proxy: Ec2Proxy | undefined;
   const stop = async () => {
-    await server?.close();
     await proxy?.close();
     for (const h of Object.values(hosts)) {
       await h.stop();
@@ -83,13 +127,14 @@ export async function startAppLab(specs: LabHostSpec[]): Promise<AppLab> {
         ...(spec.address ? { eip: spec.address } : {}),
         ...(spec.stopped ? { stopped: true } : {}),
         ...(spec.count ? { count: spec.count } : {}),
+        ...(spec.instanceType ? { instanceType: spec.instanceType } : {}),
+        ...(spec.imageId ? { imageId: spec.imageId } : {}),
         tags: { 'tagssh:user': user, 'tagssh:port': String(port), ...(spec.tags ?? {}) },
       });
     }
     jsonSettingsStore(settingsPath()).set({ ...defaultSettings(), defaultUser: user, identityFile: clientKey.privatePath, port });
-    // In this process: tests change process.env (PATH, AWS_CONFIG_FILE) while the engine runs.
-    server = await createServer({ port: 0, engine: 'inline' });
-    return { moto, server, home, clientKey, lockedKey, hosts, ids, stop };
+    const extra = (await opts.engineEnv?.({ moto, home, clientKey, hosts, ids, ec2Endpoint: proxy.endpoint })) ?? {};
+    return { moto, home, clientKey, lockedKey, hosts, ids, engineEnv: { ...process.env, ...extra }, stop };
   } catch (e) {
     await stop();
     throw e;

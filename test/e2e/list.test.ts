@@ -1,6 +1,6 @@
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFileSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { seedInstance } from '../lab/seed.js';
 import { useAppUi, verbs } from './ui.js';
@@ -9,13 +9,26 @@ import { setTimeout as sleep } from 'node:timers/promises';
 // The instance list in Chromium against the real backend (moto behind it): what is shown,
 // filtering and keyboard use, exports, and an ambiguous name.
 
-const ui = useAppUi([
-  { name: 'web-1', address: '127.0.0.2', noSshd: true, tags: { env: 'prod', team: 'web' } },
-  { name: 'db-1', stopped: true, tags: { env: 'prod' } },
-  { name: 'rebuilt-1', tags: { env: 'staging' } },
-  { name: 'batch worker', tags: { env: 'staging' } },
-  { name: 'twin', count: 2, tags: { env: 'dev' } },
-]);
+// The engine starts with npm's bin directory on PATH (empty until a test installs tagssh there)
+// and an AWS config file of its own (absent until a test writes it), as a person's machine has.
+const npmBin = (home: string) => join(home, 'npm-bin');
+const awsConfig = (home: string) => join(home, 'aws-config');
+const ui = useAppUi(
+  [
+    { name: 'web-1', address: '127.0.0.2', noSshd: true, tags: { env: 'prod', team: 'web' } },
+    { name: 'db-1', stopped: true, tags: { env: 'prod' } },
+    { name: 'rebuilt-1', tags: { env: 'staging' } },
+    { name: 'batch worker', tags: { env: 'staging' } },
+    { name: 'twin', count: 2, tags: { env: 'dev' } },
+  ],
+  {
+    engineEnv: ({ home }) => ({
+      PATH: [npmBin(home), process.env.PATH].join(delimiter),
+      AWS_CONFIG_FILE: awsConfig(home),
+      AWS_SHARED_CREDENTIALS_FILE: join(home, 'no-credentials'),
+    }),
+  },
+);
 const { row, activePanel, shot } = verbs(ui);
 const names = () => ui.page.locator('tr.row .n').allInnerTexts();
 
@@ -72,18 +85,12 @@ test('Export previews an OpenSSH config and Tera Term macros for the listed inst
   await ui.page.getByRole('searchbox', { name: 'Filter instances' }).fill('prod');
   await ui.page.waitForFunction(() => document.querySelectorAll('tr.row').length === 2);
   // The OpenSSH export runs the tagssh installed on PATH (as `npm link` installs it) by absolute path.
-  const bin = join(ui.lab.home, 'npm-bin');
+  const bin = npmBin(ui.lab.home);
   mkdirSync(bin, { recursive: true });
   symlinkSync(join(import.meta.dirname, '../../bin/tagssh.mjs'), join(bin, 'tagssh'));
-  const savedPath = process.env.PATH;
-  process.env.PATH = [bin, savedPath].join(delimiter);
   const preview = ui.page.getByTestId('export-preview');
-  try {
-    await ui.page.getByRole('button', { name: 'Export…' }).click();
-    await preview.locator('.export-file').waitFor();
-  } finally {
-    process.env.PATH = savedPath;
-  }
+  await ui.page.getByRole('button', { name: 'Export…' }).click();
+  await preview.locator('.export-file').waitFor();
   const text = await preview.innerText();
   assert.match(text, /Host web-1\n/);
   assert.match(text, /Host db-1\n/);
@@ -211,10 +218,8 @@ test('Start asks for confirmation, then the row follows the instance to running;
 });
 
 test('the profile picker lists the default profile once and shows a profile added to the AWS config on focus, without a reload', async () => {
-  const config = join(ui.lab.home, 'aws-config');
+  const config = awsConfig(ui.lab.home);
   writeFileSync(config, '[default]\nregion = us-east-1\n[profile staging]\nregion = eu-west-1\n');
-  const saved = { config: process.env.AWS_CONFIG_FILE, credentials: process.env.AWS_SHARED_CREDENTIALS_FILE };
-  Object.assign(process.env, { AWS_CONFIG_FILE: config, AWS_SHARED_CREDENTIALS_FILE: join(ui.lab.home, 'no-credentials') });
   try {
     const picker = ui.page.getByRole('combobox', { name: 'AWS profile' });
     const offered = () => picker.locator('option').allInnerTexts();
@@ -241,12 +246,6 @@ test('the profile picker lists the default profile once and shows a profile adde
     assert.equal(await ui.page.locator('#set-profile').inputValue(), '');
     await ui.page.locator('#tab-instances').click();
   } finally {
-    for (const [k, v] of [
-      ['AWS_CONFIG_FILE', saved.config],
-      ['AWS_SHARED_CREDENTIALS_FILE', saved.credentials],
-    ] as const) {
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
-    }
+    rmSync(config, { force: true });
   }
 });

@@ -1,4 +1,4 @@
-import { test, before, after } from 'node:test';
+import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -24,14 +24,14 @@ let ipServer: http.Server;
 let drop: NftTable | undefined;
 let groupId: string;
 
-before(async () => {
-  ipServer = http.createServer((_req, res) => res.end(`${MY_IP}\n`));
-  await new Promise<void>((r) => ipServer.listen(0, '127.0.0.1', r));
-  // Read by the backend when it diagnoses a timeout (the lab keeps and restores the environment).
-  process.env.TAGSSH_MY_IP_URL = `http://127.0.0.1:${(ipServer.address() as AddressInfo).port}/`;
+// The lookup service the engine asks when it diagnoses a timeout, handed to it as it starts.
+const ui = useAppUi([{ name: 'web-sg', address: ADDRESS }], {
+  async engineEnv() {
+    ipServer = http.createServer((_req, res) => res.end(`${MY_IP}\n`));
+    await new Promise<void>((r) => ipServer.listen(0, '127.0.0.1', r));
+    return { TAGSSH_MY_IP_URL: `http://127.0.0.1:${(ipServer.address() as AddressInfo).port}/` };
+  },
 });
-
-const ui = useAppUi([{ name: 'web-sg', address: ADDRESS }]);
 const { row, activePanel, trustFirstContact, shot } = verbs(ui);
 
 after(async () => {

@@ -91,8 +91,12 @@ test('Settings: a bad value is refused naming the field, in the app’s words; g
   const myIp = form().getByRole('textbox', { name: 'My public IP lookup' });
   await myIp.fill('checkip.example');
   await form().getByRole('button', { name: 'Save settings' }).click();
-  assert.equal(await status().innerText(), 'Check the highlighted field: My public IP lookup — an http:// or https:// address');
+  assert.equal(await status().innerText(), 'Check the highlighted field: My public IP lookup — an https:// address (http:// only for 127.0.0.1 or localhost)');
   assert.equal(await myIp.getAttribute('aria-invalid'), 'true');
+  // Plain http elsewhere: anyone on the way could answer with their own address.
+  await myIp.fill('http://checkip.amazonaws.com');
+  await form().getByRole('button', { name: 'Save settings' }).click();
+  assert.equal(await status().innerText(), 'Check the highlighted field: My public IP lookup — an https:// address (http:// only for 127.0.0.1 or localhost)');
   await myIp.fill('http://127.0.0.1:9/ip');
   // Every field takes a value; the ones that change nothing for the lab are set and saved.
   const key = form().getByRole('textbox', { name: 'Default private key file' });
@@ -108,18 +112,35 @@ test('Settings: a bad value is refused naming the field, in the app’s words; g
   assert.equal(await through.inputValue(), 'auto');
   await through.selectOption({ label: 'SSM Session Manager' });
   const eic = form().getByRole('combobox', { name: 'EC2 Instance Connect keys' });
-  assert.equal(await eic.inputValue(), 'fallback');
+  // A key is pushed only when asked for: the default offers one after a refused login.
+  assert.equal(await eic.inputValue(), 'ask');
+  assert.deepEqual(await eic.locator('option').allInnerTexts(), [
+    'Offer one when my login is refused (ask first)',
+    'Always (a fresh key for each login)',
+    'Never',
+  ]);
   await eic.selectOption({ label: 'Never' });
+  const forward = form().getByRole('checkbox', { name: 'Forward my ssh-agent to instances (ForwardAgent)' });
+  const locale = form().getByRole('checkbox', { name: 'Send my locale (LANG, LC_*) to the server' });
+  assert.deepEqual([await forward.isChecked(), await locale.isChecked()], [false, true]);
+  await forward.check();
+  await locale.uncheck();
   await form().getByRole('button', { name: 'Save settings' }).click();
   await page().waitForFunction(() => document.querySelector('form.settings-form [role=status]')?.textContent === 'Saved.');
   const saved = (JSON.parse(readFileSync(settingsPath(), 'utf8')) as { data: Record<string, unknown> }).data;
-  assert.deepEqual([saved.transport, saved.instanceConnect, saved.myIpUrl], ['ssm', 'never', 'http://127.0.0.1:9/ip']);
+  assert.deepEqual(
+    [saved.transport, saved.instanceConnect, saved.myIpUrl, saved.agentForward, saved.sendLocale],
+    ['ssm', 'never', 'http://127.0.0.1:9/ip', true, false],
+  );
   await page().reload();
   await settingsTab().click();
   assert.equal(await form().getByRole('combobox', { name: 'Connect through' }).inputValue(), 'ssm');
   assert.equal(await form().getByRole('combobox', { name: 'EC2 Instance Connect keys' }).inputValue(), 'never');
   await form().getByRole('combobox', { name: 'Connect through' }).selectOption('auto');
-  await form().getByRole('combobox', { name: 'EC2 Instance Connect keys' }).selectOption('fallback');
+  await form().getByRole('combobox', { name: 'EC2 Instance Connect keys' }).selectOption('ask');
+  assert.equal(await form().getByRole('checkbox', { name: 'Forward my ssh-agent to instances (ForwardAgent)' }).isChecked(), true);
+  await form().getByRole('checkbox', { name: 'Forward my ssh-agent to instances (ForwardAgent)' }).uncheck();
+  await form().getByRole('checkbox', { name: 'Send my locale (LANG, LC_*) to the server' }).check();
   assert.equal(await form().getByRole('textbox', { name: 'My public IP lookup' }).inputValue(), 'http://127.0.0.1:9/ip');
   await form().getByRole('textbox', { name: 'My public IP lookup' }).fill('');
   await form().getByRole('button', { name: 'Save settings' }).click();

@@ -161,7 +161,7 @@ test('a failed login speaks the app’s words and its button opens Settings at t
   const error = activePanel().getByTestId('open-error');
   await error.waitFor({ timeout: 20_000 });
   const text = await error.innerText();
-  assert.match(text, /The server refused the login\./);
+  assert.match(text, /The server did not accept the key\./);
   assert.match(text, /Settings › Default private key file/);
   assert.doesNotMatch(text, /--identity|--user|--profile/, 'no CLI flags in the app');
   await shot('auth-failed');
@@ -313,7 +313,7 @@ test('a name two instances share lists both; picking one connects to it; arrow k
   // Keyboard: the selected tab moves with the arrow keys, wrapping around.
   await tab('twin').focus();
   assert.equal(await selectedTab(), 'twin');
-  assert.deepEqual(await tabNames(), ['Instances', 'Benchmarks', 'Tunnels', 'db-2', 'twin', 'Settings']);
+  assert.deepEqual(await tabNames(), ['Instances', 'Benchmarks', 'Tunnels', 'Logs', 'db-2', 'twin', 'Settings']);
   await page().keyboard.press('ArrowRight');
   assert.equal(await selectedTab(), 'Settings');
   await page().keyboard.press('ArrowRight');

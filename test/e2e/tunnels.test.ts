@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import net from 'node:net';
 import { randomBytes } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
 import { runProcess } from '../lab/run.js';
 import { freePort } from '../lab/ports.js';
 import { useAppUi, verbs } from './ui.js';
@@ -87,7 +88,7 @@ test('Save, then Start: an untrusted host key is refused until a terminal trusts
 test('Start opens the tunnel; bytes count; Copy address copies it; it outlives the terminal tab', async () => {
   await page().getByRole('tab', { name: 'Tunnels' }).click();
   await tunnelRow().getByRole('button', { name: 'Start' }).click();
-  await waitState('Open');
+  await waitState('Connected');
   const address = await addressOf();
   assert.notEqual(address, '127.0.0.1:0', 'shows the port it really listens on');
   assert.equal(await httpGet(address), BODY);
@@ -109,13 +110,71 @@ test('Start opens the tunnel; bytes count; Copy address copies it; it outlives t
   await page().getByRole('tab', { name: /web-1/ }).waitFor({ state: 'detached' });
   assert.equal(await httpGet(address), BODY);
   await page().getByRole('tab', { name: 'Tunnels' }).click();
-  assert.equal(await tunnelRow().locator('.tunnel-state .state').innerText(), 'Open');
+  assert.equal(await tunnelRow().locator('.tunnel-state .state').innerText(), 'Connected');
 
   await tunnelRow().getByRole('button', { name: 'Edit' }).click();
   await view().locator('.tunnels-status', { hasText: 'Stop the tunnel before editing it.' }).waitFor();
   await tunnelRow().getByRole('button', { name: 'Stop' }).click();
   await waitState('Stopped');
   await assert.rejects(httpGet(address), /ECONNREFUSED/);
+});
+
+/** The sshd processes serving connections of this lab host (one per SSH connection). */
+function sessionsOf(pid: number | undefined): number[] {
+  try {
+    return execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map(Number);
+  } catch {
+    return []; // pgrep exits 1 when there is none
+  }
+}
+
+test('the link drops under a running tunnel: the row says it is being rebuilt, a request made meanwhile waits, then it is connected again with the rebuild counted and why', async () => {
+  await tunnelRow().getByRole('button', { name: 'Start' }).click();
+  await waitState('Connected');
+  const address = await addressOf();
+  assert.match(await tunnelRow().locator('.tunnel-since').innerText(), /^Connected for \d+ s \(since \d\d:\d\d:\d\d\)$/);
+  assert.equal(await tunnelRow().locator('.tunnel-rebuilds').count(), 0, 'no rebuild yet');
+
+  // sshd restarts: its listener goes and the session carrying the tunnel is killed.
+  const host = ui.lab.hosts['web-1']!;
+  const sessions = sessionsOf(host.pid);
+  assert.equal(sessions.length, 1, 'one SSH connection carries the tunnel');
+  await host.stop();
+  for (const pid of sessions) process.kill(pid, 'SIGKILL');
+  await waitState('Rebuilding link…');
+  assert.equal(await tunnelRow().locator('.tunnel-health .tunnel-note').innerText(), 'The local port stays open; new connections wait for the new link.');
+  assert.ok((await tunnelRow().locator('.tunnel-error').innerText()).length > 0, 'says why the link is down');
+  const during = httpGet(address);
+  await tunnelRow().locator('.tunnel-waiting', { hasText: 'New connections waiting for the link: 1' }).waitFor({ timeout: 10_000 });
+  await shot('tunnels-rebuilding');
+
+  await host.start();
+  assert.equal(await during, BODY, 'the request made while the link was down was answered, not refused');
+  await waitState('Connected');
+  assert.equal(await tunnelRow().locator('.tunnel-rebuilds').innerText(), 'Link rebuilt once');
+  assert.match(await tunnelRow().locator('.tunnel-last-error').innerText(), /^Last problem at \d\d:\d\d:\d\d: \S.+/);
+  assert.match(await tunnelRow().locator('.tunnel-since').innerText(), /^Connected for \d+ s \(since \d\d:\d\d:\d\d\)$/);
+  assert.equal(await tunnelRow().locator('.tunnel-error').count(), 0, 'no error while connected');
+  assert.equal(await httpGet(address), BODY, 'the same local address works');
+
+  // A readable table: it spans the tab, and nothing in a row spills out of its cell.
+  const box = (await view().locator('table.tunnel-list').boundingBox())!;
+  const viewBox = (await view().boundingBox())!;
+  assert.ok(box.width > viewBox.width * 0.85, `the table spans the tab (${box.width} of ${viewBox.width} px)`);
+  const spills = await view().evaluate((el) =>
+    Array.from(el.querySelectorAll('table.tunnel-list td'))
+      .filter((td) => td.scrollWidth > td.clientWidth + 1)
+      .map((td) => td.className),
+  );
+  assert.deepEqual(spills, [], 'no cell is wider than its column');
+  await shot('tunnels-rebuilt');
+
+  await tunnelRow().getByRole('button', { name: 'Stop' }).click();
+  await waitState('Stopped');
 });
 
 test('Edit turns it into a SOCKS proxy (Cancel leaves it as it was); curl goes through it', async () => {
@@ -133,7 +192,7 @@ test('Edit turns it into a SOCKS proxy (Cancel leaves it as it was); curl goes t
   await view().locator('.form-status', { hasText: 'Tunnel saved.' }).waitFor();
   assert.equal(await tunnelRow().locator('.tunnel-desc').innerText(), 'SOCKS5 proxy on 127.0.0.1: any free port');
   await tunnelRow().getByRole('button', { name: 'Start' }).click();
-  await waitState('Open');
+  await waitState('Connected');
   const proxy = await addressOf();
   const curl = await runProcess('curl', ['-sS', '--max-time', '20', '--socks5-hostname', proxy, `http://localhost:${httpPort}/`], {
     env: { PATH: process.env.PATH },
@@ -244,7 +303,7 @@ test('a tunnel for every instance tagged env=staging: listed under web-2 too, st
 
     await page().getByRole('tab', { name: 'Tunnels' }).click();
     await tagRow('web-2').getByRole('button', { name: 'Start' }).click();
-    await tagRow('web-2').locator('.tunnel-state .state', { hasText: 'Open' }).waitFor({ timeout: 30_000 });
+    await tagRow('web-2').locator('.tunnel-state .state', { hasText: 'Connected' }).waitFor({ timeout: 30_000 });
     const viaWeb2 = await tagAddress('web-2');
     assert.equal(await httpGet(viaWeb2), BODY);
     await tagRow('web-2')
@@ -253,7 +312,7 @@ test('a tunnel for every instance tagged env=staging: listed under web-2 too, st
     assert.equal(await tagRow('web-1').locator('.tunnel-state .state').innerText(), 'Stopped', 'started on web-2 only');
 
     await tagRow('web-1').getByRole('button', { name: 'Start' }).click();
-    await tagRow('web-1').locator('.tunnel-state .state', { hasText: 'Open' }).waitFor({ timeout: 30_000 });
+    await tagRow('web-1').locator('.tunnel-state .state', { hasText: 'Connected' }).waitFor({ timeout: 30_000 });
     const viaWeb1 = await tagAddress('web-1');
     assert.notEqual(viaWeb1, viaWeb2, 'one listener per instance');
     assert.equal(await httpGet(viaWeb1), BODY);
@@ -277,7 +336,7 @@ test('a tunnel for every instance tagged env=staging: listed under web-2 too, st
     await view().getByRole('button', { name: 'Save tunnel' }).click();
     await view().locator('.form-status', { hasText: 'Tunnel saved.' }).waitFor();
     await tagRow('web-1').getByRole('button', { name: 'Start' }).click();
-    await tagRow('web-1').locator('.tunnel-state .state', { hasText: 'Open' }).waitFor({ timeout: 30_000 });
+    await tagRow('web-1').locator('.tunnel-state .state', { hasText: 'Connected' }).waitFor({ timeout: 30_000 });
     assert.equal(await tagAddress('web-1'), `127.0.0.1:${fixed}`);
     await tagRow('web-2').getByRole('button', { name: 'Start' }).click();
     await tagRow('web-2').locator('.tunnel-state .state', { hasText: 'Failed' }).waitFor({ timeout: 30_000 });

@@ -189,7 +189,7 @@ test('started, the SOCKS proxy shows the port it really listens on; stopped, any
 
   await page().getByRole('tab', { name: 'Tunnels' }).click();
   await tunnelRow(0).getByRole('button', { name: 'Start' }).click();
-  await tunnelRow(0).locator('.tunnel-state .state', { hasText: 'Open' }).waitFor({ timeout: 30_000 });
+  await tunnelRow(0).locator('.tunnel-state .state', { hasText: 'Connected' }).waitFor({ timeout: 30_000 });
   const running = await desc(0);
   const port = Number(/^SOCKS5 proxy on 127\.0\.0\.1:(\d+)$/.exec(running)?.[1]);
   assert.ok(port > 0, `a real port while running: ${running}`);

@@ -1,9 +1,10 @@
 import { before, after } from 'node:test';
+import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser, openApp, saveScreenshot, terminalText } from './browser.js';
-import { startAppLab, type AppLab, type LabHostSpec } from './lab.js';
+import { startAppLab, type AppLab, type AppLabOptions, type Lab, type LabHostSpec } from './lab.js';
 
 // Shared by the end-to-end files: one lab + one Chromium page per file (started in before(),
 // stopped in after()), and the little verbs the tests are written in.
@@ -16,10 +17,12 @@ export interface AppUi {
 }
 
 /** Registers before/after hooks for this test file; the returned object is filled in before(). */
-export function useAppUi(specs: LabHostSpec[]): AppUi {
+export function useAppUi(specs: LabHostSpec[], opts: AppLabOptions = {}): AppUi {
   const ui = {} as AppUi;
   before(async () => {
-    ui.lab = await startAppLab(specs);
+    ui.lab = await startAppLab(specs, opts);
+    // As shipped: the page talks to an engine in a process of its own, unless the file says why not.
+    if (opts.engine !== 'inline') assert.notEqual(ui.lab.server.enginePid() ?? process.pid, process.pid, 'the engine runs in its own process');
     ui.browser = await launchBrowser();
     const opened = await openApp(ui.browser, ui.lab.server.openUrl);
     ui.page = opened.page;
@@ -32,7 +35,8 @@ export function useAppUi(specs: LabHostSpec[]): AppUi {
   return ui;
 }
 
-export function verbs(ui: AppUi) {
+/** The verbs, on any page of the app and the lab behind it (read when a verb runs: `ui` may be filled in later). */
+export function verbs(ui: { readonly page: Page; readonly lab: Pick<Lab, 'hosts'> }) {
   const page = () => ui.page;
   const activePanel = () => page().locator('[role=tabpanel]:not([hidden])');
   return {
@@ -62,7 +66,8 @@ export function verbs(ui: AppUi) {
       await page().keyboard.press('Enter');
     },
 
-    async trustFirstContact(timeout = 20_000) {
+    /** Trusts a first-seen host key with the prompt's button (its label in the app's language). */
+    async trustFirstContact(timeout = 20_000, button = 'Trust this key and connect') {
       const prompt = activePanel().getByTestId('hostkey-prompt');
       try {
         await prompt.waitFor({ timeout });
@@ -75,7 +80,7 @@ export function verbs(ui: AppUi) {
           { cause: e },
         );
       }
-      await activePanel().getByRole('button', { name: 'Trust this key and connect' }).click();
+      await activePanel().getByRole('button', { name: button }).click();
     },
 
     async waitForFile(path: string, timeout = 10_000) {

@@ -1,8 +1,8 @@
+import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
 import http from 'node:http';
 import net from 'node:net';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { WebSocketServer, createWebSocketStream, type WebSocket } from 'ws';
-import { Sha256 } from '../../src/node/aws/sha256.js';
 import { relayToMoto, startMotoFront } from './motoFront.js';
 
 // The server side of an EC2 Instance Connect Endpoint, as documented for `aws ec2-instance-connect
@@ -14,12 +14,20 @@ import { relayToMoto, startMotoFront } from './motoFront.js';
 // endpoint or an address outside its VPC get HTTP 403/400 before any upgrade. An address that
 // refuses TCP (a security group that blocks the endpoint) is an upgrade that closes at once.
 //
+// Imports nothing from TagSSH's src/. Habits of the real endpoint the aws CLI v2 handles
+// (awscli/customizations/ec2instanceconnect/websocket.py): a WebSocket close with a code other
+// than 1000 carries a reason the client must show; a text message is not tunnel data.
+// `route` can make a tunnel end that way ({ close } / { text }), and closeTunnels / sendText do
+// it to tunnels already carrying a session. The endpoint's FipsDnsName is listed too.
+//
 // The same HTTP server fronts moto for EC2's DescribeInstanceConnectEndpoints, which moto does
 // not implement (moto 5.2 answers it with an error): that action is answered here from the lab's
 // endpoints, every other EC2 action is passed through to moto unchanged.
 
 export interface LabEndpoint {
   id: string;
+  /** Answered as FipsDnsName; none when absent. */
+  fipsDnsName?: string;
   vpcId: string;
   subnetId: string;
   state?: string;
@@ -35,10 +43,39 @@ export interface EiceLab {
   endpoints: LabEndpoint[];
   /** Requests refused before the upgrade, with why. */
   refused: Array<{ status: number; why: string }>;
-  tunnels: Array<{ endpointId: string; address: string; port: number; bytesIn: number; bytesOut: number }>;
-  /** Tunnel destinations redirected (address:port → host:port), e.g. to a port the lab cannot bind. */
-  route: Map<string, { host: string; port: number }>;
+  tunnels: Array<{ endpointId: string; address: string; port: number; bytesIn: number; bytesOut: number; openedAt: number; endedByDuration?: number }>;
+  /**
+   * Tunnel destinations redirected (address:port → host:port, e.g. to a port the lab cannot bind),
+   * or answered without TCP: closed with a code and reason, or a text message sent.
+   */
+  route: Map<string, LabRoute>;
+  /** Closes every open tunnel with this WebSocket code and reason. */
+  closeTunnels(code: number, reason: string): void;
+  /** Sends a text message on every open tunnel. */
+  sendText(text: string): void;
   close(): Promise<void>;
+}
+
+export type LabRoute = { host: string; port: number } | { close: { code: number; reason: string } } | { text: string };
+
+/** The Checksum shape SignatureV4 wants, over node:crypto (the lab's own: nothing from src/). */
+class LabSha256 {
+  private readonly h: Hash | Hmac;
+  constructor(secret?: string | ArrayBuffer | ArrayBufferView) {
+    this.h = secret ? createHmac('sha256', bytes(secret)) : createHash('sha256');
+  }
+  update(data: string | ArrayBuffer | ArrayBufferView): void {
+    this.h.update(bytes(data));
+  }
+  async digest(): Promise<Uint8Array> {
+    return new Uint8Array(this.h.digest());
+  }
+  reset(): void {}
+}
+
+function bytes(d: string | ArrayBuffer | ArrayBufferView): string | Uint8Array {
+  if (typeof d === 'string') return d;
+  return d instanceof ArrayBuffer ? new Uint8Array(d) : new Uint8Array(d.buffer, d.byteOffset, d.byteLength);
 }
 
 export interface EiceLabOptions {
@@ -47,6 +84,13 @@ export interface EiceLabOptions {
   endpoints: LabEndpoint[];
   credentials?: { accessKeyId: string; secretAccessKey: string };
   region?: string;
+  /**
+   * How long one second of a tunnel's maxTunnelDuration lasts here (default 1000 ms): a test sets
+   * it small to reach the hour's end in seconds. At the end the lab closes the tunnel's WebSocket
+   * (code 1000, reason "maxTunnelDuration reached"): that the service ends the tunnel then is
+   * documented; the close code and words it uses are not, and are the lab's assumption.
+   */
+  tunnelSecondMs?: number;
 }
 
 const xmlEscape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -71,7 +115,7 @@ function describeEndpointsXml(endpoints: LabEndpoint[], params: URLSearchParams,
     .filter(match)
     .map(
       (e) =>
-        `<item><ownerId>123456789012</ownerId><instanceConnectEndpointId>${xmlEscape(e.id)}</instanceConnectEndpointId><state>${xmlEscape(e.state ?? 'create-complete')}</state><dnsName>${xmlEscape(dnsOf(e))}</dnsName><vpcId>${xmlEscape(e.vpcId)}</vpcId><subnetId>${xmlEscape(e.subnetId)}</subnetId><preserveClientIp>false</preserveClientIp></item>`,
+        `<item><ownerId>123456789012</ownerId><instanceConnectEndpointId>${xmlEscape(e.id)}</instanceConnectEndpointId><state>${xmlEscape(e.state ?? 'create-complete')}</state><dnsName>${xmlEscape(dnsOf(e))}</dnsName>${e.fipsDnsName ? `<fipsDnsName>${xmlEscape(e.fipsDnsName)}</fipsDnsName>` : ''}<vpcId>${xmlEscape(e.vpcId)}</vpcId><subnetId>${xmlEscape(e.subnetId)}</subnetId><preserveClientIp>false</preserveClientIp></item>`,
     )
     .join('');
   return `<?xml version="1.0" encoding="UTF-8"?>\n<DescribeInstanceConnectEndpointsResponse xmlns="http://ec2.amazonaws.com/doc/2016-11-15/"><requestId>lab-eice</requestId><instanceConnectEndpointSet>${items}</instanceConnectEndpointSet></DescribeInstanceConnectEndpointsResponse>`;
@@ -98,7 +142,7 @@ async function checkPresigned(req: http.IncomingMessage, o: Required<Pick<EiceLa
   // Recompute with the SDK's signer, over the request as received (minus the signature).
   const query: Record<string, string> = {};
   for (const [k, v] of q) if (k !== 'X-Amz-Signature') query[k] = v;
-  const signer = new SignatureV4({ service: 'ec2-instance-connect', region: o.region, sha256: Sha256, credentials: o.credentials });
+  const signer = new SignatureV4({ service: 'ec2-instance-connect', region: o.region, sha256: LabSha256, credentials: o.credentials });
   const [hostname, port] = String(req.headers.host).split(':');
   const signed = (await signer.presign(
     {
@@ -121,7 +165,8 @@ export async function startEiceLab(opts: EiceLabOptions): Promise<EiceLab> {
   const region = opts.region ?? 'us-east-1';
   const refused: EiceLab['refused'] = [];
   const tunnels: EiceLab['tunnels'] = [];
-  const route = new Map<string, { host: string; port: number }>();
+  const route = new Map<string, LabRoute>();
+  const open = new Set<WebSocket>();
   const sockets = new Set<net.Socket>();
 
   const front = await startMotoFront((req, body, res) => {
@@ -162,14 +207,29 @@ export async function startEiceLab(opts: EiceLabOptions): Promise<EiceLab> {
       if (!(port > 0 && port < 65536)) return refuse(400, 'bad remotePort');
       const maxDuration = Number(q.get('maxTunnelDuration') ?? 3600);
       if (!(maxDuration >= 1 && maxDuration <= 3600)) return refuse(400, 'maxTunnelDuration must be 1-3600');
-      wss.handleUpgrade(req, socket, head, (ws) => tunnel(ws, endpoint.id, address, port));
+      wss.handleUpgrade(req, socket, head, (ws) => tunnel(ws, endpoint.id, address, port, maxDuration));
     })();
   });
 
-  function tunnel(ws: WebSocket, endpointId: string, address: string, port: number) {
-    const record = { endpointId, address, port, bytesIn: 0, bytesOut: 0 };
+  function tunnel(ws: WebSocket, endpointId: string, address: string, port: number, maxDuration: number) {
+    const record: EiceLab['tunnels'][number] = { endpointId, address, port, bytesIn: 0, bytesOut: 0, openedAt: Date.now() };
     tunnels.push(record);
-    const dest = route.get(`${address}:${port}`) ?? { host: address, port };
+    open.add(ws);
+    const limit = setTimeout(
+      () => {
+        record.endedByDuration = Date.now();
+        if (ws.readyState === ws.OPEN) ws.close(1000, 'maxTunnelDuration reached');
+      },
+      maxDuration * (opts.tunnelSecondMs ?? 1000),
+    );
+    ws.once('close', () => {
+      clearTimeout(limit);
+      open.delete(ws);
+    });
+    const to = route.get(`${address}:${port}`) ?? { host: address, port };
+    if ('close' in to) return ws.close(to.close.code, to.close.reason);
+    if ('text' in to) return ws.send(to.text, { binary: false });
+    const dest = to;
     ws.pause(); // frames wait until the TCP side is up
     const tcp = net.connect(dest);
     sockets.add(tcp);
@@ -200,6 +260,12 @@ export async function startEiceLab(opts: EiceLabOptions): Promise<EiceLab> {
     refused,
     tunnels,
     route,
+    closeTunnels(code, reason) {
+      for (const ws of open) ws.close(code, reason);
+    },
+    sendText(text) {
+      for (const ws of open) ws.send(text, { binary: false });
+    },
     async close() {
       for (const c of wss.clients) c.terminate();
       for (const s of sockets) s.destroy();

@@ -26,6 +26,8 @@ export interface SeedSpec {
   count?: number;
   /** Launch into this subnet (default: moto's default subnet, which maps public IPs). */
   subnetId?: string;
+  /** This private IP (in the subnet's range). */
+  privateIp?: string;
 }
 
 export interface Seeded {
@@ -52,6 +54,7 @@ export async function seedInstance(ec2: EC2Client, spec: SeedSpec = {}): Promise
       MaxCount: count,
       KeyName: spec.keyName,
       SubnetId: spec.subnetId,
+      PrivateIpAddress: spec.privateIp,
       TagSpecifications: tags.length ? [{ ResourceType: 'instance', Tags: tags }] : undefined,
     }),
   );

@@ -57,6 +57,14 @@ export interface SshdOptions {
   hostKeyTypes?: KeyType[];
   /** Extra sshd_config lines (e.g. "PermitOpen 127.0.0.5:2222"). */
   extraConfig?: string[];
+  /**
+   * Also take passwords and keyboard-interactive answers, through PAM (without PAM sshd has no
+   * keyboard-interactive prompts on Linux). sshd uses a keyword's first value, so extraConfig
+   * cannot turn these on.
+   */
+  passwords?: boolean;
+  /** The sftp subsystem's command (default internal-sftp); sshd refuses a second `Subsystem sftp` line, so extraConfig cannot replace it. */
+  sftpSubsystem?: string;
 }
 
 export function makeKey(dir: string, type: KeyType, opts: { passphrase?: string; format?: 'openssh' | 'pem'; name?: string } = {}): KeyPair {
@@ -98,11 +106,11 @@ export async function startSshd(opts: SshdOptions = {}): Promise<SshdHost> {
       ...hostKeys.map((k) => `HostKey ${k.privatePath}`),
       `PidFile ${join(dir, 'sshd.pid')}`,
       `AuthorizedKeysFile ${join(dir, 'authorized_keys')}`,
-      'UsePAM no',
+      `UsePAM ${opts.passwords ? 'yes' : 'no'}`,
       'StrictModes no',
       'PermitRootLogin prohibit-password',
-      'PasswordAuthentication no',
-      'KbdInteractiveAuthentication no',
+      `PasswordAuthentication ${opts.passwords ? 'yes' : 'no'}`,
+      `KbdInteractiveAuthentication ${opts.passwords ? 'yes' : 'no'}`,
       'PubkeyAuthentication yes',
       'AllowTcpForwarding yes',
       'AllowAgentForwarding yes',
@@ -112,7 +120,7 @@ export async function startSshd(opts: SshdOptions = {}): Promise<SshdHost> {
       'MaxStartups 100:30:200',
       'MaxSessions 50',
       'ClientAliveInterval 0',
-      'Subsystem sftp internal-sftp',
+      `Subsystem sftp ${opts.sftpSubsystem ?? 'internal-sftp'}`,
       `SetEnv TAGSSH_TEST_HOST=${address} ${labSessionEnv(dir)}`,
       ...(opts.extraConfig ?? []),
     ];

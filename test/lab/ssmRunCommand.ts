@@ -6,7 +6,9 @@ import type { AddressInfo } from 'node:net';
 // Success with empty output at once. This lab answers ListCommandInvocations itself — every node
 // InProgress on the first poll, then the state the test gives it — and puts the output the test
 // gives (captured real tool output) into GetCommandInvocation's answer. Everything else goes to
-// moto unchanged. It records the actions it saw.
+// moto unchanged. It records the actions it saw and what each SendCommand asked for. A command
+// sent to InstanceIds alone reaches those nodes, as on AWS: moto adds every instance to it (its
+// empty Targets filter matches all), so the lab keeps the ids the request named.
 
 export interface NodeOutcome {
   status: 'Success' | 'Failed' | 'TimedOut' | 'Undeliverable';
@@ -20,6 +22,8 @@ export interface SsmRunCommandLab {
   /** The outcome of each node, by instance id (nodes not named: moto's own answer). */
   outcomes: Map<string, NodeOutcome>;
   actions: string[];
+  /** The InstanceIds and Targets of each SendCommand, in order. */
+  sent: Array<{ InstanceIds?: string[]; Targets?: unknown[] }>;
   close(): Promise<void>;
 }
 
@@ -32,6 +36,7 @@ interface Pending {
 export async function startSsmRunCommandLab(moto: string): Promise<SsmRunCommandLab> {
   const outcomes = new Map<string, NodeOutcome>();
   const actions: string[] = [];
+  const sent: SsmRunCommandLab['sent'] = [];
   const commands = new Map<string, Pending>();
 
   /** The request as moto gets it: same path, method, headers (the target action may be replaced) and body. */
@@ -82,6 +87,16 @@ export async function startSsmRunCommandLab(moto: string): Promise<SsmRunCommand
           return reply(200, JSON.stringify({ CommandInvocations }));
         }
         const answer = await forward(req, body);
+        if (action === 'SendCommand' && answer.status === 200) {
+          const asked = JSON.parse(body.toString('utf8')) as { InstanceIds?: string[]; Targets?: unknown[] };
+          sent.push({ ...(asked.InstanceIds ? { InstanceIds: asked.InstanceIds } : {}), ...(asked.Targets ? { Targets: asked.Targets } : {}) });
+          const doc = JSON.parse(answer.text) as { Command?: { CommandId: string; InstanceIds?: string[] } };
+          if (asked.InstanceIds && !asked.Targets?.length && doc.Command) {
+            doc.Command.InstanceIds = asked.InstanceIds;
+            commands.set(doc.Command.CommandId, { commandId: doc.Command.CommandId, instanceIds: asked.InstanceIds, polls: 0 });
+          }
+          return reply(200, JSON.stringify(doc));
+        }
         if (action === 'ListCommands' && answer.status === 200) {
           // Until every node has been reported final once, the command is still running.
           const doc = JSON.parse(answer.text) as { Commands?: Array<{ CommandId: string; Status: string }> };
@@ -110,6 +125,7 @@ export async function startSsmRunCommandLab(moto: string): Promise<SsmRunCommand
     endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     outcomes,
     actions,
+    sent,
     close: () => new Promise((r) => server.close(() => r())),
   };
 }

@@ -1,52 +1,35 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
-import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { SequencedChannel } from '../../src/node/ssm/channel.js';
-import { FLAGS, MESSAGE_TYPES, newMessage, PAYLOAD_TYPES, payloadDigest, type AgentMessage } from '../../src/node/ssm/message.js';
+import { serveSession, type LossMode, type ManagedNode, type SessionRecord } from './ssmSession.js';
 
-// A local Systems Manager for tests, one HTTP port serving both halves:
+export type { LossMode, ManagedNode, SessionRecord };
+
+// A local Systems Manager for tests, one HTTP port serving both halves. It imports nothing from
+// TagSSH's src/: its frames come from ssmWire.ts and its agent from ssmAgent.ts, both written
+// from the published layout and the real agent's source.
 //  - the SSM API calls TagSSH makes (awsJson1_1: StartSession, TerminateSession,
 //    DescribeInstanceInformation). moto 5.2 implements none of them, so the lab serves them and
 //    tests point TagSSH here with AWS_ENDPOINT_URL_SSM (a standard SDK setting);
-//  - the data channel's server (agent) side at the StreamUrl StartSession returns: token check,
-//    handshake (SessionType Port or Standard_Stream), acknowledged in-order stream data both
-//    ways, `size` messages and flags, channel_closed at the end. Port sessions connect to a real
-//    sshd; shell sessions run /bin/sh on a real pseudo-terminal.
+//  - the data channel at the StreamUrl StartSession returns, as the service and the agent behind
+//    it (amazon-ssm-agent 1c217c89: sessionplugin.go, datachannel.go, plugins/port) behave: the
+//    token as the first text message; the agent's HandshakeRequest (SessionType Port with
+//    {"portNumber"} or Standard_Stream, KMSEncryption when the node asks for it), the session
+//    cancelled on any answer status but 1 (Success), HandshakeComplete with the node's
+//    CustomerMessage; only then does a port session dial the instance's sshd (input before that
+//    stays unacknowledged, the client resends it); a port that refuses ends the session with
+//    channel_closed, never a ConnectToPortError flag (the agent sends that flag only in
+//    multiplexed port-forwarding sessions); a shell runs /bin/sh on a real pseudo-terminal.
+//  - the service's own habits: channel_closed in its short layout (112-byte header, NUL-padded
+//    type, no payload type); pause_publication while the agent is away, followed by
+//    start_publication or, as the service also does, by nothing but the agent's next data.
+// What the service writes in channel_closed's Output is not published: the lab puts the agent's
+// error text there (empty when sshd or the shell simply ended).
 // A loss mode drops and duplicates frames in both directions (a fixed-seed generator, so a run
 // is repeatable) to exercise retransmission and duplicate handling.
-
-export interface ManagedNode {
-  /** Where a port session's connection goes (the instance's sshd). */
-  sshHost?: string;
-  online?: boolean;
-  /** StartSession answers AccessDeniedException for this node. */
-  deny?: boolean;
-}
-
-export interface LossMode {
-  /** Probability a frame is dropped (each direction). */
-  drop: number;
-  /** Probability a frame is sent twice. */
-  duplicate: number;
-}
-
-export interface SessionRecord {
-  sessionId: string;
-  instanceId: string;
-  document: string;
-  portNumber?: string;
-  terminated: boolean;
-  /** Size messages received, in order. */
-  sizes: Array<{ cols: number; rows: number }>;
-  flags: number[];
-  handshakeResponse?: unknown;
-  /** Bytes of stream output sent to the client and acknowledged by it. */
-  outputAcked: number;
-}
 
 export interface SsmLab {
   endpoint: string;
@@ -60,43 +43,6 @@ export interface SsmLab {
   streamUrlOverride: string | undefined;
   stop(): Promise<void>;
 }
-
-// Resizes the pty on a line "ROWS COLS" on fd 3; relays stdin/stdout to the shell on the pty.
-const PTY_SHELL = `
-import fcntl, os, pty, select, signal, struct, sys, termios
-pid, fd = pty.fork()
-if pid == 0:
-    os.environ['PS1'] = 'lab$ '
-    os.execvp('/bin/sh', ['/bin/sh', '-i'])
-ctl = os.fdopen(3, 'rb', buffering=0)
-buf = b''
-while True:
-    r, _, _ = select.select([fd, 0, ctl], [], [])
-    if fd in r:
-        try:
-            d = os.read(fd, 65536)
-        except OSError:
-            break
-        if not d:
-            break
-        os.write(1, d)
-    # A resize is applied before input that came with it: the client sent it first (a loaded
-    # machine delivered both in one wakeup, and "stty size" then ran at the old size).
-    if ctl in r:
-        buf += ctl.read(4096) or b''
-        while b'\\n' in buf:
-            line, buf = buf.split(b'\\n', 1)
-            rows, cols = map(int, line.split())
-            fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack('HHHH', rows, cols, 0, 0))
-            os.kill(pid, signal.SIGWINCH)
-    if 0 in r:
-        d = os.read(0, 65536)
-        if not d:
-            break
-        os.write(fd, d)
-_, status = os.waitpid(pid, 0)
-sys.exit(os.waitstatus_to_exitcode(status) if hasattr(os, 'waitstatus_to_exitcode') else 0)
-`;
 
 function rng(seed: number): () => number {
   // mulberry32
@@ -168,6 +114,10 @@ export async function startSsmLab(opts: SsmLabOptions = {}): Promise<SsmLab> {
           sizes: [],
           flags: [],
           outputAcked: 0,
+          pings: 0,
+          droppedWhileAway: 0,
+          notReady: 0,
+          beforeHandshake: 0,
         };
         if (params.portNumber?.[0]) rec.portNumber = params.portNumber[0];
         lab.sessions.push(rec);
@@ -203,143 +153,17 @@ export async function startSsmLab(opts: SsmLabOptions = {}): Promise<SsmLab> {
       }
       if (!rec) return ws.close(4001, 'invalid token');
       tokens.delete((JSON.parse(String(first)) as { TokenValue: string }).TokenValue);
-      serveSession(ws, rec);
+      serveSession(ws, {
+        node: lab.nodes.get(rec.instanceId)!,
+        rec,
+        loss: () => lab.loss,
+        random,
+        stats: lab.stats,
+        children,
+        ...(opts.sshPort !== undefined ? { sshPort: opts.sshPort } : {}),
+      });
     });
   });
-
-  function serveSession(ws: WebSocket, rec: SessionRecord): void {
-    const node = lab.nodes.get(rec.instanceId)!;
-    const lossy = (frame: Buffer, deliver: (f: Buffer) => void) => {
-      const loss = lab.loss;
-      if (loss && random() < loss.drop) {
-        lab.stats.dropped++;
-        return;
-      }
-      deliver(frame);
-      if (loss && random() < loss.duplicate) {
-        lab.stats.duplicated++;
-        deliver(frame);
-      }
-    };
-    const channel = new SequencedChannel({ send: (f) => lossy(f, (x) => ws.readyState === ws.OPEN && ws.send(x)) }, 'agent', { rtoMinMs: 50 });
-    const isPort = rec.portNumber !== undefined;
-    let relay: { write(b: Buffer): void; resize?(cols: number, rows: number): void; close(): void } | undefined;
-    let closed = false;
-    const finish = (output = '') => {
-      if (closed) return;
-      closed = true;
-      lab.stats.agentRetransmissions += channel.retransmissions;
-      void channel.drained().then(() => {
-        const body = {
-          MessageId: randomUUID(),
-          CreatedDate: new Date().toISOString(),
-          DestinationId: rec.instanceId,
-          SessionId: rec.sessionId,
-          MessageType: MESSAGE_TYPES.channelClosed,
-          SchemaVersion: 1,
-          Output: output,
-        };
-        channel.sendRaw(newMessage({ messageType: MESSAGE_TYPES.channelClosed, payload: Buffer.from(JSON.stringify(body)) }));
-        channel.close();
-        ws.close(1000);
-      });
-      relay?.close();
-    };
-    channel.onFailure = () => finish('data channel failure');
-    ws.on('message', (data, isBinary) => {
-      if (!isBinary) return;
-      const frame = data as Buffer;
-      // Count frames whose digest is wrong before the channel refuses them (a test checks the
-      // client never sends one).
-      if (frame.length >= 120 && !payloadDigest(frame.subarray(120)).equals(frame.subarray(80, 112))) lab.stats.badDigests++;
-      lossy(frame, (f) => channel.receive(f));
-    });
-    ws.on('close', () => {
-      closed = true;
-      lab.stats.agentRetransmissions += channel.retransmissions;
-      channel.close();
-      relay?.close();
-    });
-
-    const output = (data: Buffer) => {
-      void (async () => {
-        for (let i = 0; i < data.length; i += 1024) await channel.send(PAYLOAD_TYPES.output, data.subarray(i, i + 1024));
-        await channel.drained();
-        rec.outputAcked += data.length;
-      })().catch(() => {});
-    };
-
-    const startRelay = () => {
-      if (isPort) {
-        const sock = net.connect({ host: node.sshHost ?? '127.0.0.1', port: Number(rec.portNumber ?? opts.sshPort ?? 22) });
-        sock.on('data', (d) => {
-          // Backpressure from the channel's window to the sshd socket.
-          sock.pause();
-          void (async () => {
-            for (let i = 0; i < d.length; i += 1024) await channel.send(PAYLOAD_TYPES.output, d.subarray(i, i + 1024));
-          })()
-            .catch(() => {})
-            .finally(() => sock.resume());
-        });
-        sock.on('error', () => {
-          void channel.send(PAYLOAD_TYPES.flag, Buffer.from([0, 0, 0, FLAGS.connectToPortError])).catch(() => {});
-        });
-        sock.on('close', () => finish());
-        relay = { write: (b) => sock.write(b), close: () => sock.destroy() };
-      } else {
-        const child = spawn('python3', ['-c', PTY_SHELL], {
-          stdio: ['pipe', 'pipe', 'inherit', 'pipe'],
-          env: { ...process.env, TERM: 'xterm-256color', HOME: process.env.HOME ?? '/tmp' },
-        });
-        children.add(child);
-        child.stdout!.on('data', (d: Buffer) => output(d));
-        child.on('exit', () => {
-          children.delete(child);
-          finish();
-        });
-        const ctl = child.stdio[3] as NodeJS.WritableStream;
-        relay = {
-          write: (b) => child.stdin!.write(b),
-          resize: (cols, rows) => ctl.write(`${rows} ${cols}\n`),
-          close: () => child.kill('SIGHUP'),
-        };
-      }
-    };
-
-    channel.onStream = (m: AgentMessage) => {
-      if (m.payloadType === PAYLOAD_TYPES.handshakeResponse) {
-        rec.handshakeResponse = JSON.parse(m.payload.toString('utf8'));
-        void channel
-          .send(PAYLOAD_TYPES.handshakeComplete, Buffer.from(JSON.stringify({ HandshakeTimeToComplete: 1_000_000, CustomerMessage: '' })))
-          .then(startRelay, () => {});
-        return;
-      }
-      if (m.payloadType === PAYLOAD_TYPES.size) {
-        const size = JSON.parse(m.payload.toString('utf8')) as { cols: number; rows: number };
-        rec.sizes.push(size);
-        relay?.resize?.(size.cols, size.rows);
-        return;
-      }
-      if (m.payloadType === PAYLOAD_TYPES.flag) {
-        const flag = m.payload.readUInt32BE(0);
-        rec.flags.push(flag);
-        if (flag === FLAGS.terminateSession || flag === FLAGS.disconnectToPort) finish();
-        return;
-      }
-      relay?.write(m.payload);
-    };
-
-    const handshake = {
-      AgentVersion: '3.3.0.0',
-      RequestedClientActions: [
-        {
-          ActionType: 'SessionType',
-          ActionParameters: { SessionType: isPort ? 'Port' : 'Standard_Stream', Properties: isPort ? { portNumber: rec.portNumber } : {} },
-        },
-      ],
-    };
-    void channel.send(PAYLOAD_TYPES.handshakeRequest, Buffer.from(JSON.stringify(handshake))).catch(() => {});
-  }
 
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as AddressInfo).port;

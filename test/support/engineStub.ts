@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
-import type { Engine, SessionPort } from '../../src/node/service.js';
+import type { Engine, SessionPort } from '../../src/node/service/types.js';
 
 /**
  * An Engine for tests of the app service and its sections: no instances, no profiles, nothing to

@@ -1,6 +1,7 @@
 import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, Tooltip } from 'chart.js';
 import type { Comparison } from '../../../src/common/bench/compare.js';
 import { columnTitle, displayScale } from '../../../src/common/bench/format.js';
+import { metricName, unitName } from './metricWords.js';
 
 // One bar chart per metric of a comparison (chart.js, tree-shaken to bars only).
 
@@ -20,7 +21,13 @@ export function renderMetricChart(canvas: HTMLCanvasElement, c: Comparison, metr
     type: 'bar',
     data: {
       labels,
-      datasets: [{ label: `${row.label} (${scale.unit})`, data: row.cells.map((cell) => (cell ? cell.value / scale.factor : null)), backgroundColor: colors }],
+      datasets: [
+        {
+          label: `${metricName(row.label)} (${unitName(scale.unit)})`,
+          data: row.cells.map((cell) => (cell ? cell.value / scale.factor : null)),
+          backgroundColor: colors,
+        },
+      ],
     },
     options: {
       animation: false,
@@ -29,7 +36,12 @@ export function renderMetricChart(canvas: HTMLCanvasElement, c: Comparison, metr
       plugins: { legend: { labels: { color: '#dbe2ea' } }, tooltip: { enabled: true } },
       scales: {
         x: { ticks: { color: '#dbe2ea' }, grid: { color: '#2a3541' } },
-        y: { beginAtZero: true, ticks: { color: '#8b98a7' }, grid: { color: '#2a3541' }, title: { display: true, text: scale.unit, color: '#8b98a7' } },
+        y: {
+          beginAtZero: true,
+          ticks: { color: '#8b98a7' },
+          grid: { color: '#2a3541' },
+          title: { display: true, text: unitName(scale.unit), color: '#8b98a7' },
+        },
       },
     },
   });

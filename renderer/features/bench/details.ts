@@ -3,6 +3,13 @@ import { displayScale, formatNumber } from '../../../src/common/bench/format.js'
 import { h, clear, append } from '../../lib/dom.js';
 import { dateOf, failureHint, peerSentence, statusWord } from './describe.js';
 import { t } from './messages.js';
+import { docWord, type DocWord } from '../../../src/common/bench/words.js';
+import { getLocale } from '../../i18n/index.js';
+import type { BenchResultSummary } from '../../../src/common/bench/contract.js';
+import { metaRows } from '../../../src/common/bench/metaRows.js';
+import { summarize } from '../../../src/common/bench/stats.js';
+import { stabilityText } from './seriesText.js';
+import { metricName, unitName, valueWithUnit } from './metricWords.js';
 
 // One result's details under the result list: status, hosts, peer address, dates, the error and
 // what to do about it, parameters, metrics, file systems, facts, notes and the raw output.
@@ -11,6 +18,57 @@ export interface DetailsState {
   id: string;
   result?: BenchResult;
   error?: string;
+  /** Repeated runs: every run of the series the row stands for. */
+  series?: BenchResultSummary[];
+}
+
+/** Each metric over the runs that succeeded: runs, median, mean, sd, 95% interval. */
+function seriesStats(runs: BenchResultSummary[]): HTMLElement {
+  const ok = runs.filter((r) => r.status === 'ok');
+  const keys = [...new Set(ok.flatMap((r) => r.metrics.map((m) => m.key)))];
+  const head = h('tr', {}, ...['', t('statRuns'), t('statMedian'), t('statMean'), t('statSd'), t('statCi'), t('unit')].map((w) => h('th', { text: w })));
+  const rows = keys.map((key) => {
+    const ms = ok.flatMap((r) => r.metrics.filter((m) => m.key === key));
+    const s = summarize(ms.map((m) => m.value));
+    const sc = displayScale(ms[0]!.unit, [s.mean]);
+    const f = (v: number) => formatNumber(v / sc.factor);
+    return h(
+      'tr',
+      {},
+      h('td', { text: metricName(ms[0]!.label) }),
+      h('td', { class: 'num', text: String(s.n) }),
+      h('td', { class: 'num', text: f(s.median) }),
+      h('td', { class: 'num', text: f(s.mean) }),
+      h('td', { class: 'num', text: s.n > 1 ? f(s.sd) : '–' }),
+      h('td', { class: 'num', text: s.ci95 ? `${f(s.ci95[0])} – ${f(s.ci95[1])}` : '–' }),
+      h('td', { text: unitName(sc.unit) }),
+    );
+  });
+  return h('table', { class: 'grid bench-compare-table', 'data-testid': 'bench-details-stats' }, h('thead', {}, head), h('tbody', {}, ...rows));
+}
+
+/** The runs of a series, one line each: when, status, first metric. */
+function seriesRunsList(runs: BenchResultSummary[]): HTMLElement {
+  return h(
+    'ol',
+    { 'data-testid': 'bench-details-runs' },
+    ...runs.map((r) => {
+      const m = r.metrics[0];
+      return h('li', {
+        text: `${dateOf(r.startedAt)} · ${statusWord(r.status)}${m ? ` · ${metricName(m.label)}: ${valueWithUnit(m.value, m.unit)}` : ''}`,
+      });
+    }),
+  );
+}
+
+/** Instance, image, host and storage facts, labelled as the report labels them (one set of words). */
+function metaList(r: BenchResult): HTMLElement {
+  const lang = getLocale() === 'ja' ? 'ja' : 'en';
+  const rows = metaRows(r).map(([key, value]): [string, string] => [
+    key.startsWith('storage.') ? docWord(lang, 'meta_storage', { param: key.slice(8) }) : docWord(lang, `meta_${key}` as DocWord),
+    key === 'started' || key === 'ended' ? dateOf(value) : value,
+  ]);
+  return h('div', { 'data-testid': 'bench-details-meta' }, kv(rows));
 }
 
 export interface DetailsActions {
@@ -76,6 +134,12 @@ export function renderDetails(detailsBox: HTMLElement, details: DetailsState | n
           act.settingsButton(r),
         )
       : null,
+    details.series ? h('h3', { text: `${t('statistics')} (${stabilityText(details.series)})` }) : null,
+    details.series ? seriesStats(details.series) : null,
+    details.series ? h('h3', { text: t('runsTitle') }) : null,
+    details.series ? seriesRunsList(details.series) : null,
+    h('h3', { text: t('metadata') }),
+    metaList(r),
     h('h3', { text: t('parameters') }),
     h('div', { 'data-testid': 'bench-details-params' }, kv(Object.entries(r.params).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]))),
     r.metrics.length ? h('h3', { text: t('metrics') }) : null,
@@ -90,9 +154,9 @@ export function renderDetails(detailsBox: HTMLElement, details: DetailsState | n
               h(
                 'tr',
                 {},
-                h('td', { text: m.label }),
+                h('td', { text: metricName(m.label) }),
                 h('td', { class: 'num', text: formatNumber(m.value / scale(m).factor) }),
-                h('td', { text: scale(m).unit }),
+                h('td', { text: unitName(scale(m).unit) }),
               ),
             ),
           ),

@@ -1,4 +1,5 @@
 import { defineMessages, getLocale } from '../../i18n/index.js';
+import { confirmSentence, type ConfirmSay } from '../../../src/common/bench/confirmWords.js';
 
 // The Benchmarks view's words. Parameter names (duration, port …) are the preset's own field
 // names and stay as they are; everything said about them goes through here.
@@ -42,11 +43,10 @@ export const t = defineMessages({
     runConfirmTitle: 'Run {title}?',
     runConfirm: 'Run it',
     uploadConfirm: 'Uploads the file {file} ({size}) from this computer to the instance.',
-    confirmInstall: 'Installs',
-    confirmWrite: 'Writes',
-    confirmSudo: 'Uses sudo',
-    confirmUpload: 'Uploads',
-    confirmDetail: '{reason}',
+    confirmInstall: 'Installation',
+    confirmWrite: 'Disk writes',
+    confirmSudo: 'sudo',
+    confirmUpload: 'Upload',
     deleteTitle: 'Delete results?',
     deleteBody: '{count} result(s) and their raw output will be deleted.',
     deleteConfirm: 'Delete',
@@ -122,6 +122,63 @@ export const t = defineMessages({
     mixedPresets: 'These results come from different presets ({presets}): their metrics do not measure the same thing.',
     pickToCompare: 'Tick the results to compare first.',
     csvNote: 'CSV files open in Excel as UTF-8 (they start with a byte order mark).',
+    repeat: 'Repeat',
+    repeatOnce: 'Once',
+    repeatFixed: 'A number of times',
+    repeatStable: 'Until stable',
+    repeatCount: 'Runs',
+    repeatMin: 'At least (runs)',
+    repeatMax: 'At most (runs)',
+    repeatRsd: 'Stable below (relative standard deviation, %)',
+    repeatHelp:
+      'Runs again while the spread of the first metric is at or above the limit (as the Phoronix Test Suite does), between the two counts. Every run is kept.',
+    repeatCountBad: 'Runs must be a whole number from 1 to {max}.',
+    repeatStableBad: 'The run counts must be whole numbers from 2 to {max}, the first no larger than the second, and the limit above 0.',
+    runOf: 'run {n}',
+    seriesRuns: '{n} runs',
+    seriesStable: 'stable: RSD {rsd}% < {threshold}%',
+    seriesUnstable: 'not stable: RSD {rsd}% ≥ {threshold}%',
+    seriesRsd: 'RSD {rsd}%',
+    statistics: 'Statistics over the runs',
+    statMedian: 'Median',
+    statMean: 'Mean',
+    statSd: 'Std. dev.',
+    statCi: '95% CI',
+    statRuns: 'Runs',
+    runsTitle: 'Runs of this series',
+    metadata: 'Metadata',
+    verdictSignificant: 'significant',
+    verdictNoise: 'within noise',
+    verdictUntestable: 'cannot tell: 1 run',
+    compareLegend:
+      'Means of the runs, ± the 95% confidence interval. Differences are tested with Welch’s t-test (two-sided, α = 0.05); only significant ones are coloured. A single run cannot tell noise from a difference.',
+    runsRow: 'Runs',
+    perHourTitle: 'Price-performance: per on-demand $/hour',
+    priceRow: 'On-demand price',
+    priceUnknown: 'unknown',
+    priceSource: 'Prices: {source}, as of {date}.',
+    priceOld: 'The price table is {days} days old: check current prices before you publish.',
+    priceMissing: 'No price for {what} in the table: its price-performance is unknown.',
+    exportReport: 'Export report',
+    exportReportTitle: 'A zip with report.md, its SVG charts and the scripts, in the app’s language',
+    history: 'History',
+    historyTitle: 'History by Name',
+    historyName: 'Name',
+    historyPreset: 'Preset',
+    historyMetric: 'Metric',
+    historyBaseline: 'Baseline',
+    historyClose: 'Close',
+    historyEmpty: 'No successful results yet.',
+    historyRebuilt: 'rebuilt (new instance id)',
+    historyRegression: 'Regression: the latest is {rel} against the baseline, significantly worse (Welch’s t-test, p = {p}).',
+    historyImprovement: 'Improved: the latest is {rel} against the baseline, significantly better (Welch’s t-test, p = {p}).',
+    historyNoise: 'No significant change: the latest is {rel} against the baseline, within noise (Welch’s t-test, p = {p}).',
+    historyUntestable:
+      'The latest is {rel} against the baseline; with a single run on a side, it cannot tell whether that is more than noise. Repeat the runs.',
+    historySame: 'The latest is {rel} against the baseline.',
+    historyChart: 'The metric over time',
+    historyWhen: 'Started',
+    historyInstance: 'Instance',
   },
   ja: {
     viewLabel: 'ベンチマーク',
@@ -165,7 +222,6 @@ export const t = defineMessages({
     confirmWrite: '書き込み',
     confirmSudo: 'sudo 使用',
     confirmUpload: 'アップロード',
-    confirmDetail: '{what}（{reason}）',
     deleteTitle: '結果を削除しますか？',
     deleteBody: '{count} 件の結果と生の出力を削除します。',
     deleteConfirm: '削除',
@@ -238,121 +294,72 @@ export const t = defineMessages({
     mixedPresets: '異なるプリセットの結果が含まれています（{presets}）。測定内容が違うため比較できません。',
     pickToCompare: '比較する結果にチェックを付けてください。',
     csvNote: 'CSV は Excel で UTF-8 として開けます（BOM 付き）。',
+    repeat: '繰り返し',
+    repeatOnce: '1 回',
+    repeatFixed: '指定回数',
+    repeatStable: '安定するまで',
+    repeatCount: '回数',
+    repeatMin: '最少回数',
+    repeatMax: '最多回数',
+    repeatRsd: '安定とみなす相対標準偏差（%）未満',
+    repeatHelp: '最初の測定値のばらつきが基準以上のあいだ、2 つの回数の範囲で繰り返します（Phoronix Test Suite と同じ方法）。すべての実行結果を保存します。',
+    repeatCountBad: '回数は 1〜{max} の整数にしてください。',
+    repeatStableBad: '回数は 2〜{max} の整数で最少回数が最多回数以下、基準は 0 より大きくしてください。',
+    runOf: '{n} 回目',
+    seriesRuns: '{n} 回',
+    seriesStable: '安定: RSD {rsd}% < {threshold}%',
+    seriesUnstable: '不安定: RSD {rsd}% ≥ {threshold}%',
+    seriesRsd: 'RSD {rsd}%',
+    statistics: '実行全体の統計',
+    statMedian: '中央値',
+    statMean: '平均',
+    statSd: '標準偏差',
+    statCi: '95% 信頼区間',
+    statRuns: '回数',
+    runsTitle: 'この系列の実行',
+    metadata: 'メタデータ',
+    verdictSignificant: '有意差あり',
+    verdictNoise: '誤差の範囲',
+    verdictUntestable: '判定不可: 1 回のみ',
+    compareLegend:
+      '値は各実行の平均、± は 95% 信頼区間です。差はウェルチの t 検定（両側、α = 0.05）で判定し、有意な差だけに色を付けます。1 回だけの実行では誤差と差を区別できません。',
+    runsRow: '実行回数',
+    perHourTitle: 'コストパフォーマンス: オンデマンド料金 1 ドル/時あたり',
+    priceRow: 'オンデマンド料金',
+    priceUnknown: '不明',
+    priceSource: '料金: {source}（{date} 時点）。',
+    priceOld: '料金表は {days} 日前のものです。公開する前に最新の料金を確認してください。',
+    priceMissing: '{what} の料金は表にないため、コストパフォーマンスは不明です。',
+    exportReport: 'レポートを書き出し',
+    exportReportTitle: 'report.md と SVG のグラフ、スクリプトをまとめた zip（アプリの言語で作成）',
+    history: '履歴',
+    historyTitle: 'Name ごとの履歴',
+    historyName: 'Name',
+    historyPreset: 'プリセット',
+    historyMetric: '測定値',
+    historyBaseline: '基準',
+    historyClose: '閉じる',
+    historyEmpty: '成功した結果がまだありません。',
+    historyRebuilt: '再構築（インスタンス ID が変更）',
+    historyRegression: '性能低下: 最新は基準より {rel} で、有意に悪化しています（ウェルチの t 検定、p = {p}）。',
+    historyImprovement: '改善: 最新は基準より {rel} で、有意に良くなっています（ウェルチの t 検定、p = {p}）。',
+    historyNoise: '有意な変化なし: 最新は基準より {rel} で、誤差の範囲です（ウェルチの t 検定、p = {p}）。',
+    historyUntestable: '最新は基準より {rel} ですが、片方が 1 回だけの実行のため誤差かどうか判定できません。繰り返し実行してください。',
+    historySame: '最新は基準より {rel} です。',
+    historyChart: '測定値の推移',
+    historyWhen: '開始',
+    historyInstance: 'インスタンス',
   },
 });
 
 export type BenchMessage = Parameters<typeof t>[0];
 
-/** The Japanese sentence for a kind of confirmation; the preset's own (English) specifics follow it. */
-const CONFIRM_JA: Record<string, string> = {
-  install: '足りないパッケージを sudo でインストールします',
-  write: 'インスタンス上の作業ディレクトリに書き込みます（終了後に削除）',
-  sudo: 'sudo で設定を変更します',
-  upload: 'このコンピューターのファイルをアップロードします',
-};
-
-export function confirmationText(kind: string, reason: string): string {
-  return getLocale() === 'ja' ? t('confirmDetail', { what: CONFIRM_JA[kind] ?? '', reason }) : t('confirmDetail', { reason });
-}
-
-/** Preset titles and descriptions in Japanese; English comes from the preset definitions. */
-const PRESET_JA: Record<string, { title: string; description: string }> = {
-  sysinfo: {
-    title: 'システム情報',
-    description: 'CPU モデル、vCPU 数、コアあたりのスレッド数、メモリ、カーネル、OS、仮想化、NIC ドライバーと速度、ENA の制限カウンター。読み取りのみです。',
-  },
-  cpufreq: {
-    title: 'CPU 周波数',
-    description: 'governor、利用できる governor、ドライバー、CPU ごとの現在・最小・最大周波数。performance governor への切り替え（sudo）と復元もできます。',
-  },
-  unixbench: {
-    title: 'UnixBench',
-    description:
-      'byte-unixbench: ビルドツールを入れ、ソースを取得・ビルドして ./Run を実行します（1 並列と N 並列）。パスごとの index スコア。30〜60 分かかります。',
-  },
-  iperf3: {
-    title: 'iperf3（2 台）',
-    description:
-      '2 台のインスタンス間の TCP 帯域、または UDP のパケット数/秒。相手で iperf3 サーバーを起動し（終了後は必ず停止）、こちらでクライアントを実行します。',
-  },
-  fio: { title: 'fio', description: 'fio（JSON）でランダム/シーケンシャルの読み書き: IOPS、帯域、完了レイテンシ p50/p99/p99.9。' },
-  dd: { title: 'dd', description: 'dd でシーケンシャル書き込み（conv=fdatasync）と読み戻し。root ならページキャッシュを破棄してから読みます。' },
-  smallfiles: { title: '小さなファイル', description: '新しいディレクトリに N 個のファイルを `touch` して削除: 作成・削除の ops/s と 1 操作あたりの ms。' },
-  listing: { title: 'ディレクトリ一覧', description: 'ディレクトリの `ls -laR`（コールドとウォーム）とエントリ数: エントリ/秒とエントリあたりの ms。' },
-  transfer: {
-    title: '転送',
-    description:
-      'ファイル群（生成したもの、ディレクトリ、S3 のプレフィックス）を rsync、cp、並列 cp、aws s3 sync、aws s3 cp でコピー: 所要時間、ファイル/秒、MB/秒。コピーは検証（件数・バイト数・チェックサム）してから削除します。',
-  },
-};
-
-export function presetTitle(p: { id: string; title: string }): string {
-  return getLocale() === 'ja' ? (PRESET_JA[p.id]?.title ?? p.title) : p.title;
-}
-
-export function presetDescription(p: { id: string; description: string }): string {
-  return getLocale() === 'ja' ? (PRESET_JA[p.id]?.description ?? p.description) : p.description;
+/** What a run asks to confirm, in the app's language (the sentences are shared with the CLI). */
+export function confirmationText(say: ConfirmSay): string {
+  return confirmSentence(say, getLocale() === 'ja' ? 'ja' : 'en');
 }
 
 /** "12 KiB" for a byte count shown in a confirmation. */
 export function formatBytes(n: number): string {
   return n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(1)} MiB` : n >= 1024 ? `${Math.ceil(n / 1024)} KiB` : `${n} B`;
-}
-
-/** Parameter help in Japanese (the names are the preset's field names); English comes from the schema. */
-const PARAM_HELP_JA: Record<string, string> = {
-  'sysinfo.lshw': 'インストールされていれば `lshw -short` も実行します（詳細には root が必要）。',
-  'cpufreq.action': 'read: 確認のみ。set-performance: 全 CPU を performance governor に切り替え（sudo が必要）。restore: 下の governor に戻します。',
-  'cpufreq.governor': 'restore 用: set-performance が記録した元の governor（facts.original_governor）。',
-  'unixbench.source': 'ソースの取得元: git clone、tarball の URL、または TagSSH がアップロードするローカルの tarball。',
-  'unixbench.gitUrl': 'Git リポジトリ（source=git）。',
-  'unixbench.gitRef': 'チェックアウトするタグまたはブランチ（source=git）。',
-  'unixbench.tarballUrl': 'tarball の URL（source=tarball）。',
-  'unixbench.localTarball': 'アップロードする .tar.gz（source=upload）: このコンピューター上の 1 MiB 以下の通常ファイル。',
-  'unixbench.install': 'gcc・make・perl がなければディストリビューションのパッケージマネージャーでインストールします（sudo）。',
-  'unixbench.iterations': 'テストごとの繰り返し回数（./Run -i）。',
-  'unixbench.copies': 'パスごとの並列数（./Run -c）をカンマ区切りで。"auto" は CPU 数。',
-  'unixbench.tests': '空白区切りのテスト名（空なら標準の index セット）。例: "dhry2reg whetstone-double"。',
-  'iperf3.mode': 'tcp: 帯域（bit/s）。udp: 小さなデータグラムでのパケット数/秒（-u -b 0 -l 64）。',
-  'iperf3.duration': '送信する秒数（-t）。',
-  'iperf3.parallel': 'クライアントの並列ストリーム数（-P）。',
-  'iperf3.reverse': '逆方向: サーバーが送信し、クライアントが受信します（-R）。',
-  'iperf3.port': '相手側サーバーのポート（-p）。セキュリティグループで許可が必要です。',
-  'iperf3.bandwidth': 'UDP の目標ビットレート（-b）。0 は無制限。',
-  'iperf3.length': 'UDP データグラムのサイズ（バイト、-l）。',
-  'iperf3.address': '相手への接続方法: auto は同じ VPC ならプライベート IP、違えばパブリック IP。private / public で固定もできます。',
-  'iperf3.serverBind':
-    'クライアントが使うアドレスにサーバーをバインドします（-B）。1 つのインターフェースに複数のアドレスがある相手向け。NAT の背後のパブリック IP には使えません。',
-  'fio.dir': 'テストするディレクトリ（/mnt/efs などのマウントポイント）。テストファイルは新しいサブディレクトリに作り、後で削除します。',
-  'fio.template': 'I/O パターン（--rw）: ランダム/シーケンシャルの読み書き。',
-  'fio.bs': 'ブロックサイズ（--bs）。IOPS なら 4k、スループットなら 1M など。',
-  'fio.size': 'ジョブごとのファイルサイズ（--size）。',
-  'fio.numjobs': '並列ジョブ数（--numjobs）。まとめて集計します（--group_reporting）。',
-  'fio.iodepth': 'I/O の深さ（--iodepth）。1 より大きい値には libaio などの非同期エンジンが必要です。',
-  'fio.ioengine': 'I/O エンジン（--ioengine）。',
-  'fio.runtime': '実行する秒数（--runtime と --time_based）。',
-  'fio.direct': 'ページキャッシュを使いません（--direct=1）。FUSE ファイルシステムには O_DIRECT を拒否するものがあります。',
-  'dd.dir': 'テストするディレクトリ。テストファイルは新しいサブディレクトリに作り、後で削除します。',
-  'dd.bs': 'ブロックサイズ（bs=）。',
-  'dd.count': 'ブロック数（count=）。bs=1M count=1024 で 1 GiB を書き込みます。',
-  'dd.direct': 'ページキャッシュも使いません（oflag=direct / iflag=direct）。',
-  'smallfiles.dir': 'テストするディレクトリ（マウントポイント）。ファイルは新しいサブディレクトリに作り、後で削除します。',
-  'smallfiles.count': '作成するファイル数。',
-  'smallfiles.method': 'loop: ファイルごとに `touch`（手作業と同じ）。xargs: まとめて `touch`（ファイルシステムのコストのみ）。',
-  'listing.dir': '再帰的に一覧するディレクトリ（ls -laR）。読み取りのみです。',
-  'transfer.method': 'rsync: rsync -a。cp: cp -a。parallel: N 個のワーカーで cp（xargs -P）。s3-sync: aws s3 sync。s3-cp: aws s3 cp --recursive。',
-  'transfer.from': 'コピー元: 既存のディレクトリか s3://バケット/プレフィックス（読み取りのみ）。空欄ならファイル群を生成します。',
-  'transfer.to': 'コピー先: ディレクトリか s3://バケット/プレフィックス。新しいサブディレクトリ（プレフィックス）にコピーし、後で削除します。',
-  'transfer.files': '生成するファイルの数。',
-  'transfer.fileSize': '生成するファイル 1 個のサイズ（4k、64k、1M など）。',
-  'transfer.workers': 'parallel: 同時に実行するコピーの数。',
-  'transfer.endpoint': 'S3 のエンドポイント URL（aws --endpoint-url）。S3 互換サービス用。空欄なら AWS。',
-  'transfer.region': 'S3 のリージョン（aws --region）。空欄ならインスタンスの設定に従います。',
-  'transfer.profile': 'インスタンス上の AWS CLI プロファイル（aws --profile）。空欄なら既定（インスタンスロールなど）。',
-  'transfer.credentialsFile': 'インスタンス上の AWS 認証情報ファイル（AWS_SHARED_CREDENTIALS_FILE）。パスだけを渡し、秘密情報はスクリプトに入りません。',
-  'transfer.verify': 'コピー後に両側を比較します: ファイル数、バイト数、チェックサム。',
-};
-
-export function paramHelp(presetId: string, name: string, english: string): string {
-  return getLocale() === 'ja' ? (PARAM_HELP_JA[`${presetId}.${name}`] ?? english) : english;
 }

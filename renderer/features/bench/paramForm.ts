@@ -1,7 +1,8 @@
 import type { PresetInfo } from '../../../src/common/bench/contract.js';
 import { MATRIX_LIMIT } from '../../../src/common/bench/matrix.js';
 import { h, clear } from '../../lib/dom.js';
-import { paramHelp, t } from './messages.js';
+import { t } from './messages.js';
+import { paramHelp } from './presetWords.js';
 
 // The preset's parameter fields in the Benchmarks form: one input per parameter (defaults from the
 // preset's schema), a file picker for an upload (never a path box), and “+ value” for fields

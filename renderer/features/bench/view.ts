@@ -1,9 +1,6 @@
 import type { Instance } from '../../../src/common/model/instance.js';
-import type { BenchEventPayload, BenchResultSummary, PresetInfo } from '../../../src/common/bench/contract.js';
-import type { PeerAddressChoice } from '../../../src/common/bench/peerAddress.js';
-import { formatWithUnit } from '../../../src/common/bench/format.js';
+import type { BenchEventPayload, BenchResultSummary, ConfirmationInfo, PresetInfo } from '../../../src/common/bench/contract.js';
 import { toAppError } from '../../../src/common/errors.js';
-import { variantLabel } from '../../../src/common/bench/matrix.js';
 import type { Api } from '../../lib/api.js';
 import { h, clear } from '../../lib/dom.js';
 import { confirmDialog } from '../../lib/dialog.js';
@@ -11,10 +8,17 @@ import type { SettingsField } from '../settings/view.js';
 import { onLocaleChange } from '../../i18n/index.js';
 import { createComparisonPanel } from './comparison.js';
 import { createParamForm, FILE_PARAM } from './paramForm.js';
+import { createRepeatForm } from './repeatForm.js';
+import { createHistoryPanel } from './history.js';
+import { groupRuns } from '../../../src/common/bench/compare.js';
 import { renderDetails, type DetailsState } from './details.js';
-import { dateOf, failureHint, peerSentence, statusWord } from './describe.js';
-import { confirmationText, formatBytes, presetDescription, presetTitle, t, type BenchMessage } from './messages.js';
+import { t, type BenchMessage } from './messages.js';
+import { presetDescription, presetTitle } from './presetWords.js';
 import './bench.css';
+import { progressRow, updateRun, type RunState } from './runProgress.js';
+import { confirmRun } from './runConfirm.js';
+import { resultRow, type ResultRowOptions } from './resultRow.js';
+import { refOf, renderHosts } from './hostPicker.js';
 
 // The Benchmarks view: pick instances and a preset, set parameters (defaults from the preset
 // schema), see the exact script before it runs, confirm anything that installs, writes, uploads
@@ -35,20 +39,16 @@ export interface BenchView {
   refresh(): Promise<void>;
 }
 
-interface RunState {
-  label: string;
-  phase: string;
-  fraction: number;
-  eta?: number;
-  /** The result's status once finished (ok, failed, cancelled, …). */
-  status?: string;
-  result?: BenchResultSummary;
-  peer?: { name: string; choice: PeerAddressChoice };
-  /** Matrix runs: the values that tell this run from the batch's others. */
-  variant?: string;
-}
-
 const MAX_LOG = 200_000;
+
+/** The picked tarball as base64, for the run call. */
+async function readTarball(file: File | null | undefined): Promise<{ name: string; base64: string; size: number } | undefined> {
+  if (!file) return undefined;
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  let bin = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return { name: file.name, base64: btoa(bin), size: file.size };
+}
 
 export function createBenchView(deps: BenchDeps): BenchView {
   let presets: PresetInfo[] = [];
@@ -58,7 +58,7 @@ export function createBenchView(deps: BenchDeps): BenchView {
   let currentBatch: string | null = null;
   const runs = new Map<string, RunState>();
   let details: DetailsState | null = null;
-  const comparison = createComparisonPanel();
+  const comparison = createComparisonPanel(deps.api);
   let previewSeq = 0;
   let formErrorKey: { key: BenchMessage; params?: Record<string, string> } | { text: string } | null = null;
   /** The parameters the running batch varies (a matrix), to label its run rows. */
@@ -74,6 +74,9 @@ export function createBenchView(deps: BenchDeps): BenchView {
     changed: () => void preview(),
     tooManyValues: (max) => setFormError({ key: 'tooManyValues', params: { max: String(max) } }),
   });
+  const repeat = createRepeatForm(() => setFormError(null));
+  const history = createHistoryPanel();
+  const historyBtn = h('button', { class: 'btn', type: 'button', 'data-testid': 'bench-history' });
   const acceptNew = h('input', { type: 'checkbox', id: 'bench-accept-new', 'data-testid': 'bench-accept-new' });
   const acceptNewText = h('label', { for: 'bench-accept-new' });
   const script = h('pre', { class: 'bench-script', 'data-testid': 'bench-script' });
@@ -106,6 +109,7 @@ export function createBenchView(deps: BenchDeps): BenchView {
       h('div', { class: 'bench-field' }, titles.instances, hostList),
       peerRow,
       params.el,
+      repeat.el,
       h('div', { class: 'bench-check' }, acceptNew, acceptNewText),
       matrixNote,
       h('details', { class: 'bench-script-box', open: true }, scriptSummary, scriptNote, script),
@@ -117,10 +121,11 @@ export function createBenchView(deps: BenchDeps): BenchView {
     h(
       'div',
       { class: 'bench-results' },
-      h('div', { class: 'bench-results-head' }, titles.results, h('span', { class: 'spacer' }), compareBtn, deleteBtn),
+      h('div', { class: 'bench-results-head' }, titles.results, h('span', { class: 'spacer' }), compareBtn, historyBtn, deleteBtn),
       h('div', { class: 'bench-table-wrap' }, resultsTable),
       detailsBox,
       comparison.el,
+      history.el,
     ),
   );
 
@@ -144,6 +149,9 @@ export function createBenchView(deps: BenchDeps): BenchView {
     log.setAttribute('aria-label', t('liveOutput'));
     resultsTable.setAttribute('aria-label', t('resultsTable'));
     compareBtn.textContent = t('compareSelected');
+    historyBtn.textContent = t('history');
+    repeat.words();
+    history.words();
     deleteBtn.textContent = t('deleteSelected');
     resultsHead.replaceChildren(
       ...['', t('colPreset'), t('colInstance'), t('colType'), t('colStatus'), t('colStarted'), t('colHeadline')].map((w) => h('th', { text: w })),
@@ -186,7 +194,7 @@ export function createBenchView(deps: BenchDeps): BenchView {
       matrixNote.append(h('span', { text: t('matrixRuns', { count: variants.length }) }), h('ul', {}, ...variants.map((v) => h('li', { text: v }))));
   }
 
-  async function preview(): Promise<{ confirmations: { kind: string; reason: string }[] } | null> {
+  async function preview(): Promise<{ confirmations: ConfirmationInfo[] } | null> {
     const p = preset();
     if (!p) return null;
     const seq = ++previewSeq;
@@ -216,64 +224,10 @@ export function createBenchView(deps: BenchDeps): BenchView {
     }
   }
 
-  function renderHosts(): void {
-    const checked = new Set([...hostList.querySelectorAll<HTMLInputElement>('input:checked')].map((i) => i.value));
-    const peer = peerSel.value;
-    clear(hostList);
-    clear(peerSel);
-    // By name, so the list (and the order the batch starts its hosts in) never depends on the inventory's order.
-    const running = instances.filter((i) => i.state === 'running').sort((a, b) => (a.name ?? a.id).localeCompare(b.name ?? b.id) || a.id.localeCompare(b.id));
-    if (!running.length) hostList.append(h('span', { class: 'bench-help', text: t('noInstances') }));
-    for (const i of running) {
-      const label = `${i.name ?? i.id} (${i.type}, ${i.id})`;
-      const id = `bench-host-${i.region}-${i.id}`;
-      hostList.append(
-        h(
-          'div',
-          { class: 'bench-check' },
-          h('input', { type: 'checkbox', id, value: `${i.region}/${i.id}`, checked: checked.has(`${i.region}/${i.id}`), 'aria-label': i.name ?? i.id }),
-          h('label', { for: id, text: label }),
-        ),
-      );
-      peerSel.append(h('option', { value: `${i.region}/${i.id}`, text: label }));
-    }
-    if (peer && [...peerSel.options].some((o) => o.value === peer)) peerSel.value = peer;
-  }
-
-  const refOf = (v: string) => {
-    const [region, id] = v.split('/');
-    return { region: region!, id: id! };
-  };
+  const showHosts = () => renderHosts(hostList, peerSel, instances);
 
   function renderProgress(): void {
-    clear(progress);
-    for (const [id, r] of runs) {
-      const bar = h('progress', { max: '1', value: String(r.status ? 1 : r.fraction) });
-      const res = r.result;
-      const text = res
-        ? res.status === 'ok'
-          ? t('done')
-          : t('finishedStatus', { status: statusWord(res.status), message: res.error?.message ?? '' })
-        : r.eta !== undefined
-          ? t('etaLeft', { phase: r.phase, eta: r.eta })
-          : r.phase === 'starting'
-            ? t('starting')
-            : r.phase;
-      const hint = res ? failureHint(res) : undefined;
-      progress.append(
-        h(
-          'div',
-          { class: 'bench-run-row', 'data-status': r.status ?? 'running', 'data-run-id': id },
-          h('span', { class: 'bench-run-label', text: r.label }),
-          r.variant ? h('span', { class: 'bench-run-note bench-run-variant', text: r.variant }) : null,
-          bar,
-          h('span', { class: 'bench-run-phase', text }),
-          r.peer ? h('span', { class: 'bench-run-note', 'data-testid': 'bench-peer-note', text: peerSentence(r.peer.name, r.peer.choice) }) : null,
-          hint ? h('span', { class: 'bench-run-note bench-hint', text: hint }) : null,
-          res ? settingsButton(res) : null,
-        ),
-      );
-    }
+    progress.replaceChildren(...[...runs].map(([id, r]) => progressRow(id, r, settingsButton)));
   }
 
   /** A failed login is fixed in Settings: offer the way there. */
@@ -301,25 +255,10 @@ export function createBenchView(deps: BenchDeps): BenchView {
 
   deps.api.on('bench.event', ({ batchId, event }: { batchId: string; event: BenchEventPayload }) => {
     if (batchId !== currentBatch) return;
-    if (event.type === 'started')
-      runs.set(event.runId, {
-        label: event.host.label,
-        phase: 'starting',
-        fraction: 0,
-        ...(batchVarying.length && event.params ? { variant: variantLabel(event.params, batchVarying) } : {}),
-      });
-    const r = runs.get(event.runId);
     if (event.type === 'output' && event.stream !== 'peer') appendLog(event.text);
-    else if (event.type === 'phase' && r) r.phase = event.phase;
-    else if (event.type === 'peer' && r) r.peer = { name: event.peer, choice: event.choice };
-    else if (event.type === 'progress' && r) {
-      r.fraction = event.fraction;
-      if (event.etaSeconds !== undefined) r.eta = event.etaSeconds;
-    } else if (event.type === 'finished' && r) {
-      r.status = event.result.status;
-      r.result = event.result;
-      selectedResults.add(event.result.id);
-    } else if (event.type === 'batchDone') {
+    else if (event.type === 'finished' && runs.has(event.runId)) selectedResults.add(event.result.id);
+    updateRun(runs, event, batchVarying);
+    if (event.type === 'batchDone') {
       currentBatch = null;
       cancelBtn.disabled = true;
       runBtn.disabled = false;
@@ -328,17 +267,6 @@ export function createBenchView(deps: BenchDeps): BenchView {
     }
     renderProgress();
   });
-
-  async function readTarball(): Promise<{ name: string; base64: string; size: number } | undefined> {
-    const file = params.file();
-    if (!file) return undefined;
-    const bytes = new Uint8Array(await file.arrayBuffer());
-    let bin = '';
-    for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-    return { name: file.name, base64: btoa(bin), size: file.size };
-  }
-
-  const confirmKind: Record<string, BenchMessage> = { install: 'confirmInstall', write: 'confirmWrite', sudo: 'confirmSudo', upload: 'confirmUpload' };
 
   runBtn.addEventListener('click', async () => {
     const p = preset();
@@ -349,28 +277,14 @@ export function createBenchView(deps: BenchDeps): BenchView {
     const values = params.values();
     const matrix = params.matrix();
     const uploading = p.params.some((x) => x.name === FILE_PARAM) && values.source === 'upload';
-    const tarball = uploading ? await readTarball() : undefined;
+    const tarball = uploading ? await readTarball(params.file()) : undefined;
     if (uploading && !tarball) return setFormError({ key: 'pickTarball', params: { field: FILE_PARAM } });
+    const wanted = repeat.plan();
+    if (wanted.error) return setFormError({ text: wanted.error });
     const pre = await preview();
     if (!pre) return;
-    let confirmed = false;
-    if (pre.confirmations.length) {
-      confirmed = await confirmDialog({
-        title: t('runConfirmTitle', { title: presetTitle(p) }),
-        body: h(
-          'ul',
-          {},
-          ...pre.confirmations.map((c) =>
-            h('li', {
-              text: `${t(confirmKind[c.kind] ?? 'confirmWrite')}: ${c.kind === 'upload' && tarball ? t('uploadConfirm', { file: tarball.name, size: formatBytes(tarball.size) }) : confirmationText(c.kind, c.reason)}`,
-            }),
-          ),
-        ),
-        confirm: t('runConfirm'),
-        cancel: t('cancel'),
-      });
-      if (!confirmed) return;
-    }
+    const confirmed = pre.confirmations.length > 0;
+    if (confirmed && !(await confirmRun(p, pre.confirmations, tarball))) return;
     runs.clear();
     selectedResults.clear(); // this run's results become the selection to compare
     log.textContent = '';
@@ -390,6 +304,7 @@ export function createBenchView(deps: BenchDeps): BenchView {
         confirmed,
         acceptNew: acceptNew.checked,
         batchId: currentBatch,
+        ...(wanted.plan ? { repeat: wanted.plan } : {}),
         ...(tarball ? { tarball: { name: tarball.name, base64: tarball.base64 } } : {}),
       });
     } catch (e) {
@@ -405,63 +320,26 @@ export function createBenchView(deps: BenchDeps): BenchView {
     if (currentBatch) void deps.api.call('bench.cancel', { batchId: currentBatch });
   });
 
-  function headline(r: BenchResultSummary): string {
-    const m = r.metrics[0];
-    return m ? `${m.label}: ${formatWithUnit(m.value, m.unit)}` : (r.error?.message ?? '');
-  }
-
   function renderResults(): void {
-    clear(resultsBody);
-    for (const r of results) {
-      const name = r.instance.label;
-      const box = h('input', { type: 'checkbox', checked: selectedResults.has(r.id), 'aria-label': t('select', { name, preset: r.preset }) });
-      box.addEventListener('change', () => (box.checked ? selectedResults.add(r.id) : selectedResults.delete(r.id)));
-      const reattach =
-        r.status === 'detached' || r.status === 'running'
-          ? h('button', {
-              class: 'btn subtle',
-              type: 'button',
-              text: t('reattach'),
-              title: t('reattachTitle'),
-              'data-testid': 'bench-reattach',
-              onClick: (e: Event) => (e.stopPropagation(), void reattachRun(r)),
-            })
-          : null;
-      const row = h(
-        'tr',
-        {
-          'data-id': r.id,
-          class: details?.id === r.id ? 'bench-row selected' : 'bench-row',
-          tabindex: '0',
-          title: t('showDetails', { name, preset: r.preset }),
-        },
-        h('td', {}, box),
-        h('td', { text: r.preset }),
-        h('td', { text: name }),
-        h('td', { text: r.instance.type ?? '–' }),
-        h('td', { class: `bench-status-${r.status}` }, statusWord(r.status), reattach ? ' ' : null, reattach),
-        h('td', { class: 'bench-date', text: dateOf(r.startedAt) }),
-        h('td', { class: 'bench-headline', text: headline(r) }),
-      );
-      // The row opens the details; the checkbox and buttons in it keep their own job.
-      row.addEventListener('click', (e) => {
-        if ((e.target as HTMLElement).closest('input, button')) return;
-        void openDetails(r.id);
-      });
-      row.addEventListener('keydown', (e) => {
-        if (e.key === 'Enter' && e.target === row) void openDetails(r.id);
-      });
-      resultsBody.append(row);
-    }
+    const o: ResultRowOptions = {
+      selected: selectedResults,
+      detailsId: details?.id,
+      reattach: (r) => void reattachRun(r),
+      openDetails: (id) => void openDetails(id),
+    };
+    resultsBody.replaceChildren(...groupRuns(results).map((runs) => resultRow(runs, o)));
   }
 
   async function loadResults(): Promise<void> {
     results = (await deps.api.call('bench.results', {})).results.reverse();
     renderResults();
+    history.refresh(results);
   }
 
   async function openDetails(id: string): Promise<void> {
-    details = { id };
+    const head = results.find((r) => r.id === id);
+    const series = head?.series ? results.filter((r) => r.series?.id === head.series!.id).sort((a, b) => a.series!.index - b.series!.index) : undefined;
+    details = { id, ...(series ? { series } : {}) };
     renderResults();
     showDetails();
     try {
@@ -507,6 +385,7 @@ export function createBenchView(deps: BenchDeps): BenchView {
   const picked = () => results.filter((r) => selectedResults.has(r.id)).reverse();
 
   compareBtn.addEventListener('click', () => comparison.open(picked()));
+  historyBtn.addEventListener('click', () => history.open(results));
   deleteBtn.addEventListener('click', async () => {
     const ids = [...selectedResults];
     if (
@@ -531,11 +410,12 @@ export function createBenchView(deps: BenchDeps): BenchView {
 
   onLocaleChange(() => {
     words();
-    renderHosts();
+    showHosts();
     renderResults();
     renderProgress();
     showDetails();
     comparison.show(picked());
+    history.refresh(results);
     void preview();
   });
   words();
@@ -551,7 +431,7 @@ export function createBenchView(deps: BenchDeps): BenchView {
           renderForm();
         }
         instances = await deps.instances();
-        renderHosts();
+        showHosts();
         await loadResults();
       } catch (e) {
         setFormError({ text: toAppError(e).message });

@@ -16,13 +16,19 @@ const PASTE_START = '\x1b[200~';
 const PASTE_END = '\x1b[201~';
 
 /**
- * The bytes a terminal sends for pasted text, as xterm does it: new lines become CR; in bracketed
- * mode the text is wrapped, and any end marker inside it is removed so a paste cannot break out.
+ * The bytes a terminal sends for pasted text: new lines become CR; in bracketed mode the text is
+ * wrapped. A paste cannot break out or send control sequences: the markers are removed until none
+ * is left (removing one can join its neighbours into another: ESC[20 ESC[201~ 1~), then every
+ * remaining ESC goes too.
  */
 export function pasteKeystrokes(text: string, bracketed: boolean): string {
-  const body = text.replace(/\r?\n/g, '\r');
-  if (!bracketed) return body;
-  return `${PASTE_START}${body.split(PASTE_END).join('').split(PASTE_START).join('')}${PASTE_END}`;
+  let body = text.replace(/\r?\n/g, '\r');
+  for (let before = ''; before !== body;) {
+    before = body;
+    body = body.split(PASTE_END).join('').split(PASTE_START).join('');
+  }
+  body = body.split('\x1b').join('');
+  return bracketed ? `${PASTE_START}${body}${PASTE_END}` : body;
 }
 
 /** "key=value" (the value may contain "="; spaces around the key are ignored); null when malformed. */
@@ -111,10 +117,18 @@ export class BroadcastRouter {
     return true;
   }
 
-  /** Types `data` into every tab of the set (a snippet run "in the broadcast set"). */
-  typeInAll(data: string): number {
-    for (const id of this.receivers) this.members.get(id)?.send(data);
-    return this.receivers.size;
+  /**
+   * Types `data` into every tab of the set that `applies` (a snippet run "in the broadcast set":
+   * a tag-scoped snippet only where it applies). Returns how many tabs got it and how many not.
+   */
+  typeInAll(data: string, applies: (id: string) => boolean = () => true): { sent: number; skipped: number } {
+    let sent = 0;
+    for (const id of this.receivers) {
+      if (!applies(id)) continue;
+      this.members.get(id)?.send(data);
+      sent++;
+    }
+    return { sent, skipped: this.receivers.size - sent };
   }
 
   private changed(): void {

@@ -3,19 +3,11 @@ import type { Settings } from '../../../src/common/model/settings.js';
 import type { Output } from '../../../src/common/contract.js';
 import type { AliasMapping } from '../../../src/common/export/alias.js';
 import { AppError } from '../../../src/common/errors.js';
-import {
-  sshConfigBlock,
-  sshConfigHostsFrom,
-  teraTermFileNames,
-  teraTermHostsFrom,
-  teraTermMacro,
-  teraTermMenuMacro,
-  type ExportFile,
-  type TtlAuth,
-} from '../../../src/common/export/index.js';
+import { exportSshConfig, exportTeraTerm, type ExportFile, type TtlAuth } from '../../../src/common/export/index.js';
+import { zipSync } from 'fflate';
 import { h, clear } from '../../lib/dom.js';
 import type { Api } from '../../lib/api.js';
-import { onLocaleChange } from '../../i18n/index.js';
+import { getLocale, onLocaleChange } from '../../i18n/index.js';
 import { t } from './messages.js';
 
 // Export the listed instances as an OpenSSH config block or Tera Term macros. The generators are
@@ -29,7 +21,7 @@ export type ExportFormat = 'ssh-config' | 'teraterm';
 
 export interface ExportChoices {
   format: ExportFormat;
-  /** OpenSSH: IdentityFile for every host (default: the Settings' key file). */
+  /** OpenSSH: IdentityFile for every host (default: each instance's Connect as…, else the Settings' key file, as the CLI does). */
   sshKeyFile?: string | null;
   /** Tera Term: how TTSSH authenticates; 'publickey' needs `keyFile` (an absolute Windows path). */
   auth?: Extract<TtlAuth, 'publickey' | 'pageant' | 'password'>;
@@ -50,25 +42,31 @@ export interface GeneratedExport {
 
 const WINDOWS_PATH = /^(?:[A-Za-z]:[\\/]|\\\\[^\\/]+[\\/])/;
 
-/** The files an export writes; throws EXPORT_INVALID in the app's words for what the dialog can fix. */
+/** Login users by instance id, as the engine picks them for a connection (`export.loginUsers`). */
+export type LoginUsers = Record<string, { user: string }>;
+
+/**
+ * The files an export writes, from the one generator the CLI uses (src/common/export/generate.ts)
+ * with the same Settings and the engine's login users; throws EXPORT_INVALID in the app's words
+ * for what the dialog can fix.
+ */
 export function generateExport(
   choices: ExportChoices,
   instances: readonly Instance[],
   settings: Settings,
   sshEnv: SshConfigEnv | null,
+  users: LoginUsers,
   exportedAt = new Date().toISOString(),
 ): GeneratedExport {
   if (instances.length === 0) throw new AppError('EXPORT_INVALID', t('noneSelected'), t('noneSelectedHint'));
-  const user = settings.defaultUser ?? undefined;
+  const userOf = (i: Instance) => users[i.id]?.user;
   if (choices.format === 'ssh-config') {
-    const identityFile = choices.sshKeyFile === undefined ? settings.identityFile : choices.sshKeyFile;
     if (!sshEnv?.tagsshCommand) throw new AppError('EXPORT_INVALID', t('noTagssh'), t('noTagsshHint'));
-    const hosts = sshConfigHostsFrom(instances, {
-      ...(user ? { user } : {}),
-      ...(identityFile ? { identityFile } : {}),
-      ...(settings.jumpHost ? { jump: settings.jumpHost } : {}),
-    });
-    const block = sshConfigBlock(hosts, { profile: settings.profile, exportedAt, tagsshCommand: sshEnv.tagsshCommand, knownHostsFile: sshEnv.knownHostsFile });
+    const block = exportSshConfig(
+      instances,
+      { userOf, settings, ...(choices.sshKeyFile ? { identityFile: choices.sshKeyFile } : {}) },
+      { profile: settings.profile, exportedAt, tagsshCommand: sshEnv.tagsshCommand, knownHostsFile: sshEnv.knownHostsFile },
+    );
     return { files: [{ fileName: SSH_CONFIG_FILE, content: `${block.text}\n` }], mapping: block.mapping };
   }
   const auth = choices.auth ?? (choices.keyFile ? 'publickey' : 'pageant');
@@ -77,21 +75,41 @@ export function generateExport(
     if (!keyFile) throw new AppError('EXPORT_INVALID', t('keyFileMissing'), t('keyFileMissingHint'));
     if (!WINDOWS_PATH.test(keyFile)) throw new AppError('EXPORT_INVALID', t('keyFileNotWindows', { path: keyFile }), t('keyFileNotWindowsHint'));
   }
-  const hosts = teraTermHostsFrom(instances, {
-    ...(user ? { user } : {}),
-    auth,
-    ...(auth === 'publickey' && keyFile ? { keyFile, keyHasPassphrase: !!choices.keyHasPassphrase } : {}),
-  });
-  const opts = { profile: settings.profile, exportedAt, mode: choices.mode ?? 'dynamic', helper: choices.helper ?? 'tagssh' };
-  const names = teraTermFileNames(hosts);
-  return { files: [teraTermMenuMacro(hosts, opts), ...hosts.map((host, i) => teraTermMacro(host, opts, names[i]))], mapping: [] };
+  const files = exportTeraTerm(
+    instances,
+    { userOf, settings, auth, ...(auth === 'publickey' && keyFile ? { keyFile, keyHasPassphrase: !!choices.keyHasPassphrase } : {}) },
+    { profile: settings.profile, exportedAt, mode: choices.mode ?? 'dynamic', helper: choices.helper ?? 'tagssh', lang: getLocale() === 'ja' ? 'ja' : 'en' },
+  );
+  return { files, mapping: [] };
+}
+
+/**
+ * Several files as one .zip (fflate, the standard zip format). Names such as 踏み台.ttl are UTF-8
+ * with the format's UTF-8 flag (Windows' Explorer reads it); the entries say they were made on
+ * Unix, as Info-ZIP's zip writes them, because Info-ZIP's unzip reads a DOS-made name as code page
+ * 437 whatever the flag says. Mode rw-r--r--.
+ */
+export function zipFiles(files: readonly ExportFile[]): Uint8Array {
+  const enc = new TextEncoder();
+  const attrs = { mtime: new Date(), os: 3, attrs: 0o100644 * 0x10000 };
+  return zipSync(Object.fromEntries(files.map((f) => [f.fileName, [enc.encode(f.content), attrs]])));
 }
 
 const SSH_CONFIG_FILE = 'tagssh_config';
+const ZIP_FILE = 'tagssh-teraterm.zip';
 
 /** One line of the Name → Host alias list, with why the alias is not simply the Name. */
 function mappingLine(m: AliasMapping): string {
-  const note = m.note === 'no-name' ? t('aliasNoName') : m.note === 'duplicate' ? t('aliasDuplicate') : m.note === 'changed' ? t('aliasChanged') : '';
+  const note =
+    m.note === 'no-name'
+      ? t('aliasNoName')
+      : m.note === 'unusable'
+        ? t('aliasUnusable')
+        : m.note === 'duplicate'
+          ? t('aliasDuplicate')
+          : m.note === 'changed'
+            ? t('aliasChanged')
+            : '';
   return t('aliasLine', { name: m.name ?? t('noName'), alias: m.alias, id: m.instanceId }) + (note ? ` ${note}` : '');
 }
 
@@ -99,7 +117,8 @@ export function openExportDialog(instances: readonly Instance[], settings: Setti
   const selected = new Set(instances.map((i) => i.id));
   const title = h('h2', {});
   const format = h('select', {}, h('option', { value: 'ssh-config' }), h('option', { value: 'teraterm' }));
-  const sshKey = h('input', { type: 'text', spellcheck: 'false', autocomplete: 'off', value: settings.identityFile ?? '' });
+  // Empty: each instance's Connect as…, else Settings' key file — what `tagssh export ssh-config` writes.
+  const sshKey = h('input', { type: 'text', spellcheck: 'false', autocomplete: 'off' });
   const auth = h('select', {}, h('option', { value: 'pageant' }), h('option', { value: 'publickey' }), h('option', { value: 'password' }));
   const keyFile = h('input', { type: 'text', spellcheck: 'false', autocomplete: 'off' });
   const passphrase = h('input', { type: 'checkbox' });
@@ -154,6 +173,7 @@ export function openExportDialog(instances: readonly Instance[], settings: Setti
   const aliases = h('section', { class: 'export-aliases', 'data-testid': 'export-aliases' }, aliasesTitle, aliasesList, aliasesUse);
   // null until the backend answers; an Error when it could not.
   let sshEnv: SshConfigEnv | Error | null = null;
+  let users: LoginUsers | Error | null = null;
   const message = h('p', { class: 'form-message', role: 'status' });
   const copyBtn = h('button', { class: 'btn', type: 'button', onClick: () => copy() });
   const downloadBtn = h('button', { class: 'btn', type: 'button', onClick: () => download() });
@@ -191,16 +211,18 @@ export function openExportDialog(instances: readonly Instance[], settings: Setti
     message.className = 'form-message';
     message.textContent = '';
     try {
-      if (!tt && sshEnv === null) {
+      if ((!tt && sshEnv === null) || users === null) {
         files = [];
-        message.textContent = t('checkingTagssh');
+        message.textContent = users === null ? t('checkingUsers') : t('checkingTagssh');
       } else {
         if (!tt && sshEnv instanceof Error) throw new AppError('EXPORT_INVALID', t('envFailed', { message: sshEnv.message }), t('envFailedHint'));
+        if (users instanceof Error) throw new AppError('EXPORT_INVALID', t('envFailed', { message: users.message }), t('envFailedHint'));
         const out = generateExport(
           choices(),
           instances.filter((i) => selected.has(i.id)),
           settings,
           sshEnv instanceof Error ? null : sshEnv,
+          users,
         );
         files = out.files;
         for (const f of files)
@@ -229,7 +251,7 @@ export function openExportDialog(instances: readonly Instance[], settings: Setti
     format.options[0]!.text = t('formatSsh');
     format.options[1]!.text = t('formatTeraTerm');
     for (const [label, key] of labels) label.textContent = t(key);
-    sshKey.placeholder = t('sshKeyPh');
+    sshKey.placeholder = settings.identityFile ? t('sshKeyPhSettings', { path: settings.identityFile }) : t('sshKeyPh');
     keyFile.placeholder = t('keyFilePh');
     auth.options[0]!.text = t('authPageant');
     auth.options[1]!.text = t('authPublickey');
@@ -252,15 +274,16 @@ export function openExportDialog(instances: readonly Instance[], settings: Setti
   }
 
   function download() {
-    for (const f of files) {
-      // Not text/plain: Chromium would save `tagssh_config` as `tagssh_config.txt`, a name the
-      // Include line and `ssh -F` shown to the user would then miss.
-      const url = URL.createObjectURL(new Blob([f.content], { type: 'application/octet-stream' }));
-      const a = h('a', { href: url, download: f.fileName });
-      a.click();
-      setTimeout(() => URL.revokeObjectURL(url), 10_000);
-    }
-    message.textContent = files.length === 1 ? t('downloadedOne') : t('downloaded', { n: files.length });
+    // Several macros go as one archive (a browser asks about, or blocks, a burst of downloads).
+    const one = files.length === 1 ? files[0]! : null;
+    const body: BlobPart = one ? one.content : (zipFiles(files) as Uint8Array<ArrayBuffer>);
+    // Not text/plain: Chromium would save `tagssh_config` as `tagssh_config.txt`, a name the
+    // Include line and `ssh -F` shown to the user would then miss.
+    const url = URL.createObjectURL(new Blob([body], { type: one ? 'application/octet-stream' : 'application/zip' }));
+    const a = h('a', { href: url, download: one ? one.fileName : ZIP_FILE });
+    a.click();
+    setTimeout(() => URL.revokeObjectURL(url), 10_000);
+    message.textContent = one ? t('downloadedOne') : t('downloadedZip', { n: files.length, file: ZIP_FILE });
   }
 
   function copy() {
@@ -295,6 +318,15 @@ export function openExportDialog(instances: readonly Instance[], settings: Setti
   document.body.append(dlg);
   applyWords();
   dlg.showModal();
+  api
+    .call('export.loginUsers', { instances: [...instances] })
+    .then(
+      (r) => (users = r.users),
+      (e: unknown) => (users = e instanceof Error ? e : new Error(String(e))),
+    )
+    .finally(() => {
+      if (dlg.open) render();
+    });
   api
     .call('export.sshConfigEnv', {})
     .then(

@@ -1,16 +1,18 @@
-import { AppError, type AppErrorData } from '../../../src/common/errors.js';
-import { escapeControls } from '../../../src/common/safeText.js';
+import { type AppErrorData } from '../../../src/common/errors.js';
 import { detailsAs, FileErrorDetailsSchema } from '../../../src/common/errorDetails.js';
-import { FILE_CHUNK_BYTES, TRANSFER_MAX_BYTES, type FileEntry } from '../../../src/common/files/contract.js';
+import { FILE_CHUNK_BYTES, LIST_LIMIT_MAX, LIST_MAX_ENTRIES, TRANSFER_MAX_BYTES, type FileEntry } from '../../../src/common/files/contract.js';
 import { crumbsOf, joinRemote, nameProblem, parentOf } from '../../../src/common/files/paths.js';
 import type { Api } from '../../lib/api.js';
 import { h, clear } from '../../lib/dom.js';
 import { confirmDialog } from '../../lib/dialog.js';
-import { describeError, type ErrorField } from '../../i18n/errors.js';
-import { formatDateTime, onLocaleChange } from '../../i18n/index.js';
-import { formatBytes } from '../bench/messages.js';
+import { type ErrorField } from '../../i18n/errors.js';
+import { onLocaleChange } from '../../i18n/index.js';
 import { t, type FilesWord } from './messages.js';
 import { fromBase64, toBase64 } from './base64.js';
+import { entryRow, type EntryActions } from './entryRow.js';
+import { fileErrorText } from './errorWords.js';
+import { shown } from './shown.js';
+import { createTransferView, paintTransfer, settleTransfer, type TransferView } from './transferView.js';
 import './files.css';
 
 // The file panel beside a terminal tab: browses the server of the tab's session over SFTP (on
@@ -25,25 +27,12 @@ export interface FilePanelDeps {
   sessionId(): string | null;
   label(): string;
   openSettings(field?: ErrorField): void;
+  /** The panel was shown, hidden, or moved to another folder (workspace restore keeps where). */
+  moved?(): void;
 }
 
 /** Chunk calls in flight per transfer: enough to keep the link busy, few enough to stay responsive. */
 const IN_FLIGHT = 4;
-
-interface TransferView {
-  id: string;
-  direction: 'up' | 'down';
-  name: string;
-  bytes: number;
-  total: number;
-  outcome: 'running' | 'done' | 'cancelled' | 'failed';
-  reason?: string;
-  row: HTMLElement;
-  label: HTMLElement;
-  action: HTMLButtonElement;
-  bar: HTMLProgressElement;
-  status: HTMLElement;
-}
 
 const NAME_PROBLEM_WORD: Record<NonNullable<ReturnType<typeof nameProblem>>, FilesWord> = {
   empty: 'badNameEmpty',
@@ -52,9 +41,6 @@ const NAME_PROBLEM_WORD: Record<NonNullable<ReturnType<typeof nameProblem>>, Fil
   nul: 'badNameNul',
   long: 'badNameLong',
 };
-
-/** A server name as the panel shows it: controls and direction overrides visible, never acted on. */
-export const shown = (name: string) => escapeControls(name);
 
 export class FilePanel {
   readonly el: HTMLElement;
@@ -74,6 +60,12 @@ export class FilePanel {
   private error: { text: string; field: ErrorField | null } | null = null;
   private readonly transfers = new Map<string, TransferView>();
   private readonly offs: Array<() => void> = [];
+  private readonly entryActions: EntryActions = {
+    open: (e) => this.dir && void this.navigate(joinRemote(this.dir, e.name)),
+    download: (e) => void this.download(e),
+    rename: (e) => void this.rename(e),
+    remove: (e) => void this.remove(e),
+  };
 
   constructor(private readonly deps: FilePanelDeps) {
     this.toggle = h('button', { class: 'btn subtle files-toggle', type: 'button', 'aria-pressed': 'false', onClick: () => this.setOpen(this.el.hidden) });
@@ -114,17 +106,17 @@ export class FilePanel {
         if (!v || v.outcome !== 'running') return;
         v.bytes = bytes;
         v.total = total;
-        this.paintTransfer(v);
+        paintTransfer(v);
       }),
       deps.api.on('files.done', ({ transferId, outcome, error }) => {
         const v = this.transfers.get(transferId);
         if (!v || v.outcome !== 'running') return;
-        this.settle(v, outcome, error ? this.words(error as AppErrorData) : undefined);
+        settleTransfer(v, outcome, error ? fileErrorText(error as AppErrorData) : undefined);
         if (v.direction === 'up' && outcome === 'done') void this.relist();
       }),
       onLocaleChange(() => {
         this.render();
-        for (const v of this.transfers.values()) this.paintTransfer(v);
+        for (const v of this.transfers.values()) paintTransfer(v);
       }),
     );
     this.render();
@@ -140,6 +132,23 @@ export class FilePanel {
     this.toggle.setAttribute('aria-pressed', String(open));
     if (open && this.listedFor !== this.deps.sessionId()) void this.navigate(this.dir ?? undefined);
     this.render();
+    this.deps.moved?.();
+  }
+
+  /** Where the panel is, while it is open: the folder it lists (none before its first listing). */
+  where(): { dir?: string } | null {
+    return this.open ? (this.dir ? { dir: this.dir } : {}) : null;
+  }
+
+  /** Opens the panel at `dir` (workspace restore); settles with why it could not, having listed the login folder instead. */
+  async openAt(dir?: string): Promise<string | null> {
+    this.el.hidden = false;
+    this.toggle.setAttribute('aria-pressed', 'true');
+    await this.navigate(dir);
+    const problem = this.error?.text ?? null;
+    if (problem && dir) await this.navigate();
+    this.deps.moved?.();
+    return problem;
   }
 
   /** The tab's session changed (connected, reconnected, closed). */
@@ -155,18 +164,20 @@ export class FilePanel {
 
   // ---- browsing --------------------------------------------------------------------------------
 
-  private async navigate(path?: string): Promise<void> {
+  /** Lists `path`: its first LIST_MAX_ENTRIES entries, or `limit` ("Show more" asks for more of the same folder). */
+  private async navigate(path?: string, limit?: number): Promise<void> {
     const sessionId = this.deps.sessionId();
     if (!sessionId) return this.render();
     this.loading = true;
     this.render();
     try {
-      const r = await this.deps.api.call('files.list', { sessionId, ...(path ? { path } : {}) });
+      const r = await this.deps.api.call('files.list', { sessionId, ...(path ? { path } : {}), ...(limit ? { limit } : {}) });
       this.dir = r.path;
       this.entries = r.entries;
       this.truncated = r.truncated;
       this.listedFor = sessionId;
       this.error = null;
+      this.deps.moved?.();
     } catch (e) {
       this.fail(e);
     } finally {
@@ -306,7 +317,7 @@ export class FilePanel {
         await this.deps.api.call('files.uploadChunk', { transferId: v.id, offset, data });
       });
     } catch (e) {
-      if (v.outcome === 'running') this.settle(v, 'failed', this.words(e));
+      if (v.outcome === 'running') settleTransfer(v, 'failed', fileErrorText(e));
     }
   }
 
@@ -325,9 +336,9 @@ export class FilePanel {
       });
       if (v.outcome === 'cancelled') return;
       save(new Blob(parts as BlobPart[]), entry.name);
-      if (v.outcome === 'running') this.settle(v, 'done');
+      if (v.outcome === 'running') settleTransfer(v, 'done');
     } catch (e) {
-      if (v.outcome === 'running') this.settle(v, 'failed', this.words(e));
+      if (v.outcome === 'running') settleTransfer(v, 'failed', fileErrorText(e));
     }
   }
 
@@ -342,63 +353,15 @@ export class FilePanel {
 
   private async cancel(v: TransferView): Promise<void> {
     if (v.outcome !== 'running') return;
-    this.settle(v, 'cancelled');
+    settleTransfer(v, 'cancelled');
     await this.deps.api.call('files.cancel', { transferId: v.id }).catch(() => {});
   }
 
   private addTransfer(direction: 'up' | 'down', name: string, total: number): TransferView {
-    // Built once and updated in place: progress arrives many times a second, and a Cancel button
-    // rebuilt on each would slip away from the pointer pressing it.
-    const v: TransferView = {
-      id: crypto.randomUUID(),
-      direction,
-      name,
-      bytes: 0,
-      total,
-      outcome: 'running',
-      row: h('li', { class: 'files-transfer' }),
-      label: h('span', { class: 'files-transfer-name' }),
-      action: h('button', { class: 'btn subtle', type: 'button', onClick: () => (v.outcome === 'running' ? void this.cancel(v) : this.dismiss(v)) }),
-      bar: h('progress', {}),
-      status: h('div', { class: 'files-transfer-status' }),
-    };
-    v.row.append(h('div', { class: 'files-transfer-head' }, v.label, v.action), v.bar, v.status);
+    const v = createTransferView(direction, name, total, (v) => (v.outcome === 'running' ? void this.cancel(v) : this.dismiss(v)));
     this.transfers.set(v.id, v);
     this.transfersBox.prepend(v.row);
-    this.paintTransfer(v);
     return v;
-  }
-
-  private settle(v: TransferView, outcome: TransferView['outcome'], reason?: string): void {
-    v.outcome = outcome;
-    if (reason !== undefined) v.reason = reason;
-    if (outcome === 'done') v.bytes = v.total;
-    this.paintTransfer(v);
-  }
-
-  private paintTransfer(v: TransferView): void {
-    const direction = t(v.direction === 'up' ? 'up_' : 'down_');
-    const name = shown(v.name);
-    const percent = v.total ? Math.floor((v.bytes / v.total) * 100) : v.outcome === 'done' ? 100 : 0;
-    const status =
-      v.outcome === 'running'
-        ? t('transferProgress', { done: formatBytes(v.bytes), total: formatBytes(v.total), percent })
-        : v.outcome === 'done'
-          ? t('transferDone')
-          : v.outcome === 'cancelled'
-            ? t('transferCancelled')
-            : t('transferFailed', { reason: v.reason ?? '' });
-    v.row.dataset.outcome = v.outcome;
-    v.label.textContent = t('transferLabel', { direction, name });
-    v.action.textContent = v.outcome === 'running' ? t('cancelTransfer') : t('dismiss');
-    v.action.setAttribute(
-      'aria-label',
-      v.outcome === 'running' ? t('cancelTransferLabel', { direction, name }) : `${t('dismiss')} ${t('transferLabel', { direction, name })}`,
-    );
-    v.bar.max = Math.max(1, v.total);
-    v.bar.value = v.bytes;
-    v.bar.setAttribute('aria-label', t('transferLabel', { direction, name }));
-    v.status.textContent = status;
   }
 
   private dismiss(v: TransferView): void {
@@ -406,30 +369,12 @@ export class FilePanel {
     v.row.remove();
   }
 
-  // ---- words and drawing -------------------------------------------------------------------------
-
-  /** An error in the panel's words (the server's path shown escaped). */
-  private words(e: unknown): string {
-    const err: AppErrorData =
-      e instanceof AppError ? e : typeof e === 'object' && e && 'code' in e ? (e as AppErrorData) : { code: 'INTERNAL', message: String(e) };
-    const d = detailsAs(err, FileErrorDetailsSchema) ?? {};
-    const path = shown(d.path ?? '');
-    if (d.fileError === 'noSuchFile' || err.code === 'NOT_FOUND') return t('errNoSuchFile', { path });
-    if (d.fileError === 'permissionDenied' || d.reason === 'permission') return t('errPermission', { path });
-    if (d.fileError === 'exists') return t('errExists', { path });
-    if (d.fileError === 'notEmpty') return t('errNotEmpty', { path });
-    if (d.fileError === 'cwdUnknown') return t('errCwd');
-    if (err.code === 'SESSION_CLOSED') return t('errSession');
-    // The file API's own refusals (a folder that is not empty…) name the path in their message.
-    if (err.code === 'INVALID_INPUT' && d.path) return shown(err.message);
-    const w = describeError(err);
-    return shown([w.title, w.detail].filter(Boolean).join(' '));
-  }
+  // ---- drawing -------------------------------------------------------------------------
 
   private fail(e: unknown): void {
     const err = e as AppErrorData;
     const d = detailsAs(err as AppErrorData | undefined, FileErrorDetailsSchema) ?? {};
-    this.error = { text: this.words(e), field: d.fileError === 'permissionDenied' || d.reason === 'permission' ? 'defaultUser' : null };
+    this.error = { text: fileErrorText(e), field: d.fileError === 'permissionDenied' || d.reason === 'permission' ? 'defaultUser' : null };
   }
 
   private showError(text: string): void {
@@ -485,46 +430,28 @@ export class FilePanel {
       ),
     );
     const body = h('tbody', {});
-    for (const e of this.entries) body.append(this.row(e));
+    for (const e of this.entries) body.append(entryRow(e, this.entryActions));
     table.append(body);
     this.listBox.append(table);
     if (!this.entries.length && !this.loading) this.listBox.append(h('p', { class: 'files-note', text: t('empty') }));
-    if (this.truncated) this.listBox.append(h('p', { class: 'files-note', text: t('truncated', { count: this.entries.length }) }));
-  }
-
-  private row(e: FileEntry): HTMLElement {
-    const name = shown(e.name);
-    const browsable = e.kind === 'dir' || !!e.toDir;
-    const kindWord = e.kind === 'dir' ? t('kindDir') : e.kind === 'link' ? t('kindLink') : e.kind === 'other' ? t('kindOther') : '';
-    const nameCell = browsable
-      ? h('button', {
-          class: 'files-open',
-          type: 'button',
-          text: `${name}/`,
-          'aria-label': t('open', { name }),
-          onClick: () => this.dir && void this.navigate(joinRemote(this.dir, e.name)),
-        })
-      : h('span', { class: 'files-name-text', text: name });
-    const action = (word: FilesWord, label: FilesWord, run: () => void) =>
-      h('button', { class: 'btn subtle', type: 'button', text: t(word), 'aria-label': t(label, { name }), onClick: run });
-    return h(
-      'tr',
-      { class: `files-row kind-${e.kind}`, 'data-name': name },
-      h('td', { class: 'files-name-cell', title: kindWord ? `${name} (${kindWord})` : name }, nameCell),
-      h('td', { class: 'num', text: e.kind === 'file' ? formatBytes(e.size) : '' }),
-      h('td', { class: 'time', text: e.mtime ? formatDateTime(e.mtime) : '' }),
-      h(
-        'td',
-        { class: 'files-actions' },
-        h(
-          'div',
-          { class: 'files-actions-inner' },
-          e.kind === 'file' ? action('download', 'downloadLabel', () => void this.download(e)) : null,
-          action('rename', 'renameLabel', () => void this.rename(e)),
-          action('delete', 'deleteLabel', () => void this.remove(e)),
-        ),
-      ),
-    );
+    if (this.truncated) {
+      const count = this.entries.length;
+      const atMost = count >= LIST_LIMIT_MAX;
+      this.listBox.append(h('p', { class: 'files-note', text: t(atMost ? 'truncatedMax' : 'truncated', { count }) }));
+      if (!atMost) {
+        const more = Math.min(LIST_MAX_ENTRIES, LIST_LIMIT_MAX - count);
+        this.listBox.append(
+          h('button', {
+            class: 'btn subtle files-more',
+            type: 'button',
+            text: t('showMore'),
+            title: t('showMoreTitle', { count: more }),
+            disabled: this.loading,
+            onClick: () => this.dir && void this.navigate(this.dir, count + more),
+          }),
+        );
+      }
+    }
   }
 }
 

@@ -2,6 +2,7 @@ import type { Instance } from '../../../src/common/model/instance.js';
 import { h } from '../../lib/dom.js';
 import { addressOf } from './model.js';
 import { t } from './messages.js';
+import { t as serialWords } from '../serialConsole/messages.js';
 
 // One instance's row in the list: name, id and tags, state, type, zone, address, key pair, and
 // its buttons (Start/Stop, Connect or Start and connect). What the buttons and keys do is the
@@ -12,6 +13,10 @@ type Words = Parameters<typeof t>[0];
 
 export interface RowActions {
   connect(i: Instance): void;
+  /** Opens the instance's "Connect as…" (user, key file, port). */
+  connectAs(i: Instance): void;
+  /** Opens the instance's EC2 Serial Console in a new tab. */
+  serialConsole(i: Instance): void;
   startStop(i: Instance, action: 'start' | 'stop'): void;
   focused(i: Instance, tr: HTMLTableRowElement): void;
   key(e: KeyboardEvent, tr: HTMLTableRowElement, i: Instance, index: number): void;
@@ -22,44 +27,64 @@ export function labelOf(i: Instance): string {
   return i.name ? `${i.name} (${i.id})` : i.id;
 }
 
-export function instanceRow(i: Instance, index: number, busy: Busy | undefined, act: RowActions): HTMLTableRowElement {
-  const addr = addressOf(i);
-  const canConnect = i.state === 'running' || i.state === 'stopped';
-  const connectBtn = h('button', {
-    class: 'btn primary connect',
-    type: 'button',
-    text: i.state === 'stopped' ? t('startAndConnect') : t('connect'),
-    disabled: !canConnect || !!busy,
-    title: i.state === 'stopped' ? t('startAndConnectTitle') : t('connectTitle', { address: addr.text }),
-    onClick: (e: Event) => {
-      e.stopPropagation();
-      act.connect(i);
-    },
-  });
-  const lifecycle =
-    i.state === 'running'
-      ? h('button', {
-          class: 'btn subtle',
-          type: 'button',
-          text: t('stop'),
-          disabled: !!busy,
-          onClick: (e: Event) => (e.stopPropagation(), act.startStop(i, 'stop')),
-        })
-      : i.state === 'stopped'
-        ? h('button', {
-            class: 'btn subtle',
-            type: 'button',
-            text: t('start'),
-            disabled: !!busy,
-            onClick: (e: Event) => (e.stopPropagation(), act.startStop(i, 'start')),
-          })
-        : null;
-  // The user's own tags first; TagSSH's per-instance overrides (tagssh:*) after them.
-  const tagText = Object.entries(i.tags)
+/** The user's own tags first; TagSSH's per-instance overrides (tagssh:*) after them. */
+function tagsText(i: Instance): string {
+  return Object.entries(i.tags)
     .filter(([k]) => k !== 'Name')
     .sort(([a], [b]) => Number(a.startsWith('tagssh:')) - Number(b.startsWith('tagssh:')))
     .map(([k, v]) => `${k}=${v}`)
     .join('  ');
+}
+
+/** A row button: its click is the row's action only, not a click on the row too. */
+function rowButton(props: Record<string, unknown>, action: () => void): HTMLButtonElement {
+  return h('button', { type: 'button', ...props, onClick: (e: Event) => (e.stopPropagation(), action()) });
+}
+
+function actionsCell(i: Instance, busy: Busy | undefined, act: RowActions): HTMLTableCellElement {
+  const addr = addressOf(i);
+  const canConnect = i.state === 'running' || i.state === 'stopped';
+  const lifecycle =
+    i.state === 'running' || i.state === 'stopped'
+      ? rowButton({ class: 'btn subtle', text: t(i.state === 'running' ? 'stop' : 'start'), disabled: !!busy }, () =>
+          act.startStop(i, i.state === 'running' ? 'stop' : 'start'),
+        )
+      : null;
+  return h(
+    'td',
+    { class: 'actions' },
+    lifecycle,
+    // Short on the row (the actions column is narrow); its full name for screen readers and on hover.
+    rowButton({ class: 'btn subtle connect-as', text: t('connectAsShort'), 'aria-label': t('connectAs'), title: t('connectAsTitle') }, () => act.connectAs(i)),
+    // Only a running instance has a serial port to reach; short on the row, its full name for screen readers.
+    i.state === 'running'
+      ? rowButton(
+          {
+            class: 'btn subtle serial-console',
+            text: serialWords('buttonShort'),
+            'aria-label': serialWords('button'),
+            title: serialWords('buttonTitle'),
+            disabled: !!busy,
+          },
+          () => act.serialConsole(i),
+        )
+      : null,
+    rowButton(
+      {
+        class: 'btn primary connect',
+        text: i.state === 'stopped' ? t('startAndConnect') : t('connect'),
+        disabled: !canConnect || !!busy,
+        title: i.state === 'stopped' ? t('startAndConnectTitle') : t('connectTitle', { address: addr.text }),
+      },
+      () => act.connect(i),
+    ),
+  );
+}
+
+export function instanceRow(i: Instance, index: number, busy: Busy | undefined, act: RowActions): HTMLTableRowElement {
+  const addr = addressOf(i);
+  const canConnect = i.state === 'running' || i.state === 'stopped';
+  const tagText = tagsText(i);
   const stateText = busy ? t(busy) : t(`state.${i.state}` as Words);
   const tr = h(
     'tr',
@@ -81,7 +106,7 @@ export function instanceRow(i: Instance, index: number, busy: Busy | undefined, 
       addr.kind === 'private' ? h('span', { class: 'badge muted', text: t('private') }) : null,
     ),
     h('td', { text: i.keyName ?? '—' }),
-    h('td', { class: 'actions' }, lifecycle, connectBtn),
+    actionsCell(i, busy, act),
   );
   tr.addEventListener('focus', () => act.focused(i, tr));
   tr.addEventListener('dblclick', () => canConnect && act.connect(i));

@@ -4,6 +4,7 @@ import { AppError } from '../../../src/common/errors.js';
 import { h } from '../../lib/dom.js';
 import { onLocaleChange, pickLocale, setLocale } from '../../i18n/index.js';
 import { t } from './messages.js';
+import { check, choice, input, type Field } from './fields.js';
 
 // The settings form. It edits names and paths only: credentials stay in the AWS config and keys
 // stay in their files; a passphrase is asked for when needed and never saved.
@@ -14,7 +15,7 @@ export interface SettingsViewDeps {
 }
 
 /** The fields other views can send the user to (e.g. from an error about the key or profile). */
-export type SettingsField = 'profile' | 'regions' | 'defaultUser' | 'identityFile' | 'port' | 'jumpHost';
+export type SettingsField = 'profile' | 'regions' | 'defaultUser' | 'identityFile' | 'port' | 'jumpHost' | 'tagJumpHosts';
 
 export interface SettingsView {
   el: HTMLElement;
@@ -22,8 +23,6 @@ export interface SettingsView {
   /** Focuses a field (scrolled into view and marked), for "Open Settings" buttons next to errors. */
   focusField(field: SettingsField): void;
 }
-
-type Words = Parameters<typeof t>[0];
 
 /** Applies the Settings' language to every catalogue ('auto' follows the browser/OS languages). */
 export function applyLanguage(s: Settings): void {
@@ -37,17 +36,8 @@ const list = (s: string) =>
     .filter(Boolean);
 const orNull = (s: string) => (s.trim() ? s.trim() : null);
 
-interface Field {
-  name: string;
-  label: Words;
-  placeholder?: Words;
-  /** What a valid value looks like, said when the schema refuses one. */
-  problem: Words;
-  label_: HTMLLabelElement;
-  input: HTMLInputElement;
-}
-
-export function createSettingsView(deps: SettingsViewDeps): SettingsView {
+/** The form's fields and parts, unworded and unfilled. */
+function settingsControls() {
   const f = {
     profile: input('profile', 'profile', 'profilePh', 'textProblem'),
     profiles: input('profiles', 'profiles', 'profilesPh', 'textProblem'),
@@ -57,6 +47,7 @@ export function createSettingsView(deps: SettingsViewDeps): SettingsView {
     identityFile: input('identityFile', 'identityFile', 'identityFilePh', 'textProblem'),
     port: input('port', 'port', undefined, 'portProblem', 'number', '22'),
     jumpHost: input('jumpHost', 'jumpHost', 'jumpHostPh', 'textProblem'),
+    tagJumpHosts: input('tagJumpHosts', 'tagJumpHosts', 'tagJumpHostsPh', 'tagJumpHostsProblem'),
     fontFamily: input('fontFamily', 'fontFamily', undefined, 'textProblem', 'text', 'monospace'),
     fontSize: input('fontSize', 'fontSize', undefined, 'fontSizeProblem', 'number', '13'),
   };
@@ -79,101 +70,243 @@ export function createSettingsView(deps: SettingsViewDeps): SettingsView {
     eice: 'transportEice',
     ssm: 'transportSsm',
   });
-  const instanceConnect = choice('instanceConnect', ['fallback', 'always', 'never'] as const, {
-    fallback: 'instanceConnectFallback',
+  const instanceConnect = choice('instanceConnect', ['ask', 'always', 'never'] as const, {
+    ask: 'instanceConnectAsk',
     always: 'instanceConnectAlways',
     never: 'instanceConnectNever',
   });
+  const restoreTabs = choice('restoreTabs', ['ask', 'always', 'never'] as const, {
+    ask: 'restoreTabsAsk',
+    always: 'restoreTabsAlways',
+    never: 'restoreTabsNever',
+  });
+  // OpenSSH's ForwardAgent and SendEnv LANG LC_*, as ticks.
+  const agentForward = check('agentForward');
+  const sendLocale = check('sendLocale');
+  const copyOnSelect = check('copyOnSelect');
+  const rightClickPaste = check('rightClickPaste');
+  const reconnectAutomatically = check('reconnectAutomatically');
   const message = h('p', { class: 'form-message', role: 'status' });
   const save = h('button', { class: 'btn primary', type: 'submit' });
   const legends = { aws: h('legend', {}), ssh: h('legend', {}), terminal: h('legend', {}), app: h('legend', {}) };
   const note = h('p', { class: 'note' });
   const heading = h('h1', {});
 
+  return {
+    f,
+    theme,
+    themeLabel,
+    language,
+    languageLabel,
+    transport,
+    instanceConnect,
+    restoreTabs,
+    agentForward,
+    sendLocale,
+    copyOnSelect,
+    rightClickPaste,
+    reconnectAutomatically,
+    message,
+    save,
+    legends,
+    note,
+    heading,
+  };
+}
+type SettingsParts = ReturnType<typeof settingsControls>;
+
+function settingsForm() {
+  const parts = settingsControls();
+  return { ...parts, form: settingsLayout(parts) };
+}
+type SettingsForm = ReturnType<typeof settingsForm>;
+
+/** The fieldsets: app, AWS, SSH, terminal. */
+function settingsLayout(p: SettingsParts): HTMLFormElement {
+  const {
+    f,
+    theme,
+    themeLabel,
+    language,
+    languageLabel,
+    transport,
+    instanceConnect,
+    restoreTabs,
+    agentForward,
+    sendLocale,
+    copyOnSelect,
+    rightClickPaste,
+    reconnectAutomatically,
+    message,
+    save,
+    legends,
+    note,
+  } = p;
   const field = (x: Field) => h('div', { class: 'field' }, x.label_, x.input);
   const form = h(
     'form',
     { class: 'settings-form', novalidate: true },
-    h('fieldset', {}, legends.app, h('div', { class: 'field' }, languageLabel, language)),
+    h('fieldset', {}, legends.app, h('div', { class: 'field' }, languageLabel, language), restoreTabs.field),
     h('fieldset', {}, legends.aws, field(f.profile), field(f.profiles), field(f.regions), field(f.myIpUrl)),
-    h('fieldset', {}, legends.ssh, field(f.defaultUser), field(f.identityFile), field(f.port), field(f.jumpHost), transport.field, instanceConnect.field),
-    h('fieldset', {}, legends.terminal, field(f.fontFamily), field(f.fontSize), h('div', { class: 'field' }, themeLabel, theme)),
+    h(
+      'fieldset',
+      {},
+      legends.ssh,
+      field(f.defaultUser),
+      field(f.identityFile),
+      field(f.port),
+      field(f.jumpHost),
+      field(f.tagJumpHosts),
+      transport.field,
+      instanceConnect.field,
+      agentForward.field,
+      sendLocale.field,
+    ),
+    h(
+      'fieldset',
+      {},
+      legends.terminal,
+      field(f.fontFamily),
+      field(f.fontSize),
+      h('div', { class: 'field' }, themeLabel, theme),
+      copyOnSelect.field,
+      rightClickPaste.field,
+      reconnectAutomatically.field,
+    ),
     note,
     h('div', { class: 'form-actions' }, save, message),
   );
-  const el = h('section', { class: 'settings' }, heading, form);
+  return form;
+}
+
+function applyWords(x: SettingsForm, el: HTMLElement) {
+  const {
+    f,
+    theme,
+    themeLabel,
+    language,
+    languageLabel,
+    transport,
+    instanceConnect,
+    restoreTabs,
+    agentForward,
+    sendLocale,
+    copyOnSelect,
+    rightClickPaste,
+    reconnectAutomatically,
+    message,
+    save,
+    legends,
+    note,
+    heading,
+    form,
+  } = x;
+  el.setAttribute('aria-label', t('pageLabel'));
+  form.setAttribute('aria-label', t('formLabel'));
+  heading.textContent = t('title');
+  for (const x of Object.values(f)) {
+    x.label_.textContent = t(x.label);
+    if (x.placeholder) x.input.placeholder = t(x.placeholder);
+  }
+  legends.aws.textContent = t('aws');
+  legends.ssh.textContent = t('ssh');
+  legends.terminal.textContent = t('terminal');
+  legends.app.textContent = t('app');
+  themeLabel.textContent = t('theme');
+  theme.options[0]!.text = t('themeDark');
+  theme.options[1]!.text = t('themeLight');
+  languageLabel.textContent = t('language');
+  transport.words();
+  instanceConnect.words();
+  restoreTabs.words();
+  agentForward.words();
+  sendLocale.words();
+  copyOnSelect.words();
+  rightClickPaste.words();
+  reconnectAutomatically.words();
+  language.options[0]!.text = t('languageAuto');
+  note.textContent = t('note');
+  save.textContent = t('save');
+  message.textContent = '';
+}
+
+function fillForm(x: SettingsForm, s: Settings) {
+  const { f, theme, language, transport, instanceConnect, restoreTabs, agentForward, sendLocale, copyOnSelect, rightClickPaste, reconnectAutomatically } = x;
+  f.profile.input.value = s.profile ?? '';
+  f.profiles.input.value = s.profiles.join(', ');
+  f.regions.input.value = s.regions.join(', ');
+  f.myIpUrl.input.value = s.myIpUrl ?? '';
+  f.defaultUser.input.value = s.defaultUser ?? '';
+  f.identityFile.input.value = s.identityFile ?? '';
+  f.port.input.value = String(s.port);
+  f.jumpHost.input.value = s.jumpHost ?? '';
+  f.tagJumpHosts.input.value = s.tagJumpHosts.join(', ');
+  f.fontFamily.input.value = s.terminal.fontFamily;
+  f.fontSize.input.value = String(s.terminal.fontSize);
+  theme.value = s.terminal.theme;
+  copyOnSelect.box.checked = s.terminal.copyOnSelect;
+  rightClickPaste.box.checked = s.terminal.rightClickPaste;
+  reconnectAutomatically.box.checked = s.terminal.reconnectAutomatically;
+  language.value = s.language;
+  transport.select.value = s.transport;
+  instanceConnect.select.value = s.instanceConnect;
+  restoreTabs.select.value = s.restoreTabs;
+  agentForward.box.checked = s.agentForward;
+  sendLocale.box.checked = s.sendLocale;
+  for (const x of Object.values(f)) x.input.removeAttribute('aria-invalid');
+  applyLanguage(s);
+}
+
+/** The settings as the form has them; fields other sections own (snippets, session logs…) are kept as they are. */
+function readForm(x: SettingsForm, current: Settings) {
+  const { f, theme, language, transport, instanceConnect, restoreTabs, agentForward, sendLocale, copyOnSelect, rightClickPaste, reconnectAutomatically } = x;
+  return {
+    ...current,
+    profile: orNull(f.profile.input.value),
+    profiles: list(f.profiles.input.value),
+    regions: list(f.regions.input.value),
+    myIpUrl: orNull(f.myIpUrl.input.value),
+    defaultUser: orNull(f.defaultUser.input.value),
+    identityFile: orNull(f.identityFile.input.value),
+    port: f.port.input.value.trim() === '' ? 22 : Number(f.port.input.value),
+    jumpHost: orNull(f.jumpHost.input.value),
+    tagJumpHosts: list(f.tagJumpHosts.input.value),
+    terminal: {
+      fontFamily: f.fontFamily.input.value.trim(),
+      fontSize: f.fontSize.input.value.trim() === '' ? 13 : Number(f.fontSize.input.value),
+      theme: theme.value,
+      copyOnSelect: copyOnSelect.box.checked,
+      rightClickPaste: rightClickPaste.box.checked,
+      reconnectAutomatically: reconnectAutomatically.box.checked,
+    },
+    language: language.value,
+    transport: transport.select.value,
+    instanceConnect: instanceConnect.select.value,
+    restoreTabs: restoreTabs.select.value,
+    agentForward: agentForward.box.checked,
+    sendLocale: sendLocale.box.checked,
+  };
+}
+
+export function createSettingsView(deps: SettingsViewDeps): SettingsView {
+  const parts = settingsForm();
+  const { f, form, message } = parts;
+  const el = h('section', { class: 'settings' }, parts.heading, form);
   form.addEventListener('submit', (e) => {
     e.preventDefault();
     void submit();
   });
   for (const x of Object.values(f)) x.input.addEventListener('input', () => x.input.removeAttribute('aria-invalid'));
 
-  function applyWords() {
-    el.setAttribute('aria-label', t('pageLabel'));
-    form.setAttribute('aria-label', t('formLabel'));
-    heading.textContent = t('title');
-    for (const x of Object.values(f)) {
-      x.label_.textContent = t(x.label);
-      if (x.placeholder) x.input.placeholder = t(x.placeholder);
-    }
-    legends.aws.textContent = t('aws');
-    legends.ssh.textContent = t('ssh');
-    legends.terminal.textContent = t('terminal');
-    legends.app.textContent = t('app');
-    themeLabel.textContent = t('theme');
-    theme.options[0]!.text = t('themeDark');
-    theme.options[1]!.text = t('themeLight');
-    languageLabel.textContent = t('language');
-    transport.words();
-    instanceConnect.words();
-    language.options[0]!.text = t('languageAuto');
-    note.textContent = t('note');
-    save.textContent = t('save');
-    message.textContent = '';
-  }
-  onLocaleChange(applyWords);
+  const words = () => applyWords(parts, el);
+  onLocaleChange(words);
 
   function refresh() {
-    const s = deps.settings();
-    f.profile.input.value = s.profile ?? '';
-    f.profiles.input.value = s.profiles.join(', ');
-    f.regions.input.value = s.regions.join(', ');
-    f.myIpUrl.input.value = s.myIpUrl ?? '';
-    f.defaultUser.input.value = s.defaultUser ?? '';
-    f.identityFile.input.value = s.identityFile ?? '';
-    f.port.input.value = String(s.port);
-    f.jumpHost.input.value = s.jumpHost ?? '';
-    f.fontFamily.input.value = s.terminal.fontFamily;
-    f.fontSize.input.value = String(s.terminal.fontSize);
-    theme.value = s.terminal.theme;
-    language.value = s.language;
-    transport.select.value = s.transport;
-    instanceConnect.select.value = s.instanceConnect;
-    for (const x of Object.values(f)) x.input.removeAttribute('aria-invalid');
-    applyLanguage(s);
+    fillForm(parts, deps.settings());
   }
 
   async function submit() {
-    // Fields other sections own (snippets, session logs…) are kept as they are.
-    const raw = {
-      ...deps.settings(),
-      profile: orNull(f.profile.input.value),
-      profiles: list(f.profiles.input.value),
-      regions: list(f.regions.input.value),
-      myIpUrl: orNull(f.myIpUrl.input.value),
-      defaultUser: orNull(f.defaultUser.input.value),
-      identityFile: orNull(f.identityFile.input.value),
-      port: f.port.input.value.trim() === '' ? 22 : Number(f.port.input.value),
-      jumpHost: orNull(f.jumpHost.input.value),
-      terminal: {
-        fontFamily: f.fontFamily.input.value.trim(),
-        fontSize: f.fontSize.input.value.trim() === '' ? 13 : Number(f.fontSize.input.value),
-        theme: theme.value,
-      },
-      language: language.value,
-      transport: transport.select.value,
-      instanceConnect: instanceConnect.select.value,
-    };
+    const raw = readForm(parts, deps.settings());
     // Checked here first, so the message names the field on screen in the app's language.
     const parsed = SettingsSchema.safeParse(raw);
     if (!parsed.success) {
@@ -211,31 +344,7 @@ export function createSettingsView(deps: SettingsViewDeps): SettingsView {
     x.input.classList.add('attention');
   }
 
-  applyWords();
+  words();
   refresh();
   return { el, refresh, focusField };
-}
-
-/** A labelled select whose options are worded from the catalogue (and reworded on a language change). */
-function choice<V extends string>(name: Words, values: readonly V[], words: Record<V, Words>) {
-  const id = `set-${name}`;
-  const select = h('select', { id, name }, ...values.map((v) => h('option', { value: v })));
-  const label = h('label', { for: id });
-  return {
-    select,
-    field: h('div', { class: 'field' }, label, select),
-    words() {
-      label.textContent = t(name);
-      values.forEach((v, i) => (select.options[i]!.text = t(words[v])));
-    },
-  };
-}
-
-function input(name: string, label: Words, placeholder: Words | undefined, problem: Words, type = 'text', fixedPlaceholder?: string): Field {
-  const id = `set-${name}`;
-  const el = h('input', { id, name, type, spellcheck: 'false', autocomplete: 'off' });
-  if (fixedPlaceholder) el.placeholder = fixedPlaceholder;
-  const f: Field = { name, label, problem, label_: h('label', { for: id }), input: el };
-  if (placeholder) f.placeholder = placeholder;
-  return f;
 }

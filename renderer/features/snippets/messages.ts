@@ -1,6 +1,6 @@
 import { defineMessages } from '../../i18n/index.js';
 
-// Words of Settings → Snippets and Settings → Session logs.
+// Words of Settings → Snippets.
 
 export const t = defineMessages({
   en: {
@@ -25,10 +25,6 @@ export const t = defineMessages({
     badCommand: 'Command: write the command text (tabs and new lines are fine, other control characters are not).',
     badTag: 'Tag: write key=value, e.g. env=staging, or leave it empty.',
     saved: 'Snippets saved.',
-    logLegend: 'Session logs',
-    logAlways: 'Log every terminal session to a file (under the config folder’s logs/)',
-    logTimestamps: 'Start each logged line with the time it arrived',
-    logSaved: 'Session-log settings saved.',
   },
   ja: {
     legend: 'スニペット',
@@ -52,9 +48,5 @@ export const t = defineMessages({
     badCommand: 'コマンド: コマンドの文字列を入力してください(タブと改行は使えますが、その他の制御文字は使えません)。',
     badTag: 'タグ: キー=値 の形で入力するか(例: env=staging)、空のままにしてください。',
     saved: 'スニペットを保存しました。',
-    logLegend: 'セッションログ',
-    logAlways: 'すべてのターミナルセッションをファイルに記録する(設定フォルダーの logs/ 以下)',
-    logTimestamps: '記録する各行の先頭に受信時刻を付ける',
-    logSaved: 'セッションログの設定を保存しました。',
   },
 });

@@ -7,16 +7,15 @@ import { parseTagFilter } from '../broadcast/router.js';
 import { t } from './messages.js';
 
 // Settings → Snippets (add, edit, delete; names and commands checked by the one schema in
-// src/common/snippets.ts) and Settings → Session logs (log every session, time stamps). Mounted
-// under the Settings view; saves through the shell's saveSettings like the rest of Settings.
+// src/common/snippets.ts). Mounted under the Settings view; saves through the shell's
+// saveSettings like the rest of Settings. (Settings → Session logs: renderer/features/logs.)
 
 export interface SnippetSettingsDeps {
   settings(): Settings;
   save(next: Settings): Promise<void>;
 }
 
-export function createSnippetSettings(deps: SnippetSettingsDeps) {
-  let editing: string | null = null;
+function snippetForm() {
   const legend = h('legend');
   const intro = h('p', { class: 'hint' });
   const list = h('ul', { class: 'snippet-list', 'data-testid': 'snippet-list' });
@@ -26,8 +25,8 @@ export function createSnippetSettings(deps: SnippetSettingsDeps) {
   const command = h('textarea', { id: 'snip-command', rows: '3', spellcheck: 'false', 'data-testid': 'snippet-command' });
   const tagLabel = h('label', { for: 'snip-tag' });
   const tag = h('input', { id: 'snip-tag', type: 'text', spellcheck: 'false', autocomplete: 'off', 'data-testid': 'snippet-tag' });
-  const submit = h('button', { class: 'btn primary', type: 'button', 'data-testid': 'snippet-save', onClick: () => void save() });
-  const cancel = h('button', { class: 'btn', type: 'button', hidden: true, onClick: () => resetForm() });
+  const submit = h('button', { class: 'btn primary', type: 'button', 'data-testid': 'snippet-save' });
+  const cancel = h('button', { class: 'btn', type: 'button', hidden: true });
   const message = h('p', { class: 'form-message', role: 'status', 'data-testid': 'snippet-message' });
   const snippetsSet = h(
     'fieldset',
@@ -42,22 +41,65 @@ export function createSnippetSettings(deps: SnippetSettingsDeps) {
     message,
   );
 
-  const logLegend = h('legend');
-  const always = h('input', { type: 'checkbox', id: 'log-always', 'data-testid': 'log-always', onChange: () => void saveLog() });
-  const alwaysLabel = h('label', { for: 'log-always' });
-  const stamps = h('input', { type: 'checkbox', id: 'log-timestamps', 'data-testid': 'log-timestamps', onChange: () => void saveLog() });
-  const stampsLabel = h('label', { for: 'log-timestamps' });
-  const logMessage = h('p', { class: 'form-message', role: 'status' });
-  const logSet = h(
-    'fieldset',
-    { class: 'session-logs' },
-    logLegend,
-    h('div', { class: 'check' }, always, alwaysLabel),
-    h('div', { class: 'check' }, stamps, stampsLabel),
-    logMessage,
-  );
+  return { legend, intro, list, nameLabel, name, commandLabel, command, tagLabel, tag, submit, cancel, message, snippetsSet };
+}
 
-  const el = h('div', { class: 'settings-extra' }, snippetsSet, logSet);
+/** One snippet in the list, with its Edit and Delete buttons. */
+function snippetItem(sn: Snippet, edit: () => void, remove: () => void): HTMLLIElement {
+  return h(
+    'li',
+    { 'data-testid': 'snippet-item', 'data-name': sn.name },
+    h('strong', { text: sn.name }),
+    ' ',
+    h('code', { text: sn.command }),
+    ' ',
+    h('span', { class: 'muted', text: sn.tag ? `${sn.tag.key}=${sn.tag.value}` : t('everywhere') }),
+    ' ',
+    h('button', { class: 'btn subtle', type: 'button', 'data-testid': 'snippet-edit', text: t('edit'), onClick: edit }),
+    h('button', { class: 'btn subtle danger', type: 'button', 'data-testid': 'snippet-delete', text: t('delete'), onClick: remove }),
+  );
+}
+
+const confirmDelete = (s: Snippet) =>
+  confirmDialog({ title: t('deleteTitle', { name: s.name }), body: t('deleteBody'), confirm: t('delete'), cancel: t('cancelEdit'), danger: true });
+
+type SnippetForm = ReturnType<typeof snippetForm>;
+
+function applySnippetWords(x: SnippetForm, editing: string | null) {
+  const { legend, intro, nameLabel, commandLabel, tagLabel, tag, submit, cancel } = x;
+  legend.textContent = t('legend');
+  intro.textContent = t('intro');
+  nameLabel.textContent = t('name');
+  commandLabel.textContent = t('command');
+  tagLabel.textContent = t('tag');
+  tag.placeholder = t('tagPh');
+  submit.textContent = editing ? t('update') : t('add');
+  cancel.textContent = t('cancelEdit');
+  cancel.hidden = editing === null;
+}
+
+/** The snippet the form holds, or why not (and the field at fault). */
+function readSnippet(x: SnippetForm): { snippet: Snippet } | { bad: HTMLElement; text: string } {
+  const { name, command, tag } = x;
+  for (const i of [name, command, tag]) i.removeAttribute('aria-invalid');
+  const tagText = tag.value.trim();
+  const parsedTag = tagText ? parseTagFilter(tagText) : null;
+  if (tagText && !parsedTag) return { bad: tag, text: t('badTag') };
+  const r = SnippetSchema.safeParse({ name: name.value, command: command.value, tag: parsedTag });
+  if (r.success) return { snippet: r.data };
+  const field = r.error.issues[0]?.path[0];
+  if (field === 'name') return { bad: name, text: t('badName') };
+  if (field === 'tag') return { bad: tag, text: t('badTag') };
+  return { bad: command, text: t('badCommand') };
+}
+
+export function createSnippetSettings(deps: SnippetSettingsDeps) {
+  let editing: string | null = null;
+  const x = snippetForm();
+  const { list, name, command, tag, submit, cancel, message, snippetsSet } = x;
+  submit.addEventListener('click', () => void save());
+  cancel.addEventListener('click', () => resetForm());
+  const el = h('div', { class: 'settings-extra' }, snippetsSet);
 
   function fail(input: HTMLElement, text: string) {
     message.className = 'form-message error';
@@ -67,20 +109,12 @@ export function createSnippetSettings(deps: SnippetSettingsDeps) {
   }
 
   async function save() {
-    for (const x of [name, command, tag]) x.removeAttribute('aria-invalid');
-    const tagText = tag.value.trim();
-    const parsedTag = tagText ? parseTagFilter(tagText) : null;
-    if (tagText && !parsedTag) return fail(tag, t('badTag'));
-    const r = SnippetSchema.safeParse({ name: name.value, command: command.value, tag: parsedTag });
-    if (!r.success) {
-      const field = r.error.issues[0]?.path[0];
-      if (field === 'name') return fail(name, t('badName'));
-      if (field === 'tag') return fail(tag, t('badTag'));
-      return fail(command, t('badCommand'));
-    }
+    const read = readSnippet(x);
+    if ('bad' in read) return fail(read.bad, read.text);
+    const snippet = read.snippet;
     const current = deps.settings().snippets;
-    if (r.data.name !== editing && current.some((s) => s.name === r.data.name)) return fail(name, t('dupName', { name: r.data.name }));
-    const next: Snippet[] = editing ? current.map((s) => (s.name === editing ? r.data : s)) : [...current, r.data];
+    if (snippet.name !== editing && current.some((s) => s.name === snippet.name)) return fail(name, t('dupName', { name: snippet.name }));
+    const next: Snippet[] = editing ? current.map((s) => (s.name === editing ? snippet : s)) : [...current, snippet];
     await deps.save({ ...deps.settings(), snippets: next });
     resetForm();
     message.className = 'form-message';
@@ -88,15 +122,9 @@ export function createSnippetSettings(deps: SnippetSettingsDeps) {
   }
 
   async function remove(s: Snippet) {
-    const ok = await confirmDialog({
-      title: t('deleteTitle', { name: s.name }),
-      body: t('deleteBody'),
-      confirm: t('delete'),
-      cancel: t('cancelEdit'),
-      danger: true,
-    });
+    const ok = await confirmDelete(s);
     if (!ok) return;
-    await deps.save({ ...deps.settings(), snippets: deps.settings().snippets.filter((x) => x.name !== s.name) });
+    await deps.save({ ...deps.settings(), snippets: deps.settings().snippets.filter((other) => other.name !== s.name) });
     if (editing === s.name) resetForm();
     refresh();
   }
@@ -120,49 +148,21 @@ export function createSnippetSettings(deps: SnippetSettingsDeps) {
     refresh();
   }
 
-  async function saveLog() {
-    await deps.save({ ...deps.settings(), sessionLog: { always: always.checked, timestamps: stamps.checked } });
-    logMessage.textContent = t('logSaved');
-  }
-
   function refresh() {
     const s = deps.settings();
     clear(list);
     if (!s.snippets.length) list.append(h('li', { class: 'muted', text: t('none') }));
-    for (const sn of s.snippets) {
+    for (const sn of s.snippets)
       list.append(
-        h(
-          'li',
-          { 'data-testid': 'snippet-item', 'data-name': sn.name },
-          h('strong', { text: sn.name }),
-          ' ',
-          h('code', { text: sn.command }),
-          ' ',
-          h('span', { class: 'muted', text: sn.tag ? `${sn.tag.key}=${sn.tag.value}` : t('everywhere') }),
-          ' ',
-          h('button', { class: 'btn subtle', type: 'button', 'data-testid': 'snippet-edit', text: t('edit'), onClick: () => edit(sn) }),
-          h('button', { class: 'btn subtle danger', type: 'button', 'data-testid': 'snippet-delete', text: t('delete'), onClick: () => void remove(sn) }),
+        snippetItem(
+          sn,
+          () => edit(sn),
+          () => void remove(sn),
         ),
       );
-    }
-    always.checked = s.sessionLog.always;
-    stamps.checked = s.sessionLog.timestamps;
   }
 
-  function applyWords() {
-    legend.textContent = t('legend');
-    intro.textContent = t('intro');
-    nameLabel.textContent = t('name');
-    commandLabel.textContent = t('command');
-    tagLabel.textContent = t('tag');
-    tag.placeholder = t('tagPh');
-    submit.textContent = editing ? t('update') : t('add');
-    cancel.textContent = t('cancelEdit');
-    cancel.hidden = editing === null;
-    logLegend.textContent = t('logLegend');
-    alwaysLabel.textContent = t('logAlways');
-    stampsLabel.textContent = t('logTimestamps');
-  }
+  const applyWords = () => applySnippetWords(x, editing);
   onLocaleChange(() => {
     applyWords();
     refresh();

@@ -1,5 +1,6 @@
 import { defineMessages } from '../../i18n/index.js';
 import type { ProgressStep } from '../../../src/common/progress.js';
+import { USER_SOURCES } from '../../../src/common/login.js';
 
 // Words of the terminal tabs and of the app shell (tab strip, banners), English and Japanese.
 // Notices written into the terminal itself are words too: they follow the locale of the moment
@@ -35,6 +36,11 @@ export const t = defineMessages({
     starting: 'Starting {label}…',
     cancel: 'Cancel',
     cancelling: 'Cancelling…',
+    clipboardRefused:
+      'A right click pastes the clipboard, but this page may not read it. Allow clipboard access for this page, or paste with Ctrl+Shift+V (Settings → Terminal turns right-click paste off).',
+    dismiss: 'Dismiss',
+    charsetLabel: 'Character set',
+    charsetTitle: "The server's character set: UTF-8, or Shift_JIS / EUC-JP for older servers",
     cancelled: 'Not connected: you cancelled.',
     cancelledStarting: 'Stopped waiting. {label} keeps starting; connect again once it runs.',
     connectAgain: 'Connect again',
@@ -49,6 +55,7 @@ export const t = defineMessages({
     fieldIdentityFile: 'Default private key file',
     fieldPort: 'SSH port',
     fieldJumpHost: 'Jump host',
+    fieldTagJumpHosts: 'Bastions tags may name',
     noticeExited: 'The remote shell exited with code {code}.',
     noticeEnded: 'The remote shell ended.',
     noticeClosed: 'Session closed.',
@@ -65,6 +72,27 @@ export const t = defineMessages({
     passLabel: 'Key passphrase',
     unlock: 'Unlock',
     unlocking: 'Unlocking {path}…',
+    secretPassword: 'The server asks for the password of {user}.',
+    secretServer: 'The server asks {user} to log in:',
+    secretWrong: 'Not accepted; try again.',
+    secretPasswordLabel: 'Password',
+    secretNotKept: 'Sent to the server once; TagSSH keeps no copy.',
+    logIn: 'Log in',
+    loggingIn: 'Logging in…',
+    loginAs: 'as {user}',
+    loginFrom: 'Logged in as {user}: {source}',
+    src_flag: 'typed as user@name',
+    src_instance: 'this instance’s Connect as…',
+    src_tag: 'the instance’s tagssh:user tag',
+    src_settings: 'Settings › Default login user',
+    src_ami: 'guessed from the AMI',
+    src_default: 'the default (nothing else named a user)',
+    connectAs: 'Connect as…',
+    eicPush: 'Log in with an EC2 Instance Connect key',
+    noSuchName: 'No instance is named “{label}”.',
+    didYouMean: 'Did you mean {names}? Names are exact: case, dashes and full-width characters count.',
+    or: ' or ',
+    connectTo: 'Connect to {name}',
     hkFirst: 'First connection to {label}.',
     hkFingerprint: 'Host key {type} fingerprint:',
     hkConsoleNoMatchShort: 'Console output: does not match.',
@@ -72,6 +100,15 @@ export const t = defineMessages({
     hkConsoleNoMatch: 'The instance’s console output lists host-key fingerprints and this key is NOT among them. It may be a different machine.',
     hkConsoleNone:
       'The instance’s console output has no host-key fingerprints to check against, so TagSSH cannot verify this key by itself. Compare it with a fingerprint you trust.',
+    hkMoved: 'The name {label} now belongs to another instance.',
+    hkMovedWas: 'Trusted until now: {id}',
+    hkMovedNow: 'Answering now: {id}',
+    hkLaunched: 'launched {time}',
+    hkLaunchUnknown: 'launch time not recorded',
+    hkMovedWhy:
+      'Someone moved the Name tag to another machine (anyone allowed to change tags can). Its own console output cannot vouch for it. Trust it only if you know the name was moved on purpose.',
+    hkConsoleMatchShort: 'Console output: lists this key (the instance’s own word).',
+    hkTrustMoved: 'Trust {id} as {label}',
     hkTrust: 'Trust this key and connect',
     hkNotTrusted: 'Not connected: the host key was not trusted.',
     hkChanged: 'Connection refused: the host key has changed.',
@@ -95,6 +132,7 @@ export const t = defineMessages({
     p_waitingPort: '{name} runs at {address}; waiting for SSH on port {port}… ({seconds} s)',
     p_answers: '{name} answers on {address}:{port}.',
     p_connecting: 'Connecting to {target}…',
+    p_connectingFrom: 'Connecting to {target} (user: {source})…',
     st_pending: 'starting up',
     st_running: 'running',
     st_stopping: 'stopping',
@@ -129,6 +167,11 @@ export const t = defineMessages({
     starting: '{label} を起動しています…',
     cancel: 'キャンセル',
     cancelling: 'キャンセルしています…',
+    clipboardRefused:
+      '右クリックでクリップボードを貼り付けますが、このページはクリップボードを読めません。このページにクリップボードへのアクセスを許可するか、Ctrl+Shift+V で貼り付けてください(設定 → ターミナルで右クリック貼り付けをオフにできます)。',
+    dismiss: '閉じる',
+    charsetLabel: '文字コード',
+    charsetTitle: 'サーバーの文字コード: UTF-8、古いサーバーには Shift_JIS / EUC-JP',
     cancelled: '接続をキャンセルしました。',
     cancelledStarting: '待機をやめました。{label} は起動を続けています。起動したら、もう一度接続してください。',
     connectAgain: 'もう一度接続',
@@ -143,6 +186,7 @@ export const t = defineMessages({
     fieldIdentityFile: '既定の秘密鍵ファイル',
     fieldPort: 'SSH ポート',
     fieldJumpHost: '踏み台ホスト',
+    fieldTagJumpHosts: 'タグで指定できる EC2 外の踏み台',
     noticeExited: 'リモートシェルが終了コード {code} で終了しました。',
     noticeEnded: 'リモートシェルが終了しました。',
     noticeClosed: 'セッションを閉じました。',
@@ -159,6 +203,27 @@ export const t = defineMessages({
     passLabel: '鍵のパスフレーズ',
     unlock: 'ロック解除',
     unlocking: '{path} のロックを解除しています…',
+    secretPassword: 'サーバーが {user} のパスワードを求めています。',
+    secretServer: 'サーバーが {user} のログインに次の入力を求めています:',
+    secretWrong: '受け付けられませんでした。もう一度入力してください。',
+    secretPasswordLabel: 'パスワード',
+    secretNotKept: 'サーバーに一度だけ送ります。TagSSH は保存しません。',
+    logIn: 'ログイン',
+    loggingIn: 'ログインしています…',
+    loginAs: '{user} として',
+    loginFrom: '{user} としてログイン: {source}',
+    src_flag: 'user@名前 で指定',
+    src_instance: 'このインスタンスの「接続ユーザー…」',
+    src_tag: 'インスタンスの tagssh:user タグ',
+    src_settings: '設定 › 既定のログインユーザー',
+    src_ami: 'AMI から推定',
+    src_default: '既定値 (ほかに指定なし)',
+    connectAs: '接続ユーザー…',
+    eicPush: 'EC2 Instance Connect の鍵でログイン',
+    noSuchName: '「{label}」という名前のインスタンスはありません。',
+    didYouMean: '{names} のことですか？ 名前は完全一致です (大文字と小文字、ハイフン、全角文字も区別します)。',
+    or: ' または ',
+    connectTo: '{name} に接続',
     hkFirst: '{label} への初めての接続です。',
     hkFingerprint: 'ホスト鍵 {type} のフィンガープリント:',
     hkConsoleNoMatchShort: 'コンソール出力: 一致しません。',
@@ -167,6 +232,15 @@ export const t = defineMessages({
       'インスタンスのコンソール出力にはホスト鍵のフィンガープリントが載っていますが、この鍵はその中にありません。別のマシンの可能性があります。',
     hkConsoleNone:
       'インスタンスのコンソール出力に照合できるホスト鍵のフィンガープリントがないため、TagSSH だけではこの鍵を確認できません。信頼できるフィンガープリントと照合してください。',
+    hkMoved: '名前 {label} は別のインスタンスのものになっています。',
+    hkMovedWas: 'これまで信頼していたインスタンス: {id}',
+    hkMovedNow: '今応答しているインスタンス: {id}',
+    hkLaunched: '{time} 起動',
+    hkLaunchUnknown: '起動時刻の記録なし',
+    hkMovedWhy:
+      '誰かが Name タグを別のマシンに付け替えました（タグを変更できる人なら誰でもできます）。そのインスタンス自身のコンソール出力では確認になりません。意図して付け替えたとわかっている場合にだけ信頼してください。',
+    hkConsoleMatchShort: 'コンソール出力: この鍵が載っています（インスタンス自身の申告）。',
+    hkTrustMoved: '{id} を {label} として信頼',
     hkTrust: 'この鍵を信頼して接続',
     hkNotTrusted: '未接続: ホスト鍵を信頼しませんでした。',
     hkChanged: '接続を拒否しました: ホスト鍵が変わっています。',
@@ -189,6 +263,7 @@ export const t = defineMessages({
     p_waitingPort: '{name} は {address} で実行中です。ポート {port} の SSH の応答を待っています…（{seconds} 秒）',
     p_answers: '{name} が {address}:{port} で応答しました。',
     p_connecting: '{target} に接続しています…',
+    p_connectingFrom: '{target} に接続しています (ユーザー: {source})…',
     st_pending: '起動処理中',
     st_running: '実行中',
     st_stopping: '停止処理中',
@@ -201,6 +276,7 @@ export const t = defineMessages({
 export type TerminalWord = Parameters<typeof t>[0];
 
 const STEPS = new Set(['starting', 'waitingState', 'reached', 'waitingPublicAddress', 'waitingPrivateAddress', 'waitingPort', 'answers', 'connecting']);
+const SOURCES = new Set<string>(USER_SOURCES);
 const STATES = new Set(['pending', 'running', 'stopping', 'stopped', 'shutting-down', 'terminated']);
 
 /** A progress line in the current language; the backend's English for a step this catalogue does not know. */
@@ -208,5 +284,8 @@ export function progressText(message: string, step?: ProgressStep): string {
   if (!step || !STEPS.has(step.key)) return message;
   const params = { ...step.params };
   if (typeof params.state === 'string' && STATES.has(params.state)) params.state = t(`st_${params.state}` as TerminalWord);
+  // Which rule chose the login user, said while connecting.
+  if (step.key === 'connecting' && typeof params.userSource === 'string' && SOURCES.has(params.userSource))
+    return t('p_connectingFrom', { ...params, source: t(`src_${params.userSource}` as TerminalWord) });
   return t(`p_${step.key}` as TerminalWord, params);
 }

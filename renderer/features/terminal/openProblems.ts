@@ -1,15 +1,18 @@
 import type { AppError, AppErrorData } from '../../../src/common/errors.js';
 import type { Candidate } from '../../../src/common/model/instance.js';
-import { detailsOf } from '../../../src/common/errorDetails.js';
+import { detailsAs, detailsOf } from '../../../src/common/errorDetails.js';
+import { NameSuggestionsSchema } from '../../../src/common/names.js';
 import type { Api } from '../../lib/api.js';
 import { h } from '../../lib/dom.js';
 import { confirmDialog } from '../../lib/dialog.js';
 import { describeError, type ErrorField } from '../../i18n/errors.js';
-import { showSgDiagnosis, timeoutDiagnosis } from '../network/sgDiagnosis.js';
+import { showSgDiagnosis, timeoutDiagnosis } from '../securityGroups/sgDiagnosis.js';
 import { pickCandidate } from './candidatePicker.js';
 import { promptHostKey, refuseHostKey } from './hostKeyViews.js';
 import { t, type TerminalWord } from './messages.js';
 import { statusButton, type StatusBar } from './statusBar.js';
+import { serialConsoleDetailsOf, serialConsoleHelps } from '../../../src/common/serialConsole/rules.js';
+import { t as serialWords } from '../serialConsole/messages.js';
 
 // An open that failed, resolved with the person where the app can: a first-contact host key to
 // trust, one instance among several with the name, a stopped instance to start, a timeout the
@@ -22,13 +25,19 @@ export interface OpenProblemHost {
   status: StatusBar;
   /** The name the person asked for. */
   label: string;
-  /** Opens again (trusting this host key, when given). */
-  retry(extra?: { acceptNewHostKey?: string }): void;
+  /** Opens again (trusting this host key, or pushing an EC2 Instance Connect key, when given). */
+  retry(extra?: { acceptNewHostKey?: string; eic?: boolean }): void;
   /** Opens again, starting the instance first (the person agreed to). */
   startAndRetry(): void;
   /** Opens again, on this one of the instances with the name. */
   pick(c: Candidate): void;
+  /** Opens again to another Name (one the backend suggested for a Name typed almost right). */
+  rename(name: string): void;
   openSettings(field?: ErrorField): void;
+  /** Opens the instance's "Connect as…" (user, key file, port), then opens again. */
+  connectAs?(instanceId: string): void;
+  /** Opens the instance's EC2 Serial Console instead (absent in a serial console tab). */
+  serialConsole?(): void;
 }
 
 export function showOpenProblem(err: AppError, host: OpenProblemHost): void {
@@ -36,6 +45,8 @@ export function showOpenProblem(err: AppError, host: OpenProblemHost): void {
   // Details are read through their code's schema: a payload that does not fit gets the plain error view.
   const unknownKey = detailsOf(err, 'HOST_KEY_UNKNOWN');
   const ambiguous = detailsOf(err, 'AMBIGUOUS');
+  // A serial console's refusals (its host key included) are worded by their details: no "forget" here.
+  if (serialConsoleDetailsOf(err)) return showOpenError(err, host);
   switch (err.code) {
     case 'HOST_KEY_UNKNOWN':
       return unknownKey ? promptHostKey(status, unknownKey, host.retry) : showOpenError(err, host);
@@ -57,6 +68,22 @@ export function showOpenProblem(err: AppError, host: OpenProblemHost): void {
             button: statusButton,
           })
         : showOpenError(err, host);
+    }
+    case 'NOT_FOUND': {
+      // A Name typed almost right (case, a dash, full-width characters): offer the ones that exist.
+      const near = detailsAs(err, NameSuggestionsSchema);
+      if (!near?.suggestions.length) return showOpenError(err, host);
+      return status.view(
+        'error',
+        () =>
+          h(
+            'div',
+            { 'data-testid': 'open-error', 'data-code': err.code },
+            h('strong', { text: t('noSuchName', { label }) }),
+            h('p', { class: 'hint', text: t('didYouMean', { names: near.suggestions.join(t('or')) }) }),
+          ),
+        () => near.suggestions.map((n, i) => statusButton(t('connectTo', { name: n }), i === 0 ? 'primary' : '', () => host.rename(n))),
+      );
     }
     case 'CANCELLED':
       return status.view(
@@ -95,8 +122,16 @@ function showOpenError(err: AppErrorData, host: OpenProblemHost): void {
     },
     () => {
       const { field } = describeError(err);
+      // A refused login: push an EC2 Instance Connect key only when the person says so, or change this instance's login.
+      const login = detailsOf(err, 'AUTH_FAILED');
+      const connectAs = host.connectAs;
+      // Nothing reached sshd (SSH and the private paths failed): the serial console comes first.
+      const serial = host.serialConsole && serialConsoleHelps(err) ? host.serialConsole : null;
       return [
-        statusButton(t('retry'), 'primary', () => host.retry()),
+        ...(serial ? [statusButton(serialWords('buttonFirst'), 'primary', serial)] : []),
+        statusButton(t('retry'), serial ? '' : 'primary', () => host.retry()),
+        ...(login?.instanceConnect === 'offer' ? [statusButton(t('eicPush'), '', () => host.retry({ eic: true }))] : []),
+        ...(login?.instanceId && connectAs ? [statusButton(t('connectAs'), '', () => connectAs(login.instanceId!))] : []),
         ...(field ? [statusButton(t('openSettingsAt', { field: t(FIELD_WORD[field]) }), '', () => host.openSettings(field))] : []),
       ];
     },
@@ -121,4 +156,5 @@ const FIELD_WORD: Record<ErrorField, TerminalWord> = {
   identityFile: 'fieldIdentityFile',
   port: 'fieldPort',
   jumpHost: 'fieldJumpHost',
+  tagJumpHosts: 'fieldTagJumpHosts',
 };

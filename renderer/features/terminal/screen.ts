@@ -7,7 +7,10 @@ import { h } from '../../lib/dom.js';
 import { TERMINAL_THEMES } from './themes.js';
 
 // The xterm screen of a terminal tab: the terminal with its add-ons (fit, search, links) in the
-// settings' font and theme, kept fitted to its element as the layout changes.
+// settings' font and theme, kept fitted to its element as the layout changes. Copy on select and
+// right-click paste follow Tera Term's defaults (Settings turn them off). A right-click paste is
+// handed to xterm as a paste event on its textarea, so it is pasted exactly as Ctrl+Shift+V
+// pastes (bracketed where the program asked, and to every tab of a broadcast).
 
 export class TerminalScreen {
   readonly el: HTMLElement = h('div', { class: 'term-screen' });
@@ -17,12 +20,18 @@ export class TerminalScreen {
   private readonly resizeObserver: ResizeObserver;
   private fitFrame = 0;
   private disposed = false;
+  private opts: Settings['terminal'];
 
-  /** `shown` says whether the tab is on screen (a hidden terminal cannot be measured). */
+  /**
+   * `shown` says whether the tab is on screen (a hidden terminal cannot be measured);
+   * `clipboardRefused` is told when a right click could not read the clipboard.
+   */
   constructor(
     s: Settings['terminal'],
     private readonly shown: () => boolean,
+    private readonly clipboardRefused: () => void = () => {},
   ) {
+    this.opts = s;
     this.term = new Terminal({
       fontFamily: s.fontFamily,
       fontSize: s.fontSize,
@@ -35,6 +44,29 @@ export class TerminalScreen {
     this.term.loadAddon(this.search);
     this.term.loadAddon(new WebLinksAddon((_e, uri) => openExternal(uri)));
     this.resizeObserver = new ResizeObserver(() => this.scheduleFit());
+    this.term.onSelectionChange(() => {
+      if (this.opts.copyOnSelect && this.term.hasSelection()) void navigator.clipboard?.writeText(this.term.getSelection()).catch(() => {});
+    });
+    this.el.addEventListener('contextmenu', (e) => {
+      if (!this.opts.rightClickPaste) return;
+      e.preventDefault();
+      void this.pasteClipboard();
+    });
+  }
+
+  private async pasteClipboard(): Promise<void> {
+    let text: string;
+    try {
+      text = await navigator.clipboard.readText();
+    } catch {
+      this.clipboardRefused();
+      return;
+    }
+    const area = this.term.textarea;
+    if (!text || !area || this.disposed) return;
+    const data = new DataTransfer();
+    data.setData('text/plain', text);
+    area.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
   }
 
   /** Puts the terminal into its element (which must be in the tab by then). */
@@ -44,6 +76,7 @@ export class TerminalScreen {
   }
 
   applySettings(s: Settings['terminal']): void {
+    this.opts = s;
     this.term.options.fontFamily = s.fontFamily;
     this.term.options.fontSize = s.fontSize;
     this.term.options.theme = TERMINAL_THEMES[s.theme];

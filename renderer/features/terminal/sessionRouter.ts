@@ -1,6 +1,7 @@
 import type { Api } from '../../lib/api.js';
 import type { AppErrorData } from '../../../src/common/errors.js';
 import type { ProgressStep } from '../../../src/common/progress.js';
+import type { Payload } from '../../../src/common/contract.js';
 
 // Routes session events to the tab that owns the session. Output that arrives before a tab has
 // registered its session id (a race between the open reply and the first bytes) is held briefly.
@@ -16,9 +17,13 @@ export interface SessionSink {
   closed(reason: string, error: AppErrorData | undefined, how: ClosedHow): void;
 }
 
+/** The server asks for a password or keyboard-interactive answers (its words: untrusted text). */
+export type SecretPrompt = Omit<Payload<'session.secret'>, 'openId'>;
+
 export interface OpenHandlers {
   progress(message: string, step?: ProgressStep): void;
   passphrase(promptId: string, keyPath: string, attempt: number): void;
+  secret(q: SecretPrompt): void;
 }
 
 const EARLY_LIMIT = 1 << 20;
@@ -51,6 +56,7 @@ export class SessionRouter {
     });
     api.on('session.progress', ({ openId, message, step }) => this.opening.get(openId)?.progress(message, step));
     api.on('session.passphrase', (p) => this.opening.get(p.openId)?.passphrase(p.promptId, p.keyPath, p.attempt));
+    api.on('session.secret', ({ openId, ...q }) => this.opening.get(openId)?.secret(q));
   }
 
   register(sessionId: string, sink: SessionSink): void {

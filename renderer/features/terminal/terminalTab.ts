@@ -1,6 +1,8 @@
 import type { Terminal } from '@xterm/xterm';
-import { AppError } from '../../../src/common/errors.js';
+import { AppError, type AppErrorData } from '../../../src/common/errors.js';
 import type { Settings } from '../../../src/common/model/settings.js';
+import type { LogKind } from '../../../src/common/log/contract.js';
+import type { AttachedSession, SessionInfo } from '../../../src/common/contract.js';
 import type { Api } from '../../lib/api.js';
 import { h } from '../../lib/dom.js';
 import type { ErrorField } from '../../i18n/errors.js';
@@ -15,8 +17,14 @@ import { TerminalScreen } from './screen.js';
 import { SearchBar } from './searchBar.js';
 import type { SessionRouter } from './sessionRouter.js';
 import { StatusBar } from './statusBar.js';
-import { TabToolbar } from './toolbar.js';
-import { askPassphrase, showCancelling, showConnecting, type OpenProgress } from './waitViews.js';
+import { TabToolbar } from './tabToolbar.js';
+import { askPassphrase, askSecret, showCancelling, showConnecting, type OpenProgress } from './waitViews.js';
+import { showClipboardRefused } from './clipboardNotice.js';
+import { loginRefusedWatcher, serialOpenedLines, serialTabLabel } from '../serialConsole/tab.js';
+import { reconnectedLine, showReconnecting } from './autoReconnect.js';
+import { gapSeconds, reconnectDelayMs, retriesThrough } from '../../../src/common/reconnect.js';
+import type { WorkspaceTab } from '../../../src/common/workspace/contract.js';
+import { describeError } from '../../i18n/errors.js';
 
 // One terminal tab: an xterm front end bound to one backend session at a time. The session can
 // drop and be reopened (Reconnect) in the same tab; first-contact host keys, ambiguous names and
@@ -36,6 +44,10 @@ export interface ConnectRequest {
   start: boolean;
   /** The instance chosen among several with this name; kept for the trust step and Reconnect. */
   pick?: string;
+  /** `user@NAME`'s user: beats every other source of the login user. */
+  user?: string;
+  /** Open the instance's EC2 Serial Console instead of SSH. */
+  serialConsole?: boolean;
 }
 
 export interface TerminalTabDeps {
@@ -45,8 +57,12 @@ export interface TerminalTabDeps {
   onState(state: TabState, title: string): void;
   /** Opens the Settings tab at a field (buttons next to errors about the key, user, port…). */
   openSettings(field?: ErrorField): void;
+  /** Opens an instance's "Connect as…"; `then` runs after "Save and connect". */
+  connectAs?(instanceId: string, label: string, then: () => void): void;
   /** Sees typed input first (broadcast, renderer/features/broadcast); true when it took it. */
   onInput?(data: string): boolean;
+  /** The file panel opened, closed or changed folder. */
+  onFilesMoved?(): void;
 }
 
 let openSeq = 0;
@@ -61,10 +77,11 @@ export class TerminalTab {
   private sessionId: string | null = null;
   private instance: string | null = null;
   /**
-   * Whether the next open asks the engine to log the session from its first byte: the tools bar's
-   * "Log to file" kept across a Reconnect (asked for after the open, the first screen would be gone).
+   * Which records the next open asks the engine to keep from the session's first byte: the tools
+   * bar's "Log to file" / "Record" kept across a Reconnect (asked for after the open, the first
+   * screen would be gone).
    */
-  logOnOpen: () => boolean = () => false;
+  logOnOpen: () => LogKind[] = () => [];
   /** Characters of output painted so far (diagnostics and the throughput benchmark). */
   painted = 0;
   /** Characters of output received from the backend so far (diagnostics). */
@@ -76,22 +93,34 @@ export class TerminalTab {
   /** The open in flight, so Cancel (or closing the tab) can stop its wait. */
   private openId: string | null = null;
   private readonly offLocale: () => void;
+  /** Settings › Reconnect automatically at work: since when the session is gone, tries so far, the next try's timer, how it ended. */
+  private auto: { lostAt: number; attempt: number; timer?: ReturnType<typeof setTimeout>; end: SessionEnd } | null = null;
 
   constructor(
     private readonly deps: TerminalTabDeps,
     private request: ConnectRequest,
   ) {
     this.title = request.label;
-    this.screen = new TerminalScreen(deps.settings().terminal, () => this.el.isConnected && this.el.offsetParent !== null);
-    this.term = this.screen.term;
     this.status = new StatusBar(() => this.screen.scheduleFit());
+    this.screen = new TerminalScreen(
+      deps.settings().terminal,
+      () => this.el.isConnected && this.el.offsetParent !== null,
+      () => showClipboardRefused(this.status),
+    );
+    this.term = this.screen.term;
     this.searchBar = new SearchBar(this.screen.search, () => this.term.focus());
-    this.toolbar = new TabToolbar({
-      api: deps.api,
-      sessionId: () => (this.state === 'open' ? this.sessionId : null),
-      label: () => this.title,
-      openSettings: (f) => deps.openSettings(f),
-    });
+    this.toolbar = new TabToolbar(
+      {
+        api: deps.api,
+        sessionId: () => (this.state === 'open' ? this.sessionId : null),
+        label: () => this.title,
+        openSettings: (f) => deps.openSettings(f),
+        moved: () => deps.onFilesMoved?.(),
+      },
+      (charset) => {
+        if (this.sessionId && this.state === 'open') void deps.api.call('session.charset', { sessionId: this.sessionId, charset }).catch(() => {});
+      },
+    );
     this.el = h(
       'section',
       { class: 'terminal' },
@@ -160,6 +189,22 @@ export class TerminalTab {
     return this.title;
   }
 
+  /** Why the last open failed, in the app's words (null while none did). */
+  problem: string | null = null;
+
+  /** The tab as workspace restore keeps it: by instance id, once a session told it which instance. */
+  workspaceTab(): WorkspaceTab | null {
+    if (!this.instance) return null;
+    const files = this.files.where();
+    return {
+      instanceId: this.instance,
+      label: this.title,
+      ...(this.request.region ? { region: this.request.region } : {}),
+      ...(this.request.user ? { user: this.request.user } : {}),
+      ...(files ? { files } : {}),
+    };
+  }
+
   private applyWords(): void {
     this.el.setAttribute('aria-label', t('terminalLabel', { label: this.title }));
     this.searchBar.applyWords();
@@ -175,7 +220,7 @@ export class TerminalTab {
     this.screen.applySettings(s.terminal);
   }
 
-  async connect(extra: { acceptNewHostKey?: string } = {}): Promise<void> {
+  async connect(extra: { acceptNewHostKey?: string; eic?: boolean } = {}): Promise<void> {
     if (this.disposed) return;
     this.screen.fitNow();
     const openId = `open-${++openSeq}`;
@@ -190,6 +235,7 @@ export class TerminalTab {
         if (this.openId === openId && this.state === 'connecting') showWaiting();
       },
       passphrase: (promptId, keyPath, attempt) => askPassphrase(this.status, this.deps.api, promptId, keyPath, attempt),
+      secret: (q) => askSecret(this.status, this.deps.api, q),
     });
     try {
       const info = await this.deps.api.call('session.open', {
@@ -200,47 +246,105 @@ export class TerminalTab {
         rows: Math.max(1, this.term.rows),
         start: this.request.start,
         ...(this.request.pick ? { pick: this.request.pick } : {}),
-        ...(this.logOnOpen() ? { log: {} } : {}),
+        ...(this.request.user ? { user: this.request.user } : {}),
+        ...(this.request.serialConsole ? { serialConsole: true } : {}),
+        ...(this.logOnOpen().length ? { log: { kinds: this.logOnOpen() } } : {}),
+        charset: this.toolbar.charset,
         ...extra,
       });
       if (this.disposed) {
         void this.deps.api.call('session.close', { sessionId: info.sessionId }).catch(() => {});
         return;
       }
-      this.sessionId = info.sessionId;
-      this.instance = info.instanceId;
-      this.title = info.label;
-      this.toolbar.opened(info.transport);
-      // A start that succeeded is done: a later Reconnect connects without starting again.
-      this.request = { ...this.request, start: false };
-      const batcher = new OutputBatcher(
-        (data, done) => this.term.write(data, done),
-        (chars) => {
-          this.painted += chars;
-          if (this.sessionId === info.sessionId) this.deps.api.call('session.ack', { sessionId: info.sessionId, chars }).catch(() => {});
-        },
-      );
-      this.batcher = batcher;
-      this.status.hide();
-      this.setState('open');
-      this.applyWords();
-      this.deps.router.register(info.sessionId, {
-        data: (text) => {
-          this.received += text.length;
-          batcher.push(text);
-        },
-        closed: (reason, error, how) => this.onClosed(batcher, { reason, error, ...how }),
-      });
-      // The PTY was opened with the size measured before the status bar went away.
-      this.screen.fitNow();
-      this.deps.api.call('session.resize', { sessionId: info.sessionId, cols: this.term.cols, rows: this.term.rows }).catch(() => {});
-      this.term.focus();
+      this.bind(info);
     } catch (e) {
-      if (this.openId === openId) this.onOpenError(e instanceof AppError ? e : new AppError('INTERNAL', String(e)));
+      if (this.openId !== openId) return;
+      const err = e instanceof AppError ? e : new AppError('INTERNAL', String(e));
+      // Reconnecting by itself: a failure that can clear (the network, sshd not up yet) waits for the next try;
+      // anything else (a changed host key above all) stops and is shown as any failed open is.
+      if (this.auto && !this.disposed && retriesThrough(err.code)) {
+        this.setState('closed');
+        this.scheduleReconnect(err.toJSON());
+        return;
+      }
+      this.stopReconnecting();
+      this.onOpenError(err);
     } finally {
       if (this.openId === openId) this.openId = null;
       this.deps.router.onOpen(openId, null);
     }
+  }
+
+  /** The tab's session is `info` from now on: its output is painted here and its end noticed. */
+  private bind(info: SessionInfo): void {
+    this.sessionId = info.sessionId;
+    this.instance = info.instanceId;
+    this.title = info.serialConsole ? serialTabLabel(info.label) : info.label;
+    this.toolbar.opened(info.transport, info.user ? { user: info.user, ...(info.userSource ? { source: info.userSource } : {}) } : undefined);
+    // A start that succeeded is done: a later Reconnect connects without starting again.
+    this.request = { ...this.request, start: false };
+    const batcher = new OutputBatcher(
+      (data, done) => this.term.write(data, done),
+      (chars) => {
+        this.painted += chars;
+        if (this.sessionId === info.sessionId) this.deps.api.call('session.ack', { sessionId: info.sessionId, chars }).catch(() => {});
+      },
+    );
+    this.batcher = batcher;
+    this.problem = null;
+    // Back after a drop by itself: a line marks the gap, before the new shell's first output.
+    if (this.auto) {
+      batcher.push(reconnectedLine(gapSeconds(Date.now() - this.auto.lostAt)));
+      this.stopReconnecting();
+    }
+    this.status.hide();
+    this.setState('open');
+    this.applyWords();
+    // A serial console says first which endpoint and host key it reached, then watches for a refused login.
+    const serial = info.serialConsole;
+    if (serial) batcher.push(serialOpenedLines(info.label, serial));
+    // A serial port has no SFTP beside it.
+    this.files.toggle.hidden = !!serial;
+    const watchLogin = serial ? loginRefusedWatcher(this.status) : null;
+    this.deps.router.register(info.sessionId, {
+      data: (text) => {
+        this.received += text.length;
+        batcher.push(text);
+        watchLogin?.(text);
+      },
+      closed: (reason, error, how) => this.onClosed(batcher, { reason, error, ...how }),
+    });
+    // The PTY was opened with the size measured before the status bar went away.
+    this.screen.fitNow();
+    this.deps.api.call('session.resize', { sessionId: info.sessionId, cols: this.term.cols, rows: this.term.rows }).catch(() => {});
+    this.term.focus();
+  }
+
+  /**
+   * Takes back a session this page had before it reloaded: what it printed lately is painted
+   * first, then its live output follows (the engine kept it meanwhile; see session.attach).
+   */
+  resume(s: AttachedSession): void {
+    if (this.disposed) return;
+    this.request = { ...this.request, ref: s.reopen.ref, start: false };
+    if (s.reopen.region) this.request.region = s.reopen.region;
+    if (s.reopen.pick) this.request.pick = s.reopen.pick;
+    if (s.reopen.user) this.request.user = s.reopen.user;
+    this.toolbar.setCharset(s.charset);
+    this.screen.fitNow();
+    if (s.scrollback) this.term.write(s.scrollback);
+    if (s.ended) {
+      this.title = s.label;
+      this.instance = s.instanceId;
+      const end: SessionEnd = { reason: s.ended.reason, error: s.ended.error };
+      if (s.ended.cause) end.cause = s.ended.cause;
+      if (s.ended.exitCode !== undefined) end.exitCode = s.ended.exitCode;
+      this.setState('closed');
+      this.term.write(endNoticeLine(end));
+      this.disconnected(end);
+      return;
+    }
+    this.bind(s);
   }
 
   /** Stops the open's wait in the backend; the open then fails with CANCELLED (worded in ./openProblems.ts). */
@@ -252,6 +356,7 @@ export class TerminalTab {
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
+    this.stopReconnecting();
     this.offLocale();
     this.toolbar.dispose();
     this.batcher?.dispose();
@@ -270,10 +375,49 @@ export class TerminalTab {
     this.batcher = null;
     // Through the output queue: the notice is painted after every byte the session sent.
     batcher.push(endNoticeLine(end));
+    this.disconnected(end);
+  }
+
+  /** The session is gone: Settings › Reconnect automatically tries again by itself after a drop; otherwise Reconnect waits for the person. */
+  private disconnected(end: SessionEnd): void {
+    if (end.cause === 'lost' && this.deps.settings().terminal.reconnectAutomatically && !this.disposed) {
+      this.auto ??= { lostAt: Date.now(), attempt: 0, end };
+      this.scheduleReconnect();
+      return;
+    }
     showDisconnected(this.status, end, () => void this.connect());
   }
 
+  /** Waits before the next try (longer each time), showing why, with Reconnect (now) and Stop. */
+  private scheduleReconnect(error?: AppErrorData): void {
+    const auto = this.auto;
+    if (!auto) return;
+    clearTimeout(auto.timer);
+    auto.attempt++;
+    const delay = reconnectDelayMs(auto.attempt);
+    const now = () => {
+      clearTimeout(auto.timer);
+      void this.connect();
+    };
+    showReconnecting(this.status, { seconds: gapSeconds(delay), attempt: auto.attempt, error }, { now, stop: () => this.stopReconnecting(true) });
+    auto.timer = setTimeout(now, delay);
+  }
+
+  /** Ends reconnecting by itself; `show` puts back the Disconnected view with its Reconnect. */
+  private stopReconnecting(show = false): void {
+    const auto = this.auto;
+    if (!auto) return;
+    clearTimeout(auto.timer);
+    this.auto = null;
+    if (show) showDisconnected(this.status, auto.end, () => void this.connect());
+  }
+
   private onOpenError(err: AppError): void {
+    if (err.code === 'STOPPED') this.problem = t('stopped', { label: this.request.label });
+    else {
+      const words = describeError(err);
+      this.problem = words.detail && words.detail !== words.title ? `${words.title} ${words.detail}` : words.title;
+    }
     this.setState('failed');
     showOpenProblem(err, {
       api: this.deps.api,
@@ -285,11 +429,28 @@ export class TerminalTab {
         this.request = { ...this.request, start: true };
         void this.connect();
       },
+      rename: (name) => {
+        this.request = { ...this.request, ref: name, label: this.request.user ? `${this.request.user}@${name}` : name };
+        this.title = this.request.label;
+        void this.connect();
+      },
       pick: (c) => {
         this.request = { ...this.request, region: c.region, pick: c.id, start: this.request.start || c.state === 'stopped' };
         void this.connect();
       },
       openSettings: (field) => this.deps.openSettings(field),
+      // Offered when nothing reached sshd: the same tab opens the instance's serial console instead.
+      ...(this.request.serialConsole
+        ? {}
+        : {
+            serialConsole: () => {
+              if (this.disposed) return;
+              this.request = { ...this.request, serialConsole: true, label: serialTabLabel(this.request.label) };
+              this.title = this.request.label;
+              void this.connect();
+            },
+          }),
+      ...(this.deps.connectAs ? { connectAs: (instanceId: string) => this.deps.connectAs!(instanceId, this.request.label, () => void this.connect()) } : {}),
     });
   }
 

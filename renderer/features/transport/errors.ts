@@ -1,6 +1,6 @@
 import type { AppErrorData } from '../../../src/common/errors.js';
 import { transportDetailsOf } from '../../../src/common/transportErrors.js';
-import type { ErrorWords } from '../../i18n/errors.js';
+import type { ErrorWords } from '../../i18n/errorWords.js';
 import { defineMessages } from '../../i18n/index.js';
 
 // The app's words for what the private-instance transports found missing: each names the piece
@@ -20,6 +20,8 @@ const t = defineMessages({
     jumpHost_hint: 'Set one in Settings › Jump host, or change the instance’s tagssh:transport tag.',
     securityGroupRule: 'The EC2 Instance Connect Endpoint opened a tunnel, but the instance did not accept the connection.',
     securityGroupRule_hint: 'Allow the SSH port in the instance’s security group from the endpoint’s security group.',
+    sshd: 'Session Manager reached the instance, but its agent could not connect to sshd there.',
+    sshd_hint: 'On the instance, check that sshd is running and listens on the SSH port, and that no firewall on the instance blocks it.',
     permission: 'Your AWS role lacks {permission}.',
     permission_hint: 'Ask your administrator for {permission}, or choose another profile in Settings › AWS profile.',
   },
@@ -35,6 +37,8 @@ const t = defineMessages({
     jumpHost_hint: '設定の「踏み台ホスト」を設定するか、インスタンスの tagssh:transport タグを変更してください。',
     securityGroupRule: 'EC2 Instance Connect エンドポイントのトンネルは開きましたが、インスタンスが接続を受け付けませんでした。',
     securityGroupRule_hint: 'インスタンスのセキュリティグループで、エンドポイントのセキュリティグループからの SSH ポートへの接続を許可してください。',
+    sshd: 'Session Manager はインスタンスに届きましたが、そのエージェントが sshd に接続できませんでした。',
+    sshd_hint: 'インスタンス上で sshd が起動して SSH ポートで待ち受けているか、インスタンス内のファイアウォールが妨げていないかを確認してください。',
     permission: 'AWS のロールに {permission} の権限がありません。',
     permission_hint: '管理者に {permission} の権限を依頼するか、設定の「AWS プロファイル」で別のプロファイルを選んでください。',
   },
@@ -46,6 +50,7 @@ const WORDS = {
   'ssm-managed-node': ['ssmManagedNode', 'jumpHost'],
   'jump-host': ['jumpHost', 'jumpHost'],
   'security-group-rule': ['securityGroupRule', null],
+  sshd: ['sshd', null],
 } as const;
 
 /** The app's words for a transport error, or null when the error is not one. */

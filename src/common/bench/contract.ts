@@ -1,10 +1,12 @@
 import { z } from 'zod';
+import { CONFIRM_WORD_IDS } from './confirmWords.js';
 import { INSTANCE_ID, REGION_NAME } from '../vocab.js';
 import { call } from '../rpc.js';
 import { MetricSchema, BenchResultSchema, BenchHostInfoSchema } from './result.js';
 import { PeerAddressChoiceSchema } from './peerAddress.js';
-import { UNIXBENCH_MAX_TARBALL_BYTES } from './unixbench.js';
+import { UNIXBENCH_MAX_TARBALL_BYTES } from './presets/unixbench.js';
 import { MATRIX_LIMIT } from './matrix.js';
+import { RepeatPlanSchema } from './repeat.js';
 
 // The benchmark part of the app contract (spread into src/common/contract.ts): presets with their
 // parameters, the exact script before it runs, run/cancel, results. Progress arrives as
@@ -38,10 +40,17 @@ export const PresetInfoSchema = z.object({
 });
 export type PresetInfo = z.infer<typeof PresetInfoSchema>;
 
-export const ConfirmationSchema = z.object({ kind: z.enum(['install', 'write', 'sudo', 'upload']), reason: z.string() });
+export const ConfirmationSchema = z.object({
+  kind: z.enum(['install', 'write', 'sudo', 'upload']),
+  /** The English sentence (what the CLI prints). */
+  reason: z.string(),
+  /** What it says, for a face to word in its own language. */
+  say: z.object({ id: z.enum(CONFIRM_WORD_IDS), values: z.record(z.string(), z.union([z.string(), z.number()])).optional() }),
+});
+export type ConfirmationInfo = z.infer<typeof ConfirmationSchema>;
 
-/** A result without its raw output (lists); `bench.result` returns the full one. */
-export const BenchResultSummarySchema = BenchResultSchema.omit({ raw: true });
+/** A result without its raw output and scripts (lists); `bench.result` returns the full one. */
+export const BenchResultSummarySchema = BenchResultSchema.omit({ raw: true, script: true, peerScript: true });
 export type BenchResultSummary = z.infer<typeof BenchResultSummarySchema>;
 
 export const BenchEventSchema = z.discriminatedUnion('type', [
@@ -52,6 +61,7 @@ export const BenchEventSchema = z.discriminatedUnion('type', [
     host: BenchHostInfoSchema,
     preset: z.string(),
     /** The run's parameters (tells the runs of a matrix apart). */ params: z.record(z.string(), z.unknown()).optional(),
+    /** Repeated runs: the series and this run's place in it. */ series: z.object({ id: z.string(), index: z.number().int() }).optional(),
   }),
   z.object({ type: z.literal('output'), runId: z.string(), stream: z.enum(['stdout', 'stderr', 'peer']), text: z.string() }),
   z.object({ type: z.literal('phase'), runId: z.string(), phase: z.string() }),
@@ -95,6 +105,7 @@ export const benchCalls = {
         .regex(/^[a-z0-9-]{6,64}$/)
         .optional(),
       concurrency: z.number().int().min(1).max(64).optional(),
+      /** Run each instance × parameter set N times, or until its headline metric is stable. */ repeat: RepeatPlanSchema.optional(),
       /** UnixBench source=upload: the file the person picked in the app's file dialog (the app never names a local path). */ tarball: z
         .object({ name: z.string().min(1).max(255), base64: z.string().max(Math.ceil(UNIXBENCH_MAX_TARBALL_BYTES / 3) * 4 + 4) })
         .optional(),
@@ -107,6 +118,11 @@ export const benchCalls = {
   'bench.results': call(z.object({ preset: Preset.optional() }), z.object({ results: z.array(BenchResultSummarySchema) })),
   'bench.result': call(z.object({ id: ResultId }), BenchResultSchema),
   'bench.delete': call(z.object({ id: ResultId }), z.null()),
+  /** The report of these results (ids of runs or series): report.md, its SVG charts and the scripts, as text files. */
+  'bench.report': call(
+    z.object({ ids: z.array(ResultId).min(1).max(256), lang: z.enum(['en', 'ja']) }),
+    z.object({ files: z.array(z.object({ name: z.string(), text: z.string() })) }),
+  ),
 };
 
 export const benchEvents = {

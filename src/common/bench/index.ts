@@ -2,14 +2,14 @@ import { z } from 'zod';
 import { AppError } from '../errors.js';
 import type { ParsedOutput } from './types.js';
 import { registerPreset, type Preset } from './preset.js';
-import { sysinfo } from './sysinfo.js';
-import { cpufreq } from './cpufreq.js';
-import { unixbench } from './unixbench.js';
-import { iperf3 } from './iperf3.js';
-import { fio } from './fio.js';
-import { dd } from './dd.js';
-import { listing, smallfiles } from './files.js';
-import { transfer } from './transfer.js';
+import { sysinfo } from './presets/sysinfo.js';
+import { cpufreq } from './presets/cpufreq.js';
+import { unixbench } from './presets/unixbench.js';
+import { iperf3 } from './presets/iperf3.js';
+import { fio } from './presets/fio.js';
+import { dd } from './presets/dd.js';
+import { listing, smallfiles } from './presets/files.js';
+import { transfer } from './presets/transfer.js';
 
 // The preset registry, plus parameter helpers shared by the CLI (strings from --param k=v) and
 // the app (values from a form built from describeParams()).

@@ -15,6 +15,9 @@ export const MountFactsSchema = z.object({
   options: z.string(),
   /** What a comparison column shows: "nfs4 (EFS)", "fuse.s3fs", "tmpfs" … */
   label: z.string(),
+  /** The block device's serial (on Nitro, an EBS volume id without its dash) and model, from sysfs. */
+  serial: z.string().optional(),
+  model: z.string().optional(),
 });
 export type MountFacts = z.infer<typeof MountFactsSchema>;
 
@@ -87,6 +90,32 @@ export function mountFacts(dir: string, realPath: string, mountinfo: string): Mo
 }
 
 const TABLE_MARK = '@@tagssh:mountinfo';
+const BLOCK_MARK = '@@tagssh:blockdevs';
+
+/** Each block device: its name, the disk it is on (itself, or a partition's parent), serial and model. */
+const BLOCK_DEVICES = `echo ${BLOCK_MARK}; for b in /sys/class/block/*; do [ -e "$b" ] || continue; n=\${b##*/}; p=$(readlink -f "$b"); if [ -f "$p/partition" ]; then d=\${p%/*}; else d=$p; fi; printf '%s|%s|%s|%s\\n' "$n" "\${d##*/}" "$(tr -d ' \\n' 2>/dev/null < "$d/device/serial")" "$(sed 's/ *$//' "$d/device/model" 2>/dev/null | head -n 1)"; done`;
+
+interface BlockDevice {
+  disk: string;
+  serial: string;
+  model: string;
+}
+
+function parseBlockDevices(text: string): Map<string, BlockDevice> {
+  const out = new Map<string, BlockDevice>();
+  for (const line of text.split('\n')) {
+    const [name, disk, serial, model] = line.split('|');
+    if (name && disk) out.set(name, { disk, serial: serial ?? '', model: model ?? '' });
+  }
+  return out;
+}
+
+/** The serial and model of the disk under a /dev/… mount source, when sysfs shows them. */
+function deviceFacts(source: string, devices: Map<string, BlockDevice>): { serial?: string; model?: string } {
+  const d = /^\/dev\/([\w.-]+)$/.exec(source) ? devices.get(source.slice(5)) : undefined;
+  const disk = d ? (devices.get(d.disk) ?? d) : undefined;
+  return { ...(disk?.serial ? { serial: disk.serial } : {}), ...(disk?.model ? { model: disk.model } : {}) };
+}
 
 /**
  * One shell command that prints the real path of each directory (one a line, in order), then the
@@ -94,19 +123,22 @@ const TABLE_MARK = '@@tagssh:mountinfo';
  */
 export function mountTableCommand(dirs: string[], quote: (s: string) => string): string {
   const real = dirs.map((d) => `{ readlink -f -- ${quote(d)} 2>/dev/null || printf '%s\\n' ${quote(d)}; }`).join('; ');
-  return `${real}; echo ${TABLE_MARK}; cat /proc/self/mountinfo`;
+  return `${real}; ${BLOCK_DEVICES}; echo ${TABLE_MARK}; cat /proc/self/mountinfo`;
 }
 
 /** Reads what mountTableCommand printed: the facts for each directory that a mount holds. */
 export function mountsFromOutput(dirs: Record<string, string>, stdout: string): Record<string, MountFacts> {
   const at = stdout.indexOf(`${TABLE_MARK}\n`);
   if (at < 0) return {};
-  const reals = stdout.slice(0, at).split('\n');
+  const head = stdout.slice(0, at);
+  const blocks = head.indexOf(`${BLOCK_MARK}\n`);
+  const reals = (blocks < 0 ? head : head.slice(0, blocks)).split('\n');
+  const devices = parseBlockDevices(blocks < 0 ? '' : head.slice(blocks + BLOCK_MARK.length + 1));
   const table = stdout.slice(at + TABLE_MARK.length + 1);
   const out: Record<string, MountFacts> = {};
   Object.entries(dirs).forEach(([param, dir], i) => {
     const facts = mountFacts(dir, reals[i] || dir, table);
-    if (facts) out[param] = facts;
+    if (facts) out[param] = { ...facts, ...deviceFacts(facts.source, devices) };
   });
   return out;
 }

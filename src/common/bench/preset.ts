@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { AppError } from '../errors.js';
 import type { Confirmation, LocalUpload, PeerAddressing, PresetDef, ScriptContext } from './types.js';
 import { PREVIEW_PEER_ADDRESS } from './peerAddress.js';
+import { confirmSentence, type ConfirmSay } from './confirmWords.js';
 
 // A preset as the registry holds it. Each definition is typed by its own parameter schema; the
 // registry erases that type, so the hooks that take parameters cannot be called with just any
@@ -32,7 +33,8 @@ export interface BoundPreset {
   readonly preset: Preset;
   /** The validated parameters, defaults filled in: what a result records. */
   readonly params: Record<string, unknown>;
-  confirmations(): { kind: Confirmation; reason: string }[];
+  /** Each with its English sentence (`reason`, what the CLI prints) and what it says (for the app's words). */
+  confirmations(): { kind: Confirmation; reason: string; say: ConfirmSay }[];
   script(ctx: ScriptContext): string;
   /** Pair presets only. */
   peer?: BoundPeer;
@@ -77,7 +79,7 @@ export function registerPreset<S extends z.ZodObject>(def: PresetDef<S>): Preset
       const bound: BoundPreset = {
         preset: entry,
         params: p,
-        confirmations: () => def.confirmations(p),
+        confirmations: () => def.confirmations(p).map((c) => ({ ...c, reason: confirmSentence(c.say) })),
         script: (ctx) => def.script(p, ctx),
         ...(peer ? { peer } : {}),
         cleanup: (ctx) => def.cleanup?.(p, ctx) ?? '',

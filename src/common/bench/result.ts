@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { PeerAddressChoiceSchema } from './peerAddress.js';
 import { MountFactsSchema } from './mounts.js';
+import { BenchMetaSchema } from './meta.js';
+import { SeriesInfoSchema } from './repeat.js';
 
 // A saved benchmark result: who (instance identity and facts from the inventory), what (preset,
 // parameters, tool version), when, the parsed metrics with units, and the raw output so a parser
@@ -50,6 +52,13 @@ export const BenchResultSchema = z.object({
   notes: z.array(z.string()),
   error: z.object({ code: z.string(), message: z.string(), hint: z.string().optional() }).optional(),
   raw: z.object({ stdout: z.string(), stderr: z.string(), peerStdout: z.string().optional(), peerStderr: z.string().optional() }),
+  /** Host, image and storage facts for publishing (see meta.ts); absent on results from before it. */
+  meta: BenchMetaSchema.optional(),
+  /** Repeated runs: the series this run belongs to and its place in it (see repeat.ts). */
+  series: SeriesInfoSchema.optional(),
+  /** The exact script(s) the run started. */
+  script: z.string().optional(),
+  peerScript: z.string().optional(),
   /** Where a detached run lives on the host(s), for re-attaching after a dropped connection. */
   remote: z.object({ runDir: z.string(), peerRunDir: z.string().optional() }).optional(),
 });

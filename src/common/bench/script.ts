@@ -11,6 +11,14 @@ import { shQuote } from '../shell.js';
 
 export const MARK = '@@tagssh:';
 
+/** Host facts every script prints first, one `@@tagssh:meta key=value` line each (read by meta.ts). */
+export const META_PRELUDE = `tagssh_meta() { printf '${MARK}meta %s=%s\\n' "$1" "$(printf '%s' "$2" | tr -d '\\n' | cut -c1-200)"; }
+tagssh_meta kernel "$(uname -r 2>/dev/null)"
+tagssh_meta cpu_model "$( (lscpu 2>/dev/null; cat /proc/cpuinfo 2>/dev/null) | awk -F': *' '/^(Model name|model name)/ {print $2; exit}')"
+tagssh_meta vcpus "$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN)"
+tagssh_meta cpufreq_governor "$(cat /sys/devices/system/cpu/cpu0/cpufreq/scaling_governor 2>/dev/null || echo none)"
+tagssh_meta cpufreq_driver "$(cat /sys/devices/system/cpu/cpu0/cpufreq/scaling_driver 2>/dev/null || echo none)"`;
+
 export interface WrapOptions {
   runDir: string;
   /** Shell expression (already quoted) for the scratch dir; default "$RUN_DIR/scratch". */
@@ -46,6 +54,7 @@ if [ "$(id -u)" = 0 ]; then SUDO=; HAVE_ROOT=1
 elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then SUDO='sudo -n'; HAVE_ROOT=1
 else SUDO=; HAVE_ROOT=0; fi
 printf '${MARK}root %s\\n' "$HAVE_ROOT"
+${META_PRELUDE}
 ${o.precheck ?? ''}
 mkdir -p -- "$SCRATCH" || { echo "cannot create scratch directory $SCRATCH" >&2; exit 1; }
 cd -- "$SCRATCH" || exit 1
@@ -92,7 +101,26 @@ export function fields(line: string): Record<string, string> {
 
 // ---- shared parameter validators -------------------------------------------------------------
 
-const FORBIDDEN_ROOTS = ['/dev', '/proc', '/sys', '/run'];
+// Where a benchmark may write. /proc and /sys are the kernel's; /dev holds device nodes (a write
+// there is a write to a disk) and /run the system's sockets and pid files — except their tmpfs
+// directories, /dev/shm and /run/user/UID, the RAM baseline people compare EBS and EFS with. A
+// DIR that turns out to be a device node at run time (a symlink) is refused by spaceCheck.
+const KERNEL_ROOTS = ['/proc', '/sys'];
+const TMPFS_ONLY_ROOTS = ['/dev', '/run'];
+const TMPFS_DIRS = [/^\/dev\/shm(\/|$)/, /^\/run\/user\/\d+(\/|$)/, /^\/run\/shm(\/|$)/];
+const under = (d: string, r: string) => d === r || d.startsWith(`${r}/`);
+
+/** True for a directory a benchmark may write in (absolute, no ".."; not /proc, /sys or a device tree, tmpfs excepted). */
+export function isBenchDir(d: string): boolean {
+  const path = d.replace(/\/+/g, '/');
+  if (!path.startsWith('/') || path.split('/').includes('..')) return false;
+  if (KERNEL_ROOTS.some((r) => under(path, r))) return false;
+  if (TMPFS_ONLY_ROOTS.some((r) => under(path, r))) return TMPFS_DIRS.some((re) => re.test(path));
+  return true;
+}
+
+/** Says the rule of isBenchDir() in a message. */
+export const BENCH_DIR_RULE = 'not /proc, /sys or a device (under /dev and /run only the tmpfs /dev/shm and /run/user/UID), no ".."';
 
 /** A directory the user picks for file-based tests: absolute, printable, not a device tree. */
 export const dirParam = (help: string, def = '/tmp') =>
@@ -105,8 +133,8 @@ export const dirParam = (help: string, def = '/tmp') =>
     .refine((d) => d.startsWith('/'), 'must be an absolute path')
     // eslint-disable-next-line no-control-regex
     .refine((d) => !/[\x00-\x1f\x7f]/.test(d), 'must not contain control characters')
-    .refine((d) => !FORBIDDEN_ROOTS.some((r) => d === r || d.startsWith(`${r}/`)), 'raw devices and /dev, /proc, /sys, /run are refused')
-    .refine((d) => !d.split('/').includes('..'), 'must not contain ".."');
+    .refine((d) => !d.split('/').includes('..'), 'must not contain ".."')
+    .refine((d) => isBenchDir(d), 'raw devices, /proc and /sys are refused; under /dev and /run only /dev/shm and /run/user/UID (tmpfs)');
 
 /** Sizes like 4k, 1M, 2G, 512 (bytes); used by fio/dd. */
 export const sizeParam = (help: string, def: string) =>

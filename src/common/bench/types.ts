@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { ConfirmSay } from './confirmWords.js';
 import type { PeerAddressMode } from './peerAddress.js';
 
 // The shape every benchmark preset shares: a zod parameter schema (defaults + help text via
@@ -95,7 +96,7 @@ export interface PresetDef<S extends z.ZodObject = z.ZodObject> {
   /** Runs that may take long: shown as such; always detached anyway. */
   long?: boolean;
   /** What needs the user's confirmation before running with these parameters. */
-  confirmations(p: z.infer<S>): { kind: Confirmation; reason: string }[];
+  confirmations(p: z.infer<S>): { kind: Confirmation; say: ConfirmSay }[];
   /** The script run on the (client) host. */
   script(p: z.infer<S>, ctx: ScriptContext): string;
   /** For pair presets: the script run on the peer (server) before the client starts. */

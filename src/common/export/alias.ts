@@ -1,7 +1,10 @@
 // Host aliases for exported configs and file names, made from Name tags. An alias must be safe
-// as an ssh_config Host pattern (no *, ?, !, spaces, quotes), on a command line and in a file
-// name, so it keeps only [a-z0-9._-]. Names that collide (duplicates, or two names that slug to
-// the same text, or an alias already used elsewhere) get a piece of the instance id appended.
+// as an ssh_config Host pattern (no *, ?, !, spaces, quotes), on a command line and in a Windows
+// or POSIX file name, so it keeps letters and digits of any script (踏み台, db-本番: OpenSSH
+// matches Host patterns byte for byte, and `ssh 踏み台` finds them) and . _ -; full-width forms
+// become their ASCII (NFKC) and Latin accents are dropped. Names that collide (duplicates, two
+// names that slug to the same text, an alias already used elsewhere) get a piece of the instance
+// id appended.
 
 export interface AliasInput {
   instanceId: string;
@@ -13,22 +16,28 @@ export interface AliasMapping {
   instanceId: string;
   name: string | null;
   /** Why the alias differs from the plain name, for the mapping shown to the user. */
-  note?: 'no-name' | 'changed' | 'duplicate';
+  note?: 'no-name' | 'unusable' | 'changed' | 'duplicate';
 }
 
 const MAX_ALIAS = 63;
 
-/** Lower-case ASCII slug of a name; '' when nothing usable is left. */
+/** Names Windows keeps for devices: no file may be called so, whatever its extension. */
+const WINDOWS_DEVICES = /^(con|prn|aux|nul|com[1-9]|lpt[1-9])$/;
+
+/** Lower-case slug of a name (letters and digits of any script, . _ -); '' when nothing usable is left. */
 export function slugify(name: string): string {
-  return name
-    .normalize('NFKD')
-    .replace(/\p{M}+/gu, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9._-]+/g, '-')
-    .replace(/-{2,}/g, '-')
-    .replace(/^[-._]+|[-.]+$/g, '')
+  const folded = Array.from(name.normalize('NFKC'), (ch) => (/\p{Script=Latin}/u.test(ch) ? ch.normalize('NFKD').replace(/\p{M}+/gu, '') : ch)).join('');
+  const slug = Array.from(
+    folded
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\p{M}._-]+/gu, '-')
+      .replace(/-{2,}/g, '-')
+      .replace(/^[-._\p{M}]+|[-.]+$/gu, ''),
+  )
     .slice(0, MAX_ALIAS)
+    .join('')
     .replace(/[-.]+$/g, '');
+  return WINDOWS_DEVICES.test(slug) ? `${slug}-host` : slug;
 }
 
 function idTail(instanceId: string): string {
@@ -50,7 +59,7 @@ export function makeAliases(items: readonly AliasInput[], opts: { reserved?: Ite
     let note: AliasMapping['note'];
     if (!base) {
       alias = it.instanceId.toLowerCase();
-      note = 'no-name';
+      note = it.name === null ? 'no-name' : 'unusable';
     } else if (count.get(base)! > 1 || taken.has(base)) {
       alias = `${base.slice(0, MAX_ALIAS - 9)}-${idTail(it.instanceId)}`;
       note = 'duplicate';

@@ -2,27 +2,57 @@ import type { Instance } from '../model/instance.js';
 import type { SshConfigHost } from './sshConfig.js';
 import type { TeraTermHost, TtlAuth } from './teraterm.js';
 import { parsePortText, TAG } from '../vocab.js';
+import { chosenIdentity, chosenUser, DEFAULT_LOGIN_USER, loginPort, type LoginSettings } from '../login.js';
+import { tagJumpVerdict } from '../jumpTag.js';
 
-// From inventory instances to export entries, for the CLI and the app's Export dialog alike:
-// per-instance settings come from the options, then tags (tagssh:user, tagssh:port,
-// tagssh:jump), then a guess from the platform.
+// From inventory instances to export entries, for the CLI and the app's Export dialog alike, by
+// the one login order of src/common/login.ts: flag/option, the instance's "Connect as…", tags
+// (tagssh:user, tagssh:port, tagssh:jump), Settings, then the AMI's user (which only the engine
+// can look up: it comes in as `users`).
+
+/** What the exports read from Settings (absent: none of it set). */
+export type ExportSettings = LoginSettings & { jumpHost?: string | null; tagJumpHosts?: readonly string[] };
 
 /**
- * Login user when none is given: tag tagssh:user, else the usual user of the platform. A quick
- * synchronous guess for previews; the CLI passes userOf with src/node/ssh/users.ts's AMI lookup.
+ * The jump host an export writes for `i`, as a connection would use it: the option, else its
+ * tagssh:jump tag ("none" opts out) only when every hop in it is accepted (an instance, or a host
+ * Settings allow: src/common/jumpTag.ts), else Settings'. A refused tag is not copied: the
+ * connection made from the export is the one TagSSH itself would make, never a wider one.
  */
-export function defaultUser(i: Instance): string {
-  const tag = i.tags[TAG.user];
-  if (tag) return tag;
+export function exportedJump(i: Instance, jump: string | undefined, settings: ExportSettings | undefined): string | undefined {
+  if (jump) return jump;
+  const tag = i.tags[TAG.jump]?.trim();
+  if (tag === 'none') return undefined;
+  if (tag) return exportedTagJump(i, settings);
+  return settings?.jumpHost ?? undefined;
+}
+
+/** The instance's tagssh:jump hops, joined, when every one is accepted; else undefined. */
+function exportedTagJump(i: Instance, settings: ExportSettings | undefined): string | undefined {
+  const hops = (i.tags[TAG.jump] ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  return hops.length && hops.every((h) => tagJumpVerdict(h, settings?.tagJumpHosts ?? []).ok) ? hops.join(',') : undefined;
+}
+
+/**
+ * Login user when the engine's answer is missing: the order without its AMI step, then the
+ * platform's usual user (a quick synchronous guess).
+ */
+export function defaultUser(i: Instance, settings?: ExportSettings): string {
+  const chosen = chosenUser({ instanceId: i.id, tags: i.tags, settings: settings ?? { defaultUser: null, port: 22, identityFile: null } });
+  if (chosen) return chosen.user;
   const p = (i.platformDetails ?? '').toLowerCase();
   if (p.includes('ubuntu')) return 'ubuntu';
   if (p.includes('debian')) return 'admin';
   if (p.includes('windows')) return 'Administrator';
-  return 'ec2-user';
+  return DEFAULT_LOGIN_USER;
 }
 
-export function portOf(i: Instance): number {
+export function portOf(i: Instance, settings?: ExportSettings): number {
   // A bulk export keeps going past one malformed tag; `tagssh proxy` names it at connect time.
+  if (settings) return loginPort({ instanceId: i.id, tags: i.tags, settings });
   return parsePortText(i.tags[TAG.port] ?? '') ?? 22;
 }
 
@@ -35,8 +65,9 @@ function sharedNames(instances: readonly Instance[]): Set<string> {
 
 export interface TeraTermHostOptions {
   user?: string;
-  /** Per-instance user (e.g. from the AMI lookup in src/node/ssh/users.ts), before defaultUser(). */
+  /** Per-instance user as the engine picked it (src/node/export/loginUsers.ts), before defaultUser(). */
   userOf?: (i: Instance) => string | undefined;
+  settings?: ExportSettings;
   /** Absolute Windows path. */
   keyFile?: string;
   keyHasPassphrase?: boolean;
@@ -53,8 +84,8 @@ export function teraTermHostsFrom(instances: readonly Instance[], o: TeraTermHos
       region: i.region,
       name: i.name,
       address: o.private ? i.privateIp : i.publicIp,
-      port: portOf(i),
-      user: o.user ?? o.userOf?.(i) ?? defaultUser(i),
+      port: portOf(i, o.settings),
+      user: o.user ?? o.userOf?.(i) ?? defaultUser(i, o.settings),
       keyHasPassphrase: !!o.keyHasPassphrase,
     };
     if (o.keyFile) h.keyFile = o.keyFile;
@@ -67,20 +98,46 @@ export function teraTermHostsFrom(instances: readonly Instance[], o: TeraTermHos
 export interface SshConfigHostOptions {
   user?: string;
   userOf?: (i: Instance) => string | undefined;
+  /** IdentityFile for every host (a flag, the dialog's field); else each instance's "Connect as…", else Settings'. */
   identityFile?: string;
-  /** Jump host for every instance (else tag tagssh:jump). */
+  /** Jump host for every instance (else tag tagssh:jump, else Settings'). */
   jump?: string;
+  settings?: ExportSettings;
 }
 
 export function sshConfigHostsFrom(instances: readonly Instance[], o: SshConfigHostOptions = {}): SshConfigHost[] {
   const shared = sharedNames(instances);
   return instances.map((i) => {
-    const h: SshConfigHost = { instanceId: i.id, region: i.region, name: i.name, user: o.user ?? o.userOf?.(i) ?? defaultUser(i), port: portOf(i) };
-    if (o.identityFile) h.identityFile = o.identityFile;
-    const jump = o.jump ?? i.tags[TAG.jump];
+    const h: SshConfigHost = {
+      instanceId: i.id,
+      region: i.region,
+      name: i.name,
+      user: o.user ?? o.userOf?.(i) ?? defaultUser(i, o.settings),
+      port: portOf(i, o.settings),
+    };
+    const identity = o.settings
+      ? (chosenIdentity({ instanceId: i.id, settings: o.settings, flagIdentity: o.identityFile }) ?? o.settings.identityFile)
+      : o.identityFile;
+    if (identity) h.identityFile = identity;
+    const jump = exportedJump(i, o.jump, o.settings);
     if (jump && jump !== i.name && jump !== i.id) {
       h.jump = jump;
       h.privateIp = i.privateIp;
+      // An outside host the tag named (and Settings allow) never gets the agent's keys, in OpenSSH either.
+      const fromTag = !o.jump && !!i.tags[TAG.jump]?.trim();
+      if (fromTag) {
+        const outside = jump.split(',').some((hop) => {
+          const v = tagJumpVerdict(hop, o.settings?.tagJumpHosts ?? []);
+          return v.ok && v.kind === 'allowed-host';
+        });
+        if (outside) {
+          // One hop only: OpenSSH cannot keep the agent from one hop of a chain, so such a chain is not copied.
+          if (jump.includes(',')) {
+            delete h.jump;
+            delete h.privateIp;
+          } else h.jumpWithoutAgent = true;
+        }
+      }
     }
     if (i.name !== null && shared.has(i.name)) h.resolveBy = 'id';
     return h;

@@ -22,6 +22,15 @@ export {
   type SshConfigBlock,
 } from './sshConfig.js';
 export { makeAliases, slugify, type AliasMapping, type AliasInput } from './alias.js';
-export { teraTermHostsFrom, sshConfigHostsFrom, defaultUser, portOf, type TeraTermHostOptions, type SshConfigHostOptions } from './fromInstances.js';
+export {
+  teraTermHostsFrom,
+  sshConfigHostsFrom,
+  defaultUser,
+  portOf,
+  type TeraTermHostOptions,
+  type SshConfigHostOptions,
+  type ExportSettings,
+} from './fromInstances.js';
 export { ttlString, ttsshValue, TTL_MAX_LINE_BYTES, TTL_MAX_STRING_BYTES } from './ttl.js';
 export { base64UrlUtf8 } from './encoding.js';
+export { exportSshConfig, exportTeraTerm } from './generate.js';

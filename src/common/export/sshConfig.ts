@@ -31,6 +31,11 @@ export interface SshConfigHost {
   jump?: string | null;
   /** Required with `jump`. */
   privateIp?: string | null;
+  /**
+   * `jump` is an outside host a tagssh:jump tag named (allowed in Settings): reached with
+   * `ssh -W` and the agent kept away (IdentityAgent none), as TagSSH itself reaches it.
+   */
+  jumpWithoutAgent?: boolean;
   /** 'id' when several instances share the Name, so the proxy looks up this exact one. */
   resolveBy?: 'name' | 'id';
 }
@@ -93,6 +98,31 @@ function comment(text: string): string {
   return `# ${escapeControls(text).replace(/[\u2028\u2029]/g, ' ')}`;
 }
 
+/**
+ * `ssh -W` through an outside bastion a tag named, offering it the key file only: no agent keys,
+ * no agent forwarding (OpenSSH's ProxyJump would offer the agent's keys to it). With TagSSH's
+ * known_hosts its key is checked there, strictly, as TagSSH checks it.
+ */
+function agentlessJumpWords(h: SshConfigHost, knownHostsFile: string | undefined): string[] {
+  const m = /^(?:([^@\s]+)@)?(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(?::(\d{1,5}))?$/.exec(h.jump ?? '');
+  if (!m) throw invalid(`Jump host ${JSON.stringify(h.jump)} cannot be used as a ProxyCommand.`, 'Use [user@]host[:port].');
+  return (
+    [
+      'ssh',
+      '-o',
+      'IdentityAgent=none',
+      '-o',
+      'ForwardAgent=no',
+      ...(h.identityFile ? ['-o', 'IdentitiesOnly=yes', '-i', h.identityFile] : []),
+      ...(knownHostsFile ? ['-o', `UserKnownHostsFile=${knownHostsFile}`, '-o', 'StrictHostKeyChecking=yes'] : []),
+      ...(m[3] ? ['-p', m[3]] : []),
+    ]
+      .map(proxyWord)
+      // ssh's own tokens, written as they are: the instance's private address and port.
+      .concat(['-W', '%h:%p', '--', proxyWord(`${m[1] ? `${m[1]}@` : ''}${m[2]!.replace(/^\[|\]$/g, '')}`)])
+  );
+}
+
 /** The ProxyCommand line's words for one host. */
 export function proxyCommandWords(h: SshConfigHost, opts: SshConfigOptions): string[] {
   const target =
@@ -152,7 +182,10 @@ export function sshConfigBlock(hosts: readonly SshConfigHost[], opts: SshConfigO
       if (!/^[A-Za-z0-9_.@:[\]-]+$/.test(jump))
         throw invalid(`Jump host ${JSON.stringify(h.jump)} cannot be used as ProxyJump.`, 'Use an exported instance or [user@]host[:port].');
       // The private IP survives stop/start; ProxyJump and ProxyCommand exclude each other.
-      out.push(`  HostName ${h.privateIp}`, `  ProxyJump ${jump}`);
+      out.push(
+        `  HostName ${h.privateIp}`,
+        h.jumpWithoutAgent ? `  ProxyCommand ${agentlessJumpWords(h, opts.knownHostsFile).join(' ')}` : `  ProxyJump ${jump}`,
+      );
     } else {
       out.push(`  HostName ${h.instanceId}`);
     }

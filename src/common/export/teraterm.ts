@@ -3,6 +3,8 @@ import { makeAliases } from './alias.js';
 import { base64UrlUtf8, truncateUtf8 } from './encoding.js';
 import { assertTtlLines, ttlComment, ttlString, ttsshValue } from './ttl.js';
 import { INSTANCE_ID, REGION_NAME } from '../vocab.js';
+import type { DocLang } from '../bench/words.js';
+import { ttlWord, type TtlWordId } from './ttlWords.js';
 
 // Tera Term macros (.ttl) that connect to an EC2 instance by its Name tag.
 //  - dynamic (default): every run asks a helper (`tagssh resolve`, or the aws CLI) for the
@@ -44,6 +46,8 @@ export interface TeraTermOptions {
   tagsshPath?: string;
   /** ISO timestamp written in the header (passed in so output is reproducible). */
   exportedAt: string;
+  /** The language of the macro's message boxes and menu (default English). */
+  lang?: DocLang;
 }
 
 export interface ExportFile {
@@ -188,11 +192,12 @@ function msg(format: string, ...args: string[]): string[] {
 /** The body shared by every dynamic macro: run the lookup, handle failures, read, check, connect. */
 function dynamicBody(opts: TeraTermOptions): string[] {
   const aws = (opts.helper ?? 'tagssh') === 'aws-cli';
+  const word = (id: TtlWordId) => ttlWord(id, opts.lang);
   const L: string[] = ["getenv 'TEMP' tg_tmp", 'makepath tg_addrpath tg_tmp tg_addrfile', "exec tg_lookup 'hide' 1", 'tg_rc = result'];
   if (!aws) {
     L.push(
       'if tg_rc = 5 then',
-      "  sprintf2 tg_msg '%s is stopped. Start it now and wait until it is running?' tg_label",
+      `  sprintf2 tg_msg ${ttlString(word('askStart'), 'A message')} tg_label`,
       `  yesnobox tg_msg ${TITLE}`,
       '  if result = 0 then',
       '    end',
@@ -203,49 +208,20 @@ function dynamicBody(opts: TeraTermOptions): string[] {
     );
   }
   L.push('if tg_rc = 9009 then');
-  L.push(
-    ...(aws
-      ? msg('The aws command was not found. Install the AWS CLI and make sure aws is on PATH.')
-      : msg('The tagssh command was not found. Install TagSSH and make sure tagssh is on PATH, or export the macro with the aws CLI helper.')
-    ).map((l) => '  ' + l),
-    '  end',
-  );
+  L.push(...(aws ? msg(word('noAws')) : msg(word('noTagssh'))).map((l) => '  ' + l), '  end');
   if (!aws) {
-    L.push(
-      'elseif tg_rc = 3 then',
-      ...msg(
-        'TagSSH found no usable address for %s (%s): no instance has this Name, or it has no public IP. Check the AWS profile and region, or export the macro again.',
-        'tg_label',
-        'tg_where',
-      ).map((l) => '  ' + l),
-      '  end',
-    );
-    L.push(
-      'elseif tg_rc = 4 then',
-      ...msg('Several running instances are named %s. Give each a unique Name tag, or export the macro again and pick one.', 'tg_label').map((l) => '  ' + l),
-      '  end',
-    );
-    L.push(
-      'elseif tg_rc = 5 then',
-      ...msg('%s is still stopped. Start it in TagSSH (or: tagssh start) and run this macro again.', 'tg_label').map((l) => '  ' + l),
-      '  end',
-    );
+    L.push('elseif tg_rc = 3 then', ...msg(word('noAddress'), 'tg_label', 'tg_where').map((l) => '  ' + l), '  end');
+    L.push('elseif tg_rc = 4 then', ...msg(word('ambiguous'), 'tg_label').map((l) => '  ' + l), '  end');
+    L.push('elseif tg_rc = 5 then', ...msg(word('stillStopped'), 'tg_label').map((l) => '  ' + l), '  end');
   }
   L.push(
     'elseif tg_rc <> 0 then',
-    ...msg(
-      aws
-        ? 'Looking up %s (%s) failed with exit code %d. Check your AWS credentials (aws sts get-caller-identity) and try again.'
-        : 'Looking up %s (%s) failed with exit code %d. Run the same lookup in a Command Prompt (tagssh resolve) to see why.',
-      'tg_label',
-      'tg_where',
-      'tg_rc',
-    ).map((l) => '  ' + l),
+    ...msg(word(aws ? 'lookupFailedAws' : 'lookupFailed'), 'tg_label', 'tg_where', 'tg_rc').map((l) => '  ' + l),
     '  end',
     'endif',
     'fileopen tg_fh tg_addrpath 0 1',
     'if tg_fh < 0 then',
-    ...msg('Could not read the lookup result for %s from %s.', 'tg_label', 'tg_addrpath').map((l) => '  ' + l),
+    ...msg(word('unreadable'), 'tg_label', 'tg_addrpath').map((l) => '  ' + l),
     '  end',
     'endif',
     "tg_line = ''",
@@ -263,7 +239,7 @@ function dynamicBody(opts: TeraTermOptions): string[] {
       'tg_addr = groupmatchstr2',
       "strcompare tg_state 'running'",
       'if result <> 0 then',
-      ...msg('%s is not running (state: %s). Start it and run this macro again.', 'tg_label', 'tg_state').map((l) => '  ' + l),
+      ...msg(word('notRunning'), 'tg_label', 'tg_state').map((l) => '  ' + l),
       '  end',
       'endif',
       "strcompare tg_addr 'None'",
@@ -278,18 +254,13 @@ function dynamicBody(opts: TeraTermOptions): string[] {
     "strtrim tg_addr ' '#9",
     'strlen tg_addr',
     'if result = 0 then',
-    ...msg(
-      opts.private
-        ? 'The lookup found %s but printed no address. Does it have a private IP?'
-        : 'The lookup found %s but printed no address. Does it have a public IP or an Elastic IP? (For a VPN, export with --private.)',
-      'tg_label',
-    ).map((l) => '  ' + l),
+    ...msg(word(opts.private ? 'emptyPrivate' : 'emptyPublic'), 'tg_label').map((l) => '  ' + l),
     '  end',
     'endif',
     // Only an address may reach the connect line: anything else could smuggle TTSSH options.
     "strmatch tg_addr '^[0-9A-Za-z.-]+$'",
     'if result = 0 then',
-    ...msg('The lookup for %s printed something that is not an address: %s', 'tg_label', 'tg_addr').map((l) => '  ' + l),
+    ...msg(word('notAddress'), 'tg_label', 'tg_addr').map((l) => '  ' + l),
     '  end',
     'endif',
     'tg_cmdline = tg_addr',
@@ -354,7 +325,13 @@ export function teraTermMenuMacro(hosts: readonly TeraTermHost[], opts: TeraTerm
     const item = `${truncateUtf8(displayName(h), LABEL_BYTES)}  (${h.instanceId}, ${h.region})`;
     lines.push(`tg_items[${i}] = ${ttlString(item, `The menu entry for ${h.instanceId}`)}`);
   });
-  lines.push("listbox 'Connect to which instance?' 'TagSSH' tg_items", 'tg_choice = result', 'if tg_choice < 0 then', '  end', 'endif');
+  lines.push(
+    `listbox ${ttlString(ttlWord('menu', opts.lang), 'The menu title')} ${TITLE} tg_items`,
+    'tg_choice = result',
+    'if tg_choice < 0 then',
+    '  end',
+    'endif',
+  );
   hosts.forEach((h, i) => {
     lines.push(`${i === 0 ? 'if' : 'elseif'} tg_choice = ${i} then`, ...targetAssignments(h, opts, '  '));
   });

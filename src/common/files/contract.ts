@@ -12,8 +12,14 @@ import { REMOTE_PATH_MAX, nameProblem } from './paths.js';
 /** Raw bytes per chunk: base64 of it stays far below the WebSocket's 2 MiB message limit. */
 export const FILE_CHUNK_BYTES = 512 * 1024;
 const CHUNK_BASE64_MAX = Math.ceil(FILE_CHUNK_BYTES / 3) * 4;
-/** Entries one listing returns at most (a directory of a million files must not freeze the app). */
+/** Entries one listing returns unless more are asked for (a directory of a million files must not freeze the app). */
 export const LIST_MAX_ENTRIES = 5000;
+/**
+ * The most entries the panel ever asks for ("Show more" adds LIST_MAX_ENTRIES at a time): the
+ * engine reads no further into a listing, so a server whose listing never ends costs it this
+ * many entries, not its memory.
+ */
+export const LIST_LIMIT_MAX = 100_000;
 /** Largest file the panel moves (held in the browser's memory on download). */
 export const TRANSFER_MAX_BYTES = 4 * 1024 ** 3;
 
@@ -60,9 +66,12 @@ export const TransferDoneSchema = z.object({
 });
 
 export const filesCalls = {
-  /** A directory's entries (`.` and `..` left out); no path = the login directory. `path` comes back resolved. */
+  /**
+   * A directory's entries (`.` and `..` left out), at most `limit` (LIST_MAX_ENTRIES unless given);
+   * `truncated` when it holds more. No path = the login directory. `path` comes back resolved.
+   */
   'files.list': call(
-    z.object({ sessionId: SessionId, path: RemotePathSchema.optional() }),
+    z.object({ sessionId: SessionId, path: RemotePathSchema.optional(), limit: z.number().int().min(1).max(LIST_LIMIT_MAX).optional() }),
     z.object({ path: z.string(), entries: z.array(FileEntrySchema), truncated: z.boolean() }),
   ),
   /** The current directory of the session's shell (the foreground process's, e.g. after `cd`). */

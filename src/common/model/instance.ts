@@ -18,6 +18,8 @@ export const InstanceSchema = z.object({
   /** True when publicIp is an Elastic IP (survives stop/start). */
   isElasticIp: z.boolean(),
   privateIp: z.string().nullable(),
+  /** EC2's Ipv6Address (the primary IPv6 address), when the instance has one. */
+  ipv6Ip: z.string().nullable().optional(),
   keyName: z.string().nullable(),
   imageId: z.string().nullable(),
   /** "windows" or null (EC2's Platform), plus the longer PlatformDetails when present. */

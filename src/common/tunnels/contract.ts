@@ -7,9 +7,11 @@ import { TUNNEL_FIELDS, TUNNEL_PROBLEM_CODES } from './spec.js';
 // The tunnels part of the app contract (spread into src/common/contract.ts). Saved tunnels belong
 // to an instance or to every instance with a tag (src/common/tunnels/binding.ts); they run in the
 // engine (not in a terminal tab), so closing a tab or the window leaves them running until
-// stopped. `tunnels.status` pushes state and byte counts, per instance a tunnel runs on.
+// stopped. `tunnels.status` pushes state, link health and byte counts, per instance a tunnel runs on.
+// "open" is connected; "reconnecting" is the link being rebuilt while the local port stays bound.
 
-const TunnelId = z.string().regex(/^[a-z0-9-]{6,64}$/);
+export const TunnelIdSchema = z.string().regex(/^[a-z0-9-]{6,64}$/);
+const TunnelId = TunnelIdSchema;
 const HostText = z.string().min(1).max(255);
 
 const InstanceId = z.string().regex(INSTANCE_ID);
@@ -50,7 +52,16 @@ export const TunnelStatusSchema = z.object({
   bytesIn: z.number().nonnegative(),
   bytesOut: z.number().nonnegative(),
   active: z.number().int().nonnegative(),
+  /** Why it is not connected now (the link is being rebuilt, or it failed); null while connected. */
   error: AppErrorDataSchema.nullable(),
+  /** Links rebuilt since it was started (after drops, and replacements ahead of a transport's time limit). */
+  reconnects: z.number().int().nonnegative(),
+  /** When the link in use came up (ms since the epoch); null while there is none. */
+  connectedSince: z.number().nonnegative().nullable(),
+  /** The last drop or failed attempt and when it happened, kept after the link is back. */
+  lastError: z.object({ error: AppErrorDataSchema, at: z.number().nonnegative() }).nullable(),
+  /** Clients waiting for the link while it is rebuilt. */
+  waiting: z.number().int().nonnegative(),
 });
 export type TunnelStatusPayload = z.infer<typeof TunnelStatusSchema>;
 

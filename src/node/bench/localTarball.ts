@@ -2,7 +2,7 @@ import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { AppError } from '../../common/errors.js';
 import type { LocalUpload } from '../../common/bench/types.js';
-import { unixbenchUpload } from '../../common/bench/unixbench.js';
+import { unixbenchUpload } from '../../common/bench/presets/unixbench.js';
 
 // The local file a benchmark may send to an instance (a preset's upload hook, e.g. UnixBench's
 // source=upload tarball). Only a regular file of bounded size that the preset's own check

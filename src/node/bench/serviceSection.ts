@@ -2,7 +2,7 @@ import { AppError, toAppError } from '../../common/errors.js';
 import { describeParams, getPreset, PRESET_IDS, type BoundPreset } from '../../common/bench/index.js';
 import { expandMatrix, variantLabel, varyingParams, type MatrixValues } from '../../common/bench/matrix.js';
 import type { Handlers } from '../../common/contract.js';
-import type { HandlerSection } from '../service.js';
+import type { HandlerSection } from '../service/types.js';
 import type { Instance } from '../../common/model/instance.js';
 import type { BenchHost, BenchEvent } from './runner.js';
 import type { ResultsStore } from './store.js';
@@ -36,7 +36,7 @@ export function benchSection(o: BenchSectionOptions = {}): HandlerSection {
     const storeOf = async () => o.store?.() ?? (await import('./store.js')).resultsStore();
 
     async function hostFor(ref: { id: string; region: string }, acceptNew = false): Promise<BenchHost> {
-      const [{ connectTargetFor }, { listInstances }] = await Promise.all([import('../ssh/target.js'), import('../aws/inventory.js')]);
+      const [{ connectTargetFor }, { listInstances }] = await Promise.all([import('../ssh/target.js'), import('../aws/instances/inventory.js')]);
       const settings = deps.settings.get();
       const scope = { ...(settings.profile ? { profile: settings.profile } : {}), regions: [ref.region] };
       const target = await connectTargetFor(ref.id, { ...scope, settings, ...(acceptNew ? { acceptNew: true } : {}) });
@@ -54,7 +54,7 @@ export function benchSection(o: BenchSectionOptions = {}): HandlerSection {
       batches.set(batchId, ac);
       const onEvent = (event: BenchEvent) => {
         if (event.type === 'finished') {
-          const { raw: _raw, ...summary } = event.result;
+          const { raw: _raw, script: _script, peerScript: _peerScript, ...summary } = event.result;
           emit('bench.event', { batchId, event: { ...event, result: summary } });
         } else emit('bench.event', { batchId, event });
       };
@@ -115,6 +115,8 @@ export function benchSection(o: BenchSectionOptions = {}): HandlerSection {
         const batchId = input.batchId ?? newRunId();
         if (batches.has(batchId)) throw new AppError('INVALID_INPUT', `Batch ${batchId} is already running.`);
         const pool = borrowedConnect();
+        const settings = deps.settings.get();
+        const enrich = (await import('./enrich.js')).awsEnricher(settings.profile ? { profile: settings.profile } : {});
         inBackground(batchId, (signal, onEvent) =>
           runBench({
             preset: p.id,
@@ -128,6 +130,8 @@ export function benchSection(o: BenchSectionOptions = {}): HandlerSection {
             onEvent,
             ...(input.concurrency ? { concurrency: input.concurrency } : {}),
             ...(pool ? { connect: pool } : {}),
+            ...(input.repeat ? { repeat: input.repeat } : {}),
+            enrich,
           }),
         );
         return { batchId };
@@ -141,10 +145,11 @@ export function benchSection(o: BenchSectionOptions = {}): HandlerSection {
           return { id: h.instanceId, region: h.region };
         };
         const [host, peer] = await Promise.all([hostFor(ref(result.instance)), result.peer ? hostFor(ref(result.peer)) : undefined]);
-        const { attachRun } = await import('./runner.js');
+        // Inside a series, the rest of the series follows the collected run (see seriesAttach.ts).
+        const { attachInSeries } = await import('./seriesAttach.js');
         const pool = borrowedConnect();
         inBackground(batchId, (signal, onEvent) =>
-          attachRun(result, { host, ...(peer ? { peer } : {}) }, { store, signal, onEvent, ...(pool ? { connect: pool } : {}) }),
+          attachInSeries(result, { host, ...(peer ? { peer } : {}) }, { store, signal, onEvent, ...(pool ? { connect: pool } : {}) }),
         );
         return null;
       },
@@ -154,10 +159,18 @@ export function benchSection(o: BenchSectionOptions = {}): HandlerSection {
       },
       async 'bench.results'({ preset }) {
         const store = await storeOf();
-        return { results: store.list(preset ? { preset } : {}).map(({ raw: _raw, ...rest }) => rest) };
+        return { results: store.list(preset ? { preset } : {}).map(({ raw: _raw, script: _script, peerScript: _peerScript, ...rest }) => rest) };
       },
       async 'bench.result'({ id }) {
         return (await storeOf()).get(id);
+      },
+      async 'bench.report'({ ids, lang }) {
+        const [{ runsFor }, { buildReport }, { tagsshVersion }] = await Promise.all([
+          import('./store.js'),
+          import('../../common/bench/report.js'),
+          import('../version.js'),
+        ]);
+        return { files: buildReport(runsFor(await storeOf(), ids), { lang, now: new Date(), tagsshVersion: tagsshVersion() }) };
       },
       async 'bench.delete'({ id }) {
         const store = await storeOf();

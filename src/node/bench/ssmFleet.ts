@@ -5,14 +5,15 @@ import type { BoundPreset } from '../../common/bench/preset.js';
 import type { BenchHostInfo, BenchResult } from '../../common/bench/result.js';
 import type { Instance } from '../../common/model/instance.js';
 import { shQuote } from '../../common/shell.js';
-import { ec2For } from '../aws/clients.js';
-import { cjsExports } from '../aws/interop.js';
-import type { AwsScope } from '../aws/scope.js';
-import { sdkAppError, sdkClientConfig } from '../aws/sdkClients.js';
-import { pollUntil } from '../aws/wait.js';
+import { ec2For } from '../aws/config/clients.js';
+import { cjsExports } from '../aws/ec2/interop.js';
+import type { AwsScope } from '../aws/config/scope.js';
+import { sdkAppError, sdkClientConfig } from '../aws/config/sdkClients.js';
+import { pollUntil } from '../aws/instances/wait.js';
 import { runDirFor } from './remote.js';
-import { applyParsed, newRunId } from './runner.js';
+import { applyParsed, newRunId } from './runResult.js';
 import type { ResultsStore } from './store.js';
+import type { SeriesInfo } from '../../common/bench/repeat.js';
 
 // Fleets through AWS Systems Manager: past a few dozen hosts, Run Command instead of SSH
 // fan-out. The preset's script — the very one an SSH run starts (bind().script) — goes out once
@@ -138,8 +139,12 @@ export interface FleetRequest {
   timeoutSeconds?: number;
   store?: ResultsStore;
   onNode?: (node: { instanceId: string; label: string; status: string }) => void;
-  onSent?: (commandId: string) => void;
+  onSent?: (commandId: string, targets: SsmTarget[]) => void;
   signal?: AbortSignal;
+  /** Repeated fleet runs: the series each node's result belongs to (see fleetSeries.ts). */
+  series?: (instanceId: string) => SeriesInfo;
+  /** Adds the AWS lookups (AMI name) to each result before it is saved. */
+  enrich?: (r: BenchResult) => Promise<void>;
 }
 
 function hostOf(id: string, region: string, i: Instance | undefined): BenchHostInfo {
@@ -175,6 +180,7 @@ export async function runFleet(req: FleetRequest): Promise<BenchResult[]> {
     const batchId = newRunId();
     const startedAt = new Date().toISOString();
     const timeoutSeconds = req.timeoutSeconds ?? Math.min(172_800, Math.max(30, Math.round(run.estimateSeconds() * 3 + 120)));
+    const script = run.script({ runId: batchId, runDir: runDirFor(batchId) });
     const sent = await call(() =>
       ssm.send(
         new sdk.SendCommandCommand({
@@ -182,7 +188,7 @@ export async function runFleet(req: FleetRequest): Promise<BenchResult[]> {
           // Named ids go as InstanceIds (what SSM documents for a list of nodes), tags as Targets.
           ...(req.targets[0]?.Key === 'InstanceIds' ? { InstanceIds: req.targets[0].Values } : { Targets: req.targets }),
           Parameters: {
-            commands: [fleetCommand(run.script({ runId: batchId, runDir: runDirFor(batchId) }), batchId)],
+            commands: [fleetCommand(script, batchId)],
             executionTimeout: [String(timeoutSeconds)],
           },
           Comment: `tagssh bench ${run.preset.id} ${batchId}`.slice(0, 100),
@@ -195,7 +201,7 @@ export async function runFleet(req: FleetRequest): Promise<BenchResult[]> {
     );
     const commandId = sent.Command?.CommandId;
     if (!commandId) throw new AppError('AWS_API', 'Systems Manager accepted the command but returned no command id.');
-    req.onSent?.(commandId);
+    req.onSent?.(commandId, req.targets);
 
     // Per-node states come from ListCommandInvocations. An endpoint without it (moto 5.2 has
     // none) is asked node by node with GetCommandInvocation, for the nodes ListCommands names.
@@ -272,6 +278,8 @@ export async function runFleet(req: FleetRequest): Promise<BenchResult[]> {
         facts: { 'ssm-command-id': commandId },
         notes: [],
         raw: { stdout: '', stderr: '' },
+        script,
+        ...(req.series ? { series: req.series(id) } : {}),
       };
       let r: BenchResult;
       try {
@@ -289,6 +297,7 @@ export async function runFleet(req: FleetRequest): Promise<BenchResult[]> {
       } catch (e) {
         r = { ...base, status: 'failed', error: toAppError(e).toJSON(), endedAt: new Date().toISOString() };
       }
+      await req.enrich?.(r).catch(() => undefined);
       req.store?.save(r);
       results.push(r);
     }

@@ -66,3 +66,40 @@ export function resultsStore(dir = join(tagsshPaths().data, 'results')): Results
     },
   };
 }
+
+/**
+ * The id a person typed, as `git` takes a commit: the whole id, or its first characters (4 at
+ * least) when exactly one saved result starts with them.
+ */
+export function resultIdFrom(store: Pick<ResultsStore, 'list'>, typed: string): string {
+  // A series id names all its runs (runsFor); a prefix may pick one as well as a run's id.
+  const all = [...new Set(store.list().flatMap((r) => (r.series?.id ? [r.id, r.series.id] : [r.id])))];
+  if (all.includes(typed)) return typed;
+  const hits = typed.length >= 4 ? all.filter((id) => id.startsWith(typed)) : [];
+  if (hits.length === 1) return hits[0]!;
+  if (hits.length > 1)
+    throw new AppError(
+      'AMBIGUOUS',
+      `"${typed}" starts ${hits.length} result ids: ${hits.slice(0, 5).join(', ')}${hits.length > 5 ? ', …' : ''}.`,
+      'Type more of the id.',
+    );
+  if (typed.length < 4)
+    throw new AppError(
+      'INVALID_INPUT',
+      `"${typed}" is too short to pick a result.`,
+      'Give at least the first 4 characters of the id (`tagssh results` lists them).',
+    );
+  throw new AppError('NOT_FOUND', `No benchmark result id starts with "${typed}".`, 'List results with `tagssh results`.');
+}
+
+/** The runs an id names: a series id gives all its runs in order, a result id that run alone. */
+export function runsFor(store: ResultsStore, ids: string[]): BenchResult[] {
+  const all = store.list();
+  const out: BenchResult[] = [];
+  for (const id of ids) {
+    const runs = all.filter((r) => r.series?.id === id);
+    if (runs.length) out.push(...runs.sort((a, b) => (a.series?.index ?? 0) - (b.series?.index ?? 0)));
+    else out.push(store.get(id));
+  }
+  return out;
+}

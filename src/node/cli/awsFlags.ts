@@ -1,7 +1,7 @@
-import { normaliseRegions, type AwsScope } from '../aws/scope.js';
+import { normaliseRegions, type AwsScope } from '../aws/config/scope.js';
 
 // The parsed form of --profile / --region, and its conversion to the engine's AwsScope. Free of
-// commander so that the `tagssh resolve` fast path (resolveMain.ts) can use it too.
+// commander so that the `tagssh resolve` fast path (commands/resolve/main.ts) can use it too.
 
 export interface AwsFlags {
   profile?: string;

@@ -3,7 +3,7 @@ import type { TargetOptions } from '../ssh/target.js';
 import { isTransportChoice, TRANSPORT_CHOICES, type TransportChoice } from '../../common/model/transport.js';
 import { escapeControls } from '../../common/safeText.js';
 import { addAwsOptions, awsScopeFrom, type AwsFlags } from './options.js';
-import { parsePort } from './commands/resolve.js';
+import { collect, parsePort } from './flags.js';
 
 // The connection options shared by every command that opens SSH sessions (`ssh`, `bench`):
 // same names, same meaning, same validation.
@@ -19,14 +19,13 @@ export interface ConnectFlags extends AwsFlags {
   transport?: TransportChoice;
   verbose?: boolean;
   eic?: boolean;
+  agentForward?: boolean;
 }
 
 export function parseTransportFlag(v: string): TransportChoice {
   if (isTransportChoice(v)) return v;
   throw new InvalidArgumentError(`expected one of ${TRANSPORT_CHOICES.join(', ')}`);
 }
-
-export const collect = (v: string, prev: string[] | undefined): string[] => [...(prev ?? []), v];
 
 /** Where --accept-new goes so that it takes no fingerprint, in the words of `tagssh ssh`. */
 export const SSH_ACCEPT_NEW_PLACE = 'put `--` before a remote command';
@@ -49,9 +48,16 @@ export function fingerprintFlagParser(place: string = SSH_ACCEPT_NEW_PLACE): (v:
  */
 export function addConnectOptions<C extends Command>(cmd: C, opts: { portShort?: '-p' | '-P'; acceptNewPlace?: string } = {}): C {
   cmd
-    .option('-u, --user <user>', 'login user (default: tag tagssh:user, else from the AMI family, else settings, else ec2-user)')
-    .option('-i, --identity <file>', 'private key file (default: ~/.ssh/<KeyName>.pem or ~/.ssh/<KeyName>, then settings, then ~/.ssh/id_*)')
-    .option(`${opts.portShort ?? '-p'}, --port <port>`, 'SSH port (default: tag tagssh:port, else settings, else 22)', (v) => parsePort(v))
+    .option(
+      '-u, --user <user>',
+      'login user (default: the instance\'s "Connect as…" in the app, else tag tagssh:user, else Settings\' default user, else from the AMI family, else ec2-user)',
+    )
+    .option(
+      '-i, --identity <file>',
+      'private key file, OpenSSH, PEM or PuTTY .ppk (default: "Connect as…", then ~/.ssh/<KeyName>.pem or ~/.ssh/<KeyName>, then settings, then ~/.ssh/id_*)',
+    )
+    .option(`${opts.portShort ?? '-p'}, --port <port>`, 'SSH port (default: "Connect as…", else tag tagssh:port, else settings, else 22)', (v) => parsePort(v))
+    .option('-A, --agent-forward', 'forward your ssh-agent to the instance, as ssh -A (only to hosts you trust; default: Settings)')
     .option('--via <bastion>', 'jump host: instance Name/id or [user@]host[:port]; repeat or comma-separate for several hops', collect)
     .option('--private', 'connect to the private IP (implied when a jump host is used)')
     .option(
@@ -59,10 +65,10 @@ export function addConnectOptions<C extends Command>(cmd: C, opts: { portShort?:
       `how to reach the instance: ${TRANSPORT_CHOICES.join('|')} (default: tag tagssh:transport, else settings, else auto: jump host if one is configured, else public address, else EC2 Instance Connect Endpoint, else SSM)`,
       parseTransportFlag,
     )
-    .option('-v, --verbose', 'say how the connection is made (the transport and why)')
+    .option('-v, --verbose', 'say how the connection is made (the transport and why, and which rule chose the login user)')
     .option(
       '--eic',
-      'log in with a fresh key pushed through EC2 Instance Connect (valid 60 s, never stored); without it one is pushed only when no key of yours is accepted',
+      'log in with a fresh key pushed through EC2 Instance Connect (valid 60 s, never stored); without it, a refused login asks first on a terminal',
     )
     .option(
       '--accept-new [fingerprint]',
@@ -87,6 +93,7 @@ export function targetOptionsFrom(flags: ConnectFlags & { pick?: string }): Targ
     ...(flags.acceptNew !== undefined ? { acceptNew: flags.acceptNew } : {}),
     ...(flags.transport ? { transport: flags.transport } : {}),
     ...(flags.eic ? { eic: true } : {}),
+    ...(flags.agentForward ? { agentForward: true } : {}),
     ...(flags.verbose ? { onTransport: (d) => process.stderr.write(`tagssh: transport ${d.name} (${escapeControls(d.why)})\n`) } : {}),
   };
 }

@@ -4,7 +4,7 @@ import { setFlagsFromString } from 'node:v8';
 // socket read and SFTP message is a fresh Buffer outside V8's heap. That external memory makes V8
 // start an incremental mark of the whole heap (the AWS SDK's thousands of functions included) for
 // every ~64 MiB moved: 75–86 full marks per 512 MiB `tagssh cp`, which doubled its CPU time
-// (`node --trace-gc`, measured with bench/sections/files.mjs' data). Without incremental marking
+// (`node --trace-gc`, measured with perf/sections/files.mjs' data). Without incremental marking
 // the same copy needs one full mark (young-generation scavenges free the buffers) and half the
 // CPU. The price, an occasional atomic pause of a few milliseconds on a small heap, is invisible on
 // a command line; the app's engine runs in its own process and keeps V8's defaults.

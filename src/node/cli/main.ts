@@ -5,7 +5,7 @@ import { buildProgram as build, finish, reportError, runCli } from './program.js
 
 // `tagssh`: every command registers itself from ./commands; heavy modules (AWS chain, ssh2,
 // zod schemas) are imported inside actions so that each command loads only what it uses.
-// `tagssh resolve` normally starts from resolveMain.ts instead (see bin/tagssh.mjs).
+// `tagssh resolve` normally starts from commands/resolve/main.ts instead (see bin/tagssh.mjs).
 
 export function buildProgram() {
   return build(registerCommands);

@@ -1,5 +1,7 @@
 import { AppError, toAppError } from '../../common/errors.js';
 import { escapeControls, isTerminalSafe, terminalSafeJson } from '../../common/safeText.js';
+import { cliErrorJson } from './errorWords.js';
+import { eastAsianWidth } from 'get-east-asian-width';
 
 // Output conventions shared by commands: results on stdout, progress and errors on stderr;
 // with --json, stdout carries exactly one JSON document (the result, or {"error": …}).
@@ -15,7 +17,7 @@ export async function withJsonErrors(json: boolean | undefined, body: () => Prom
   try {
     await body();
   } catch (e) {
-    if (json) printJson({ error: toAppError(e).toJSON() });
+    if (json) printJson({ error: cliErrorJson(toAppError(e).toJSON()) });
     throw e;
   }
 }
@@ -47,26 +49,24 @@ export function printable(s: string): string {
   return isTerminalSafe(s) ? s : escapeControls(JSON.stringify(s));
 }
 
-/** Terminal column width: East Asian wide characters and emoji take two columns. */
+/**
+ * Terminal column width, by Unicode's East Asian Width (get-east-asian-width): wide and
+ * full-width characters (漢字, かな, ｗｅｂ) and emoji take two columns, combining marks and
+ * zero-width characters none.
+ */
 export function displayWidth(s: string): number {
   let w = 0;
   for (const ch of s) {
     const cp = ch.codePointAt(0) ?? 0;
-    if (cp >= 0x300 && cp <= 0x36f) continue; // combining marks
-    w +=
-      (cp >= 0x1100 && cp <= 0x115f) ||
-      (cp >= 0x2e80 && cp <= 0xa4cf) ||
-      (cp >= 0xac00 && cp <= 0xd7a3) ||
-      (cp >= 0xf900 && cp <= 0xfaff) ||
-      (cp >= 0xfe30 && cp <= 0xfe4f) ||
-      (cp >= 0xff00 && cp <= 0xff60) ||
-      (cp >= 0xffe0 && cp <= 0xffe6) ||
-      (cp >= 0x1f300 && cp <= 0x1faff) ||
-      (cp >= 0x20000 && cp <= 0x3fffd)
-        ? 2
-        : 1;
+    if (/[\p{Mn}\p{Me}\p{Cf}]/u.test(ch)) continue;
+    w += eastAsianWidth(cp) === 2 || /\p{Extended_Pictographic}/u.test(ch) ? 2 : 1;
   }
   return w;
+}
+
+/** `s` padded with spaces to `width` terminal columns. */
+export function padColumns(s: string, width: number): string {
+  return s + ' '.repeat(Math.max(0, width - displayWidth(s)));
 }
 
 /** Left-aligned columns separated by two spaces. */

@@ -1,6 +1,7 @@
 import type { Instance } from '../../common/model/instance.js';
 import { AppError } from '../../common/errors.js';
 import { readKeyFile } from '../ssh/auth.js';
+import { similarNames } from '../../common/names.js';
 
 // Which instances an export covers (exact Name or id, or all), and what only Node can tell:
 // whether a key file on this machine is passphrase-protected.
@@ -8,19 +9,25 @@ import { readKeyFile } from '../ssh/auth.js';
 export function selectInstances(all: readonly Instance[], names: readonly string[], everything: boolean): Instance[] {
   const live = all.filter((i) => i.state !== 'terminated' && i.state !== 'shutting-down');
   if (everything) {
-    if (live.length === 0) throw new AppError('NOT_FOUND', 'No instances to export in this profile/region.', 'Try --region all, or check --profile.');
+    if (live.length === 0) throw new AppError('NOT_FOUND', 'No instances to export in this profile/region.', undefined, { reason: 'nothing-to-export' });
     return live;
   }
-  if (names.length === 0) throw new AppError('INVALID_INPUT', 'Name the instances to export, or pass --all.', 'Example: tagssh export teraterm web-1 db-1');
+  if (names.length === 0) throw new AppError('INVALID_INPUT', 'Name the instances to export.', undefined, { reason: 'export-no-names' });
   const picked: Instance[] = [];
   for (const n of names) {
     const hits = live.filter((i) => i.name === n || i.id === n);
-    if (hits.length === 0)
+    if (hits.length === 0) {
+      const mean = similarNames(
+        n,
+        live.flatMap((i) => (i.name === null ? [] : [i.name])),
+      );
       throw new AppError(
         'NOT_FOUND',
-        `No instance named ${JSON.stringify(n)}.`,
-        'Names are exact and case-sensitive; run `tagssh list` (or add --region all).',
+        `No instance named ${JSON.stringify(n)}.${mean.length ? ` Did you mean ${mean.map((m) => JSON.stringify(m)).join(' or ')}?` : ''}`,
+        undefined,
+        { reason: 'export-no-such-name', ref: n, suggestions: mean },
       );
+    }
     for (const h of hits) if (!picked.includes(h)) picked.push(h);
   }
   return picked;

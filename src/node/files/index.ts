@@ -13,7 +13,7 @@ import { Transfers, type TransferOptions, type TransferSummary } from './transfe
 // positions. Remote paths are relative to the login directory unless they start with /.
 
 export type { RemoteEntry, EntryType } from './remoteFs.js';
-export type { TransferOptions, TransferProgress, TransferSummary } from './transfer.js';
+export type { SkippedEntry, TransferOptions, TransferProgress, TransferSummary } from './transfer.js';
 export { partialNameFor } from './transfer.js';
 export type { RemoteFile } from './remoteFile.js';
 

@@ -1,7 +1,9 @@
 import { AppError } from '../../common/errors.js';
 import type { FileEntry } from '../../common/files/contract.js';
 import { joinRemote } from '../../common/files/paths.js';
+import { readDirBounded } from './boundedList.js';
 import type { FileSession } from './index.js';
+import { entryTypeOf } from './remoteFs.js';
 
 // What the app's file panel needs beyond the shared file API (./index.ts): a listing whose links
 // say whether they lead to a directory, and "already exists" as its own answer (the renderer
@@ -14,19 +16,30 @@ export function panelError(kind: PanelFileError, path: string, message: string):
   return new AppError('REMOTE_FAILED', message, undefined, { fileError: kind, path });
 }
 
-/** The entries of `dir` (directories and links to them first, then by name), at most `max`. */
+/**
+ * The first `max` entries of `dir` as the server lists them (directories and links to them first,
+ * then by name). Only `max` + 1 are read: the server decides when a listing ends, and one that never
+ * does must cost the engine (which every tab and tunnel shares) no more than that.
+ */
 export async function listForPanel(files: FileSession, dir: string, max: number): Promise<{ entries: FileEntry[]; truncated: boolean }> {
-  const all = await files.list(dir);
+  const { entries: raw, more } = await readDirBounded(files.ops, dir, max);
   const entries = await Promise.all(
-    all.slice(0, max).map(async (e): Promise<FileEntry> => {
-      const entry: FileEntry = { name: e.name, kind: e.type === 'symlink' ? 'link' : e.type, size: e.size, mode: e.mode, mtime: e.mtime * 1000 };
-      if (entry.kind === 'link') entry.toDir = (await files.stat(joinRemote(dir, e.name)).catch(() => null))?.isDirectory() ?? false;
+    raw.map(async (r): Promise<FileEntry> => {
+      const type = entryTypeOf(r.attrs.mode);
+      const entry: FileEntry = {
+        name: r.filename,
+        kind: type === 'symlink' ? 'link' : type,
+        size: r.attrs.size,
+        mode: r.attrs.mode & 0o7777,
+        mtime: r.attrs.mtime * 1000,
+      };
+      if (entry.kind === 'link') entry.toDir = (await files.stat(joinRemote(dir, r.filename)).catch(() => null))?.isDirectory() ?? false;
       return entry;
     }),
   );
   const dirLike = (e: FileEntry) => e.kind === 'dir' || !!e.toDir;
   entries.sort((a, b) => Number(dirLike(b)) - Number(dirLike(a)) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  return { entries, truncated: all.length > max };
+  return { entries, truncated: more };
 }
 
 /** Refuses with an "exists" error when anything (even a dangling link) is at `path`. */

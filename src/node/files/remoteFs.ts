@@ -1,5 +1,6 @@
 import { posix } from 'node:path';
 import { AppError } from '../../common/errors.js';
+import { COPY_MAX_DIR_ENTRIES, readDirBounded } from './boundedList.js';
 import type { SftpOps } from './sftpOps.js';
 
 // Browsing and tidying a remote tree over SFTP: what the app's file panel shows and does.
@@ -30,11 +31,9 @@ export function entryTypeOf(mode: number): EntryType {
   }
 }
 
-/** The entries of a directory (without . and ..), directories first, then by name. */
+/** The entries of a directory (without . and ..), directories first, then by name; more than COPY_MAX_DIR_ENTRIES is refused. */
 export async function listDir(ops: SftpOps, path: string): Promise<RemoteEntry[]> {
-  const raw = await ops.readdir(path);
-  return raw
-    .filter((e) => e.filename !== '.' && e.filename !== '..')
+  return (await entriesOf(ops, path))
     .map((e) => ({ name: e.filename, type: entryTypeOf(e.attrs.mode), size: e.attrs.size, mode: e.attrs.mode & 0o7777, mtime: e.attrs.mtime }))
     .sort((a, b) => ((a.type === 'dir') !== (b.type === 'dir') ? (a.type === 'dir' ? -1 : 1) : a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
@@ -70,6 +69,19 @@ export async function renamePath(ops: SftpOps, from: string, to: string, opts: {
   await ops.rename(from, to, { overwrite: !!opts.overwrite });
 }
 
+/** A directory's entries, refused past COPY_MAX_DIR_ENTRIES (the server decides when a listing ends). */
+async function entriesOf(ops: SftpOps, path: string) {
+  const { entries, more } = await readDirBounded(ops, path, COPY_MAX_DIR_ENTRIES);
+  if (more)
+    throw new AppError(
+      'INVALID_INPUT',
+      `${ops.host}:${path} lists more than ${COPY_MAX_DIR_ENTRIES} entries; no more than that are read from one directory.`,
+      'Work on it in a terminal on the server.',
+      { path, reason: 'tooManyEntries', max: COPY_MAX_DIR_ENTRIES },
+    );
+  return entries;
+}
+
 /**
  * Deletes a file, a symlink (never what it points to) or a directory; a non-empty directory only
  * with `recursive`.
@@ -78,12 +90,11 @@ export async function removePath(ops: SftpOps, path: string, opts: { recursive?:
   const st = await ops.lstat(path);
   if (entryTypeOf(st.mode) !== 'dir') return ops.unlink(path);
   if (opts.recursive) {
-    for (const e of await ops.readdir(path)) {
-      if (e.filename === '.' || e.filename === '..') continue;
+    for (const e of await entriesOf(ops, path)) {
       if (opts.signal?.aborted) throw new AppError('CANCELLED', `Deleting ${ops.host}:${path} was cancelled.`);
       await removePath(ops, posix.join(path, e.filename), opts);
     }
-  } else if ((await ops.readdir(path)).some((e) => e.filename !== '.' && e.filename !== '..')) {
+  } else if ((await readDirBounded(ops, path, 1)).entries.length > 0) {
     throw new AppError(
       'INVALID_INPUT',
       `${ops.host}:${path} is a directory that is not empty.`,

@@ -2,7 +2,7 @@ import { AppError, toAppError } from '../../common/errors.js';
 import type { Handlers } from '../../common/contract.js';
 import { FILE_CHUNK_BYTES, LIST_MAX_ENTRIES, TRANSFER_MAX_BYTES } from '../../common/files/contract.js';
 import { joinRemote, partNameOf } from '../../common/files/paths.js';
-import type { HandlerSection, SessionPort } from '../service.js';
+import type { HandlerSection, SessionPort } from '../service/types.js';
 import type { ConnectTarget } from '../ssh/types.js';
 import { poolKey } from '../ssh/sessionManager.js';
 import { FileSession, type RemoteFile } from './index.js';
@@ -175,10 +175,10 @@ export function filesSection(o: FilesSectionOptions = {}): HandlerSection {
     };
 
     const handlers: Partial<Handlers> = {
-      async 'files.list'({ sessionId, path }) {
+      async 'files.list'({ sessionId, path, limit }) {
         const files = await filesOf(sessionId);
         const dir = await files.realpath(path ?? '.');
-        return { path: dir, ...(await listForPanel(files, dir, LIST_MAX_ENTRIES)) };
+        return { path: dir, ...(await listForPanel(files, dir, limit ?? LIST_MAX_ENTRIES)) };
       },
       async 'files.cwd'({ sessionId }) {
         const pool = poolOf(sessions);

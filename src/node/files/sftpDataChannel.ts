@@ -1,6 +1,9 @@
 import type { Duplex } from 'node:stream';
 import { AppError } from '../../common/errors.js';
 import type { SshConnection } from '../ssh/connection.js';
+import { ReceiveWindow } from '../ssh/receiveWindow.js';
+import { RoundTrip } from '../ssh/pathRate.js';
+import { FILE_CHANNEL_WINDOW } from './copyFlow.js';
 import { channelLost, sftpError } from './sftpOps.js';
 import { STATUS, STATUS_TEXT } from './sftpStatus.js';
 
@@ -35,6 +38,7 @@ const OPEN_READ = 0x1;
 const OPEN_WRITE = 0x2;
 const OPEN_CREATE = 0x8;
 const OPEN_TRUNCATE = 0x10;
+const OPEN_EXCL = 0x20;
 const ATTR_PERMISSIONS = 0x4;
 
 /** Every SFTP server must take 32 KiB of data per request (the protocol's minimum packet of 34000 bytes). */
@@ -46,7 +50,7 @@ const MAX_SMALL_REPLY = 64 * 1024;
 /** The most a DATA reply may carry, whatever the limits say (OpenSSH's sftp-server: 255 KiB). */
 const MAX_DATA = 1024 * 1024;
 
-type Mode = 'r' | 'w' | 'r+';
+type Mode = 'r' | 'w' | 'wx' | 'r+';
 
 interface Pending {
   resolve(v: Buffer | number | null): void;
@@ -55,6 +59,8 @@ interface Pending {
   into?: Buffer;
   action: string;
   path: string;
+  /** When the request was sent (performance.now()): its reply measures the round trip. */
+  sentAt: number;
 }
 
 /** The reply being received: its type and id, and where its bytes go. */
@@ -116,6 +122,8 @@ export class SftpDataChannel {
   maxRead = SAFE_REQUEST;
   /** Most bytes one write request carries. */
   maxWrite = SAFE_REQUEST;
+  /** The quickest reply to any request: the round trip, queues aside. */
+  private readonly rtt = new RoundTrip();
 
   private constructor(
     private readonly channel: Duplex,
@@ -128,7 +136,11 @@ export class SftpDataChannel {
 
   /** Opens the `sftp` subsystem on `conn` and agrees the version and request sizes. */
   static async open(conn: SshConnection, host: string): Promise<SftpDataChannel> {
-    const dc = new SftpDataChannel(await conn.subsystem('sftp'), host);
+    const channel = await conn.subsystem('sftp');
+    // The server sends only what reads asked for, so the reads in flight, not the window, bound
+    // memory: the window is kept larger than any of them (copyFlow.ts), never the limit.
+    ReceiveWindow.fixed(channel, FILE_CHANNEL_WINDOW);
+    const dc = new SftpDataChannel(channel, host);
     try {
       await dc.handshake();
     } catch (e) {
@@ -136,6 +148,11 @@ export class SftpDataChannel {
       throw e;
     }
     return dc;
+  }
+
+  /** The quickest reply so far, in ms (Infinity before the first). */
+  get roundTripMs(): number {
+    return this.rtt.ms;
   }
 
   /** Whether the channel has closed (ended, dropped, or refused a malformed reply). */
@@ -150,7 +167,7 @@ export class SftpDataChannel {
 
   private async handshake(): Promise<void> {
     const version = await new Promise<Buffer | number | null>((resolve, reject) => {
-      this.pending.set(VERSION_REPLY_ID, { resolve, reject, action: 'start SFTP', path: '' });
+      this.pending.set(VERSION_REPLY_ID, { resolve, reject, action: 'start SFTP', path: '', sentAt: performance.now() });
       this.channel.write(Buffer.concat([u32(5), Buffer.from([INIT]), u32(3)]));
     });
     if (!extensionNames(version as Buffer).includes('limits@openssh.com')) return;
@@ -163,9 +180,16 @@ export class SftpDataChannel {
     this.maxWrite = size(limit(16));
   }
 
-  /** Opens `path`: 'r' to read, 'w' to create or truncate and write (with `mode`), 'r+' to write in place. */
+  /** Opens `path`: 'r' to read, 'w' to create or truncate and write (with `mode`), 'wx' to create it only if nothing (not even a link) is there, 'r+' to write in place. */
   async openFile(path: string, how: Mode, mode?: number): Promise<DataHandle> {
-    const flags = how === 'r' ? OPEN_READ : how === 'w' ? OPEN_WRITE | OPEN_CREATE | OPEN_TRUNCATE : OPEN_READ | OPEN_WRITE;
+    const flags =
+      how === 'r'
+        ? OPEN_READ
+        : how === 'w'
+          ? OPEN_WRITE | OPEN_CREATE | OPEN_TRUNCATE
+          : how === 'wx'
+            ? OPEN_WRITE | OPEN_CREATE | OPEN_TRUNCATE | OPEN_EXCL
+            : OPEN_READ | OPEN_WRITE;
     const attrs = mode === undefined ? u32(0) : Buffer.concat([u32(ATTR_PERMISSIONS), u32(mode)]);
     const handle = (await this.request(OPEN, [str(Buffer.from(path)), u32(flags), attrs], how === 'r' ? 'open' : 'write', path)) as Buffer;
     return { handle, path };
@@ -202,7 +226,7 @@ export class SftpDataChannel {
     const length = 1 + 4 + body.length + (payload?.length ?? 0);
     const head = Buffer.concat([u32(length), Buffer.from([type]), u32(id), body]);
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject, action, path, ...(into ? { into } : {}) });
+      this.pending.set(id, { resolve, reject, action, path, sentAt: performance.now(), ...(into ? { into } : {}) });
       if (!payload) {
         this.channel.write(head);
         return;
@@ -229,6 +253,8 @@ export class SftpDataChannel {
         if (this.headLen < want || (want === 9 && this.head[4] === DATA)) continue;
         this.headLen = 0;
         if (!this.begin()) return;
+        // A reply with nothing after its header (a VERSION offering no extensions) is finished already.
+        if (!this.incoming) continue;
       }
       const m = this.incoming!;
       const n = Math.min(m.left, d.length - p);
@@ -272,6 +298,7 @@ export class SftpDataChannel {
     const req = this.pending.get(id);
     if (!req) return void this.malformed(m.type === VERSION ? 'a second VERSION' : `a reply to request ${m.id}, which was not asked`);
     this.pending.delete(id);
+    this.rtt.note(performance.now() - req.sentAt);
     if (m.type === DATA) return req.resolve(m.filled);
     const body = Buffer.concat(m.parts);
     try {

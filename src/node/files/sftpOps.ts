@@ -27,12 +27,7 @@ export function sftpError(err: unknown, action: string, path: string, host: stri
       { path, action },
     );
   if (e.code === STATUS.PERMISSION_DENIED)
-    return new AppError(
-      'REMOTE_FAILED',
-      `Permission denied on ${host}:${path} (${action}).`,
-      'Log in as a user who may access it (--user), or choose another remote directory.',
-      { path, action, reason: 'permission' },
-    );
+    return new AppError('REMOTE_FAILED', `Permission denied on ${host}:${path} (${action}).`, undefined, { path, action, reason: 'permission' });
   return new AppError('REMOTE_FAILED', `${action} ${host}:${path} failed: ${e.message}.`, undefined, { path, action });
 }
 
@@ -76,6 +71,21 @@ export class SftpOps {
   }
   readdir(path: string): Promise<FileEntryWithStats[]> {
     return this.call((cb) => this.sftp.readdir(path, cb as never), 'list', path, this.host);
+  }
+  /** Opens a directory to read it a batch at a time (readdirBatch), so a listing never has to be held whole. */
+  opendir(path: string): Promise<Buffer> {
+    return this.call((cb) => this.sftp.opendir(path, cb), 'list', path, this.host);
+  }
+  /** The next batch of a directory's entries (one NAME reply, `.` and `..` left out), or null at its end. */
+  readdirBatch(handle: Buffer, path: string): Promise<FileEntryWithStats[] | null> {
+    return this.call(
+      (cb) =>
+        this.sftp.readdir(handle, ((err: (Error & { code?: number }) | undefined, list: FileEntryWithStats[]) =>
+          err?.code === STATUS.EOF ? cb(undefined, null) : cb(err, list)) as never),
+      'list',
+      path,
+      this.host,
+    );
   }
   realpath(path: string): Promise<string> {
     return this.call((cb) => this.sftp.realpath(path, cb), 'resolve', path, this.host);

@@ -1,12 +1,14 @@
-import { constants as fsc } from 'node:fs';
-import { chmod, lstat, mkdir, open, readdir, rename, stat, utimes, type FileHandle } from 'node:fs/promises';
-import { basename, dirname, join, posix } from 'node:path';
-import { AppError } from '../../common/errors.js';
 import type { SshConnection } from '../ssh/connection.js';
-import { localPrefixHash, remotePrefixHash } from './checksum.js';
-import { entryTypeOf } from './remoteFs.js';
-import { SftpDataChannel, type DataHandle } from './sftpDataChannel.js';
+import { CopyFlow, MIN_LANES } from './copyFlow.js';
+import { ChannelPool } from './lanes.js';
+import { cancelled, pipe } from './pipe.js';
+import { localFiles, remoteFiles, TWO_CHANNELS_FROM, type CopyContext, type Destination, type Side, type Writer } from './sides.js';
 import type { SftpOps } from './sftpOps.js';
+import { plan, type Item, type SkippedEntry } from './treePlan.js';
+
+export { localError } from './treePlan.js';
+export { partialNameFor } from './sides.js';
+export type { SkippedEntry } from './treePlan.js';
 
 // Uploads and downloads of files and trees: names, directories and attributes over one SFTP
 // channel (ssh2's client), file contents over channels of their own (SftpDataChannel). Each file
@@ -37,12 +39,24 @@ export interface TransferOptions {
   resume?: boolean;
   signal?: AbortSignal;
   onProgress?: (p: TransferProgress) => void;
+  /** The copy is planned: this many bytes in this many files are about to be copied. */
+  onPlan?: (totalBytes: number, totalFiles: number) => void;
   /** A copy continues from `bytes` already at the destination (a checked partial, or complete). */
   onResume?: (source: string, bytes: number, complete: boolean) => void;
-  /** Requests in flight per file (default 32). */
+  /** Requests in flight per file (default: from the path as measured, see copyFlow.ts). */
   concurrency?: number;
   /** Bytes per request (default 255 KiB: the most OpenSSH's sftp-server reads or writes in one request). */
   chunkSize?: number;
+  /**
+   * An entry of a tree that is not copied: a listed name that is not one plain path component, a
+   * symlink (not followed), a special file, a directory loop. The rest is copied; the summary
+   * lists every one (a caller must not report such a copy as a plain success).
+   */
+  onSkip?: (s: SkippedEntry) => void;
+  /** Entries read from one directory at most (default COPY_MAX_DIR_ENTRIES). */
+  maxDirEntries?: number;
+  /** Files and directories in one copy at most (default COPY_MAX_ITEMS). */
+  maxItems?: number;
 }
 
 export interface TransferSummary {
@@ -51,150 +65,19 @@ export interface TransferSummary {
   /** Bytes that did not need to cross the network (resumed prefixes, already complete files). */
   skippedBytes: number;
   ms: number;
+  /** Entries of a tree left out (see TransferOptions.onSkip). */
+  skipped: SkippedEntry[];
 }
 
-// 32 × 255 KiB = 8 MiB requested: four times the 2 MiB SSH channel window, so the window, not the
-// request count, bounds an upload on any round trip, while a download's server reads ahead of
-// what the window lets it send — and memory stays at 16 MiB per file at most.
-// Measured on loopback (512 MiB in-process): 32 KiB requests ran at half the speed of 255 KiB
-// ones; for downloads 32 requests beat 16 by a fifth, 64 did not beat 32; uploads did not differ.
-const DEFAULT_CONCURRENCY = 32;
+// Requests in flight follow the path (copyFlow.ts): on loopback 32 × 255 KiB = 8 MiB, the most
+// that helped there (for downloads 32 requests beat 16 by a fifth, 64 did not beat 32; uploads did
+// not differ), and over a long round trip twice the bandwidth-delay product, up to 32 MiB.
+// Measured on loopback (512 MiB in-process): 32 KiB requests ran at half the speed of 255 KiB ones.
 const DEFAULT_CHUNK = 255 * 1024;
 const PROGRESS_EVERY_MS = 200;
-// Local writes go one at a time, in order: a file system serialises writers on the file anyway, and
-// a dozen at once in libuv's threads spent up to four times the system CPU waiting on each other
-// (512 MiB downloads: 1.5-1.9 s of system time against 0.5 s, bench/sections/files.mjs' data).
-const LOCAL_WRITES = 1;
-// ...and up to four ready chunks (~1 MiB) per write: a quarter of the hand-offs to libuv's threads
-// and back. 512 MiB downloads in-process, interleaved runs: 690-850 MiB/s against 560-750 one
-// chunk per write; 16 chunks per write were no faster than 4.
-const LOCAL_WRITE_BATCH = 4;
-/** Files from this size on travel over two channels (see Transfers.openLanes). */
-const TWO_CHANNELS_FROM = 16 * 1024 * 1024;
-
-/** The temporary name a copy is written under, beside its destination (found again by resume). */
-export function partialNameFor(dest: string, path: { dirname(p: string): string; basename(p: string): string; join(...p: string[]): string } = posix): string {
-  return path.join(path.dirname(dest), `.${path.basename(dest)}.tagssh-part`);
-}
-
-interface Item {
-  src: string;
-  dst: string;
-  dir: boolean;
-  size: number;
-  mode: number;
-  atime: number;
-  mtime: number;
-}
-
-interface Side {
-  /** stat following links; null when missing. */
-  stat(p: string): Promise<{ dir: boolean; size: number; mode: number; atime: number; mtime: number } | null>;
-  list(p: string): Promise<string[]>;
-  join(a: string, b: string): string;
-  base(p: string): string;
-}
-
-function localSide(): Side {
-  return {
-    async stat(p) {
-      try {
-        const s = await stat(p);
-        return { dir: s.isDirectory(), size: s.size, mode: s.mode, atime: Math.floor(s.atimeMs / 1000), mtime: Math.floor(s.mtimeMs / 1000) };
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
-        throw localError(e, 'stat', p);
-      }
-    },
-    list: async (p) => (await local(readdir(p), 'list', p)).sort(),
-    join: (a, b) => join(a, b),
-    base: (p) => basename(p.replace(/[/\\]+$/, '')) || p,
-  };
-}
-
-function remoteSide(ops: SftpOps): Side {
-  return {
-    async stat(p) {
-      const s = await ops.statOrNull(p);
-      return s && { dir: entryTypeOf(s.mode) === 'dir', size: s.size, mode: s.mode, atime: s.atime, mtime: s.mtime };
-    },
-    list: async (p) =>
-      (await ops.readdir(p))
-        .map((e) => e.filename)
-        .filter((n) => n !== '.' && n !== '..')
-        .sort(),
-    join: (a, b) => posix.join(a, b),
-    base: (p) => posix.basename(p.replace(/\/+$/, '')) || p,
-  };
-}
-
-export function localError(err: unknown, action: string, path: string): AppError {
-  const e = err as NodeJS.ErrnoException;
-  if (e instanceof AppError) return e;
-  if (e.code === 'ENOENT') return new AppError('NOT_FOUND', `${path} does not exist (${action}).`, 'Check the local path.', { path, action, side: 'local' });
-  if (e.code === 'EACCES' || e.code === 'EPERM')
-    return new AppError('REMOTE_FAILED', `Permission denied on ${path} (${action}).`, 'Choose a path you may access.', {
-      path,
-      action,
-      side: 'local',
-      reason: 'permission',
-    });
-  return new AppError('REMOTE_FAILED', `${action} ${path} failed: ${e.message}.`, undefined, { path, action, side: 'local' });
-}
-
-/** A local fs call whose failure becomes an AppError naming the path. */
-async function local<T>(p: Promise<T>, action: string, path: string): Promise<T> {
-  try {
-    return await p;
-  } catch (e) {
-    throw localError(e, action, path);
-  }
-}
-
-function cancelled(): AppError {
-  return new AppError('CANCELLED', 'The copy was cancelled.', 'Run it again with resume to continue where it stopped.');
-}
-
-/** Expands the sources into the files and directories to copy, with their destinations (scp's rules). */
-async function plan(
-  from: Side,
-  to: Side,
-  sources: string[],
-  dest: string,
-  opts: TransferOptions,
-  label: (p: string, isSource?: boolean) => string,
-): Promise<Item[]> {
-  if (sources.length === 0) throw new AppError('INVALID_INPUT', 'Nothing to copy: no source was given.');
-  const destStat = await to.stat(dest);
-  const intoDir = destStat?.dir ?? false;
-  if ((sources.length > 1 || /[/\\]$/.test(dest)) && !intoDir) {
-    throw new AppError(
-      'INVALID_INPUT',
-      `${label(dest)} is not an existing directory, and several sources (or a path ending in /) need one.`,
-      'Create the directory first, or copy one source at a time.',
-      { path: dest, reason: 'notDirectory' },
-    );
-  }
-  const items: Item[] = [];
-  const walk = async (src: string, dst: string, depth: number): Promise<void> => {
-    const s = await from.stat(src);
-    if (!s) throw new AppError('NOT_FOUND', `${label(src, true)} does not exist.`, 'Check the source path.', { path: src, reason: 'missing' });
-    if (!s.dir) {
-      items.push({ src, dst, dir: false, size: s.size, mode: s.mode, atime: s.atime, mtime: s.mtime });
-      return;
-    }
-    if (!opts.recursive)
-      throw new AppError('INVALID_INPUT', `${label(src, true)} is a directory.`, 'Copy it recursively to include its contents.', {
-        path: src,
-        reason: 'isDirectory',
-      });
-    if (depth > 64) throw new AppError('INVALID_INPUT', `${label(src, true)} nests more than 64 directories deep (a symlink loop?).`);
-    items.push({ src, dst, dir: true, size: 0, mode: s.mode, atime: s.atime, mtime: s.mtime });
-    for (const name of await from.list(src)) await walk(from.join(src, name), to.join(dst, name), depth + 1);
-  };
-  for (const src of sources) await walk(src, intoDir ? to.join(dest, from.base(src)) : dest, 0);
-  return items;
-}
+/** Files under this size are copied several at a time, this many at once. */
+const SMALL_FILE = 1024 * 1024;
+const SMALL_FILES_AT_ONCE = 8;
 
 /** Counts bytes and files and reports progress at most every PROGRESS_EVERY_MS. */
 class Meter {
@@ -227,131 +110,6 @@ class Meter {
   }
 }
 
-/** One file's copy through `pipe`: its byte range, request sizes and the two ends. */
-interface PipeSpec {
-  start: number;
-  size: number;
-  chunk: number;
-  /** Reads in flight. */
-  reads: number;
-  /** Writes in flight. */
-  writes: number;
-  /** Chunks per write: consecutive ready chunks are handed to `write` together, in file order. */
-  batch: number;
-  /** Fills `buf` from the source at `pos`; resolves with the bytes read. */
-  read(buf: Buffer, pos: number): Promise<number>;
-  /** Stores `bufs`, consecutive, at `pos`. */
-  write(bufs: Buffer[], pos: number): Promise<void>;
-  onBytes(n: number): void;
-  signal: AbortSignal | undefined;
-  what: string;
-}
-
-/**
- * Copies [start, size) with at most `reads` reads of `chunk` bytes in flight. Writes are issued in
- * file order but not waited for one by one: over SFTP a write is a request like a read, and one at
- * a time would make an upload as slow as the round trip. A copy stopped by Cancel lets its
- * requests in flight finish first, so what it leaves is a prefix of the source; one cut off by a
- * dropped connection may leave a gap (two channels' writes land in either order), which resume's
- * checksum refuses, starting over.
- */
-export async function pipe(p: PipeSpec): Promise<void> {
-  const { start, size, chunk } = p;
-  return new Promise((resolve, reject) => {
-    let next = start; // next offset to read
-    let issued = start; // next offset to hand to write, in order
-    let done = start; // bytes stored (up to here, counted)
-    let reads = 0;
-    let writes = 0;
-    let failed: AppError | undefined;
-    const ready = new Map<number, Buffer>();
-    // Chunk buffers are reused: a fresh 255 KiB buffer per request made V8 collect garbage a hundred
-    // times per 512 MiB (external memory pressure), which cost as much CPU as the copy itself.
-    const spare: Buffer[] = [];
-    const settle = () => {
-      if (reads > 0 || writes > 0) return;
-      p.signal?.removeEventListener('abort', onAbort);
-      if (failed) reject(failed);
-      else if (done >= size) resolve();
-    };
-    const fail = (e: unknown) => {
-      failed ??= e instanceof AppError ? e : new AppError('REMOTE_FAILED', `Copying ${p.what} failed: ${(e as Error).message}.`);
-      settle();
-    };
-    const onAbort = () => fail(cancelled());
-    p.signal?.addEventListener('abort', onAbort, { once: true });
-    const drain = () => {
-      while (!failed && writes < p.writes && ready.has(issued)) {
-        const pos = issued;
-        const bufs: Buffer[] = [];
-        for (let b = ready.get(issued); b && bufs.length < p.batch; b = ready.get(issued)) {
-          ready.delete(issued);
-          bufs.push(b);
-          issued += b.length;
-        }
-        const len = issued - pos;
-        writes++;
-        p.write(bufs, pos)
-          .then(() => {
-            done += len;
-            p.onBytes(len);
-            for (const b of bufs) spare.push(Buffer.from(b.buffer, b.byteOffset, chunk));
-          }, fail)
-          .finally(() => {
-            writes--;
-            drain();
-            pump();
-          });
-      }
-    };
-    const issue = async (pos: number, len: number) => {
-      reads++;
-      try {
-        const buf = (spare.pop() ?? Buffer.allocUnsafeSlow(chunk)).subarray(0, len);
-        let got = 0;
-        while (got < len && !failed) {
-          const n = await p.read(buf.subarray(got), pos + got);
-          if (n === 0)
-            throw new AppError('REMOTE_FAILED', `${p.what} became shorter while it was being copied.`, 'Copy it again once nothing is writing to it.');
-          got += n;
-        }
-        if (!failed) ready.set(pos, buf);
-      } catch (e) {
-        fail(e);
-      } finally {
-        reads--;
-      }
-      drain();
-      pump();
-    };
-    const pump = () => {
-      // The window bounds memory: nothing is read further than 2 × `reads` chunks past what is
-      // stored (twice, so that reads stay in flight while earlier chunks are being written).
-      while (!failed && reads < p.reads && next < size && next - done < 2 * p.reads * chunk) {
-        const len = Math.min(chunk, size - next);
-        void issue(next, len);
-        next += len;
-      }
-      if (failed || done >= size) settle();
-    };
-    pump();
-  });
-}
-
-/** Writes `bufs` at `pos` in one system call (positional, so the file's offset does not matter). */
-export async function writeLocal(fh: Pick<FileHandle, 'write' | 'writev'>, bufs: Buffer[], pos: number): Promise<void> {
-  const total = bufs.reduce((n, b) => n + b.length, 0);
-  let done = (await fh.writev(bufs, pos)).bytesWritten;
-  if (done === total) return;
-  // A short write (a file system nearly full) goes on with the rest, until it is written or fails.
-  const all = Buffer.concat(bufs);
-  while (done < total) {
-    const { bytesWritten } = await fh.write(all, done, total - done, pos + done);
-    if (bytesWritten === 0) throw new Error(`no space to write ${total - done} more bytes`);
-    done += bytesWritten;
-  }
-}
-
 /** How much of `partial` can be kept: its size when it hashes as the source's prefix, else 0. */
 async function resumableBytes(
   partialSize: number | null,
@@ -364,111 +122,28 @@ async function resumableBytes(
   return a === b ? partialSize : 0;
 }
 
-async function closeQuietly(fh: FileHandle | undefined) {
-  await fh?.close().catch(() => undefined);
-}
-
-/** One file open on one channel; a file's requests spread over its lanes (chunk i to lane i mod n). */
-interface Lane {
-  read(buf: Buffer, pos: number): Promise<number>;
-  write(buf: Buffer, pos: number): Promise<void>;
-  close(): Promise<void>;
-  /** Most bytes one request moves on this channel. */
-  readonly maxRead: number;
-  readonly maxWrite: number;
-}
-
-function dataLane(dc: SftpDataChannel, h: DataHandle): Lane {
-  return {
-    read: (buf, pos) => dc.read(h, buf, pos),
-    write: (buf, pos) => dc.write(h, buf, pos),
-    close: () => dc.close(h),
-    maxRead: dc.maxRead,
-    maxWrite: dc.maxWrite,
-  };
-}
-
-/** A lane on ssh2's SFTP channel: for a host that refuses the data channel another session. */
-function opsLane(ops: SftpOps, handle: Buffer, path: string): Lane {
-  return {
-    read: (buf, pos) => ops.read(handle, buf, 0, buf.length, pos, path),
-    write: (buf, pos) => ops.write(handle, buf, 0, buf.length, pos, path),
-    close: () => ops.close(handle, path),
-    maxRead: Infinity, // ssh2 splits requests to the server's size itself
-    maxWrite: Infinity,
-  };
-}
-
-function laneAt(lanes: Lane[], start: number, chunk: number, pos: number): Lane {
-  return lanes[Math.floor((pos - start) / chunk) % lanes.length]!;
-}
-
-/** Closes every lane; the first failure is thrown once all have been tried. */
-async function closeLanes(lanes: Lane[]): Promise<void> {
-  const results = await Promise.allSettled(lanes.map((l) => l.close()));
-  const failed = results.find((r) => r.status === 'rejected');
-  if (failed) throw failed.reason;
-}
-
-/** Uploads and downloads of files and trees through one SFTP channel and the data channels it opens per copy. */
+/** Uploads and downloads of files and trees through one SFTP channel and the file channels each copy opens. */
 export class Transfers {
-  /** The data channels of the copy in progress, opened on first need; null when refused. */
-  private channels: Promise<SftpDataChannel | null>[] = [];
-
   constructor(
     private readonly conn: SshConnection,
     private readonly ops: SftpOps,
   ) {}
 
-  private remoteLabel = (p: string) => `${this.ops.host}:${p}`;
-
-  private channel(i: number): Promise<SftpDataChannel | null> {
-    return (this.channels[i] ??= SftpDataChannel.open(this.conn, this.ops.host).catch(() => null));
-  }
-
-  // Each SFTP channel has its own 2 MiB window and its own sftp-server on the host, so a large
-  // file's requests spread over two channels of the one connection keep both ends busy where one
-  // channel leaves them waiting on each other: 512 MiB in-process, 2 channels moved 1.3-1.6x what
-  // one did (uploads) and 1.2-1.3x (downloads); 3 or 4 were slower than 2 on a 2-core host. A host
-  // that refuses another channel (MaxSessions) gets the file over the channels it allowed, or
-  // over ssh2's SFTP channel when it allowed none.
-  /** Opens `path` on the lanes `bytes` need: the first as `how` says, the others in place. */
-  private async openLanes(path: string, how: 'r' | 'w' | 'r+', bytes: number, mode?: number): Promise<Lane[]> {
-    const wanted = bytes >= TWO_CHANNELS_FROM ? 2 : 1;
-    const channels = (await Promise.all(Array.from({ length: wanted }, (_, i) => this.channel(i)))).filter(
-      (c): c is SftpDataChannel => c !== null && !c.closed,
-    );
-    if (channels.length === 0) {
-      const handle = await this.ops.open(path, how, mode === undefined ? undefined : { mode });
-      return [opsLane(this.ops, handle, path)];
-    }
-    const lanes: Lane[] = [dataLane(channels[0]!, await channels[0]!.openFile(path, how, mode))];
-    try {
-      for (const dc of channels.slice(1)) lanes.push(dataLane(dc, await dc.openFile(path, how === 'r' ? 'r' : 'r+')));
-    } catch (e) {
-      await closeLanes(lanes).catch(() => undefined);
-      throw e;
-    }
-    return lanes;
-  }
-
-  /** Ends the copy's data channels. */
-  private async endChannels(): Promise<void> {
-    const channels = await Promise.all(this.channels);
-    this.channels = [];
-    for (const dc of channels) dc?.end();
-  }
-
   /** Copies local files/trees to `dest` on the server (into it when it is a directory). */
-  async upload(sources: string[], dest: string, opts: TransferOptions = {}): Promise<TransferSummary> {
-    const items = await plan(localSide(), remoteSide(this.ops), sources, dest, opts, (p: string, isSource?: boolean) => (isSource ? p : this.remoteLabel(p)));
-    return this.copyAll(items, opts, {
-      makeDir: async (it) => {
-        if (!(await this.ops.statOrNull(it.dst))?.isDirectory()) await this.ops.mkdir(it.dst, it.mode & 0o777);
-      },
-      copyFile: (it, meter) => this.uploadFile(it, opts, meter),
-      preserveDir: (it) => this.ops.setstat(it.dst, { mode: it.mode & 0o7777, atime: it.atime, mtime: it.mtime }),
-    });
+  upload(sources: string[], dest: string, opts: TransferOptions = {}): Promise<TransferSummary> {
+    return this.copy(localFiles(), remoteFiles(this.conn, this.ops, opts.concurrency), sources, dest, opts);
+  }
+
+  /** Copies files/trees from the server to `dest` locally (into it when it is a directory). */
+  download(sources: string[], dest: string, opts: TransferOptions = {}): Promise<TransferSummary> {
+    return this.copy(remoteFiles(this.conn, this.ops, opts.concurrency), localFiles(), sources, dest, opts);
+  }
+
+  private copy(from: Side, to: Side, sources: string[], dest: string, opts: TransferOptions): Promise<TransferSummary> {
+    const skipped: SkippedEntry[] = [];
+    const label = (p: string, isSource?: boolean) => (isSource ? from.label(p) : to.label(p));
+    const items = plan(from.tree, to.tree, sources, dest, this.planOptions(opts, to.platform, skipped), label, cancelled);
+    return this.copyAll(items, opts, skipped, from, to);
   }
 
   /**
@@ -476,177 +151,175 @@ export class Transfers {
    * `preserve`, directories get their modes and times last (deepest first: copying into one changes
    * its time). Ends the data channels the files opened.
    */
-  private async copyAll(
-    items: Item[],
-    opts: TransferOptions,
-    side: { makeDir(it: Item): Promise<void>; copyFile(it: Item, meter: Meter): Promise<number>; preserveDir(it: Item): Promise<void> },
-  ): Promise<TransferSummary> {
+  private async copyAll(planned: Promise<Item[]>, opts: TransferOptions, skipped: SkippedEntry[], from: Side, to: Side): Promise<TransferSummary> {
+    const flow = new CopyFlow();
+    const copy: CopyContext = { flow, pool: new ChannelPool(this.conn, this.ops.host, (ms) => flow.noteRoundTrip(ms)) };
+    // Each channel takes four round trips to open (open, subsystem, version, limits): the first is
+    // opened while the sources are looked at, and as soon as a large file is seen, the others it
+    // starts on, so that over a long round trip none of them is waited for one after another.
+    void copy.pool.channel(0);
+    let items: Item[];
+    try {
+      items = await planned;
+    } catch (e) {
+      await copy.pool.end();
+      throw e;
+    }
+    if (items.some((it) => !it.dir && it.size >= TWO_CHANNELS_FROM)) void copy.pool.open(MIN_LANES);
     const meter = new Meter(sumSizes(items), items.filter((i) => !i.dir).length, opts.onProgress);
-    let skipped = 0;
+    opts.onPlan?.(sumSizes(items), items.filter((i) => !i.dir).length);
+    let skippedBytes = 0;
+    const copyOne = async (it: Item) => {
+      skippedBytes += await this.copyFile(it, opts, meter, copy, from, to);
+      meter.files++;
+      meter.report(it.src, true);
+    };
     try {
-      for (const it of items) {
-        if (opts.signal?.aborted) throw cancelled();
-        if (it.dir) {
-          await side.makeDir(it);
-          continue;
-        }
-        skipped += await side.copyFile(it, meter);
-        meter.files++;
-        meter.report(it.src, true);
-      }
+      await copyInOrder(items, opts, copyOne, (it) => to.makeDir(it));
     } finally {
-      await this.endChannels();
+      await copy.pool.end();
     }
-    if (opts.preserve) for (const it of items.filter((i) => i.dir).reverse()) await side.preserveDir(it);
-    return { files: meter.files, bytes: meter.bytes, skippedBytes: skipped, ms: meter.ms };
+    if (opts.preserve) for (const it of items.filter((i) => i.dir).reverse()) await to.preserve(it.dst, it);
+    return { files: meter.files, bytes: meter.bytes, skippedBytes, ms: meter.ms, skipped };
   }
 
-  private async uploadFile(it: Item, opts: TransferOptions, meter: Meter): Promise<number> {
-    const tmp = partialNameFor(it.dst);
-    const src = await local(open(it.src, 'r'), 'open', it.src);
-    try {
-      let start = 0;
-      if (opts.resume) {
-        const part = await this.ops.statOrNull(tmp);
-        start = await resumableBytes(
-          part ? part.size : null,
-          it.size,
-          (n) => remotePrefixHash(this.conn, this.ops, tmp, n, opts.signal),
-          (n) => localPrefixHash(it.src, n),
-        );
-        if (start === 0) {
-          // The last run may have finished but for the rename; or an earlier copy is identical.
-          const done = await this.ops.statOrNull(it.dst);
-          if (
-            done &&
-            entryTypeOf(done.mode) === 'file' &&
-            done.size === it.size &&
-            it.size > 0 &&
-            (await remotePrefixHash(this.conn, this.ops, it.dst, it.size, opts.signal)) === (await localPrefixHash(it.src, it.size))
-          ) {
-            opts.onResume?.(it.src, it.size, true);
-            meter.bytes += it.size;
-            if (opts.preserve) await this.ops.setstat(it.dst, { mode: it.mode & 0o7777, atime: it.atime, mtime: it.mtime });
-            return it.size;
-          }
-        }
-      }
-      if (start > 0) opts.onResume?.(it.src, start, false);
-      const lanes = await this.openLanes(tmp, start > 0 ? 'r+' : 'w', it.size - start, it.mode & 0o777);
-      const chunk = Math.min(opts.chunkSize ?? DEFAULT_CHUNK, ...lanes.map((l) => l.maxWrite));
-      meter.bytes += start;
-      try {
-        await pipe({
-          start,
-          size: it.size,
-          chunk,
-          reads: opts.concurrency ?? DEFAULT_CONCURRENCY,
-          writes: opts.concurrency ?? DEFAULT_CONCURRENCY, // writes are SFTP requests: as many in flight as reads
-          batch: 1,
-          read: async (buf, pos) => (await src.read(buf, 0, buf.length, pos)).bytesRead,
-          write: ([buf], pos) => laneAt(lanes, start, chunk, pos).write(buf!, pos),
-          onBytes: (n) => {
-            meter.bytes += n;
-            meter.moved += n;
-            meter.report(it.src);
-          },
-          signal: opts.signal,
-          what: it.src,
-        });
-      } catch (e) {
-        await closeLanes(lanes).catch(() => undefined);
-        throw e;
-      }
-      await closeLanes(lanes);
-      if (opts.preserve) await this.ops.setstat(tmp, { mode: it.mode & 0o7777, atime: it.atime, mtime: it.mtime });
-      await this.ops.rename(tmp, it.dst);
-      return start;
-    } finally {
-      await closeQuietly(src);
-    }
-  }
-
-  /** Copies files/trees from the server to `dest` locally (into it when it is a directory). */
-  async download(sources: string[], dest: string, opts: TransferOptions = {}): Promise<TransferSummary> {
-    const items = await plan(remoteSide(this.ops), localSide(), sources, dest, opts, (p: string, isSource?: boolean) => (isSource ? this.remoteLabel(p) : p));
-    return this.copyAll(items, opts, {
-      makeDir: async (it) => {
-        await local(mkdir(it.dst, { recursive: true, mode: it.mode & 0o777 }), 'create directory', it.dst);
+  /** The plan's limits and name rule, its skipped entries collected (and passed on). */
+  private planOptions(opts: TransferOptions, platform: 'posix' | 'win32', skipped: SkippedEntry[]) {
+    return {
+      platform,
+      ...(opts.recursive !== undefined ? { recursive: opts.recursive } : {}),
+      ...(opts.signal ? { signal: opts.signal } : {}),
+      ...(opts.maxDirEntries !== undefined ? { maxDirEntries: opts.maxDirEntries } : {}),
+      ...(opts.maxItems !== undefined ? { maxItems: opts.maxItems } : {}),
+      onSkip: (e: SkippedEntry) => {
+        skipped.push(e);
+        opts.onSkip?.(e);
       },
-      copyFile: (it, meter) => this.downloadFile(it, opts, meter),
-      preserveDir: (it) => this.preserveLocal(it.dst, it),
-    });
+    };
   }
 
-  private async downloadFile(it: Item, opts: TransferOptions, meter: Meter): Promise<number> {
-    const tmp = partialNameFor(it.dst, { dirname, basename, join });
-    let start = 0;
-    if (opts.resume) {
-      const part = await lstat(tmp).catch(() => null);
-      start = await resumableBytes(
-        part?.isFile() ? part.size : null,
-        it.size,
-        (n) => localPrefixHash(tmp, n),
-        (n) => remotePrefixHash(this.conn, this.ops, it.src, n, opts.signal),
-      );
-      if (start === 0) {
-        const done = await lstat(it.dst).catch(() => null);
-        if (
-          done?.isFile() &&
-          done.size === it.size &&
-          it.size > 0 &&
-          (await localPrefixHash(it.dst, it.size)) === (await remotePrefixHash(this.conn, this.ops, it.src, it.size, opts.signal))
-        ) {
-          opts.onResume?.(it.src, it.size, true);
-          meter.bytes += it.size;
-          if (opts.preserve) await this.preserveLocal(it.dst, it);
-          return it.size;
-        }
-      }
-    }
-    if (start > 0) opts.onResume?.(it.src, start, false);
-    const lanes = await this.openLanes(it.src, 'r', it.size - start);
-    const chunk = Math.min(opts.chunkSize ?? DEFAULT_CHUNK, ...lanes.map((l) => l.maxRead));
-    let out: FileHandle | undefined;
+  /**
+   * Copies one file from `from` to `to` under a temporary name, renamed into place once complete;
+   * with resume, from the longest partial that checks out, or not at all when the destination
+   * already holds the source. Resolves with the bytes that did not cross the network.
+   */
+  private async copyFile(it: Item, opts: TransferOptions, meter: Meter, copy: CopyContext, from: Side, to: Side): Promise<number> {
+    const dest = await to.destination(it);
+    const source = await from.openSource(it);
+    let writer: Writer | undefined;
     try {
-      // O_NOFOLLOW: a symlink planted at the temporary name must not redirect the write.
-      const flags = start > 0 ? fsc.O_WRONLY | fsc.O_NOFOLLOW : fsc.O_WRONLY | fsc.O_CREAT | fsc.O_TRUNC | fsc.O_NOFOLLOW;
-      out = await local(open(tmp, flags, it.mode & 0o777), 'write', tmp);
-      if (start > 0) await out.truncate(start);
-      const fh = out;
+      const resumed = opts.resume ? await resumePoint(it, opts, from, to, dest) : { start: 0, tmp: '' };
+      if (resumed === 'complete') {
+        // The last run may have finished but for the rename; or an earlier copy is identical.
+        opts.onResume?.(it.src, it.size, true);
+        meter.bytes += it.size;
+        if (opts.preserve) await to.preserve(it.dst, it);
+        await dest.removeOthers('');
+        return it.size;
+      }
+      const { start } = resumed;
+      await dest.removeOthers(resumed.tmp);
+      if (start > 0) opts.onResume?.(it.src, start, false);
+      const tmp = start > 0 ? resumed.tmp : dest.fresh();
+      const reader = await source.open(start, copy);
+      const out = (writer = await dest.open(tmp, start, copy));
+      const chunk = Math.min(opts.chunkSize ?? DEFAULT_CHUNK, reader.maxChunk, out.maxChunk);
       meter.bytes += start;
       await pipe({
         start,
         size: it.size,
         chunk,
-        reads: opts.concurrency ?? DEFAULT_CONCURRENCY,
-        writes: LOCAL_WRITES,
-        batch: LOCAL_WRITE_BATCH,
-        read: (buf, pos) => laneAt(lanes, start, chunk, pos).read(buf, pos),
-        write: (bufs, pos) => writeLocal(fh, bufs, pos),
+        get reads() {
+          return reader.inFlight(chunk) ?? out.inFlight(chunk);
+        },
+        get writes() {
+          return out.inFlight(chunk);
+        },
+        batch: out.batch,
+        read: (buf, pos) => reader.read(buf, pos, chunk),
+        write: (bufs, pos) => out.write(bufs, pos, chunk),
         onBytes: (n) => {
           meter.bytes += n;
           meter.moved += n;
           meter.report(it.src);
+          copy.flow.noteBytes(n);
+          out.onBytes?.(chunk);
         },
         signal: opts.signal,
-        what: this.remoteLabel(it.src),
+        what: from.label(it.src),
       });
+      writer = undefined;
       await out.close();
-      out = undefined;
-      if (opts.preserve) await this.preserveLocal(tmp, it);
-      await local(rename(tmp, it.dst), 'rename', it.dst);
+      if (opts.preserve) await to.preserve(tmp, it);
+      await dest.rename(tmp);
       return start;
     } finally {
-      await closeQuietly(out);
-      await closeLanes(lanes).catch(() => undefined);
+      await writer?.close().catch(() => undefined);
+      await source.close();
     }
   }
+}
 
-  /** preserve: exactly the source's mode and times (a new file otherwise has the source's mode less the umask). */
-  private async preserveLocal(path: string, it: Item) {
-    await local(chmod(path, it.mode & 0o7777), 'set the mode of', path);
-    await local(utimes(path, it.atime, it.mtime), 'set the times of', path);
+/**
+ * Where a resumed copy of `it` starts: from the first partial left at the destination whose bytes
+ * hash as the source's prefix (`tmp`), from 0 when none does, or not at all when the destination
+ * already holds the source ('complete').
+ */
+async function resumePoint(it: Item, opts: TransferOptions, from: Side, to: Side, dest: Destination): Promise<{ start: number; tmp: string } | 'complete'> {
+  // Only a regular file is continued (lstat: a link is not followed), and only when its bytes check out.
+  for (const part of await dest.partials()) {
+    if (part.size > it.size || !(await dest.isRegular(part.path))) continue;
+    const start = await resumableBytes(
+      part.size,
+      it.size,
+      (n) => to.prefixHash(part.path, n, opts.signal),
+      (n) => from.prefixHash(it.src, n, opts.signal),
+    );
+    if (start > 0) return { start, tmp: part.path };
+  }
+  const size = await to.fileSize(it.dst);
+  const complete =
+    size === it.size && it.size > 0 && (await to.prefixHash(it.dst, it.size, opts.signal)) === (await from.prefixHash(it.src, it.size, opts.signal));
+  return complete ? 'complete' : { start: 0, tmp: '' };
+}
+
+/**
+ * Makes each directory and copies each file of the plan in order. Small files go several at a
+ * time: each costs a few round trips (open, write, close, rename) that would otherwise be waited
+ * for one after another. A directory is made before anything after it in the plan starts (its
+ * files come after it); a large file goes alone. The first failure stops new files from starting;
+ * those under way finish, then it is thrown.
+ */
+async function copyInOrder(items: Item[], opts: TransferOptions, copyOne: (it: Item) => Promise<void>, makeDir: (it: Item) => Promise<void>): Promise<void> {
+  const running = new Set<Promise<void>>();
+  let failure: { error: unknown } | undefined;
+  const settleAll = async () => {
+    await Promise.all(running);
+    if (failure) throw failure.error;
+  };
+  try {
+    for (const it of items) {
+      if (failure) break;
+      if (opts.signal?.aborted) throw cancelled();
+      if (it.dir) {
+        await makeDir(it);
+        continue;
+      }
+      if (it.size >= SMALL_FILE) {
+        await settleAll();
+        await copyOne(it);
+        continue;
+      }
+      while (running.size >= SMALL_FILES_AT_ONCE) await Promise.race(running);
+      if (failure) break;
+      const job: Promise<void> = copyOne(it)
+        .catch((error: unknown) => void (failure ??= { error }))
+        .finally(() => running.delete(job));
+      running.add(job);
+    }
+    await settleAll();
+  } finally {
+    await Promise.allSettled(running);
   }
 }
 

@@ -99,8 +99,14 @@ export function createEngineHost(opts: EngineHostOptions): EngineHost {
     if (msg.t === 'res' && msg.id !== null) {
       const method = conn.pending.get(msg.id);
       conn.pending.delete(msg.id);
-      const sessionId = asRecord(msg.ok ? msg.result : undefined)?.sessionId;
-      if (method === 'session.open' && typeof sessionId === 'string') conn.sessions.add(sessionId);
+      const result = asRecord(msg.ok ? msg.result : undefined);
+      if (method === 'session.open' && typeof result?.sessionId === 'string') conn.sessions.add(result.sessionId);
+      // A reloaded page took back its sessions: they are this connection's now (still open unless `ended`).
+      if (method === 'session.attach' && Array.isArray(result?.sessions))
+        for (const s of result.sessions as unknown[]) {
+          const r = asRecord(s);
+          if (typeof r?.sessionId === 'string' && !r.ended) conn.sessions.add(r.sessionId);
+        }
     } else if (msg.t === 'evt' && msg.event === 'session.closed') {
       const sessionId = asRecord(msg.payload)?.sessionId;
       if (typeof sessionId === 'string') conn.sessions.delete(sessionId);

@@ -1,8 +1,10 @@
 import { contract, type Emit } from '../../common/contract.js';
 import { createDispatcher, type Dispatcher, type Envelope } from '../../common/rpc.js';
 import { createEngine } from '../engine.js';
-import { createAppService, type AppClient } from '../service.js';
+import { createAppService } from '../service.js';
+import { type AppClient } from '../service/types.js';
 import { jsonSettingsStore } from '../store/settings.js';
+import { reattachGraceFrom } from '../service/parkedPages.js';
 import type { FromHost, ToHost } from './wire.js';
 
 // The engine's own process: SSH crypto, validation of every message, benchmark runs and file
@@ -25,7 +27,7 @@ function parentPort(): Port {
 }
 
 const port = parentPort();
-const service = createAppService({ engine: createEngine(), settings: jsonSettingsStore() });
+const service = createAppService({ engine: createEngine(), settings: jsonSettingsStore(), reattachGraceMs: reattachGraceFrom(process.env) });
 const connections = new Map<number, { client: AppClient; dispatcher: Dispatcher }>();
 
 port.onMessage((m) => {

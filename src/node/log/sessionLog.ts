@@ -1,10 +1,12 @@
-import { closeSync, createWriteStream, fchmodSync, openSync, unlinkSync, type WriteStream } from 'node:fs';
+import { closeSync, createWriteStream, fchmodSync, mkdirSync, openSync, unlinkSync, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { AppError } from '../../common/errors.js';
 import { escapeControls } from '../../common/safeText.js';
 import { ensurePrivateDir, tagsshPaths } from '../store/paths.js';
 import { PlainTextLines } from './plainText.js';
+import { DEFAULT_LOG_PATTERN, logFileName } from '../../common/log/fileName.js';
+import { localIsoTime } from '../../common/log/localTime.js';
 
 // A session log: what the remote side sent, written by the engine from the session's output
 // stream (so the app and the CLI write the same file). Plain text by default (escape sequences
@@ -17,18 +19,37 @@ export interface LogSubject {
   instanceId?: string | null | undefined;
   name?: string | null | undefined;
   type?: string | null | undefined;
+  /** The instance's AMI. */
+  imageId?: string | null | undefined;
   region?: string | null | undefined;
   az?: string | null | undefined;
   address?: string | null | undefined;
+  /** The login user on the instance. */
   user?: string | null | undefined;
+  /** How the bytes travelled: direct, jump, eice, ssm. */
+  transport?: string | null | undefined;
+  /** Who ran the session on this machine (user@host). */
+  localUser?: string | null | undefined;
+  /** The remote command of a `tagssh ssh NAME -- COMMAND` run. */
+  command?: string | undefined;
+}
+
+/** Where default-named logs go and how they are named (Settings › Session logs). */
+export interface LogNaming {
+  folder?: string | null | undefined;
+  pattern?: string | undefined;
 }
 
 export interface SessionLogOptions {
   /** Bytes exactly as received (escape sequences included), no time stamps. */
   raw?: boolean;
-  /** Each line starts with the time its first character arrived (ISO 8601, UTC). */
+  /** Each line starts with the time its first character arrived (ISO 8601, local time with its offset). */
   timestamps?: boolean;
   now?: () => Date;
+  /** Folder and name pattern for a log with no path given. */
+  naming?: LogNaming;
+  /** The time a default name is made from (shared with a recording beside it). */
+  start?: Date;
 }
 
 /** The directory for logs with no path given: <config dir>/logs (0700). */
@@ -36,19 +57,32 @@ export function logDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(tagsshPaths(env).config, 'logs');
 }
 
-/**
- * A default file name: start time, then the Name (or id), made safe for every file system;
- * `n` > 1 numbers a second log of the same instance started in the same second.
- */
-export function defaultLogPath(subject: LogSubject, start: Date, env: NodeJS.ProcessEnv = process.env, n = 1): string {
+/** The folder default-named logs go to: the one Settings names (made if missing), else logDir() (0700). */
+export function logFolder(naming: LogNaming = {}, env: NodeJS.ProcessEnv = process.env): string {
+  if (naming.folder) {
+    mkdirSync(naming.folder, { recursive: true, mode: 0o700 });
+    return naming.folder;
+  }
   const dir = logDir(env);
   ensurePrivateDir(dir, env);
-  const stamp = start
-    .toISOString()
-    .replace(/[-:]/g, '')
-    .replace(/\.\d+Z$/, 'Z');
-  const who = (subject.name || subject.instanceId || 'session').replace(/[^\p{L}\p{N}._-]+/gu, '_').slice(0, 80);
-  return join(dir, `${stamp}-${who}${subject.instanceId && subject.name ? `-${subject.instanceId}` : ''}${n > 1 ? `-${n}` : ''}.log`);
+  return dir;
+}
+
+/**
+ * A default file name from the pattern (Settings › Session logs; `{name}_{instanceId}_{yyyyMMdd-HHmmss}.log`
+ * unless changed), made safe for every file system; `n` > 1 numbers a second log of the same
+ * instance started in the same second. `ext` replaces the pattern's extension (.cast).
+ */
+export function defaultLogPath(subject: LogSubject, start: Date, naming: LogNaming = {}, n = 1, ext?: string): string {
+  const dir = logFolder(naming);
+  let name = logFileName(
+    naming.pattern ?? DEFAULT_LOG_PATTERN,
+    { name: subject.name || subject.instanceId, instanceId: subject.instanceId, region: subject.region, user: subject.user, type: subject.type },
+    start,
+  );
+  if (ext) name = name.replace(/\.(log|txt)$/i, '') + ext;
+  if (n > 1) name = name.replace(/(\.[A-Za-z0-9]{1,8})?$/, (e) => `-${n}${e}`);
+  return join(dir, name);
 }
 
 /** The header lines, control characters escaped (a Name tag can hold anything). */
@@ -61,8 +95,13 @@ export function logHeader(subject: LogSubject, start: Date, opts: Pick<SessionLo
     `# Type: ${v(subject.type)}`,
     `# Region: ${v(subject.region)}`,
     `# AZ: ${v(subject.az)}`,
+    `# AMI: ${v(subject.imageId)}`,
     `# Address: ${v(subject.user ? `${subject.user}@${subject.address ?? '-'}` : subject.address)}`,
-    `# Started: ${start.toISOString()}`,
+    `# User: ${v(subject.user)}`,
+    `# Transport: ${v(subject.transport)}`,
+    `# Local user: ${v(subject.localUser)}`,
+    ...(subject.command !== undefined ? [`# Command: ${v(subject.command)}`] : []),
+    `# Started: ${localIsoTime(start)}`,
     `# Format: ${opts.raw ? 'raw (bytes as received)' : `plain text${opts.timestamps ? ', time stamp per line' : ''}`}`,
     '',
   ];
@@ -120,8 +159,8 @@ export class SessionLog {
    * that happened. No path: a new file under logDir().
    */
   static open(path: string | undefined, subject: LogSubject, opts: SessionLogOptions = {}): SessionLog {
-    const start = path ? null : (opts.now ?? (() => new Date()))();
-    const file = path ?? defaultLogPath(subject, start!);
+    const start = path ? null : (opts.start ?? (opts.now ?? (() => new Date()))());
+    const file = path ?? defaultLogPath(subject, start!, opts.naming);
     try {
       const { fd, created } = openFile(file, false);
       closeSync(fd);
@@ -141,7 +180,7 @@ export class SessionLog {
         opened = openFile(this.file, !!this.start);
       } catch (e) {
         // A name of our own making is never shared (two tabs to one instance in the same second).
-        if (this.start && (e as NodeJS.ErrnoException).code === 'EEXIST') this.file = defaultLogPath(this.subject, this.start, undefined, n);
+        if (this.start && (e as NodeJS.ErrnoException).code === 'EEXIST') this.file = defaultLogPath(this.subject, this.start, this.opts.naming, n);
         else throw cannotWrite(this.file, e);
       }
     }
@@ -159,7 +198,7 @@ export class SessionLog {
     });
     this.out = out;
     const stamp = this.opts.timestamps;
-    if (!this.opts.raw) this.lines = new PlainTextLines((line, at) => out.write(`${stamp ? `[${at.toISOString()}] ` : ''}${line}\n`), this.now);
+    if (!this.opts.raw) this.lines = new PlainTextLines((line, at) => out.write(`${stamp ? `[${localIsoTime(at)}] ` : ''}${line}\n`), this.now);
     out.write(logHeader(this.subject, this.now(), this.opts));
   }
 

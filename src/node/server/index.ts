@@ -6,7 +6,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { AppError, type AppErrorData } from '../../common/errors.js';
 import type { Envelope } from '../../common/rpc.js';
-import type { AppService } from '../service.js';
+import type { AppService } from '../service/types.js';
 import { inlineBackend, inlineEngineBackend, processBackend, type Backend } from './backend.js';
 import { serveStatic, securityHeaders } from './static.js';
 import { checkHostAndOrigin, createAccess, type AccessOptions, type Verdict } from './access.js';
@@ -24,10 +24,15 @@ export interface WebServerOptions {
   service?: AppService;
   /**
    * Where the real engine runs: 'process' (default) = its own child process, supervised and
-   * restarted like the desktop app's; 'inline' = this process (tests that change process.env
-   * while the engine runs).
+   * restarted like the desktop app's; 'inline' = this process (a test that must reach into the
+   * engine's own module state, saying why).
    */
   engine?: 'process' | 'inline';
+  /**
+   * The environment the engine process starts (and restarts) with; default: this process's at
+   * the time of the call. The desktop app hands its utility process the same way.
+   */
+  engineEnv?: NodeJS.ProcessEnv;
   port?: number;
   /** Directory of the built renderer; default: dist/renderer of this checkout. */
   rendererDir?: string;
@@ -52,6 +57,8 @@ export interface WebServer {
   signIns(): number;
   /** Number of live WebSocket clients (tests, diagnostics). */
   clients(): number;
+  /** The pid of the process the engine runs in now (diagnostics: its memory, its children). */
+  enginePid(): number | undefined;
   close(): Promise<void>;
 }
 
@@ -106,7 +113,11 @@ function refuse(socket: Duplex, status: number, reason: string): void {
 }
 
 export async function createServer(opts: WebServerOptions = {}): Promise<WebServer> {
-  const backend: Backend = opts.service ? inlineBackend(opts.service, false) : opts.engine === 'inline' ? await inlineEngineBackend() : processBackend();
+  const backend: Backend = opts.service
+    ? inlineBackend(opts.service, false)
+    : opts.engine === 'inline'
+      ? await inlineEngineBackend()
+      : processBackend(undefined, opts.engineEnv);
   const rendererDir = resolve(opts.rendererDir ?? defaultRendererDir());
   if (!existsSync(join(rendererDir, 'index.html'))) {
     throw new AppError(
@@ -222,6 +233,7 @@ export async function createServer(opts: WebServerOptions = {}): Promise<WebServ
     port,
     signIns: () => access.redeemed(),
     clients: () => wss.clients.size,
+    enginePid: () => backend.enginePid(),
     async close() {
       for (const ws of wss.clients) ws.terminate();
       wss.close();

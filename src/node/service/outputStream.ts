@@ -1,7 +1,9 @@
-import { StringDecoder } from 'node:string_decoder';
 import { AppError, toAppError, type AppErrorData } from '../../common/errors.js';
 import type { Emit } from '../../common/contract.js';
-import type { SessionPort } from '../service.js';
+import type { SessionPort } from './types.js';
+import { DEFAULT_CHARSET, type Charset } from '../../common/charset.js';
+import { decoderFor, type TextDecoderStream } from './charset.js';
+import { Scrollback } from './scrollback.js';
 
 // One UI connection's terminal output, with flow control: the sessions it owns, their output
 // coalesced into batches, the UI's acks turned back into SSH bytes, and each session's end
@@ -20,8 +22,31 @@ const MAX_IN_FLIGHT = 4;
 export const EARLY_LIMIT = 256 * 1024;
 const EARLY_TOTAL_LIMIT = 1024 * 1024;
 
+/** How a session ended, as `session.closed` reports it. */
+export interface SessionEnded {
+  reason: string;
+  cause: 'exited' | 'closed' | 'lost';
+  exitCode?: number | null;
+  error?: AppErrorData;
+}
+
+/**
+ * A session's state that moves with it from a page that went away to the page that re-attaches
+ * (see parkedPages.ts): how its output is decoded, what it printed lately, what the page opened
+ * it as (`meta`, the service's business) and, if it ended meanwhile, how.
+ */
+export interface HandedSession<M = unknown> {
+  id: string;
+  charset: Charset;
+  decoder: TextDecoderStream;
+  scrollback: Scrollback;
+  meta: M | undefined;
+  ended?: SessionEnded;
+}
+
 interface OwnedSession {
-  decoder: StringDecoder;
+  charset: Charset;
+  decoder: TextDecoderStream;
   pending: string[];
   pendingLen: number;
   pendingBytes: number;
@@ -30,10 +55,26 @@ interface OwnedSession {
   inFlight: Array<[number, number]>;
   /** Acked characters not yet covering the oldest batch (the UI may paint a batch in slices). */
   ackedChars: number;
+  /** What the session printed lately (replayed to a page that re-attaches). */
+  scrollback: Scrollback;
+  meta: unknown;
+  /** Set when the session ended while no page was attached. */
+  ended?: SessionEnded;
 }
 
-function newOwnedSession(): OwnedSession {
-  return { decoder: new StringDecoder('utf8'), pending: [], pendingLen: 0, pendingBytes: 0, scheduled: false, inFlight: [], ackedChars: 0 };
+function newOwnedSession(charset: Charset, meta?: unknown): OwnedSession {
+  return {
+    charset,
+    decoder: decoderFor(charset),
+    pending: [],
+    pendingLen: 0,
+    pendingBytes: 0,
+    scheduled: false,
+    inFlight: [],
+    ackedChars: 0,
+    scrollback: new Scrollback(),
+    meta,
+  };
 }
 
 /** Why a session ended, from the session manager's reason and the exit status (if any arrived). */
@@ -57,6 +98,9 @@ export class SessionOutput {
   // The exit status can arrive while output is still queued in the channel (paused by flow
   // control, or just not yet read): the session ends on 'closed', after its last byte.
   private readonly exits = new Map<string, number | null>();
+  /** No page is attached (it reloaded or went away): output goes to the scrollback only, acked at once. */
+  private parked = false;
+  private listening = true;
 
   /**
    * @param claimed sessions some window of this service owns (shared by all its connections):
@@ -89,12 +133,26 @@ export class SessionOutput {
    * The open returned this session: it is this connection's, with what it printed meanwhile.
    * Returns that early output (a session log starting now begins with it).
    */
-  adopt(sessionId: string): readonly Buffer[] {
-    this.owned.set(sessionId, newOwnedSession());
+  adopt(sessionId: string, charset: Charset = DEFAULT_CHARSET, meta?: unknown): readonly Buffer[] {
+    this.owned.set(sessionId, newOwnedSession(charset, meta));
     this.claimed.add(sessionId);
     const early = this.early.get(sessionId)?.chunks ?? [];
     for (const chunk of early) this.onData(sessionId, chunk);
     return early;
+  }
+
+  /** The session's character set: what its output is decoded from and typed text encoded to. */
+  charsetOf(sessionId: string): Charset {
+    return this.owned.get(sessionId)?.charset ?? DEFAULT_CHARSET;
+  }
+
+  /** Switches the session's character set; what the old decoder held is let out first. */
+  setCharset(sessionId: string, charset: Charset): void {
+    const s = this.owned.get(sessionId);
+    if (!s || s.charset === charset) return;
+    this.queue(sessionId, s, s.decoder.end());
+    s.charset = charset;
+    s.decoder = decoderFor(charset);
   }
 
   owns(sessionId: string): boolean {
@@ -124,6 +182,57 @@ export class SessionOutput {
     if (s.pendingLen && !s.scheduled && s.inFlight.length < MAX_IN_FLIGHT) this.flush(sessionId, s);
   }
 
+  /** Sessions this connection owns (ended ones kept for a re-attaching page included). */
+  ownedCount(): number {
+    return this.owned.size;
+  }
+
+  /**
+   * The page went away but may come back: keep the sessions open, their output going only to
+   * their scrollback and acknowledged at once (nobody paints it), and remember how any of them
+   * ends. What was sent and not painted is acknowledged now, so no channel stays paused.
+   */
+  park(): void {
+    this.parked = true;
+    for (const [id, s] of this.owned) {
+      const bytes = s.pendingBytes + s.inFlight.reduce((n, [, b]) => n + b, 0);
+      s.pending = [];
+      s.pendingLen = 0;
+      s.pendingBytes = 0;
+      s.inFlight = [];
+      s.ackedChars = 0;
+      if (bytes) this.sessions.ack?.(id, bytes);
+    }
+  }
+
+  /** Gives every session to the page that re-attached (take() on its connection); this one stops listening. */
+  handOver(): HandedSession[] {
+    this.unlisten();
+    const out: HandedSession[] = [];
+    for (const [id, s] of this.owned) {
+      const handed: HandedSession = { id, charset: s.charset, decoder: s.decoder, scrollback: s.scrollback, meta: s.meta };
+      if (s.ended) handed.ended = s.ended;
+      out.push(handed);
+      if (s.ended) this.claimed.delete(id);
+    }
+    this.owned.clear();
+    return out;
+  }
+
+  /** A re-attached page's connection takes over a live session handed over by the page it replaces. */
+  take(h: HandedSession): void {
+    const s = newOwnedSession(h.charset, h.meta);
+    s.decoder = h.decoder;
+    s.scrollback = h.scrollback;
+    this.owned.set(h.id, s);
+    this.claimed.add(h.id);
+  }
+
+  /** What the service remembered about an owned session when it opened (see adopt). */
+  metaOf(sessionId: string): unknown {
+    return this.owned.get(sessionId)?.meta;
+  }
+
   /** Bytes held for opens in flight (diagnostics, tests). */
   heldBytes(): number {
     return this.earlyBytes;
@@ -131,10 +240,7 @@ export class SessionOutput {
 
   /** The UI went away: stop listening and close every session it owned. */
   dispose(): void {
-    this.sessions.off('data', this.onData);
-    this.sessions.off('exit', this.onExit);
-    this.sessions.off('error', this.onError);
-    this.sessions.off('closed', this.onClosed);
+    this.unlisten();
     for (const id of this.owned.keys()) this.claimed.delete(id);
     for (const id of this.owned.keys()) {
       try {
@@ -146,9 +252,18 @@ export class SessionOutput {
     this.owned.clear();
   }
 
+  private unlisten(): void {
+    if (!this.listening) return;
+    this.listening = false;
+    this.sessions.off('data', this.onData);
+    this.sessions.off('exit', this.onExit);
+    this.sessions.off('error', this.onError);
+    this.sessions.off('closed', this.onClosed);
+  }
+
   private flush(id: string, s: OwnedSession): void {
     s.scheduled = false;
-    if (!s.pendingLen) return;
+    if (!s.pendingLen || this.parked) return;
     const data = s.pending.join('');
     s.inFlight.push([data.length, s.pendingBytes]);
     s.pending = [];
@@ -169,9 +284,19 @@ export class SessionOutput {
       this.early.set(id, e);
       return;
     }
+    if (this.parked) {
+      s.scrollback.append(s.decoder.write(chunk));
+      this.sessions.ack?.(id, chunk.length);
+      return;
+    }
     s.pendingBytes += chunk.length;
-    const text = s.decoder.write(chunk);
+    this.queue(id, s, s.decoder.write(chunk));
+  };
+
+  /** Decoded output joins the session's next batch (sent now when the batch is full). */
+  private queue(id: string, s: OwnedSession, text: string): void {
     if (!text) return;
+    s.scrollback.append(text);
     s.pending.push(text);
     s.pendingLen += text.length;
     if (s.pendingLen >= MAX_BATCH) this.flush(id, s);
@@ -179,7 +304,7 @@ export class SessionOutput {
       s.scheduled = true;
       setImmediate(() => this.flush(id, s));
     }
-  };
+  }
 
   private readonly onExit = (id: string, code: number | null): void => {
     if (this.owned.has(id)) this.exits.set(id, code);
@@ -214,7 +339,15 @@ export class SessionOutput {
     const s = this.owned.get(id);
     if (!s) return;
     const tail = s.decoder.end();
+    if (this.parked) {
+      // Nobody to tell: the page that re-attaches learns it with the scrollback.
+      s.scrollback.append(tail);
+      this.exits.delete(id);
+      s.ended = { reason, cause: how.cause, ...(how.exit !== undefined ? { exitCode: how.exit } : {}), ...(error ? { error } : {}) };
+      return;
+    }
     if (tail) {
+      s.scrollback.append(tail);
       s.pending.push(tail);
       s.pendingLen += tail.length;
     }

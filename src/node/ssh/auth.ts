@@ -1,8 +1,7 @@
-import type { AuthFailedDetails } from '../../common/errorDetails.js';
 import { closeSync, constants, existsSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import ssh2 from 'ssh2';
-import type { AnyAuthMethod, AuthenticationType, AuthHandlerMiddleware, ParsedKey } from 'ssh2';
+import type { ParsedKey } from 'ssh2';
 import { AppError } from '../../common/errors.js';
 import { expandHome, sshDir } from './sshPaths.js';
 
@@ -131,119 +130,79 @@ function isEncryptedKeyError(e: Error): boolean {
   return /passphrase|encrypted/i.test(e.message);
 }
 
-/** Loads a private key, asking for its passphrase if it is encrypted. Returns the key or why not. */
-export async function loadPrivateKey(path: string, ask?: AskPassphrase, onPrompt?: (open: boolean) => void): Promise<ParsedKey | string> {
+/** Why a key file could not be used, in words for the list of what was tried, and its kind. */
+export interface KeyProblem {
+  outcome: 'unreadable' | 'format' | 'passphrase';
+  text: string;
+  ppk?: boolean;
+}
+
+function problem(outcome: KeyProblem['outcome'], text: string, ppk?: boolean): KeyProblem {
+  return ppk ? { outcome, text, ppk } : { outcome, text };
+}
+
+function parsedFrom(data: Buffer | string, passphrase?: string): ParsedKey | Error | undefined {
+  const parsed = passphrase === undefined ? ssh2.utils.parseKey(data) : ssh2.utils.parseKey(data, passphrase);
+  return Array.isArray(parsed) ? parsed[0] : parsed;
+}
+
+/** A PuTTY key (src/node/ssh/ppk.ts) as ssh2 reads it, or why not. */
+async function ppkKey(data: Buffer, passphrase?: string): Promise<ParsedKey | KeyProblem | 'wrong-passphrase'> {
+  const { ppkToOpenSsh, PpkError } = await import('./ppk.js');
+  try {
+    const k = parsedFrom(await ppkToOpenSsh(data, passphrase));
+    return k && !(k instanceof Error) ? k : problem('format', `unreadable PuTTY key (${k instanceof Error ? k.message : 'unknown format'})`, true);
+  } catch (e) {
+    if (!(e instanceof PpkError)) throw e;
+    if (e.reason === 'wrong-passphrase') return 'wrong-passphrase';
+    if (e.reason === 'passphrase-needed') return problem('passphrase', 'encrypted, and no way to ask for its passphrase', true);
+    return problem('format', `PuTTY key TagSSH cannot read: ${e.message}`, true);
+  }
+}
+
+/** Loads a private key (OpenSSH, PEM or PuTTY .ppk), asking for its passphrase if it is encrypted. Returns the key or why not. */
+export async function loadPrivateKey(path: string, ask?: AskPassphrase, onPrompt?: (open: boolean) => void): Promise<ParsedKey | KeyProblem> {
   let data: Buffer;
   try {
     data = readKeyFile(path);
   } catch (e) {
-    return e instanceof AppError
-      ? e.message.replace(`Key file ${path} `, '').replace(/\.$/, '')
-      : `cannot read (${(e as NodeJS.ErrnoException).code ?? 'error'})`;
+    return problem(
+      'unreadable',
+      e instanceof AppError ? e.message.replace(`Key file ${path} `, '').replace(/\.$/, '') : `cannot read (${(e as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
   }
-  const plain = ssh2.utils.parseKey(data);
-  const first = Array.isArray(plain) ? plain[0] : plain;
-  if (first && !(first instanceof Error)) return first.isPrivateKey() ? first : 'not a private key';
-  if (!(first instanceof Error) || !isEncryptedKeyError(first)) return `unreadable key (${first instanceof Error ? first.message : 'unknown format'})`;
-  if (!ask) return 'encrypted, and no way to ask for its passphrase';
+  const { isPpk, ppkIsEncrypted } = await import('./ppk.js');
+  const ppk = isPpk(data);
+  if (ppk) {
+    if (!ppkIsEncrypted(data)) {
+      const k = await ppkKey(data);
+      return k === 'wrong-passphrase' ? problem('format', 'PuTTY key that does not verify', true) : k;
+    }
+  } else {
+    const first = parsedFrom(data);
+    if (first && !(first instanceof Error)) return first.isPrivateKey() ? first : problem('format', 'a public key, not a private key');
+    if (!(first instanceof Error) || !isEncryptedKeyError(first))
+      return problem('format', `not a private key TagSSH can read (${first instanceof Error ? first.message : 'unknown format'})`);
+  }
+  if (!ask) return problem('passphrase', 'encrypted, and no way to ask for its passphrase', ppk);
   for (let attempt = 1; attempt <= 3; attempt++) {
     let passphrase: string;
     onPrompt?.(true);
     try {
       passphrase = await ask(path, attempt);
     } catch {
-      return 'encrypted; passphrase not given';
+      return problem('passphrase', 'encrypted; passphrase not given', ppk);
     } finally {
       onPrompt?.(false);
     }
-    if (!passphrase) return 'encrypted; passphrase not given';
-    const parsed = ssh2.utils.parseKey(data, passphrase);
-    const k = Array.isArray(parsed) ? parsed[0] : parsed;
+    if (!passphrase) return problem('passphrase', 'encrypted; passphrase not given', ppk);
+    if (ppk) {
+      const k = await ppkKey(data, passphrase);
+      if (k !== 'wrong-passphrase') return k;
+      continue;
+    }
+    const k = parsedFrom(data, passphrase);
     if (k && !(k instanceof Error)) return k;
   }
-  return 'encrypted; wrong passphrase (3 attempts)';
-}
-
-/** An ssh2 authHandler that walks the plan and records what it tried, for AUTH_FAILED. */
-export function createAuthHandler(plan: AuthPlan): { handler: AuthHandlerMiddleware; tried: string[]; instanceConnect: InstanceConnectOutcome } {
-  const tried: string[] = [];
-  const steps: Array<() => Promise<AnyAuthMethod | null>> = [];
-  const instanceConnect: InstanceConnectOutcome = { pushed: false };
-  const ic = plan.instanceConnect;
-  const pushStep = async (): Promise<AnyAuthMethod | null> => {
-    try {
-      const key = await ic!.push();
-      instanceConnect.pushed = true;
-      tried.push('a key pushed with EC2 Instance Connect');
-      return { type: 'publickey', username: plan.user, key };
-    } catch (e) {
-      const err = e instanceof AppError ? e : new AppError('AWS_API', (e as Error).message);
-      instanceConnect.error = err;
-      tried.push(`EC2 Instance Connect (${err.message.replace(/\.$/, '')})`);
-      return null;
-    }
-  };
-  if (ic?.mode === 'always') steps.push(pushStep);
-  if (plan.agent) {
-    const agent = plan.agent;
-    steps.push(async () => {
-      if (!agent.startsWith('\\\\') && agent !== 'pageant' && !existsSync(agent)) {
-        tried.push(`agent (${agent} does not exist)`);
-        return null;
-      }
-      tried.push('agent');
-      return { type: 'agent', username: plan.user, agent };
-    });
-  }
-  for (const file of plan.identityFiles) {
-    steps.push(async () => {
-      const key = await loadPrivateKey(file, plan.askPassphrase, plan.onPrompt);
-      if (typeof key === 'string') {
-        tried.push(`${file} (${key})`);
-        return null;
-      }
-      tried.push(file);
-      return { type: 'publickey', username: plan.user, key };
-    });
-  }
-  if (ic?.mode === 'fallback') steps.push(pushStep);
-  let i = 0;
-  const handler: AuthHandlerMiddleware = (authsLeft, _partial, next) => {
-    const allowed = (m: AuthenticationType) => !authsLeft || authsLeft.includes(m) || (m === 'agent' && authsLeft.includes('publickey'));
-    // ssh2 takes `false` as "no more methods"; its typings only list method names.
-    const stop = () => (next as unknown as (m: false) => void)(false);
-    const advance = async (): Promise<void> => {
-      while (i < steps.length) {
-        const method = await steps[i++]!();
-        if (method && allowed(method.type === 'agent' ? 'agent' : 'publickey')) return next(method);
-      }
-      stop();
-    };
-    advance().catch(stop);
-  };
-  return { handler, tried, instanceConnect };
-}
-
-/**
- * The login failed although EC2 Instance Connect accepted a pushed key: the instance does not
- * read pushed keys (its AMI lacks EC2 Instance Connect), or the user does not exist there.
- */
-export function instanceConnectRefusedError(user: string, label: string, tried: string[]): AppError {
-  return new AppError(
-    'AUTH_FAILED',
-    `${label} refused the login as "${user}" even with a key pushed through EC2 Instance Connect: its AMI may lack EC2 Instance Connect (the ec2-instance-connect package), or "${user}" is not a user there; tried: ${tried.join(', ')}.`,
-    'Use an AMI with EC2 Instance Connect (Amazon Linux 2/2023, Ubuntu 20.04+), install ec2-instance-connect on it, or check the login user (--user or the tagssh:user tag).',
-    { user, tried } satisfies AuthFailedDetails,
-  );
-}
-
-/** The one-line error for a login nobody accepted. */
-export function authFailedError(user: string, label: string, tried: string[]): AppError {
-  const what = tried.length ? tried.join(', ') : 'nothing (no ssh-agent and no key file found)';
-  return new AppError(
-    'AUTH_FAILED',
-    `${label} refused the login as "${user}"; tried: ${what}.`,
-    'Check the login user (--user or the tagssh:user tag) and the key (--identity, or load it with ssh-add).',
-    { user, tried } satisfies AuthFailedDetails,
-  );
+  return problem('passphrase', `encrypted; wrong passphrase (3 attempts)`, ppk);
 }

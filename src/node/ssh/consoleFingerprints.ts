@@ -1,5 +1,5 @@
-import { ec2For } from '../aws/clients.js';
-import type { AwsScope } from '../aws/scope.js';
+import { ec2For } from '../aws/config/clients.js';
+import type { AwsScope } from '../aws/config/scope.js';
 import { fingerprintMatches, keyTypeOf } from './fingerprint.js';
 
 // EC2 instances print their SSH host-key fingerprints to the serial console on first boot

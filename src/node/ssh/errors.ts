@@ -1,4 +1,5 @@
 import { AppError } from '../../common/errors.js';
+import type { DetailsFor } from '../../common/errorDetails.js';
 
 // ssh2 and the socket layer fail with terse, inconsistent errors ("connect ECONNREFUSED …",
 // "Timed out while waiting for handshake", "(SSH) Channel open failure: …"); this turns each
@@ -22,23 +23,19 @@ export function connectError(e: unknown, t: { label: string; host: string; port:
   const code = typeof err?.code === 'string' ? err.code : undefined;
   const at = where(t) + (via ? ` via ${via}` : '');
   if (code === 'ECONNREFUSED' || /Connection refused/i.test(msg))
-    return new AppError(
-      'CONNECT_FAILED',
-      `Connection refused by ${at}: nothing accepts SSH on port ${t.port}.`,
-      'Is sshd running, and is the port right (--port or the tagssh:port tag)? Check the security group too.',
-    );
+    return new AppError('CONNECT_FAILED', `Connection refused by ${at}: nothing accepts SSH on port ${t.port}.`, undefined, {
+      reason: 'ssh-refused',
+      at,
+      port: t.port,
+    } satisfies DetailsFor<'ssh-refused'>);
   if (code === 'ETIMEDOUT' || /timed out/i.test(msg))
-    return new AppError(
-      'TIMEOUT',
-      `Timed out connecting to ${at}.`,
-      'Check the security group (port 22 from your address), the network ACLs, or use --private/--via for a private subnet.',
-    );
+    return new AppError('TIMEOUT', `Timed out connecting to ${at}.`, undefined, { reason: 'ssh-timeout', at } satisfies DetailsFor<'ssh-timeout'>);
   if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH' || code === 'EADDRNOTAVAIL')
-    return new AppError(
-      'CONNECT_FAILED',
-      `${at} is unreachable (${code}).`,
-      'Check your network/VPN route to this address, or connect through a bastion with --via.',
-    );
+    return new AppError('CONNECT_FAILED', `${at} is unreachable (${code}).`, undefined, {
+      reason: 'ssh-unreachable',
+      at,
+      netCode: code,
+    } satisfies DetailsFor<'ssh-unreachable'>);
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
     return new AppError('CONNECT_FAILED', `Cannot resolve ${t.host} (${code}).`, 'Check the host name or your DNS.');
   if (code === 'ECONNRESET' || /ECONNRESET|socket hang up/i.test(msg))
@@ -65,5 +62,9 @@ export function connectError(e: unknown, t: { label: string; host: string; port:
       `SSH negotiation with ${at} failed: ${msg}.`,
       'The server offers no algorithm TagSSH supports; check its sshd_config (Ciphers, KexAlgorithms, HostKeyAlgorithms).',
     );
-  return new AppError('CONNECT_FAILED', `SSH connection to ${at} failed: ${msg}.`, 'Try again; run with --debug for details.');
+  return new AppError('CONNECT_FAILED', `SSH connection to ${at} failed: ${msg}.`, undefined, {
+    reason: 'ssh-failed',
+    at,
+    text: msg,
+  } satisfies DetailsFor<'ssh-failed'>);
 }

@@ -9,10 +9,13 @@ import { hostIdOf, type KnownHostEntry, type KnownHostsStore } from './knownHost
 //   1. a key already trusted for this instance id → accept; any other key → HOST_KEY_CHANGED
 //      (the address may now belong to another machine; only `forget-host-key` clears it) — also
 //      when another process trusted a different key while this handshake was under way;
-//   2. first contact: the key is listed in the instance's console output → trust it;
-//   3. the user confirmed this exact fingerprint → trust it;
-//   4. accept-new (OpenSSH semantics) → trust it, unless the console lists OTHER keys;
-//   5. otherwise HOST_KEY_UNKNOWN, carrying the fingerprint for the caller to show and confirm.
+//   2. first contact for an instance whose Name is trusted for ANOTHER instance id (the Name tag
+//      moved: anyone with ec2:CreateTags can move it, and that instance's console output is its
+//      own word) → only the user's confirmation of this exact fingerprint trusts it;
+//   3. first contact: the key is listed in the instance's console output → trust it;
+//   4. the user confirmed this exact fingerprint → trust it;
+//   5. accept-new (OpenSSH semantics) → trust it, unless the console lists OTHER keys;
+//   6. otherwise HOST_KEY_UNKNOWN, carrying the fingerprint for the caller to show and confirm.
 
 const CONSOLE_TIMEOUT_MS = 8000;
 
@@ -22,6 +25,8 @@ export interface HostKeySubject {
   label: string;
   instanceId?: string;
   region?: string;
+  /** When the instance was launched (EC2's LaunchTime): kept with its key, shown if its Name later moves. */
+  launchTime?: string | null;
   /** true = accept a new key (not a changed one); a string = the one fingerprint the user confirmed. */
   acceptNewHostKey?: boolean | string;
 }
@@ -69,6 +74,23 @@ function changedError(subject: HostKeySubject, who: string, entry: KnownHostEntr
   );
 }
 
+/** Whether the instance's console output lists this key (null: no console output to check against). */
+async function consoleMatchOf(subject: HostKeySubject, keyBlob: Buffer, policy: HostKeyPolicy): Promise<boolean | null> {
+  if (!subject.instanceId || !subject.region || !policy.consoleOutput) return null;
+  try {
+    // Bounded: a slow EC2 API must not hold the handshake (the user can still confirm by hand).
+    let timer: NodeJS.Timeout | undefined;
+    const text = await Promise.race([
+      policy.consoleOutput(subject.instanceId, subject.region),
+      new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), CONSOLE_TIMEOUT_MS))),
+    ]).finally(() => clearTimeout(timer));
+    return text === null ? null : matchConsole(parseConsoleHostKeys(text), keyBlob);
+  } catch {
+    // No permission for GetConsoleOutput, or EC2 unreachable: fall back to asking the user.
+    return null;
+  }
+}
+
 export async function decideHostKey(subject: HostKeySubject, keyBlob: Buffer, policy: HostKeyPolicy): Promise<HostKeyDecision> {
   const hostId = hostIdOf(subject);
   const keyType = keyTypeOf(keyBlob);
@@ -85,25 +107,21 @@ export async function decideHostKey(subject: HostKeySubject, keyBlob: Buffer, po
     return { ok: false, error: changedError(subject, who, entry, keyType, fingerprint) };
   }
 
-  let consoleMatch: boolean | null = null;
-  if (subject.instanceId && subject.region && policy.consoleOutput) {
-    try {
-      // Bounded: a slow EC2 API must not hold the handshake (the user can still confirm by hand).
-      let timer: NodeJS.Timeout | undefined;
-      const text = await Promise.race([
-        policy.consoleOutput(subject.instanceId, subject.region),
-        new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), CONSOLE_TIMEOUT_MS))),
-      ]).finally(() => clearTimeout(timer));
-      consoleMatch = text === null ? null : matchConsole(parseConsoleHostKeys(text), keyBlob);
-    } catch {
-      // No permission for GetConsoleOutput, or EC2 unreachable: fall back to asking the user.
-      consoleMatch = null;
-    }
-  }
-
+  const consoleMatch = await consoleMatchOf(subject, keyBlob, policy);
   const accept = subject.acceptNewHostKey;
   const confirmedThis = typeof accept === 'string' && normaliseFingerprint(accept) === fingerprint;
-  const source = consoleMatch === true ? 'console' : confirmedThis ? 'confirmed' : accept === true && consoleMatch === null ? 'accept-new' : null;
+  const movedFrom = subject.instanceId ? policy.store.trustedForOtherInstance(subject.label, subject.instanceId) : undefined;
+  const source = movedFrom
+    ? confirmedThis
+      ? 'confirmed'
+      : null
+    : consoleMatch === true
+      ? 'console'
+      : confirmedThis
+        ? 'confirmed'
+        : accept === true && consoleMatch === null
+          ? 'accept-new'
+          : null;
   if (source) {
     // Compare-and-set: another process (a second tab, the CLI beside the app) may have trusted
     // a different key for this machine while this handshake was under way. Then this is a change.
@@ -115,22 +133,33 @@ export async function decideHostKey(subject: HostKeySubject, keyBlob: Buffer, po
       source,
       addedAt: new Date().toISOString(),
       lastAddress: `${subject.host}:${subject.port}`,
+      ...(subject.launchTime ? { launchTime: subject.launchTime } : {}),
     });
     return stored.ok ? { ok: true } : { ok: false, error: changedError(subject, who, stored.current, keyType, fingerprint) };
   }
 
   const details: HostKeyUnknownDetails = { instanceId: subject.instanceId ?? null, label: subject.label, fingerprint, keyType, consoleMatch };
   let message: string;
-  let hint: string;
-  if (consoleMatch === false) {
+  let hint: string | undefined;
+  if (movedFrom?.instanceId) {
+    details.nameMoved = {
+      previousInstanceId: movedFrom.instanceId,
+      previousLaunchTime: movedFrom.launchTime ?? null,
+      previousTrustedAt: movedFrom.addedAt || null,
+      launchTime: subject.launchTime ?? null,
+    };
+    const launched = (t: string | null | undefined) => (t ? `launched ${t}` : 'launch time not recorded');
+    message =
+      `The Name ${subject.label} now belongs to another instance: trusted until now for ${movedFrom.instanceId} (${launched(movedFrom.launchTime)}), ` +
+      `it now names ${subject.instanceId} (${launched(subject.launchTime)}), which presents ${keyType} key ${fingerprint}` +
+      `${consoleMatch === true ? ' (its own console output lists this key, but that instance vouches for itself)' : consoleMatch === false ? ', which does NOT match the fingerprints in its console output' : ''}; refusing to trust it without you.`;
+  } else if (consoleMatch === false) {
     message = `The ${keyType} host key of ${who} (${fingerprint}) does NOT match the fingerprints in the instance's console output — the address may belong to another machine; refusing to connect.`;
-    hint = `Check the instance's system log in the EC2 console; only if you are sure, confirm this exact fingerprint with --accept-new=${fingerprint}.`;
   } else if (typeof accept === 'string') {
     message = `${who} presented host key ${fingerprint}, not the fingerprint you confirmed (${normaliseFingerprint(accept)}); refusing to connect.`;
     hint = 'The key changed since you looked at it: check the instance before confirming again.';
   } else {
     message = `First connection to ${who}: its ${keyType} host key ${fingerprint} is not yet trusted and the console output has no fingerprints to check it against.`;
-    hint = `Verify the fingerprint, then connect again with --accept-new (or --accept-new=${fingerprint}).`;
   }
   return { ok: false, error: new AppError('HOST_KEY_UNKNOWN', message, hint, details) };
 }

@@ -39,7 +39,8 @@ export interface TrustedKey {
   publicKey: string;
 }
 
-export type TrustSource = 'console' | 'accept-new' | 'confirmed';
+/** How trust began: the console output, accept-new, a confirmed fingerprint, or an import of Tera Term's ssh_known_hosts. */
+export type TrustSource = 'console' | 'accept-new' | 'confirmed' | 'imported';
 
 export interface KnownHostEntry {
   label: string;
@@ -50,6 +51,8 @@ export interface KnownHostEntry {
   source: TrustSource;
   addedAt: string;
   lastAddress: string | null;
+  /** When the instance was launched, as EC2 said at trust time (absent in older lines): shown when its Name moves to another instance. */
+  launchTime?: string | null;
 }
 
 export type TrustResult = { ok: true } | { ok: false; current: KnownHostEntry };
@@ -120,9 +123,10 @@ function parseLine(raw: string): Line {
       // A line someone added by hand is trusted as if confirmed: it is the same store OpenSSH reads.
       label: fields.get('label') ?? name!,
       region: fields.get('region') ?? null,
-      source: source === 'console' || source === 'accept-new' || source === 'confirmed' ? source : 'confirmed',
+      source: source === 'console' || source === 'accept-new' || source === 'confirmed' || source === 'imported' ? source : 'confirmed',
       addedAt: fields.get('added') ?? '',
       lastAddress: fields.get('last') ?? null,
+      ...(fields.has('launched') ? { launchTime: fields.get('launched')! } : {}),
     },
   };
 }
@@ -134,6 +138,7 @@ function formatLine(l: KeyLine): string {
     ...(m.region ? [`region=${enc(m.region)}`] : []),
     `added=${enc(m.addedAt)}`,
     ...(m.lastAddress ? [`last=${enc(m.lastAddress)}`] : []),
+    ...(m.launchTime ? [`launched=${enc(m.launchTime)}`] : []),
     `label=${enc(m.label)}`,
   ];
   return `${knownHostsName(l.hostId)} ${l.key.keyType} ${l.key.publicKey} tagssh ${fields.join(' ')}`;
@@ -265,6 +270,19 @@ export class KnownHostsStore {
   }
 
   /**
+   * The entry that trusts `label` (a Name tag) for an instance other than `instanceId`, the most
+   * recently trusted when several do: the Name has moved to another machine since it was trusted.
+   */
+  trustedForOtherInstance(label: string, instanceId: string): KnownHostEntry | undefined {
+    // A label that is an instance id is no Name: the instance simply has none.
+    if (label === '' || label === instanceId) return undefined;
+    let found: KnownHostEntry | undefined;
+    for (const e of entriesOf(this.readLines()).values())
+      if (e.instanceId && e.instanceId !== instanceId && e.label === label && (!found || e.addedAt > found.addedAt)) found = e;
+    return found;
+  }
+
+  /**
    * Trusts a first key, compare-and-set: it is added only while nothing is trusted for `hostId`
    * (the state the handshake began from). If another process trusted a key meanwhile, the same
    * key is fine and any other is reported back, to be refused as changed.
@@ -321,7 +339,7 @@ export interface CarriedOver {
 }
 
 /** True when a known_hosts host field names `host`: plain (possibly a comma list) or hashed (|1|salt|hmac). */
-function namesHost(field: string, host: string): boolean {
+export function namesHost(field: string, host: string): boolean {
   const hashed = /^\|1\|([A-Za-z0-9+/=]+)\|([A-Za-z0-9+/=]+)$/.exec(field);
   if (hashed) return createHmac('sha1', Buffer.from(hashed[1]!, 'base64')).update(host).digest('base64') === hashed[2];
   return field.split(',').includes(host);

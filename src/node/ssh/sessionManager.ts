@@ -5,6 +5,7 @@ import { terminalLines } from '../../common/safeText.js';
 import { connect as defaultConnect, hopsOf, type ConnectOptions, type ShellChannel, type SshConnection } from './connection.js';
 import { hostIdOf } from './knownHosts.js';
 import type { ConnectTarget } from './types.js';
+import { WakeWatch, type WakeWatchOptions } from './wakeWatch.js';
 
 // Terminal sessions for every front end (Electron, browser mode) and the benchmark runner.
 // Sessions to the same machine as the same user share one SSH connection (one handshake, many
@@ -13,13 +14,14 @@ import type { ConnectTarget } from './types.js';
 // stops sending) until the front end acks what it has painted.
 //
 // Events: 'data' (id, chunk: Buffer), 'exit' (id, code | null), 'error' (id, AppErrorData),
-//         'closed' (id, reason: string).
+//         'closed' (id, reason: string), 'resize' (id, cols, rows), 'wake' (sleptMs, connections probed).
 
 export interface OpenOptions {
   cols: number;
   rows: number;
   term?: string;
   askPassphrase?: ConnectOptions['askPassphrase'];
+  askSecret?: ConnectOptions['askSecret'];
   onProgress?: (msg: string) => void;
   signal?: AbortSignal;
 }
@@ -30,7 +32,16 @@ export interface SessionManagerOptions {
   /** Pause output past highWater unacked units, resume below lowWater. Off when absent. */
   flowControl?: { highWater: number; lowWater: number };
   connect?: typeof defaultConnect;
+  /**
+   * Sleep and resume: when the wall clock shows the machine slept, every pooled connection is
+   * probed at once and ended if it does not answer within `probeMs` (src/node/ssh/wakeWatch.ts).
+   * false = off.
+   */
+  wake?: (WakeWatchOptions & { probeMs?: number }) | false;
 }
+
+/** How long a connection has to answer after a wake before it counts as lost. */
+export const WAKE_PROBE_MS = 5000;
 
 export interface SessionInfo {
   id: string;
@@ -44,9 +55,23 @@ interface Pooled {
   refs: number;
 }
 
+/** What a session needs of its connection: a shell, its close, and the words that open it. */
+export interface ShellConnection {
+  shell: SshConnection['shell'];
+  close(): void;
+  readonly closed: boolean;
+  readonly banner: string;
+  readonly notice: string;
+  once(event: 'close', listener: (error?: AppError) => void): unknown;
+  off(event: 'close', listener: (error?: AppError) => void): unknown;
+}
+
 interface Session {
   info: SessionInfo;
-  target: ConnectTarget;
+  /** The SSH target (absent for an adopted connection such as the serial console). */
+  target?: ConnectTarget;
+  /** The PTY's size now (a recording starts at it and follows resizes). */
+  size: { cols: number; rows: number };
   shell: ShellChannel;
   release: () => void;
   unacked: number;
@@ -65,12 +90,42 @@ export class SessionManager extends EventEmitter {
   private readonly pool = new Map<string, Pooled>();
   private readonly sessions = new Map<string, Session>();
   /** Connections whose login banner a terminal has shown (once per connection, as `ssh` does). */
-  private readonly bannerShown = new WeakSet<SshConnection>();
+  private readonly bannerShown = new WeakSet<ShellConnection>();
   private readonly connectFn: typeof defaultConnect;
+  private readonly wake: WakeWatch | null;
 
   constructor(private readonly options: SessionManagerOptions = {}) {
     super();
     this.connectFn = options.connect ?? defaultConnect;
+    this.wake = options.wake === false ? null : new WakeWatch((slept) => void this.probeAll(slept), options.wake ?? {});
+  }
+
+  /** The machine slept for about `sleptMs`: every pooled connection must answer within the probe deadline or end as lost. */
+  async probeAll(sleptMs: number): Promise<void> {
+    const probeMs = (this.options.wake && this.options.wake.probeMs) || WAKE_PROBE_MS;
+    const conns = await Promise.all([...this.pool.values()].map((p) => p.conn.catch(() => undefined)));
+    this.emit('wake', sleptMs, conns.length);
+    await Promise.all(
+      conns.map((c) => {
+        if (!c || c.closed || !c.probe) return undefined;
+        const slept = Math.round(sleptMs / 1000);
+        return c.probe(
+          probeMs,
+          new AppError(
+            'SESSION_CLOSED',
+            `${c.target.label} did not answer within ${Math.round(probeMs / 1000)} s after this computer woke up (it slept about ${slept} s).`,
+            'The network or the instance dropped the connection during the sleep; reconnect.',
+          ),
+        );
+      }),
+    );
+  }
+
+  /** The wake watch runs while any connection is pooled. */
+  private watchWake(): void {
+    if (!this.wake) return;
+    if (this.pool.size > 0) this.wake.start();
+    else this.wake.stop();
   }
 
   /**
@@ -79,10 +134,13 @@ export class SessionManager extends EventEmitter {
    */
   async acquire(
     target: ConnectTarget,
-    opts: Pick<OpenOptions, 'askPassphrase' | 'onProgress' | 'signal'> = {},
+    opts: Pick<OpenOptions, 'askPassphrase' | 'askSecret' | 'onProgress' | 'signal'> & {
+      /** A new connection even if one is pooled (it becomes the pooled one; the old one serves its users until they let go). */
+      fresh?: boolean;
+    } = {},
   ): Promise<{ connection: SshConnection; release: () => void }> {
     const key = poolKey(target);
-    let entry = this.pool.get(key);
+    let entry = opts.fresh ? undefined : this.pool.get(key);
     if (entry) {
       const existing = await entry.conn.catch(() => undefined);
       if (!existing || existing.closed) entry = undefined;
@@ -90,15 +148,18 @@ export class SessionManager extends EventEmitter {
     if (!entry) {
       const connectOpts: ConnectOptions = { ...this.options.connectOptions };
       if (opts.askPassphrase) connectOpts.askPassphrase = opts.askPassphrase;
+      if (opts.askSecret) connectOpts.askSecret = opts.askSecret;
       if (opts.onProgress) connectOpts.onProgress = opts.onProgress;
       if (opts.signal) connectOpts.signal = opts.signal;
       const created: Pooled = { conn: this.connectFn(target, connectOpts), refs: 0 };
       entry = created;
       this.pool.set(key, created);
-      created.conn.then(
-        (c) => c.once('close', () => this.pool.get(key) === created && this.pool.delete(key)),
-        () => this.pool.get(key) === created && this.pool.delete(key),
-      );
+      const drop = () => {
+        if (this.pool.get(key) === created) this.pool.delete(key);
+        this.watchWake();
+      };
+      created.conn.then((c) => c.once('close', drop), drop);
+      this.watchWake();
     }
     const pooled = entry;
     pooled.refs++;
@@ -117,6 +178,7 @@ export class SessionManager extends EventEmitter {
         released = true;
         if (--pooled.refs <= 0) {
           if (this.pool.get(key) === pooled) this.pool.delete(key);
+          this.watchWake();
           conn.close();
         }
       },
@@ -126,6 +188,31 @@ export class SessionManager extends EventEmitter {
   /** Opens an interactive shell; resolves with the session id once the PTY is up. */
   async open(target: ConnectTarget, opts: OpenOptions): Promise<string> {
     const { connection, release } = await this.acquire(target, opts);
+    return this.attach(
+      connection,
+      release,
+      { label: target.label, instanceId: target.instanceId ?? null, host: `${target.host}:${target.port}` },
+      opts,
+      target,
+    );
+  }
+
+  /**
+   * Opens the shell of a connection made elsewhere (the EC2 Serial Console: its own endpoint,
+   * key and host-key rule) and runs it as a session like any other. It is in no pool: `release`
+   * ends it, and targetOf() knows no SSH target for it (no file panel, no second channel).
+   */
+  adopt(connection: ShellConnection, info: Omit<SessionInfo, 'id'>, opts: OpenOptions): Promise<string> {
+    return this.attach(connection, () => connection.close(), info, opts);
+  }
+
+  private async attach(
+    connection: ShellConnection,
+    release: () => void,
+    info: Omit<SessionInfo, 'id'>,
+    opts: OpenOptions,
+    target?: ConnectTarget,
+  ): Promise<string> {
     let shell: ShellChannel;
     try {
       shell = await connection.shell({ cols: opts.cols, rows: opts.rows, ...(opts.term ? { term: opts.term } : {}) });
@@ -135,8 +222,9 @@ export class SessionManager extends EventEmitter {
     }
     const id = randomUUID();
     const s: Session = {
-      info: { id, label: target.label, instanceId: target.instanceId ?? null, host: `${target.host}:${target.port}` },
-      target,
+      info: { id, ...info },
+      ...(target ? { target } : {}),
+      size: { cols: opts.cols, rows: opts.rows },
       shell,
       release,
       unacked: 0,
@@ -156,9 +244,10 @@ export class SessionManager extends EventEmitter {
     };
     // The server's login banner opens the first terminal on its connection, before the shell's
     // own output (which waits in the channel until onData listens), escaped as untrusted text.
-    if (connection.banner && !this.bannerShown.has(connection)) {
+    // Words from the transport (Session Manager's CustomerMessage) come first, as the plugin prints them.
+    if ((connection.notice || connection.banner) && !this.bannerShown.has(connection)) {
       this.bannerShown.add(connection);
-      onData(Buffer.from(terminalLines(connection.banner)));
+      onData(Buffer.from(terminalLines(`${connection.notice ? `${connection.notice}\n` : ''}${connection.banner}`)));
     }
     shell.on('data', onData);
     shell.on('exit', (code: number | null) => this.emit('exit', id, code));
@@ -187,7 +276,15 @@ export class SessionManager extends EventEmitter {
   }
 
   resize(id: string, cols: number, rows: number): void {
-    this.get(id).shell.resize(cols, rows);
+    const s = this.get(id);
+    s.shell.resize(cols, rows);
+    s.size = { cols, rows };
+    this.emit('resize', id, cols, rows);
+  }
+
+  /** The PTY size of an open session. */
+  sizeOf(id: string): { cols: number; rows: number } | undefined {
+    return this.sessions.get(id)?.size;
   }
 
   /** The front end has consumed `units` of output: resume a paused channel below the low-water mark. */

@@ -4,8 +4,10 @@ import type { Settings } from '../../common/model/settings.js';
 import type { Instance } from '../../common/model/instance.js';
 import type { TransportChoice } from '../../common/model/transport.js';
 import { AppError } from '../../common/errors.js';
-import { MAX_HOPS, portTag } from '../../common/vocab.js';
-import type { AwsScope } from '../aws/scope.js';
+import { MAX_HOPS, portTag, TAG } from '../../common/vocab.js';
+import { chosenIdentity, DEFAULT_LOGIN_USER, loginPort, type InstanceLogin } from '../../common/login.js';
+import { parseHostSpec, tagJumpVerdict, type TagJumpRefusedDetails } from '../../common/jumpTag.js';
+import type { AwsScope } from '../aws/config/scope.js';
 import { tagsshPaths } from '../store/paths.js';
 import { expandHome, sshDir } from './sshPaths.js';
 import { describeImage, loginUserFor } from './users.js';
@@ -17,7 +19,8 @@ export type { ConnectTarget } from './types.js';
 // From "a Name tag" to everything needed to connect: address (the Name-tag resolver), login
 // user, port, key, bastions and host-key acceptance. Per-instance overrides travel on the
 // instance itself as tags (tagssh:user, tagssh:port, tagssh:jump) so a team shares them.
-// Precedence: command-line flag > tag > AMI rule (user only) > settings > built-in default.
+// Precedence (src/common/login.ts): flag > the instance's "Connect as…" > tag > settings > the
+// AMI's user > built-in default.
 
 export interface TargetOptions extends AwsScope {
   user?: string;
@@ -42,35 +45,39 @@ export interface TargetOptions extends AwsScope {
   transportProbes?: TransportProbes;
   /** Log in with a key pushed through EC2 Instance Connect first (--eic). */
   eic?: boolean;
+  /** Forward the ssh-agent (-A); default: Settings. */
+  agentForward?: boolean;
+  /** Send LANG/LC_* (default: Settings, on). */
+  sendLocale?: boolean;
   /** Told the target instance as EC2 just reported it (its tags pick the tunnel CLI's saved tunnels). */
   onInstance?: (instance: Instance) => void;
 }
 
 /** The part of the settings that shapes a connection. */
 export type SshSettings = Pick<Settings, 'defaultUser' | 'identityFile' | 'port' | 'jumpHost'> & {
+  /** Outside hosts a tagssh:jump tag may name (Settings); absent = none. */
+  tagJumpHosts?: string[];
   transport?: TransportChoice;
   instanceConnect?: InstanceConnectSetting;
+  connectAs?: Record<string, InstanceLogin>;
+  agentForward?: boolean;
+  sendLocale?: boolean;
 };
 
-/** EC2 Instance Connect keys: pushed only when no key of the user's is accepted, always first, or never. */
-export type InstanceConnectSetting = 'fallback' | 'always' | 'never';
+/** EC2 Instance Connect keys: offered after a refused login, always pushed first, or never. */
+export type InstanceConnectSetting = 'ask' | 'always' | 'never';
+
+/** LANG and LC_* of this process, as OpenSSH's `SendEnv LANG LC_*` sends them. */
+export function localeEnv(env: NodeJS.ProcessEnv = process.env): Record<string, string> | undefined {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) if ((k === 'LANG' || /^LC_[A-Z_]+$/.test(k)) && v && /^[\x20-\x7e]{1,100}$/.test(v)) out[k] = v;
+  return Object.keys(out).length ? out : undefined;
+}
 
 /** The tag that asks for EC2 Instance Connect keys on an instance ("true"). */
 export const EIC_TAG = 'tagssh:eic';
 
-/** "[user@]host[:port]" when the spec names a host rather than an instance. */
-export function parseHostSpec(spec: string): { user?: string; host: string; port?: number } | null {
-  const m = /^(?:([^@\s]+)@)?(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(?::(\d{1,5}))?$/.exec(spec);
-  if (!m) return null;
-  const host = m[2]!.replace(/^\[|\]$/g, '');
-  const isAddress = /^\d{1,3}(\.\d{1,3}){3}$/.test(host) || host.includes(':');
-  // A bare word like "bastion" is an instance Name; user@ or :port or an IP/FQDN makes it a host.
-  if (!m[1] && !m[3] && !isAddress && !host.includes('.')) return null;
-  const out: { user?: string; host: string; port?: number } = { host };
-  if (m[1]) out.user = m[1];
-  if (m[3]) out.port = Number(m[3]);
-  return out;
-}
+export { parseHostSpec } from '../../common/jumpTag.js';
 
 /**
  * The settings file, validated — but when there is none (the common case for the CLI), the
@@ -78,7 +85,7 @@ export function parseHostSpec(spec: string): { user?: string; host: string; port
  */
 async function loadSettings(): Promise<SshSettings> {
   // Same path as store/settings.ts's settingsPath(), which cannot be imported without zod.
-  if (!existsSync(join(tagsshPaths().config, 'settings.json'))) return { defaultUser: null, identityFile: null, port: 22, jumpHost: null, transport: 'auto' };
+  if (!existsSync(settingsFile())) return { defaultUser: null, identityFile: null, port: 22, jumpHost: null, transport: 'auto' };
   const { jsonSettingsStore } = await import('../store/settings.js');
   return jsonSettingsStore().get();
 }
@@ -92,14 +99,15 @@ export async function connectTargetFor(nameOrId: string, opts: TargetOptions): P
 async function build(nameOrId: string, opts: TargetOptions, settings: SshSettings, seen: Set<string>, depth: number): Promise<ConnectTarget> {
   if (depth > MAX_HOPS)
     throw new AppError('INVALID_INPUT', `The jump chain to ${nameOrId} is longer than ${MAX_HOPS} hops.`, 'Check the tagssh:jump tags for a loop.');
-  const [{ resolveTarget }, { jumpHostsFor }] = await Promise.all([import('../aws/resolve.js'), import('../aws/publicAddress.js')]);
+  const [{ resolveTarget }, { jumpHostsWithSource }] = await Promise.all([import('../aws/instances/resolve.js'), import('../aws/instances/publicAddress.js')]);
   const scope: AwsScope = {};
   if (opts.profile) scope.profile = opts.profile;
   if (opts.regions) scope.regions = opts.regions;
 
   // Resolve once; which address to use depends on the jump host, which may come from a tag, so
   // it is decided per instance as soon as the instance is known (before a --start waits for one).
-  const jumpSpecsOf = (inst: Instance): string[] => jumpHostsFor(inst, depth === 0 ? settings.jumpHost : null, opts.via);
+  const jumpsOf = (inst: Instance) => jumpHostsWithSource(inst, depth === 0 ? settings.jumpHost : null, opts.via);
+  const jumpSpecsOf = (inst: Instance): string[] => jumpsOf(inst).specs;
   // Transports apply to the final target; bastions are reached as they always were.
   const { transportChoiceFor, chooseTransport, needsPrivateAddress, answersThrough } = await import('../transport/choose.js');
   const choiceOf = (inst: Instance): TransportChoice => (depth === 0 ? transportChoiceFor(inst, opts.transport, settings.transport) : 'direct');
@@ -113,7 +121,7 @@ async function build(nameOrId: string, opts: TargetOptions, settings: SshSetting
           answers: async (i: Instance, address: string, port: number) => {
             const through = answersThrough(choiceOf(i), scope.profile, opts.transportProbes);
             if (through) return through(i, address, port);
-            const { tcpAnswers } = await import('../aws/tcpProbe.js');
+            const { tcpAnswers } = await import('../aws/instances/tcpProbe.js');
             return tcpAnswers(address, port);
           },
         }
@@ -122,6 +130,9 @@ async function build(nameOrId: string, opts: TargetOptions, settings: SshSetting
     ...(opts.port ? { port: opts.port } : {}),
     ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
     ...(opts.signal ? { signal: opts.signal } : {}),
+    // A connection needs the address, not whether it is an Elastic IP: one EC2 call (DescribeInstances)
+    // instead of two, as `tagssh resolve` makes (the association's owner still tells EIPs on AWS).
+    exactAddressKind: false,
   });
   const inst = resolved.instance;
   const key = `${inst.region}/${inst.id}`;
@@ -137,7 +148,13 @@ async function build(nameOrId: string, opts: TargetOptions, settings: SshSetting
   // Bastions: --via, else the instance's tag, else (for the final target only) the settings.
   let jumpSpecs = jumpSpecsOf(inst);
   const address = resolved.address;
-  const port = opts.port ?? portTag(inst.tags) ?? settings.port;
+  const port = loginPort({
+    instanceId: inst.id,
+    tags: inst.tags,
+    settings: { ...settings, port: settings.port },
+    flagPort: opts.port,
+    tagPort: () => portTag(inst.tags),
+  });
   let decision: TransportDecision | undefined;
   if (depth === 0 && !opts.private) {
     decision = await chooseTransport({
@@ -153,24 +170,47 @@ async function build(nameOrId: string, opts: TargetOptions, settings: SshSetting
     if (decision.opener) jumpSpecs = [];
   }
 
+  // A tag's jump hosts (anyone with ec2:CreateTags writes them): instances, or hosts Settings allow.
+  const fromTag = jumpsOf(inst).source === 'tag';
+  if (fromTag) for (const spec of jumpSpecs) assertTagJumpAllowed(inst, spec, settings);
   const jump: ConnectTarget[] = [];
-  for (const spec of jumpSpecs) jump.push(await bastion(spec, opts, settings, seen, depth + 1));
+  for (const spec of jumpSpecs) jump.push(await bastion(spec, opts, settings, seen, depth + 1, fromTag));
 
-  const { user } = await loginUserFor({
+  const { user, source } = await loginUserFor({
     instance: inst,
     ...(opts.user ? { flagUser: opts.user } : {}),
-    settingsUser: settings.defaultUser,
+    settings,
     lookupImage: (imageId) => describeImage(scope, inst.region, imageId),
   });
 
-  const t: ConnectTarget = { host: address, port, user, instanceId: inst.id, region: inst.region, label: inst.name ?? inst.id, keyName: inst.keyName };
+  const t: ConnectTarget = {
+    host: address,
+    port,
+    user,
+    userSource: source,
+    instanceId: inst.id,
+    region: inst.region,
+    label: inst.name ?? inst.id,
+    keyName: inst.keyName,
+    launchTime: inst.launchTime,
+  };
   if (scope.profile) t.profile = scope.profile;
-  const identity = opts.identity ?? keyPairFile(inst.keyName) ?? opts.fallbackIdentity ?? settings.identityFile ?? undefined;
+  const identity =
+    chosenIdentity({ instanceId: inst.id, settings: { ...settings, port }, flagIdentity: opts.identity }) ??
+    keyPairFile(inst.keyName) ??
+    opts.fallbackIdentity ??
+    settings.identityFile ??
+    undefined;
   if (identity) t.identityFile = expandHome(identity);
   if (jump.length) t.jump = jump;
   if (decision?.opener) t.transport = decision.opener;
-  const eic: InstanceConnectSetting = opts.eic || inst.tags[EIC_TAG]?.trim().toLowerCase() === 'true' ? 'always' : (settings.instanceConnect ?? 'fallback');
+  const eic: InstanceConnectSetting = opts.eic || inst.tags[EIC_TAG]?.trim().toLowerCase() === 'true' ? 'always' : (settings.instanceConnect ?? 'ask');
   if (eic !== 'never') t.instanceConnect = { mode: eic, az: inst.az };
+  if (depth === 0) {
+    if (opts.agentForward ?? settings.agentForward) t.agentForward = true;
+    const env = (opts.sendLocale ?? settings.sendLocale ?? true) ? localeEnv() : undefined;
+    if (env) t.env = env;
+  }
   if (opts.acceptNew !== undefined) t.acceptNewHostKey = opts.acceptNew;
   return t;
 }
@@ -181,10 +221,41 @@ export function keyPairFile(keyName: string | null | undefined, dir = sshDir()):
   return [join(dir, `${keyName}.pem`), join(dir, keyName)].find((p) => existsSync(p));
 }
 
-async function bastion(spec: string, opts: TargetOptions, settings: SshSettings, seen: Set<string>, depth: number): Promise<ConnectTarget> {
+/** Throws, naming the tag and how to allow it, when an instance's tagssh:jump names an outside host Settings do not allow. */
+export function assertTagJumpAllowed(inst: Instance, spec: string, settings: SshSettings): void {
+  const verdict = tagJumpVerdict(spec, settings.tagJumpHosts ?? []);
+  if (verdict.ok) return;
+  const who = `${inst.name ?? inst.id} (${inst.id})`;
+  throw new AppError(
+    'INVALID_INPUT',
+    `The tag ${TAG.jump}=${inst.tags[TAG.jump]} on ${who} sends connections through ${spec}, a host outside EC2 that is not on the allow-list; refusing to use it (a tag can be set by anyone allowed ec2:CreateTags).`,
+    undefined,
+    {
+      reason: 'tag-jump-refused',
+      instanceId: inst.id,
+      name: inst.name,
+      tag: inst.tags[TAG.jump] ?? spec,
+      host: verdict.host,
+      port: verdict.port,
+      spec,
+    } satisfies TagJumpRefusedDetails,
+  );
+}
+
+/** store/settings.ts's settingsPath(), which cannot be imported here without zod (see loadSettings). */
+const settingsFile = () => join(tagsshPaths().config, 'settings.json');
+
+async function bastion(spec: string, opts: TargetOptions, settings: SshSettings, seen: Set<string>, depth: number, fromTag = false): Promise<ConnectTarget> {
   const host = parseHostSpec(spec);
   if (host) {
-    const t: ConnectTarget = { host: host.host, port: host.port ?? 22, user: host.user ?? settings.defaultUser ?? opts.user ?? 'ec2-user', label: spec };
+    const t: ConnectTarget = {
+      host: host.host,
+      port: host.port ?? 22,
+      user: host.user ?? settings.defaultUser ?? opts.user ?? DEFAULT_LOGIN_USER,
+      label: spec,
+    };
+    // An outside host a tag named (and Settings allow): its key file only, never the agent's keys.
+    if (fromTag) t.noAgentKeys = true;
     const identity = opts.identity ?? settings.identityFile;
     if (identity) t.identityFile = expandHome(identity);
     if (opts.acceptNew !== undefined) t.acceptNewHostKey = opts.acceptNew;

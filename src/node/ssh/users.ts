@@ -1,19 +1,19 @@
 import type { Instance } from '../../common/model/instance.js';
-import { ec2For } from '../aws/clients.js';
-import type { AwsScope } from '../aws/scope.js';
-import { TAG } from '../../common/vocab.js';
+import { ec2For } from '../aws/config/clients.js';
+import type { AwsScope } from '../aws/config/scope.js';
+import { loginUser, type LoginSettings, type UserSource } from '../../common/login.js';
 
-// Which user to log in as. EC2 images each bake in their own default account; the family is
-// read from the instance's PlatformDetails and, when that only says "Linux/UNIX", from the
-// image's name and description (DescribeImages). Order: --user, tag tagssh:user, the AMI rule,
-// the settings' default user, then ec2-user (the most common).
+// Which user to log in as: the one order of src/common/login.ts (flag, the instance's "Connect
+// as…", tag, Settings, the AMI, ec2-user), with the AMI step answered here. EC2 images each bake in
+// their own default account; the family is read from the instance's PlatformDetails and, when that
+// only says "Linux/UNIX", from the image's name and description (DescribeImages).
 
 export interface ImageInfo {
   name: string | null;
   description: string | null;
 }
 
-export type LoginUserSource = 'flag' | 'tag' | 'ami' | 'settings' | 'default';
+export type LoginUserSource = UserSource;
 
 /** Image name/description patterns, most specific first. */
 const RULES: Array<[RegExp, string]> = [
@@ -67,19 +67,22 @@ export function describeImage(scope: AwsScope, region: string, imageId: string):
 export interface LoginUserInput {
   instance: Instance;
   flagUser?: string;
-  settingsUser?: string | null;
+  /** The settings' default user and per-instance choices; absent = none. */
+  settings?: Pick<LoginSettings, 'defaultUser' | 'connectAs'>;
   lookupImage?: (imageId: string) => Promise<ImageInfo | null>;
 }
 
 export async function loginUserFor(input: LoginUserInput): Promise<{ user: string; source: LoginUserSource }> {
-  if (input.flagUser) return { user: input.flagUser, source: 'flag' };
-  const tag = input.instance.tags[TAG.user]?.trim();
-  if (tag) return { user: tag, source: 'tag' };
   const { instance } = input;
-  let image: ImageInfo | null = null;
-  if (needsImageLookup(instance) && instance.imageId && input.lookupImage) image = await input.lookupImage(instance.imageId);
-  const fromAmi = userFromImage(instance.platform, instance.platformDetails, image);
-  if (fromAmi) return { user: fromAmi, source: 'ami' };
-  if (input.settingsUser) return { user: input.settingsUser, source: 'settings' };
-  return { user: 'ec2-user', source: 'default' };
+  const settings: LoginSettings = {
+    defaultUser: input.settings?.defaultUser ?? null,
+    connectAs: input.settings?.connectAs ?? {},
+    port: 22,
+    identityFile: null,
+  };
+  return loginUser({ instanceId: instance.id, tags: instance.tags, flagUser: input.flagUser, settings }, async () => {
+    let image: ImageInfo | null = null;
+    if (needsImageLookup(instance) && instance.imageId && input.lookupImage) image = await input.lookupImage(instance.imageId);
+    return userFromImage(instance.platform, instance.platformDetails, image);
+  });
 }

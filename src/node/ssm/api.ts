@@ -1,11 +1,11 @@
 import type { SSMClient } from '@aws-sdk/client-ssm';
 import { AppError } from '../../common/errors.js';
 import type { Agent } from 'node:http';
-import { checkedEndpoint, ec2Settings } from '../aws/awsSettings.js';
-import { credentialsFor } from '../aws/clients.js';
-import { agentFor } from '../aws/httpProxy.js';
-import { cjsExports } from '../aws/interop.js';
-import { sdkLogger } from '../aws/sdkLogger.js';
+import { checkedEndpoint, ec2Settings } from '../aws/config/awsSettings.js';
+import { credentialsFor } from '../aws/config/clients.js';
+import { agentFor } from '../aws/config/httpProxy.js';
+import { cjsExports } from '../aws/ec2/interop.js';
+import { sdkLogger } from '../aws/config/sdkLogger.js';
 
 // The Systems Manager API calls behind an SSM session: is the instance a managed node, start a
 // session (port forwarding or a plain shell), end it. Failures are worded in one line naming the

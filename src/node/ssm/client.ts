@@ -2,17 +2,34 @@ import { randomUUID } from 'node:crypto';
 import type { Agent } from 'node:http';
 import { WebSocket } from 'ws';
 import { AppError } from '../../common/errors.js';
+import { escapeControls } from '../../common/safeText.js';
+import { isLoopbackHost } from '../../common/vocab.js';
 import { SequencedChannel, type ChannelOptions } from './channel.js';
+import { answerHandshake, CLIENT_VERSION, customerMessageOf, kmsUnsupportedError } from './handshake.js';
 import { flagPayload, PAYLOAD_TYPES, type AgentMessage } from './message.js';
 
 // The client end of a Session Manager data channel: open the WebSocket at the session's
 // StreamUrl, present the session token, answer the agent's handshake (which says whether this
 // is a port session or a shell), then carry stream data both ways through SequencedChannel.
+// What the session-manager-plugin does and this does too (src/communicator/websocketchannel.go,
+// src/datachannel/streaming.go at 61cf1288): text frames are read as frames like binary ones; a
+// WebSocket ping goes out every 5 minutes; HandshakeComplete's CustomerMessage is shown to the
+// user (here: `notice`, which the CLI prints to stderr and the app writes into the terminal).
 
 // The agent multiplexes a port session (smux) only for AWS-StartPortForwardingSession's
 // LocalPortForwarding type with clients from 1.1.70 on; AWS-StartSSHSession, the only document
 // TagSSH starts for SSH, is always a plain byte stream, so this version is safe to announce.
-export const CLIENT_VERSION = '1.2.0.0';
+export { CLIENT_VERSION };
+
+/** The plugin's PingTimeInterval (src/config/config.go). */
+const PING_INTERVAL_MS = 5 * 60_000;
+/**
+ * The largest WebSocket message accepted. Real frames carry at most 1 KiB of payload (both ends'
+ * StreamDataPayloadSize) plus a 120-byte header; handshakes and channel_closed are small JSON.
+ */
+export const MAX_FRAME_BYTES = 256 * 1024;
+/** How long a KMS handshake answer may take to be acknowledged before the session is given up. */
+const KMS_ANSWER_WAIT_MS = 2_000;
 
 export interface DataChannelOptions extends ChannelOptions {
   streamUrl: string;
@@ -22,11 +39,15 @@ export interface DataChannelOptions extends ChannelOptions {
   openTimeoutMs?: number;
   /** For the WebSocket's connection (a proxy, a CA bundle); see streamAgent() in api.ts. */
   agent?: Agent;
+  /** Between WebSocket pings (default 5 minutes, as the plugin). */
+  pingIntervalMs?: number;
 }
 
 export interface DataChannel {
   /** The session type the agent announced (Port, Standard_Stream, InteractiveCommands). */
   readonly sessionType: string;
+  /** What the agent asked to be shown to the user at the start (HandshakeComplete's CustomerMessage); '' when nothing. Untrusted text. */
+  readonly notice: string;
   readonly channel: SequencedChannel;
   /**
    * Output from the instance, in order. Output that arrives before this is set is kept and
@@ -41,6 +62,11 @@ export interface DataChannel {
   close(): void;
 }
 
+/** True when `url` is ws:// to this machine, or wss:// anywhere: safe to send a token to. */
+export function isSafeTokenUrl(url: URL): boolean {
+  return url.protocol === 'wss:' || (url.protocol === 'ws:' && isLoopbackHost(url.hostname));
+}
+
 /** A StreamUrl we will send the session token to: wss://, or ws:// only to this machine. */
 export function checkedStreamUrl(raw: string): URL {
   let url: URL;
@@ -49,8 +75,7 @@ export function checkedStreamUrl(raw: string): URL {
   } catch {
     throw new AppError('AWS_API', `Session Manager returned a stream URL that is not a URL: "${raw}".`);
   }
-  const loopback = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/.test(url.hostname);
-  if (url.protocol !== 'wss:' && !(url.protocol === 'ws:' && loopback)) {
+  if (!isSafeTokenUrl(url)) {
     throw new AppError(
       'AWS_API',
       `Session Manager returned a stream URL that is not wss:// (${url.protocol}//${url.host}); the session token would cross the network unencrypted.`,
@@ -60,17 +85,56 @@ export function checkedStreamUrl(raw: string): URL {
   return url;
 }
 
-interface HandshakeRequest {
-  AgentVersion?: string;
-  RequestedClientActions?: Array<{ ActionType?: string; ActionParameters?: { SessionType?: string } | unknown }>;
+/** The agent's words in a channel_closed, '' when it gave none. Untrusted: escaped, and cut short. */
+function closedOutput(m: AgentMessage): string {
+  try {
+    const output = String((JSON.parse(m.payload.toString('utf8')) as { Output?: unknown }).Output ?? '');
+    return escapeControls(output.length > 500 ? `${output.slice(0, 500)}…` : output);
+  } catch {
+    // A channel_closed without a readable body still closes the channel.
+    return '';
+  }
+}
+
+/** A port session the agent ended before sshd said anything: it could not connect to sshd. */
+export function sshdUnreachable(port: string, output: string): AppError {
+  const where = port ? `port ${port}` : 'the SSH port';
+  return new AppError(
+    'CONNECT_FAILED',
+    `Session Manager closed the port session before sshd said anything: the agent could not reach sshd on the instance (${where})${output ? `. The agent said: ${output}` : ''}.`,
+    `On the instance, check that sshd is running and listens on ${where} (systemctl status sshd; ss -ltn), and that no host firewall keeps the SSM agent from 127.0.0.1.`,
+    { missing: 'sshd' },
+  );
+}
+
+function wsError(e: Error & { code?: string }, host: string): AppError {
+  if (e.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH')
+    return new AppError(
+      'SESSION_CLOSED',
+      `The Session Manager stream at ${host} sent a message larger than ${MAX_FRAME_BYTES / 1024} KiB; the session was closed.`,
+    );
+  return new AppError(
+    'NETWORK',
+    `Could not reach the Session Manager stream at ${host}: ${e.message}`,
+    'Check that this machine can reach ssmmessages (a proxy or firewall may block WebSockets).',
+  );
 }
 
 export function openDataChannel(o: DataChannelOptions): Promise<DataChannel> {
   const url = checkedStreamUrl(o.streamUrl);
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url, { handshakeTimeout: o.openTimeoutMs ?? 15_000, ...(o.agent ? { agent: o.agent } : {}) });
+    // Text messages carry frames too, so their bytes are not held to UTF-8 (gorilla/websocket, the plugin's, does not check either).
+    const ws = new WebSocket(url, {
+      handshakeTimeout: o.openTimeoutMs ?? 15_000,
+      maxPayload: MAX_FRAME_BYTES,
+      skipUTF8Validation: true,
+      ...(o.agent ? { agent: o.agent } : {}),
+    });
     const channel = new SequencedChannel({ send: (f) => ws.readyState === WebSocket.OPEN && ws.send(f) }, 'client', o);
     let sessionType = '';
+    let sessionPort = '';
+    let notice = '';
+    let outputSeen = false;
     let ready = false;
     let ended = false;
     const pendingOutput: AgentMessage[] = [];
@@ -78,6 +142,9 @@ export function openDataChannel(o: DataChannelOptions): Promise<DataChannel> {
     let closeHandler: DataChannel['onClose'] | undefined;
     let closed: { reason?: Error } | undefined;
     let closeReported = false;
+    let pinger: NodeJS.Timeout | undefined;
+    /** Set once the handshake asked for what TagSSH cannot do: whatever ends the session then, this is why. */
+    let refusal: AppError | undefined;
     // The end is reported once, to a listener, after every byte of output has been handed over.
     const reportClose = () => {
       if (!closed || !closeHandler || pendingOutput.length || closeReported) return;
@@ -85,12 +152,16 @@ export function openDataChannel(o: DataChannelOptions): Promise<DataChannel> {
       closeHandler(closed.reason);
     };
     const output = (m: AgentMessage) => {
+      if (m.payloadType === PAYLOAD_TYPES.output && m.payload.length) outputSeen = true;
       if (outputHandler) outputHandler(m.payloadType, m.payload);
       else pendingOutput.push(m);
     };
     const dc: DataChannel = {
       get sessionType() {
         return sessionType;
+      },
+      get notice() {
+        return notice;
       },
       channel,
       get onOutput() {
@@ -126,10 +197,12 @@ export function openDataChannel(o: DataChannelOptions): Promise<DataChannel> {
     const onAbort = () => end(new AppError('CANCELLED', 'Cancelled.'));
     o.signal?.addEventListener('abort', onAbort, { once: true });
 
-    function end(err?: Error): void {
+    function end(why?: Error): void {
       if (ended) return;
       ended = true;
+      const err = refusal ?? why;
       clearTimeout(openTimer);
+      clearInterval(pinger);
       o.signal?.removeEventListener('abort', onAbort);
       channel.close();
       if (ws.readyState === WebSocket.OPEN || ws.readyState === WebSocket.CONNECTING) ws.terminate();
@@ -149,17 +222,10 @@ export function openDataChannel(o: DataChannelOptions): Promise<DataChannel> {
     channel.onStream = (m) => {
       switch (m.payloadType) {
         case PAYLOAD_TYPES.handshakeRequest:
-          return void answerHandshake(m).catch((e: Error) => end(e));
+          return void answer(m).catch((e: Error) => end(e));
         case PAYLOAD_TYPES.handshakeComplete:
+          notice = customerMessageOf(m.payload);
           return becomeReady();
-        case PAYLOAD_TYPES.encChallengeRequest:
-          return end(
-            new AppError(
-              'CONNECT_FAILED',
-              'This Session Manager session asks for KMS encryption, which TagSSH does not support.',
-              'Turn off KMS encryption in the Session Manager preferences, or use another transport.',
-            ),
-          );
         default:
           // Agents older than the handshake start with output straight away.
           output(m);
@@ -168,49 +234,32 @@ export function openDataChannel(o: DataChannelOptions): Promise<DataChannel> {
     };
     channel.onControl = (m) => {
       if (m.messageType !== 'channel_closed') return;
-      let output = '';
-      try {
-        output = String((JSON.parse(m.payload.toString('utf8')) as { Output?: unknown }).Output ?? '');
-      } catch {
-        // A channel_closed without a readable body still closes the channel.
-      }
-      end(output ? new AppError('SESSION_CLOSED', `Session Manager closed the session: ${output}`) : undefined);
+      const said = closedOutput(m);
+      if (sessionType === 'Port' && !outputSeen) return end(sshdUnreachable(sessionPort, said));
+      end(said ? new AppError('SESSION_CLOSED', `Session Manager closed the session: ${said}`) : undefined);
     };
 
-    async function answerHandshake(m: AgentMessage): Promise<void> {
-      let req: HandshakeRequest;
-      try {
-        req = JSON.parse(m.payload.toString('utf8')) as HandshakeRequest;
-      } catch {
-        throw new AppError('SESSION_CLOSED', 'The Session Manager agent sent a handshake that is not JSON.');
-      }
-      const processed = [];
-      const errors: string[] = [];
-      for (const action of req.RequestedClientActions ?? []) {
-        if (action.ActionType === 'SessionType') {
-          const params = action.ActionParameters as { SessionType?: unknown } | undefined;
-          sessionType = typeof params?.SessionType === 'string' ? params.SessionType : '';
-          processed.push({ ActionType: 'SessionType', ActionStatus: 1, Error: '' });
-        } else {
-          // KMSEncryption and anything newer: say so, and let the agent decide.
-          const why = `${String(action.ActionType)} is not supported by this client`;
-          processed.push({ ActionType: action.ActionType, ActionStatus: 3, Error: why });
-          errors.push(why);
-        }
-      }
-      const body = { ClientVersion: CLIENT_VERSION, ProcessedClientActions: processed, Errors: errors };
-      await channel.send(PAYLOAD_TYPES.handshakeResponse, Buffer.from(JSON.stringify(body)));
+    async function answer(m: AgentMessage): Promise<void> {
+      const a = answerHandshake(m.payload);
+      sessionType = a.sessionType;
+      sessionPort = typeof a.properties.portNumber === 'string' ? a.properties.portNumber : '';
+      await channel.send(PAYLOAD_TYPES.handshakeResponse, a.body);
+      if (!a.kms) return;
+      // The agent cancels the session on our answer; say why now instead of waiting for its close.
+      refusal = kmsUnsupportedError();
+      await Promise.race([channel.drained(), new Promise((r) => setTimeout(r, KMS_ANSWER_WAIT_MS).unref())]);
+      end();
     }
 
     ws.on('open', () => {
       ws.send(
         JSON.stringify({ MessageSchemaVersion: '1.0', RequestId: randomUUID(), TokenValue: o.token, ClientId: randomUUID(), ClientVersion: CLIENT_VERSION }),
       );
+      pinger = setInterval(() => ws.readyState === WebSocket.OPEN && ws.ping('keepalive'), o.pingIntervalMs ?? PING_INTERVAL_MS);
+      pinger.unref();
     });
-    ws.on('message', (data, isBinary) => {
-      if (!isBinary) return;
-      channel.receive(Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer));
-    });
+    // Text and binary messages alike carry frames (the plugin hands both to the same handler).
+    ws.on('message', (data) => channel.receive(Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer)));
     ws.on('unexpected-response', (_req, res) => {
       end(
         new AppError(
@@ -220,22 +269,14 @@ export function openDataChannel(o: DataChannelOptions): Promise<DataChannel> {
         ),
       );
     });
-    ws.on('error', (e) =>
-      end(
-        new AppError(
-          'NETWORK',
-          `Could not reach the Session Manager stream at ${url.host}: ${e.message}`,
-          'Check that this machine can reach ssmmessages (a proxy or firewall may block WebSockets).',
-        ),
-      ),
-    );
+    ws.on('error', (e) => end(wsError(e, url.host)));
     ws.on('close', (code, reason) =>
       end(
         ready
           ? undefined
           : new AppError(
               'CONNECT_FAILED',
-              `The Session Manager stream closed before the session opened (code ${code}${reason.length ? `: ${reason.toString('utf8')}` : ''}).`,
+              `The Session Manager stream closed before the session opened (code ${code}${reason.length ? `: ${escapeControls(reason.toString('utf8'))}` : ''}).`,
             ),
       ),
     );

@@ -2,14 +2,20 @@ import { createHash, randomUUID } from 'node:crypto';
 
 // The Session Manager data channel's binary frame (one per WebSocket message), laid out as the
 // session-manager-plugin and the SSM agent lay it out, big-endian throughout:
-//   0 header length (u32, = 116)   4 message type (32 bytes, space-padded UTF-8)
+//   0 header length (u32)          4 message type (32 bytes, UTF-8, padded)
 //  36 schema version (u32)        40 created date (u64, epoch ms)
 //  48 sequence number (i64)       56 flags (u64: bit 0 SYN, bit 1 FIN)
 //  64 message id (UUID, low 8 bytes first, then high 8)
 //  80 SHA-256 of the payload      112 payload type (u32)
-// 116 payload length (u32)        120 payload
-// A frame that does not parse, or whose digest does not match its payload, is refused with a
-// MalformedFrameError: a peer that sends garbage ends the session, it never crashes the process.
+// HL payload length (u32)       HL+4 payload
+// Both open-source ends write HL = 116. The service's own frames (channel_closed among them) may
+// carry HL = 112: no payload type, the type NUL-padded. The plugin reads every field at its fixed
+// offset, takes the payload from HL+4 and trims NUL and space from both ends of the type
+// (aws/session-manager-plugin src/message/messageparser.go at 61cf1288); so does this decoder, and
+// it reads the payload type only when the header has room for it. A frame that does not parse, or
+// whose digest does not match its payload, is refused with a MalformedFrameError (the channel
+// drops it; the peer resends). start/pause_publication and empty payloads are not digest-checked,
+// as the plugin's Validate() skips them.
 
 export const MESSAGE_TYPES = {
   input: 'input_stream_data',
@@ -38,9 +44,13 @@ export const PAYLOAD_TYPES = {
 /** Payload of a `flag` message (u32, big-endian). */
 export const FLAGS = { disconnectToPort: 1, terminateSession: 2, connectToPortError: 3 } as const;
 
+/** The header length both open-source ends write. */
 const HEADER_LENGTH = 116;
+/** The shortest header a peer may send: everything up to the digest, no payload type. */
+const SHORT_HEADER_LENGTH = 112;
 const TYPE_LEN = 32;
-const PAYLOAD_OFFSET = HEADER_LENGTH + 4;
+/** Types the plugin accepts without checking the digest (messageparser.go, Validate). */
+const UNCHECKED_TYPES: ReadonlySet<string> = new Set(['start_publication', 'pause_publication']);
 
 export interface AgentMessage {
   messageType: string;
@@ -49,8 +59,11 @@ export interface AgentMessage {
   sequenceNumber: number;
   flags: number;
   messageId: string;
+  /** 0 when the header has no payload type (HL 112). */
   payloadType: number;
   payload: Buffer;
+  /** As received; encodeMessage writes 116 unless this says 112 (the service's short layout). */
+  headerLength?: number;
 }
 
 export class MalformedFrameError extends Error {
@@ -92,9 +105,12 @@ export function newMessage(fields: Partial<AgentMessage> & Pick<AgentMessage, 'm
 export function encodeMessage(m: AgentMessage): Buffer {
   const typeBytes = Buffer.from(m.messageType, 'utf8');
   if (typeBytes.length === 0 || typeBytes.length > TYPE_LEN) throw new TypeError(`message type must be 1–${TYPE_LEN} bytes: ${m.messageType}`);
-  const out = Buffer.alloc(PAYLOAD_OFFSET + m.payload.length);
-  out.writeUInt32BE(HEADER_LENGTH, 0);
-  out.fill(0x20, 4, 4 + TYPE_LEN);
+  const short = m.headerLength === SHORT_HEADER_LENGTH;
+  const headerLength = short ? SHORT_HEADER_LENGTH : HEADER_LENGTH;
+  const out = Buffer.alloc(headerLength + 4 + m.payload.length);
+  out.writeUInt32BE(headerLength, 0);
+  // The open-source ends pad the type with spaces; the service's short frames with NULs.
+  out.fill(short ? 0 : 0x20, 4, 4 + TYPE_LEN);
   typeBytes.copy(out, 4);
   out.writeUInt32BE(m.schemaVersion, 36);
   out.writeBigUInt64BE(BigInt(m.createdDate), 40);
@@ -104,39 +120,48 @@ export function encodeMessage(m: AgentMessage): Buffer {
   id.copy(out, 64, 8, 16);
   id.copy(out, 72, 0, 8);
   payloadDigest(m.payload).copy(out, 80);
-  out.writeUInt32BE(m.payloadType, 112);
-  out.writeUInt32BE(m.payload.length, 116);
-  m.payload.copy(out, PAYLOAD_OFFSET);
+  if (!short) out.writeUInt32BE(m.payloadType, 112);
+  out.writeUInt32BE(m.payload.length, headerLength);
+  m.payload.copy(out, headerLength + 4);
   return out;
 }
 
+/** The type field without the NUL and space padding either end may use, at both ends (as the plugin trims it). */
+function messageTypeOf(field: Buffer): string {
+  return field.toString('utf8').replace(/^[\0\s]+|[\0\s]+$/g, '');
+}
+
 export function decodeMessage(frame: Buffer): AgentMessage {
-  if (frame.length < PAYLOAD_OFFSET) throw new MalformedFrameError(`${frame.length} bytes, shorter than the ${PAYLOAD_OFFSET}-byte header`);
+  const shortest = SHORT_HEADER_LENGTH + 4;
+  if (frame.length < shortest) throw new MalformedFrameError(`${frame.length} bytes, shorter than the ${shortest}-byte header`);
   const headerLength = frame.readUInt32BE(0);
-  if (headerLength !== HEADER_LENGTH) throw new MalformedFrameError(`header length ${headerLength}, expected ${HEADER_LENGTH}`);
-  const messageType = frame
-    .subarray(4, 4 + TYPE_LEN)
-    .toString('utf8')
-    .replace(/[\s\0]+$/, '');
+  if (headerLength < SHORT_HEADER_LENGTH || headerLength > HEADER_LENGTH)
+    throw new MalformedFrameError(`header length ${headerLength}, expected ${SHORT_HEADER_LENGTH}–${HEADER_LENGTH}`);
+  if (frame.length < headerLength + 4) throw new MalformedFrameError(`${frame.length} bytes, shorter than its ${headerLength + 4}-byte header`);
+  const messageType = messageTypeOf(frame.subarray(4, 4 + TYPE_LEN));
   if (!messageType) throw new MalformedFrameError('empty message type');
-  const payloadLength = frame.readUInt32BE(116);
-  if (payloadLength !== frame.length - PAYLOAD_OFFSET)
-    throw new MalformedFrameError(`payload length ${payloadLength} but ${frame.length - PAYLOAD_OFFSET} bytes follow the header`);
-  const payload = Buffer.from(frame.subarray(PAYLOAD_OFFSET));
-  if (!payloadDigest(payload).equals(frame.subarray(80, 112))) throw new MalformedFrameError('payload digest does not match the payload');
+  const payloadLength = frame.readUInt32BE(headerLength);
+  const payloadOffset = headerLength + 4;
+  if (payloadLength !== frame.length - payloadOffset)
+    throw new MalformedFrameError(`payload length ${payloadLength} but ${frame.length - payloadOffset} bytes follow the header`);
+  const payload = Buffer.from(frame.subarray(payloadOffset));
+  if (payload.length > 0 && !UNCHECKED_TYPES.has(messageType) && !payloadDigest(payload).equals(frame.subarray(80, 112)))
+    throw new MalformedFrameError('payload digest does not match the payload');
   const sequence = frame.readBigInt64BE(48);
   if (sequence < 0n || sequence > BigInt(Number.MAX_SAFE_INTEGER)) throw new MalformedFrameError(`sequence number ${sequence} out of range`);
   const id = Buffer.concat([frame.subarray(72, 80), frame.subarray(64, 72)]);
-  return {
+  const m: AgentMessage = {
     messageType,
     schemaVersion: frame.readUInt32BE(36),
     createdDate: Number(frame.readBigUInt64BE(40)),
     sequenceNumber: Number(sequence),
     flags: Number(frame.readBigUInt64BE(56) & 0xffffn),
     messageId: uuidString(id),
-    payloadType: frame.readUInt32BE(112),
+    payloadType: headerLength >= HEADER_LENGTH ? frame.readUInt32BE(112) : 0,
     payload,
   };
+  if (headerLength !== HEADER_LENGTH) m.headerLength = headerLength;
+  return m;
 }
 
 /** The JSON body of an `acknowledge` message. */

@@ -9,6 +9,8 @@ import { FLAGS, PAYLOAD_TYPES } from './message.js';
 
 export interface SsmShell {
   readonly sessionId: string;
+  /** What the agent asked to show the user at the start (HandshakeComplete's CustomerMessage); '' when nothing. Untrusted text. */
+  readonly notice: string;
   /** Output from the shell; what arrives before this is set is handed over on assignment. */
   onData: (data: Buffer) => void;
   /** The channel closed (reported once, after all output): reason set when it closed in error or with a message from the agent. */
@@ -45,6 +47,7 @@ export async function openSsmShell(o: SsmShellOptions): Promise<SsmShell> {
   };
   const shell: SsmShell = {
     sessionId: sessionId,
+    notice: dc.notice,
     get onData() {
       return dataHandler ?? (() => {});
     },

@@ -20,12 +20,15 @@ export interface SsmSocketOptions extends SsmScope {
 
 class SsmSocket extends Duplex {
   private closing = false;
+  /** What the agent asked to show the user (HandshakeComplete's CustomerMessage); see TransportStream. */
+  readonly notice: string;
 
   constructor(
     private readonly dc: DataChannel,
     private readonly ended: () => void,
   ) {
     super({ allowHalfOpen: false });
+    this.notice = dc.notice;
     dc.onOutput = (type, data) => {
       if (type === PAYLOAD_TYPES.output) this.push(data);
       else if (type === PAYLOAD_TYPES.flag && data.length === 4 && data.readUInt32BE(0) === FLAGS.connectToPortError) {

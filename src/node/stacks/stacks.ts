@@ -3,10 +3,10 @@ import type { CloudFormationClient, Stack } from '@aws-sdk/client-cloudformation
 import type * as Ec2Module from '@aws-sdk/client-ec2';
 import { isIP } from 'node:net';
 import { AppError } from '../../common/errors.js';
-import { cjsExports } from '../aws/interop.js';
-import type { AwsScope } from '../aws/scope.js';
-import { sdkAppError, sdkClientConfig } from '../aws/sdkClients.js';
-import { pollUntil } from '../aws/wait.js';
+import { cjsExports } from '../aws/ec2/interop.js';
+import type { AwsScope } from '../aws/config/scope.js';
+import { sdkAppError, sdkClientConfig } from '../aws/config/sdkClients.js';
+import { pollUntil } from '../aws/instances/wait.js';
 import { isArm } from './prices.js';
 import { benchPairTemplate } from './templates/benchPair.js';
 
@@ -113,8 +113,11 @@ async function describe(c: Clients, name: string): Promise<Stack | null> {
   });
 }
 
-/** A CIDR SSH may come from: any network but the whole internet. */
-export function checkSshCidr(cidr: string): string {
+/** The widest blocks taken without --allow-wide-ssh-cidr: a /16 holds 65 536 addresses, an IPv6 /48 a whole site. */
+export const WIDEST_SSH_PREFIX = { 4: 16, 6: 48 } as const;
+
+/** A CIDR SSH may come from: never the whole internet; wider than /16 (IPv4) or /48 (IPv6) only when `wideOk`. */
+export function checkSshCidr(cidr: string, wideOk = false): string {
   const m = /^([0-9a-fA-F:.]+)\/(\d{1,3})$/.exec(cidr.trim());
   const family = m ? isIP(m[1]!) : 0;
   if (!m || !family || Number(m[2]) > (family === 4 ? 32 : 128))
@@ -128,6 +131,13 @@ export function checkSshCidr(cidr: string): string {
       'INVALID_INPUT',
       `--ssh-cidr ${cidr} would open SSH to the whole internet; TagSSH does not make such stacks.`,
       'Leave --ssh-cidr out (your current IP only) or name your own network, e.g. --ssh-cidr 203.0.113.0/24.',
+    );
+  const widest = WIDEST_SSH_PREFIX[family as 4 | 6];
+  if (Number(m[2]) < widest && !wideOk)
+    throw new AppError(
+      'INVALID_INPUT',
+      `--ssh-cidr ${cidr.trim()} opens SSH to ${family === 4 ? `${2 ** (32 - Number(m[2]))} addresses` : `a block wider than a /${widest} site`}: wider than /${widest}, the widest TagSSH takes without confirmation.`,
+      `If that is really your network, add --allow-wide-ssh-cidr; otherwise name a narrower block, e.g. --ssh-cidr ${family === 4 ? '203.0.113.0/24' : '2001:db8:1::/48'}.`,
     );
   return cidr.trim();
 }

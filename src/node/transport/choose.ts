@@ -2,9 +2,9 @@ import type { Duplex } from 'node:stream';
 import type { Instance } from '../../common/model/instance.js';
 import { isTransportChoice, TRANSPORT_CHOICES, type TransportChoice, type TransportName } from '../../common/model/transport.js';
 import { AppError } from '../../common/errors.js';
-import { label } from '../aws/lifecycle.js';
+import { label } from '../aws/instances/lifecycle.js';
 import { TAG } from '../../common/vocab.js';
-import type { InstanceConnectEndpoint } from '../aws/instanceConnect.js';
+import type { InstanceConnectEndpoint } from '../aws/instances/instanceConnect.js';
 import type { ConnectTarget, TransportOpener } from '../ssh/types.js';
 import { noEndpointError } from './eice.js';
 
@@ -23,7 +23,7 @@ export interface TransportProbes {
 
 const defaultProbes: TransportProbes = {
   async findEndpoint(instance, profile) {
-    const { findInstanceConnectEndpoint } = await import('../aws/instanceConnect.js');
+    const { findInstanceConnectEndpoint } = await import('../aws/instances/instanceConnect.js');
     return findInstanceConnectEndpoint(instance, profile);
   },
   async isManagedNode(o) {
@@ -114,12 +114,9 @@ export async function chooseTransport(o: ChooseOptions): Promise<TransportDecisi
       return { name: 'direct', why: 'asked for' };
     case 'jump':
       if (!o.jumpHosts.length)
-        throw new AppError(
-          'INVALID_INPUT',
-          `The jump transport was asked for ${label(instance)}, but no jump host is configured for it.`,
-          `Name one with --via, the ${TAG.jump} tag or the settings' jump host.`,
-          { missing: 'jump-host' },
-        );
+        throw new AppError('INVALID_INPUT', `The jump transport was asked for ${label(instance)}, but no jump host is configured for it.`, undefined, {
+          missing: 'jump-host',
+        });
       return { name: 'jump', why: 'asked for' };
     case 'eice': {
       const endpoint = await probes.findEndpoint(instance, o.profile);
@@ -154,7 +151,7 @@ export async function chooseTransport(o: ChooseOptions): Promise<TransportDecisi
   throw new AppError(
     'NOT_FOUND',
     `${label(instance)} has no public IP address${instance.privateIp ? ` (private: ${instance.privateIp})` : ''}, and no other way in: ${checked.join(', ')}.`,
-    'Add a jump host (--via or the tagssh:jump tag), an EC2 Instance Connect Endpoint in its VPC, or the SSM Agent; or use --private over a VPN.',
+    undefined,
     { missing: 'transport', checked },
   );
 }

@@ -1,28 +1,38 @@
-import type { Duplex } from 'node:stream';
-import WebSocket, { createWebSocketStream } from 'ws';
+import { Duplex } from 'node:stream';
+import WebSocket from 'ws';
 import type { Instance } from '../../common/model/instance.js';
 import { AppError } from '../../common/errors.js';
-import { label } from '../aws/lifecycle.js';
-import { credentialsFor } from '../aws/clients.js';
-import { ec2Settings } from '../aws/awsSettings.js';
-import { agentFor } from '../aws/httpProxy.js';
-import { findInstanceConnectEndpoint, type InstanceConnectEndpoint } from '../aws/instanceConnect.js';
+import { escapeControls } from '../../common/safeText.js';
+import { isLoopbackHost } from '../../common/vocab.js';
+import { label } from '../aws/instances/lifecycle.js';
+import { credentialsFor } from '../aws/config/clients.js';
+import { ec2Settings } from '../aws/config/awsSettings.js';
+import { agentFor } from '../aws/config/httpProxy.js';
+import { findInstanceConnectEndpoint, type InstanceConnectEndpoint } from '../aws/instances/instanceConnect.js';
 import { presignUrl } from './presign.js';
+import { EICE_MAX_TUNNEL_SECONDS } from './limits.js';
 
 // EC2 Instance Connect Endpoint: a SigV4-presigned WebSocket to the endpoint of the instance's
 // VPC, which opens TCP to the instance's private address; the WebSocket's binary frames carry the
-// bytes both ways. What the aws CLI's `ec2-instance-connect open-tunnel` does, as a Duplex that
-// ssh2 (or `tagssh proxy`) runs over.
+// bytes both ways. What the aws CLI v2's `ec2-instance-connect open-tunnel` does
+// (awscli/customizations/ec2instanceconnect/{opentunnel,eicesigner,eicefetcher,websocket}.py,
+// branch v2 at 73fb33bb), as a Duplex that ssh2 (or `tagssh proxy`) runs over:
+//  - the address is the private IPv4, else the instance's IPv6 address;
+//  - with FIPS endpoints asked for (AWS_USE_FIPS_ENDPOINT / use_fips_endpoint), the endpoint's
+//    FipsDnsName, and an error when it has none;
+//  - a close with a code other than 1000 is an error carrying the endpoint's reason; a text
+//    message is an error (the CLI drops its words; TagSSH shows them, escaped).
 //
 // AWS_ENDPOINT_URL_EC2_INSTANCE_CONNECT_ENDPOINT (e.g. ws://127.0.0.1:9000) replaces
-// wss://<endpoint DnsName> — for test servers; the request is signed for that host.
+// wss://<endpoint DnsName> — for test servers; the request is signed for that host. Plain ws://
+// only to this machine: the presigned URL carries the session token.
 
 export const EICE_ENDPOINT_ENV = 'AWS_ENDPOINT_URL_EC2_INSTANCE_CONNECT_ENDPOINT';
 /** The signed URL's validity, as the aws CLI signs it. */
 const PRESIGN_SECONDS = 60;
-/** The tunnel's lifetime asked for (the service's maximum). */
-const MAX_TUNNEL_SECONDS = 3600;
 const DEFAULT_TIMEOUT_MS = 20_000;
+/** Close codes that mean a clean end: Normal Closure, and a close frame without a code. */
+const CLEAN_CLOSE = new Set([1000, 1005]);
 
 export interface EiceSocketOptions {
   instance: Instance;
@@ -43,7 +53,44 @@ export function noEndpointError(instance: Pick<Instance, 'id' | 'name' | 'vpcId'
   );
 }
 
-/** The presigned wss:// URL of a tunnel to privateIp:port through `endpoint`. */
+/** The address an endpoint tunnels to: the private IPv4, else the IPv6 address (an IPv6-only subnet), as the aws CLI picks it. */
+export function tunnelAddress(instance: Pick<Instance, 'privateIp' | 'ipv6Ip'>): string | null {
+  return instance.privateIp || instance.ipv6Ip || null;
+}
+
+/** wss://<endpoint name> (the FIPS name when asked for), or the override, checked. */
+function tunnelBase(endpoint: InstanceConnectEndpoint, fips: boolean): string {
+  const override = process.env[EICE_ENDPOINT_ENV];
+  if (override) {
+    let url: URL;
+    try {
+      url = new URL(override);
+    } catch {
+      throw new AppError(
+        'INVALID_INPUT',
+        `${EICE_ENDPOINT_ENV} "${override}" is not a URL.`,
+        'Set it to wss://HOST (or ws://127.0.0.1:PORT for a test server), or unset it.',
+      );
+    }
+    if (url.protocol !== 'wss:' && !(url.protocol === 'ws:' && isLoopbackHost(url.hostname)))
+      throw new AppError(
+        'INVALID_INPUT',
+        `${EICE_ENDPOINT_ENV} "${override}" is not wss://: the presigned tunnel URL carries your session token and would cross the network unencrypted.`,
+        'Use a wss:// endpoint, or ws:// only on 127.0.0.1 or localhost.',
+      );
+    return override.replace(/\/+$/, '');
+  }
+  if (!fips) return `wss://${endpoint.dnsName}`;
+  if (!endpoint.fipsDnsName)
+    throw new AppError(
+      'NOT_FOUND',
+      `EC2 Instance Connect Endpoint ${endpoint.id} has no FIPS endpoint, and FIPS endpoints are asked for (AWS_USE_FIPS_ENDPOINT or use_fips_endpoint).`,
+      'Turn off use_fips_endpoint for this profile, or use an endpoint in a Region that offers FIPS.',
+    );
+  return `wss://${endpoint.fipsDnsName}`;
+}
+
+/** The presigned wss:// URL of a tunnel to address:port through `endpoint`. */
 export async function eiceTunnelUrl(o: {
   endpoint: InstanceConnectEndpoint;
   privateIp: string;
@@ -52,12 +99,12 @@ export async function eiceTunnelUrl(o: {
   profile?: string;
   date?: Date;
 }): Promise<string> {
-  const base = (process.env[EICE_ENDPOINT_ENV] || `wss://${o.endpoint.dnsName}`).replace(/\/+$/, '');
+  const base = tunnelBase(o.endpoint, (await ec2Settings(o.profile)).useFips);
   const query = new URLSearchParams({
     instanceConnectEndpointId: o.endpoint.id,
     remotePort: String(o.port),
     privateIpAddress: o.privateIp,
-    maxTunnelDuration: String(MAX_TUNNEL_SECONDS),
+    maxTunnelDuration: String(EICE_MAX_TUNNEL_SECONDS),
   });
   const credentials = await credentialsFor(o.profile)();
   return presignUrl({
@@ -70,23 +117,81 @@ export async function eiceTunnelUrl(o: {
   });
 }
 
+/** The endpoint's words (a close reason, a text message): escaped, cut short. */
+function endpointWords(b: Buffer | string): string {
+  const s = (Buffer.isBuffer(b) ? b.toString('utf8') : b).trim();
+  return escapeControls(s.length > 300 ? `${s.slice(0, 300)}…` : s);
+}
+
+/**
+ * The tunnel's bytes as a Duplex over the WebSocket: binary messages in, binary messages out,
+ * read backpressure by pausing the socket. A close with any code but 1000 (or no code), or a text
+ * message, ends it with an error saying so.
+ */
+class TunnelStream extends Duplex {
+  constructor(
+    private readonly ws: WebSocket,
+    private readonly via: string,
+  ) {
+    super({ allowHalfOpen: false });
+    ws.on('message', (data, isBinary) => {
+      const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
+      if (!isBinary) {
+        this.destroy(new AppError('SESSION_CLOSED', `${via} sent text instead of tunnel data: "${endpointWords(bytes)}"; the tunnel was closed.`));
+        return;
+      }
+      if (!this.push(bytes)) ws.pause();
+    });
+    ws.on('close', (code, reason) => {
+      if (CLEAN_CLOSE.has(code)) this.push(null);
+      else this.destroy(closedError(via, code, reason));
+    });
+    ws.on('error', (e) => this.destroy(new AppError('NETWORK', `The tunnel through ${via} failed: ${e.message}`)));
+  }
+
+  override _read(): void {
+    this.ws.resume();
+  }
+
+  override _write(chunk: Buffer, _enc: BufferEncoding, cb: (e?: Error | null) => void): void {
+    if (this.ws.readyState !== WebSocket.OPEN) return cb(new AppError('SESSION_CLOSED', `The tunnel through ${this.via} is closed.`));
+    this.ws.send(chunk, { binary: true }, (e) => cb(e ?? null));
+  }
+
+  override _final(cb: (e?: Error | null) => void): void {
+    if (this.ws.readyState === WebSocket.OPEN) this.ws.close(1000);
+    cb();
+  }
+
+  override _destroy(err: Error | null, cb: (e: Error | null) => void): void {
+    if (this.ws.readyState !== WebSocket.CLOSED) this.ws.terminate();
+    cb(err);
+  }
+}
+
+function closedError(via: string, code: number, reason: Buffer): AppError {
+  const words = endpointWords(reason);
+  return new AppError('SESSION_CLOSED', `${via} closed the tunnel (WebSocket close code ${code}${words ? `: "${words}"` : ''}).`);
+}
+
 /**
  * Opens the tunnel and resolves once the far side has spoken (SSH servers send their banner
  * first): a tunnel the endpoint opens but closes at once means its TCP to the port failed.
  */
 export async function openEiceSocket(o: EiceSocketOptions): Promise<Duplex> {
   const { instance } = o;
-  if (!instance.privateIp)
+  const address = tunnelAddress(instance);
+  if (!address)
     throw new AppError(
       'NOT_FOUND',
-      `${label(instance)} has no private IP address for an EC2 Instance Connect Endpoint to reach.`,
+      `${label(instance)} has no private IPv4 or IPv6 address for an EC2 Instance Connect Endpoint to reach.`,
       'Check the instance in the EC2 console.',
     );
   const endpoint = o.endpoint ?? (await findInstanceConnectEndpoint(instance, o.profile));
   if (!endpoint) throw noEndpointError(instance);
   const url = await eiceTunnelUrl({
     endpoint,
-    privateIp: instance.privateIp,
+    privateIp: address,
     port: o.port,
     region: instance.region,
     ...(o.profile !== undefined ? { profile: o.profile } : {}),
@@ -95,11 +200,11 @@ export async function openEiceSocket(o: EiceSocketOptions): Promise<Duplex> {
   const agent = target.protocol === 'wss:' ? await agentFor(new URL(`https://${target.host}`), (await ec2Settings(o.profile)).caBundle) : undefined;
   const timeoutMs = o.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const via = `EC2 Instance Connect Endpoint ${endpoint.id}`;
+  const shownAddress = address.includes(':') ? `[${address}]` : address;
 
   return new Promise<Duplex>((resolve, reject) => {
     if (o.signal?.aborted) return reject(new AppError('CANCELLED', `Connecting to ${label(instance)} was cancelled.`));
-    const ws = new WebSocket(url, { handshakeTimeout: timeoutMs, perMessageDeflate: false, ...(agent ? { agent } : {}) });
-    let stream: Duplex | undefined;
+    const ws = new WebSocket(url, { handshakeTimeout: timeoutMs, perMessageDeflate: false, skipUTF8Validation: true, ...(agent ? { agent } : {}) });
     let settled = false;
     const timer = setTimeout(
       () =>
@@ -122,9 +227,8 @@ export async function openEiceSocket(o: EiceSocketOptions): Promise<Duplex> {
     function fail(e: AppError) {
       if (settled) return;
       done();
-      ws.removeAllListeners('close');
+      ws.removeAllListeners();
       ws.on('error', () => {});
-      stream?.destroy();
       ws.terminate();
       reject(e);
     }
@@ -159,23 +263,31 @@ export async function openEiceSocket(o: EiceSocketOptions): Promise<Duplex> {
       ),
     );
     ws.once('open', () => {
-      stream = createWebSocketStream(ws, { allowHalfOpen: false });
-      stream.on('error', () => {}); // until the caller attaches its own
-      ws.once('message', () => {
-        if (settled) return;
+      // Until the first byte, an end is a failure to connect; the stream takes over after it.
+      const early = (data: WebSocket.RawData, isBinary: boolean) => {
+        ws.off('close', closedEarly);
+        const first = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
+        if (!isBinary) return fail(new AppError('CONNECT_FAILED', `${via} sent text instead of tunnel data: "${endpointWords(first)}".`));
         done();
-        resolve(stream!);
-      });
-      ws.once('close', () =>
+        ws.removeAllListeners('error');
+        const stream = new TunnelStream(ws, via);
+        if (!stream.push(first)) ws.pause();
+        resolve(stream);
+      };
+      const closedEarly = (code: number, reason: Buffer) => {
+        ws.off('message', early);
+        const words = CLEAN_CLOSE.has(code) ? '' : endpointWords(reason);
         fail(
           new AppError(
             'CONNECT_FAILED',
-            `${via} opened a tunnel, but ${label(instance)} did not accept TCP on ${instance.privateIp}:${o.port}: its security group must allow port ${o.port} from the endpoint's security group.`,
+            `${via} opened a tunnel, but ${label(instance)} did not accept TCP on ${shownAddress}:${o.port}${words ? ` (the endpoint said: "${words}", code ${code})` : ''}: its security group must allow port ${o.port} from the endpoint's security group.`,
             "Add an inbound rule for the port from the endpoint's security group, and check that the service listens on it.",
             { missing: 'security-group-rule', endpointId: endpoint.id },
           ),
-        ),
-      );
+        );
+      };
+      ws.once('message', early);
+      ws.once('close', closedEarly);
     });
   });
 }

@@ -1,7 +1,7 @@
 import ssh2 from 'ssh2';
 import type { ParsedKey } from 'ssh2';
 import { AppError } from '../../common/errors.js';
-import { sendSshPublicKey } from '../aws/instanceConnect.js';
+import { sendSshPublicKey } from '../aws/instances/instanceConnect.js';
 
 // EC2 Instance Connect keys: a fresh ed25519 key pair made in memory for one login, its public
 // half pushed with SendSSHPublicKey (the instance accepts it for 60 seconds), the private half

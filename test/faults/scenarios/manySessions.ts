@@ -1,10 +1,17 @@
+import { readFileSync } from 'node:fs';
 import { startAppLab } from '../../e2e/lab.js';
 import { rpcClient } from '../support/webProcess.js';
 import { seconds, until, type FaultRow, type ScenarioOptions } from '../lib.js';
 
 // 50 terminal sessions at once from one UI (one browser-mode socket, speaking the UI's protocol)
-// to a real sshd: every one must echo its own marker back, and the backend's memory per session
-// is reported.
+// to a real sshd: every one must echo its own marker back, and the engine process's memory per
+// session is reported.
+
+/** Resident memory of the engine's process, bytes (from /proc: the engine runs in a process of its own). */
+function engineRss(pid: number | undefined): number {
+  if (pid === process.pid || pid === undefined) return process.memoryUsage().rss;
+  return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
+}
 
 export async function manySessions(opts: ScenarioOptions): Promise<FaultRow> {
   const n = opts.quick ? 10 : 50;
@@ -33,8 +40,10 @@ export async function manySessions(opts: ScenarioOptions): Promise<FaultRow> {
       if (!again.ok) throw new Error(`open after trusting failed: ${JSON.stringify(again.error)}`);
       firstId = (again.result as { sessionId: string }).sessionId;
     } else firstId = (first.result as { sessionId: string }).sessionId;
-    await new Promise((r) => setTimeout(r, 500));
-    const rssBefore = process.memoryUsage().rss;
+    // The first session settled (its shell prompted) before memory is read.
+    await until(() => (/[#$]\s*$/m.test(output.get(firstId) ?? '') ? true : undefined), 20_000, 'the first session never prompted');
+    const enginePid = lab.server.enginePid();
+    const rssBefore = engineRss(enginePid);
     const t0 = Date.now();
     const opened = await Promise.all(Array.from({ length: n - 1 }, (_, k) => open(k + 1)));
     const failures = opened.filter((o) => !o.ok);
@@ -51,7 +60,7 @@ export async function manySessions(opts: ScenarioOptions): Promise<FaultRow> {
     ).catch(() => ids.filter((id, i) => (output.get(id) ?? '').includes(`mark-${i}-42`)).length);
     // A marker must appear only in its own session.
     const crossed = ids.filter((id, i) => ids.some((_, j) => j !== i && (output.get(id) ?? '').includes(`mark-${j}-42`))).length;
-    const perSession = (process.memoryUsage().rss - rssBefore) / Math.max(1, ids.length - 1);
+    const perSession = (engineRss(enginePid) - rssBefore) / Math.max(1, ids.length - 1);
     await Promise.all(ids.map((id) => ui.call('session.close', { sessionId: id })));
     ui.close();
     opts.log(

@@ -13,6 +13,7 @@ import { cleanupSshd, makeKey, startSshd, type KeyPair, type SshdHost } from '..
 import { launchBrowser, openApp, terminalText } from '../../e2e/browser.js';
 import { startAppLab } from '../../e2e/lab.js';
 import { nftTable, seconds, until, type FaultRow, type NftTable, type ScenarioOptions } from '../lib.js';
+import { cliWords } from '../../../src/node/cli/errorWords.js';
 
 // Faults on the SSH link, each on an address of its own in the suite's private namespace:
 // the server process dying under an open tab (real Chromium), a host that stops answering
@@ -153,7 +154,7 @@ export async function blackholedHost(opts: ScenarioOptions): Promise<FaultRow[]>
       fault: `connect to a blackholed host (connect timeout ${connectTimeoutMs / 1000} s)`,
       figure: failure ? `gave up in ${seconds(gaveUpMs)}: ${failure.code} "${failure.message}"` : 'connected?!',
       target: '≤ connect timeout, clear message',
-      pass: !!failure && gaveUpMs <= connectTimeoutMs + 1000 && /127\.0\.0\.41|lab/.test(failure.message) && !!failure.hint,
+      pass: !!failure && gaveUpMs <= connectTimeoutMs + 1000 && /127\.0\.0\.41|lab/.test(failure.message) && !!cliWords(failure).hint,
     });
   } finally {
     drop?.remove();

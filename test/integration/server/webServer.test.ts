@@ -255,7 +255,8 @@ test('sockets are capped per server; a closed one frees its place', async () => 
     const closed = new Promise((r) => a.ws.once('close', r));
     a.ws.close();
     await closed;
-    await new Promise((r) => setTimeout(r, 50));
+    // The server counts the socket gone once its own end has closed too.
+    for (const deadline = Date.now() + 5000; s.clients() > 1 && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 10));
     const c = await connect(`?session=${session}`, {}, s);
     c.ws.send(JSON.stringify({ t: 'req', id: 1, method: 'settings.get', params: {} }));
     assert.equal((await c.next()).ok, true);
@@ -280,6 +281,7 @@ test('a socket over its rate or in-flight bound gets THROTTLED answers with its 
       answers.map((a) => a.id).sort((x, y) => Number(x) - Number(y)),
       Array.from({ length: 12 }, (_, i) => i + 1),
     );
+    // Time refills the bucket (20 a second): the wait is what is tested.
     await new Promise((r) => setTimeout(r, 300));
     rate.ws.send(JSON.stringify({ t: 'req', id: 99, method: 'settings.get', params: {} }));
     assert.equal((await rate.next()).ok, true);

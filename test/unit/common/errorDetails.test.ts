@@ -9,10 +9,10 @@ import type { Instance } from '../../../src/common/model/instance.js';
 import { instanceOf } from '../../support/instance.js';
 import { decideHostKey } from '../../../src/node/ssh/hostKeys.js';
 import { KnownHostsStore } from '../../../src/node/ssh/knownHosts.js';
-import { ambiguous } from '../../../src/node/aws/lookup.js';
-import { noPublicAddressError } from '../../../src/node/aws/publicAddress.js';
+import { ambiguous } from '../../../src/node/aws/instances/lookup.js';
+import { noPublicAddressError } from '../../../src/node/aws/instances/publicAddress.js';
 import { sha256Fingerprint } from '../../../src/node/ssh/fingerprint.js';
-import { authFailedError, instanceConnectRefusedError } from '../../../src/node/ssh/auth.js';
+import { loginFailedError } from '../../../src/node/ssh/authHandler.js';
 import { ed25519KeyBlob } from '../../support/sshKeyBlob.js';
 
 // Each code's details schema accepts what the backend really produces (built by the real
@@ -83,15 +83,30 @@ describe('detailsOf', () => {
   });
 
   it('reads what a refused login tried, as the SSH layer reports it (also after an Instance Connect key)', () => {
-    assert.deepEqual(detailsOf(wire(authFailedError('ubuntu', 'web', ['agent', '~/.ssh/web.pem'])), 'AUTH_FAILED'), {
+    const refused = { attempts: [{ text: 'agent', method: 'agent' as const, outcome: 'refused' as const }], pushed: false, declined: false };
+    assert.deepEqual(detailsOf(wire(loginFailedError({ user: 'ubuntu', label: 'web', userSource: 'ami' }, refused)), 'AUTH_FAILED'), {
       user: 'ubuntu',
-      tried: ['agent', '~/.ssh/web.pem'],
+      tried: ['agent'],
+      label: 'web',
+      cause: 'refused',
+      userSource: 'ami',
     });
-    assert.deepEqual(detailsOf(wire(instanceConnectRefusedError('ec2-user', 'web', ['EC2 Instance Connect key'])), 'AUTH_FAILED'), {
+    const pushed = {
+      attempts: [{ text: 'a key pushed with EC2 Instance Connect', method: 'instance-connect' as const, outcome: 'refused' as const }],
+      pushed: true,
+      declined: false,
+    };
+    assert.deepEqual(detailsOf(wire(loginFailedError({ user: 'ec2-user', label: 'web' }, pushed)), 'AUTH_FAILED'), {
       user: 'ec2-user',
-      tried: ['EC2 Instance Connect key'],
+      tried: ['a key pushed with EC2 Instance Connect'],
+      label: 'web',
+      cause: 'instance-connect-refused',
+      instanceConnect: 'pushed',
     });
-    assert.equal(detailsOf(wire(authFailedError('ubuntu', 'web', [])), 'HOST_KEY_UNKNOWN'), undefined);
+    assert.equal(
+      detailsOf(wire(loginFailedError({ user: 'ubuntu', label: 'web' }, { attempts: [], pushed: false, declined: false })), 'HOST_KEY_UNKNOWN'),
+      undefined,
+    );
   });
 
   it('answers undefined, never throws, for missing or malformed details', () => {

@@ -64,6 +64,21 @@ describe('Settings: snippets and session logs', () => {
   it('default to none and off, and an old settings file still reads', () => {
     const s = SettingsSchema.parse({ language: 'ja' });
     assert.deepEqual(s.snippets, []);
-    assert.deepEqual(s.sessionLog, { always: false, timestamps: false });
+    assert.deepEqual(s.sessionLog, {
+      always: false,
+      timestamps: false,
+      folder: null,
+      namePattern: '{name}_{instanceId}_{yyyyMMdd-HHmmss}.log',
+      format: 'text',
+    });
+    // A file written before the folder, pattern and format existed keeps its choices and gets their defaults.
+    assert.deepEqual(SettingsSchema.parse({ sessionLog: { always: true, timestamps: true } }).sessionLog, {
+      always: true,
+      timestamps: true,
+      folder: null,
+      namePattern: '{name}_{instanceId}_{yyyyMMdd-HHmmss}.log',
+      format: 'text',
+    });
+    assert.throws(() => SettingsSchema.parse({ sessionLog: { namePattern: '../{name}.log' } }), /a file name pattern without a path separator/);
   });
 });

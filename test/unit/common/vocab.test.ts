@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import { INSTANCE_ID, REGION_NAME, isInstanceId, isRegionName, parsePortText, partitionOf, portTag, TAG } from '../../../src/common/vocab.js';
 import { InstanceIdSchema, RegionNameSchema, ScopeSchema } from '../../../src/common/contract.js';
 import { SettingsSchema } from '../../../src/common/model/settings.js';
-import { normaliseRegions } from '../../../src/node/aws/scope.js';
-import { looksLikeInstanceId } from '../../../src/node/aws/lookup.js';
-import { leanEndpointFor } from '../../../src/node/aws/awsSettings.js';
+import { normaliseRegions } from '../../../src/node/aws/config/scope.js';
+import { looksLikeInstanceId } from '../../../src/node/aws/instances/lookup.js';
+import { leanEndpointFor } from '../../../src/node/aws/config/awsSettings.js';
 import type { AppError } from '../../../src/common/errors.js';
 
 // One vocabulary: every check in the app, the CLI and the engine agrees on what a region, an

@@ -47,6 +47,9 @@ class FakeWindow extends EventEmitter {
   show() {}
   static getAllWindows = () => windows;
 }
+/** What the stand-in dialog answers (0 = the first button) and the system language it reports. */
+let answer = 1;
+let locale = 'en-US';
 const permissionHandlers: Array<(...a: unknown[]) => void> = [];
 // utilityProcess stand-in: the real host bundle under child_process.fork, with Electron's method names.
 const hosts: ChildProcess[] = [];
@@ -76,7 +79,14 @@ const fakeElectron = {
     quit: () => record('quit'),
     getPath: () => home,
     getVersion: () => '0.0.0-test',
+    getLocale: () => locale,
   }),
+  dialog: {
+    showMessageBoxSync: (win: unknown, options: { buttons: string[]; message: string }) => {
+      record('showMessageBoxSync', win, options);
+      return answer;
+    },
+  },
   BrowserWindow: FakeWindow,
   protocol: {
     registerSchemesAsPrivileged: (s: unknown) => record('registerSchemesAsPrivileged', s),
@@ -123,7 +133,7 @@ test('before ready: sandbox for every renderer and app:// registered as a secure
 
 test('on ready: permissions denied, UI from app://, window sandboxed and isolated', async () => {
   readyResolve();
-  await new Promise((r) => setTimeout(r, 50));
+  for (const deadline = Date.now() + 5000; permissionHandlers.length === 0 && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 5));
   assert.equal(permissionHandlers.length, 1);
   let granted: boolean | undefined;
   permissionHandlers[0]!({}, 'media', (g: boolean) => (granted = g), { requestingUrl: 'app://tagssh/index.html' });
@@ -180,4 +190,27 @@ test('IPC: only the window’s own app:// main frame is answered, and messages a
   contents.emit('did-start-navigation', { isMainFrame: true, isSameDocument: false });
   const again = await ask(contents, contents.mainFrame, { t: 'req', id: 5, method: 'settings.get', params: {} });
   assert.equal((again[0]!.msg.result as { defaultUser: string }).defaultUser, 'ubuntu');
+});
+
+test('a page that asks before it unloads (sessions open) gets a question; only "Leave" lets it go', () => {
+  const win = windows[0]!;
+  const ask = () => {
+    let allowed = false;
+    win.webContents.emit('will-prevent-unload', { preventDefault: () => (allowed = true) });
+    const shown = (calls.showMessageBoxSync as Array<[unknown, { buttons: string[]; message: string }]>).at(-1)!;
+    assert.equal(shown[0], win, 'the question belongs to the window');
+    return { allowed, options: shown[1] };
+  };
+  answer = 1;
+  const stay = ask();
+  assert.equal(stay.allowed, false, 'Stay keeps the page');
+  assert.deepEqual(stay.options.buttons, ['Leave', 'Stay']);
+  assert.match(stay.options.message, /Sessions are still open/);
+  answer = 0;
+  assert.equal(ask().allowed, true, 'Leave lets the close or reload go on');
+  locale = 'ja-JP';
+  answer = 1;
+  const ja = ask();
+  assert.equal(ja.allowed, false);
+  assert.deepEqual(ja.options.buttons, ['離れる', 'とどまる']);
 });

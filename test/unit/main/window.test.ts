@@ -73,11 +73,14 @@ test('navigation, redirects and webviews are prevented; new windows are denied a
   assert.deepEqual(opened, ['https://example.com/x']);
 });
 
-test('permissions are denied except clipboard writes from the app itself', () => {
-  for (const p of ['media', 'geolocation', 'notifications', 'clipboard-read', 'openExternal', 'fileSystem'])
+test('permissions are denied except the clipboard (copy, right-click paste) from the app itself', () => {
+  for (const p of ['media', 'geolocation', 'notifications', 'openExternal', 'fileSystem', 'clipboard'])
     assert.equal(allowPermission(p, { requestingUrl: APP_ENTRY }), false, p);
   assert.equal(allowPermission('clipboard-sanitized-write', { requestingUrl: APP_ENTRY }), true);
+  assert.equal(allowPermission('clipboard-read', { requestingUrl: APP_ENTRY }), true);
   assert.equal(allowPermission('clipboard-sanitized-write', { requestingUrl: 'https://evil.example/' }), false);
+  assert.equal(allowPermission('clipboard-read', { requestingUrl: 'https://evil.example/' }), false);
+  assert.equal(allowPermission('clipboard-read', {}), false);
 });
 
 test('IPC senders must be the main frame on the app origin', () => {

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
-import { createAppService, type Engine } from '../../../src/node/service.js';
+import { createAppService } from '../../../src/node/service.js';
+import { type Engine } from '../../../src/node/service/types.js';
 import { defaultSettings, type Settings } from '../../../src/common/model/settings.js';
 import type { EventName } from '../../../src/common/contract.js';
 import { AppError } from '../../../src/common/errors.js';

@@ -53,6 +53,8 @@ export const benchPairTemplate = {
   Conditions: {
     HasKey: { 'Fn::Not': [{ 'Fn::Equals': [{ Ref: 'KeyName' }, ''] }] },
     Efs: { 'Fn::Equals': [{ Ref: 'WithEfs' }, 'true'] },
+    // An IPv6 block (it has a ":") goes into CidrIpv6: EC2 refuses it as CidrIp.
+    SshFromIpv6: { 'Fn::Not': [{ 'Fn::Equals': [{ 'Fn::Select': [0, { 'Fn::Split': [':', { Ref: 'SshCidr' }] }] }, { Ref: 'SshCidr' }] }] },
   },
   Resources: {
     PlacementGroup: { Type: 'AWS::EC2::PlacementGroup', Properties: { Strategy: 'cluster' } },
@@ -61,7 +63,16 @@ export const benchPairTemplate = {
       Properties: {
         GroupDescription: { 'Fn::Sub': 'TagSSH ${AWS::StackName}: SSH from one CIDR, iperf3 within the pair' },
         VpcId: { Ref: 'VpcId' },
-        SecurityGroupIngress: [{ IpProtocol: 'tcp', FromPort: 22, ToPort: 22, CidrIp: { Ref: 'SshCidr' }, Description: 'SSH (tagssh stack)' }],
+        SecurityGroupIngress: [
+          {
+            IpProtocol: 'tcp',
+            FromPort: 22,
+            ToPort: 22,
+            CidrIp: { 'Fn::If': ['SshFromIpv6', { Ref: 'AWS::NoValue' }, { Ref: 'SshCidr' }] },
+            CidrIpv6: { 'Fn::If': ['SshFromIpv6', { Ref: 'SshCidr' }, { Ref: 'AWS::NoValue' }] },
+            Description: 'SSH (tagssh stack)',
+          },
+        ],
         Tags: [{ Key: 'Name', Value: name('pair') }],
       },
     },

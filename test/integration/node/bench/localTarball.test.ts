@@ -8,7 +8,7 @@ import { gzipSync } from 'node:zlib';
 import { readLocalTarball } from '../../../../src/node/bench/localTarball.js';
 import { benchSection } from '../../../../src/node/bench/serviceSection.js';
 import { resultsStore } from '../../../../src/node/bench/store.js';
-import { UNIXBENCH_MAX_TARBALL_BYTES } from '../../../../src/common/bench/unixbench.js';
+import { UNIXBENCH_MAX_TARBALL_BYTES } from '../../../../src/common/bench/presets/unixbench.js';
 
 // The one local file a benchmark may upload: a regular .tar.gz of bounded size, read from the
 // real file system (devices, FIFOs, directories, keys), and — from the app — only the bytes the

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { connect, type SshConnection } from '../../../../src/node/ssh/connection.js';
 import { attachRun, runBench, type BenchEvent, type Connector } from '../../../../src/node/bench/runner.js';
 import { resultsStore } from '../../../../src/node/bench/store.js';
+import { attachInSeries, detachedRunFor } from '../../../../src/node/bench/seriesAttach.js';
 import { leftovers, processesMatching, startBenchLab, type BenchLab } from './benchLab.js';
 
 // The benchmark runner against real sshd hosts on loopback aliases (the CLI test covers name
@@ -126,6 +127,73 @@ describe('bench runner', () => {
     assert.equal(back.facts.files_created, '1500');
     assert.equal(store.get(r!.id).status, 'ok');
     assert.deepEqual(leftovers(r!.id, '/var/tmp'), []);
+  });
+
+  it('a connection dropped mid-series: re-attach collects the run, then the series runs its remaining repeats', async () => {
+    const conns: SshConnection[] = [];
+    const connectSpy: Connector = async (t, o) => {
+      const c = await connect(t, o);
+      conns.push(c);
+      return c;
+    };
+    const store = resultsStore(join(lab.dir, 'results-series-detach'));
+    let second = false;
+    let dropped = false;
+    const first = await runBench({
+      preset: 'smallfiles',
+      params: { dir: '/var/tmp', count: 300 },
+      hosts: [lab.host(1)],
+      repeat: { mode: 'fixed', count: 3 },
+      store,
+      connect: connectSpy,
+      connectOptions: lab.connectOptions(),
+      onEvent: (e: BenchEvent) => {
+        if (e.type === 'started') second = e.series?.index === 1;
+        if (second && e.type === 'phase' && e.phase === 'create' && !dropped) {
+          dropped = true;
+          conns[conns.length - 1]!.close(); // the network goes away in the second run of three
+        }
+      },
+    });
+    assert.deepEqual(
+      first.map((r) => [r.series?.index, r.status]),
+      [
+        [0, 'ok'],
+        [1, 'detached'],
+      ],
+      'the series stops at the detached run',
+    );
+    const seriesId = first[0]!.series!.id;
+    const detached = detachedRunFor(store, seriesId);
+    assert.equal(detached.id, first[1]!.id, 'the series id finds its detached run');
+    const started: number[] = [];
+    const out = await attachInSeries(
+      detached,
+      { host: lab.host(1) },
+      {
+        store,
+        connectOptions: lab.connectOptions(),
+        onEvent: (e) => e.type === 'started' && started.push(e.series?.index ?? -1),
+      },
+    );
+    assert.equal(out.collected.status, 'ok', JSON.stringify(out.collected.error));
+    assert.equal(out.collected.facts.files_created, '300');
+    assert.equal(out.notContinued, undefined);
+    assert.deepEqual(started, [1, 2], 'the collected second run, then only the missing third one');
+    const saved = store.list().filter((r) => r.series?.id === seriesId);
+    assert.deepEqual(saved.map((r) => [r.series!.index, r.status]).sort(), [
+      [0, 'ok'],
+      [1, 'ok'],
+      [2, 'ok'],
+    ]);
+    assert.deepEqual(
+      out.runs.map((r) => r.id),
+      [...first.map((r) => r.id), out.continued[0]!.id],
+    );
+    assert.equal(out.continued[0]!.batchId, first[0]!.batchId, 'the new run belongs to the batch of the series');
+    for (const r of saved) assert.deepEqual(leftovers(r.id, '/var/tmp'), []);
+    // Collected again, the series is whole: nothing more to re-attach to.
+    assert.throws(() => detachedRunFor(store, seriesId), /no detached run/);
   });
 
   it('runs the same preset on 3 hosts concurrently', async () => {

@@ -92,17 +92,28 @@ describe('tagssh bench (CLI, instances resolved through moto)', () => {
     const md = await tagssh(['results', '--compare', ids[0]!, ids[1]!]);
     assert.equal(md.code, 0, md.stderr);
     assert.match(md.stdout, /^\| Metric \| Unit \| bench-0 · m5\.large \(baseline\) \| bench-1 · m5a\.large \|$/m);
-    assert.match(md.stdout, /^\| vCPUs \| count \| \d+ \| \d+ \(\+0\.0%\) \|$/m);
+    assert.match(md.stdout, /^\| vCPUs \| count \| \d+ \| \d+ \(\+0\.0%, cannot tell: 1 run\) \|$/m);
     const csv = await tagssh(['results', '--compare', ids[0]!, ids[1]!, '--format', 'csv', '--baseline', ids[1]!]);
     assert.ok(csv.stdout.startsWith('\uFEFF'), 'CSV starts with a UTF-8 BOM, so Excel on Japanese Windows reads UTF-8');
     assert.match(
       csv.stdout.split('\r\n')[0]!,
-      /^\uFEFFmetric,unit,bench-0 · m5\.large,bench-0 · m5\.large vs baseline,bench-1 · m5a\.large,bench-1 · m5a\.large vs baseline$/,
+      /^\uFEFFmetric,unit,bench-0 · m5\.large,bench-0 · m5\.large vs baseline,bench-0 · m5\.large runs,bench-0 · m5\.large sd,bench-0 · m5\.large 95% CI low,bench-0 · m5\.large 95% CI high,bench-0 · m5\.large Welch p,bench-0 · m5\.large significance,bench-1 · m5a\.large,bench-1 · m5a\.large vs baseline,.*,bench-1 · m5a\.large significance$/,
     );
     const bare = await tagssh(['results', '--compare', ids[0]!, ids[1]!, '--format', 'csv', '--no-bom']);
     assert.match(bare.stdout, /^metric,unit,/);
     const list = await tagssh(['results', '--format', 'csv']);
-    assert.match(list.stdout, /^\uFEFFid,preset,status,instance,instance id,type,started,headline\r\n/);
+    // The metadata goes with each result: the host as the run saw it, its series and place in it.
+    assert.match(
+      list.stdout,
+      /^\uFEFFid,preset,status,instance,instance id,type,started,headline,series,run,region,az,ami,ami name,kernel,cpu model,vcpus,cpufreq governor \/ driver,tool version,tagssh version,ended,storage\r\n/,
+    );
+    const row = list.stdout
+      .split('\r\n')
+      .find((l) => l.startsWith(`${ids[0]},`))!
+      .split(',');
+    assert.equal(row[14], (await import('node:os')).release(), 'the kernel the run saw');
+    assert.equal(row[16], String((await import('node:os')).availableParallelism()));
+    assert.equal(row[8], '', 'a single run is in no series');
     const wrong = await tagssh(['results', '--format', 'md', '--no-bom']);
     assert.equal(wrong.code, 2);
     assert.match(wrong.stderr, /--no-bom applies to CSV only\.\n {2}→ Use it with --format csv\./);

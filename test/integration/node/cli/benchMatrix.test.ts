@@ -88,7 +88,7 @@ describe('tagssh bench with a repeated --param (matrix)', () => {
         'm',
       ),
     );
-    assert.match(r.stdout, /^\| create \(touch\) ops\/s \| ops\/s \| [\d.]+ \| [\d.]+ \([+-][\d.]+%\) \|$/m);
+    assert.match(r.stdout, /^\| create \(touch\) ops\/s \| ops\/s \| [\d.]+ \| [\d.]+ \([+-][\d.]+%, cannot tell: 1 run\) \|$/m);
 
     const list = JSON.parse((await tagssh(['results', '--format', 'json', '--preset', 'smallfiles'])).stdout) as {
       batchId: string;
@@ -149,7 +149,7 @@ describe('tagssh bench with a repeated --param (matrix)', () => {
     ]);
     assert.equal(r.code, 0, r.stderr + r.stdout);
     assert.match(r.stdout, /^\| Metric \| Unit \| matrix-1 · m5\.large · method=rsync \(baseline\) \| matrix-1 · m5\.large · method=cp \|$/m);
-    assert.match(r.stdout, /^\| files\/s \| files\/s \| [\d.]+ \| [\d.]+ \([+-][\d.]+%\) \|$/m);
+    assert.match(r.stdout, /^\| files\/s \| files\/s \| [\d.]+ \| [\d.]+ \([+-][\d.]+%, cannot tell: 1 run\) \|$/m);
     assert.equal(r.stdout.match(/verified +10 of 10 files, 10240 of 10240 bytes; 10 checksums match/g)?.length, 2, r.stdout);
     assert.deepEqual(readdirSync(to), []);
     const s3 = await tagssh(['bench', 'transfer', 'matrix-1', '--param', 'method=s3-sync', '--yes']);

@@ -171,3 +171,43 @@ test("progress per node from ListCommandInvocations; each node's real output par
     await lab.close();
   }
 });
+
+test('fleet repeats: --until-stable sends later rounds only to the nodes not yet stable, each node a series; --repeat counts', async () => {
+  const lab = await startSsmRunCommandLab(moto.endpoint);
+  const fx = (p: string) => readFileSync(join(import.meta.dirname, '../../../fixtures/bench', p), 'utf8');
+  try {
+    const out = fx('fio/fio-3.33-randread-4k-numjobs4-group.captured.json');
+    lab.outcomes.set(s.a!.id, { status: 'Success', stdout: out, responseCode: 0 });
+    lab.outcomes.set(s.b!.id, { status: 'Success', stdout: out, responseCode: 0 });
+    const r = await tagssh(['bench', 'fio', '--targets', 'tag:env=staging', '--ssm', '--yes', '--until-stable', '--min-runs', '3', '--json'], {
+      AWS_ENDPOINT_URL_SSM: lab.endpoint,
+    });
+    assert.equal(r.code, 0, r.stderr);
+    const results = JSON.parse(r.stdout) as { instance: { instanceId: string }; series: { id: string; index: number }; script: string }[];
+    // The same real output every round: RSD 0% < 3.5% once the minimum of 3 is reached.
+    assert.equal(results.length, 6);
+    for (const id of [s.a!.id, s.b!.id]) {
+      const mine = results.filter((x) => x.instance.instanceId === id);
+      assert.deepEqual(
+        mine.map((x) => x.series.index),
+        [0, 1, 2],
+      );
+      assert.equal(new Set(mine.map((x) => x.series.id)).size, 1);
+    }
+    assert.match(r.stderr, /Round 2: 2 node\(s\) not done yet \(not stable yet\)\./);
+    assert.equal(lab.sent.length, 3, 'three rounds, one command each');
+    assert.deepEqual(lab.sent[0], { Targets: [{ Key: 'tag:env', Values: ['staging'] }] });
+    for (const c of lab.sent.slice(1)) assert.deepEqual([...c.InstanceIds!].sort(), [s.a!.id, s.b!.id].sort(), 'later rounds name the nodes');
+    assert.match(results[0]!.script, /^#!\/bin\/sh/);
+    const fixed = await tagssh(['bench', 'fio', '--targets', 'tag:env=staging', '--ssm', '--yes', '--repeat', '2'], { AWS_ENDPOINT_URL_SSM: lab.endpoint });
+    assert.equal(fixed.code, 0, fixed.stderr);
+    assert.match(fixed.stdout, new RegExp(`stg-1 \\(m5\\.large, ${s.a!.id}\\): 2 runs, RSD 0\\.00% \\(read\\.iops\\)`));
+    assertCleanError(
+      await tagssh(['bench', 'fio', '--targets', 'tag:env=staging', '--ssm', '--yes', '--repeat', '0']),
+      'INVALID_INPUT',
+      /--repeat "0" is not a whole number from 1 to 50/,
+    );
+  } finally {
+    await lab.close();
+  }
+});

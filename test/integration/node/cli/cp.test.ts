@@ -10,7 +10,6 @@ import { seedInstance, sshdTags } from '../../../lab/seed.js';
 import { freePort } from '../../../lab/ports.js';
 import { type SshdHost } from '../../../lab/sshd.js';
 import { runProcess, runTagssh, TAGSSH_BIN, type Run } from '../../../lab/run.js';
-import { partialNameFor } from '../../../../src/node/files/index.js';
 
 // `tagssh cp` end to end, as people run it: a Name tag in moto whose Elastic IP is a loopback
 // alias with a real sshd behind it. The sshd is on this machine, so remote files are checked on
@@ -77,30 +76,6 @@ describe('tagssh cp', () => {
     assert.equal(wrongUser.code, 23, wrongUser.stderr);
   });
 
-  it('moves 128 MiB each way without a full-heap mark per 64 MiB (throughput-first GC; see src/node/cli/gcTuning.ts)', async () => {
-    // Every packet and SFTP message is a fresh Buffer outside V8's heap; with V8's default
-    // incremental marking that external memory started a mark of the whole heap every ~64 MiB
-    // (75–86 per 512 MiB), which doubled the CPU a copy needed.
-    const local = fresh('gc');
-    writeFileSync(join(local, 'big.bin'), randomBytes(128 * 1048576));
-    const remote = fresh('gc-remote');
-    const marks = (r: Run) => r.stdout.split('\n').filter((l) => l.includes('Mark-Compact'));
-    const traced = (args: string[]) => runProcess(process.execPath, ['--trace-gc', TAGSSH_BIN, ...args], { env: env() });
-    const up = await traced(['cp', join(local, 'big.bin'), `web:${remote}/`]);
-    assert.equal(up.code, 0, up.stderr);
-    const down = await traced(['cp', `web:${remote}/big.bin`, join(local, 'back.bin')]);
-    assert.equal(down.code, 0, down.stderr);
-    assert.equal(sha(join(local, 'back.bin')), sha(join(local, 'big.bin')));
-    for (const [what, run] of [['upload', up] as const, ['download', down] as const]) {
-      assert.deepEqual(
-        marks(run).filter((l) => /incremental marking/.test(l)),
-        [],
-        `${what}: V8 marked the heap incrementally, once per ~64 MiB moved`,
-      );
-      assert.ok(marks(run).length <= 2, `${what}: ${marks(run).length} full marks`);
-    }
-  });
-
   it('copies trees with -r both ways, keeps modes and times with -p, and shows --progress', async () => {
     const src = fresh('tree');
     mkdirSync(join(src, 'top', 'sub'), { recursive: true });
@@ -158,7 +133,10 @@ describe('tagssh cp', () => {
     assert.equal(code, 130, stderr);
     assert.match(stderr, /cancelled[\s\S]*--resume/);
     assert.ok(!existsSync(join(remote, 'big.bin')), 'no partial file under the final name');
-    const part = partialNameFor(join(remote, 'big.bin'));
+    const left = readdirSync(remote);
+    assert.equal(left.length, 1, left.join());
+    assert.match(left[0]!, /^\.big\.bin\.tagssh-part-[0-9a-f]{12}$/);
+    const part = join(remote, left[0]!);
     const partSize = statSync(part).size;
     assert.ok(partSize > 0 && partSize < statSync(big).size, `partial size ${partSize}`);
 
@@ -171,6 +149,35 @@ describe('tagssh cp', () => {
     const again = await tagssh(['cp', '--resume', big, `web:${remote}/big.bin`]);
     assert.equal(again.code, 0, again.stderr);
     assert.match(again.stderr, /big\.bin is already complete at the destination \(same SHA-256\); not copied again\./);
+  });
+
+  it('before a large copy says its route and, once one copy measured it, the expected time; the progress line names the route', async () => {
+    const local = fresh('local');
+    const big = join(local, 'route.bin');
+    writeFileSync(big, randomBytes(64 * 1024 * 1024));
+    const remote = fresh('remote');
+    // The instance no earlier test copied much to (the resume test measured web's uploads).
+    const route = `direct SSH to 127.0.0.15:${host.port}`;
+    const first = await tagssh(['cp', '--progress', big, `${ODD_NAME}:${remote}/one.bin`]);
+    assert.equal(first.code, 0, first.stderr);
+    const lines = first.stderr.split(/[\r\n]+/).filter(Boolean);
+    assert.equal(lines[0], `Copying 64.0 MiB ${route}: no earlier copy over this route measured its rate; this one will.`, first.stderr);
+    assert.match(lines.at(-1)!, /100% .* direct SSH$/);
+    const second = await tagssh(['cp', '--progress', big, `${ODD_NAME}:${remote}/two.bin`]);
+    assert.equal(second.code, 0, second.stderr);
+    const expected = new RegExp(
+      `^Copying 64\\.0 MiB ${route.replace(/\./g, '\\.')}: expected \\d+:\\d\\d at [\\d.]+ MiB/s \\(measured by the last copy over this route\\)\\.$`,
+      'm',
+    );
+    assert.match(second.stderr, expected);
+    assert.equal(sha(join(remote, 'two.bin')), sha(big));
+    // Downloads are measured apart: the first over the route has no estimate yet.
+    const down = await tagssh(['cp', '--progress', `${ODD_NAME}:${remote}/two.bin`, join(fresh('down'), 'back.bin')]);
+    assert.equal(down.code, 0, down.stderr);
+    assert.match(down.stderr, /^Copying 64\.0 MiB direct SSH to .*: no earlier copy over this route measured its rate; this one will\.$/m);
+    // Without progress (not a terminal, no --progress) nothing is said.
+    const quiet = await tagssh(['cp', big, `${ODD_NAME}:${remote}/three.bin`]);
+    assert.equal(quiet.stderr, '');
   });
 
   it('on a terminal shows progress unless --no-progress; takes --pick and the port as -P', async () => {

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { Moto } from '../../../lab/moto.js';
 import { startCliLab, type CliLab } from '../../../lab/cliLab.js';
 import { seedInstance, sshdTags } from '../../../lab/seed.js';
+import { startEc2Proxy } from '../../../lab/ec2Proxy.js';
 import { makeKey, type SshdHost, type KeyPair } from '../../../lab/sshd.js';
 import { runProcess, runTagssh, TAGSSH_BIN, type Run } from '../../../lab/run.js';
 
@@ -77,6 +78,23 @@ describe('tagssh ssh', () => {
     assert.equal(r.stdout, 'PIPED INPUT\n');
   });
 
+  it('makes one EC2 call to connect (DescribeInstances; no DescribeAddresses, as `tagssh resolve`)', async () => {
+    const proxy = await startEc2Proxy(moto.env.AWS_ENDPOINT_URL_EC2!);
+    try {
+      const r = await runTagssh(['ssh', 'web', '--', 'true'], {
+        PATH: process.env.PATH,
+        ...moto.env,
+        AWS_ENDPOINT_URL_EC2: proxy.endpoint,
+        HOME: home,
+        TAGSSH_HOME: join(home, 'tagssh'),
+      });
+      assert.equal(r.code, 0, r.stderr);
+      assert.deepEqual(Object.fromEntries(proxy.counts), { DescribeInstances: 1 });
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it('runs a shell that reads stdin when stdin is not a terminal', async () => {
     const r = await tagssh(['ssh', 'web'], 'echo $((6*7))\nexit 5\n');
     assert.equal(r.code, 5, r.stderr);
@@ -122,7 +140,7 @@ describe('tagssh ssh', () => {
   it('reports a refused login with the methods tried', async () => {
     const r = await tagssh(['ssh', 'web', '--user', 'nobody-here', '--', 'true']);
     assert.equal(r.code, 23, r.stderr);
-    assert.match(r.stderr, /refused the login as "nobody-here"; tried: .*team-key\.pem/);
+    assert.match(r.stderr, /did not accept the key \S*team-key\.pem as "nobody-here"; tried: .*team-key\.pem/);
   });
 
   it('refuses a rebuilt host until forget-host-key, then verifies again', async () => {

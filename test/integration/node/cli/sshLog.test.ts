@@ -22,7 +22,15 @@ let host: SshdHost;
 let home: string;
 let seeded: Seeded;
 
-const env = (): NodeJS.ProcessEnv => ({ PATH: process.env.PATH, ...moto.env, HOME: home, TAGSSH_HOME: join(home, 'tagssh'), TERM: 'xterm-256color' });
+// A person in Tokyo: the log's times are their clock, with its offset.
+const env = (): NodeJS.ProcessEnv => ({
+  PATH: process.env.PATH,
+  ...moto.env,
+  HOME: home,
+  TAGSSH_HOME: join(home, 'tagssh'),
+  TERM: 'xterm-256color',
+  TZ: 'Asia/Tokyo',
+});
 
 before(async () => {
   lab = await startCliLab({
@@ -78,7 +86,7 @@ describe('tagssh ssh --log', () => {
     assert.match(log, /^# Region: [a-z]+-[a-z]+-\d$/m);
     assert.match(log, /^# AZ: [a-z]+-[a-z]+-\d[a-z]$/m);
     assert.match(log, new RegExp(`^# Address: ${host.user}@127\\.0\\.0\\.23:${host.port}$`, 'm'));
-    assert.match(log, /^# Started: \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/m);
+    assert.match(log, /^# Started: \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+09:00$/m);
     assert.match(log, /^hello 42$/m);
     assert.match(log, /^red done$/m);
     assert.ok(!log.includes('\x1b'), 'no escape sequence in a plain log');
@@ -112,7 +120,7 @@ describe('tagssh ssh --log', () => {
   it('stamps each line with --timestamps', async () => {
     const file = join(home, 'stamped.log');
     await onPty(['--log', file, '--timestamps'], [['send', 'echo stamped-line; exit 0\r']]);
-    assert.match(readFileSync(file, 'utf8'), /^\[\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z\] stamped-line$/m);
+    assert.match(readFileSync(file, 'utf8'), /^\[\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+09:00\] stamped-line$/m);
   });
 
   it('with no FILE, writes a new file under the config dir logs/ (0700 dir, 0600 file)', async () => {
@@ -120,7 +128,7 @@ describe('tagssh ssh --log', () => {
     const dir = join(home, 'tagssh', 'config', 'logs');
     const files = readdirSync(dir);
     assert.equal(files.length, 1, files.join());
-    assert.match(files[0]!, new RegExp(`^\\d{8}T\\d{6}Z-logged-${seeded.id}\\.log$`));
+    assert.match(files[0]!, new RegExp(`^logged_${seeded.id}_\\d{8}-\\d{6}\\.log$`), 'the default pattern {name}_{instanceId}_{yyyyMMdd-HHmmss}.log');
     assert.equal(statSync(dir).mode & 0o777, 0o700);
     assert.equal(statSync(join(dir, files[0]!)).mode & 0o777, 0o600);
     assert.match(readFileSync(join(dir, files[0]!), 'utf8'), /^default-place$/m);
@@ -163,7 +171,6 @@ describe('tagssh ssh: wrong inputs for logs and snippets', () => {
     ['--raw without --log', ['--raw'], /--raw only changes a session log/, bad],
     ['--timestamps without --log', ['--timestamps'], /--timestamps only changes a session log/, bad],
     ['--raw with --timestamps', ['--log', join(tmpdir(), 'never.log'), '--raw', '--timestamps'], /--timestamps cannot be combined with --raw/, bad],
-    ['--log with a remote command', ['--log', join(tmpdir(), 'never.log'), '--', 'true'], /--log records an interactive session/, bad],
     ['--snippet with a remote command', ['--snippet', 'answer', '--', 'true'], /--snippet types a saved command into an interactive session/, bad],
   ];
   for (const [what, args, message, code] of cases) {
@@ -179,13 +186,13 @@ describe('tagssh ssh: wrong inputs for logs and snippets', () => {
 describe('tagssh ssh with Settings → Session logs "every session"', () => {
   it('logs a shell without --log (time stamps as set), but not a remote COMMAND', async () => {
     const store = jsonSettingsStore(join(home, 'tagssh', 'config', 'settings.json'));
-    store.set({ ...store.get(), sessionLog: { always: true, timestamps: true } });
+    store.set({ ...store.get(), sessionLog: { ...store.get().sessionLog, always: true, timestamps: true } });
     const dir = join(home, 'tagssh', 'config', 'logs');
     const before = new Set(readdirSync(dir));
     await onPty([], [['send', 'echo "every $((3*3))"; exit 0\r']]);
     const added = readdirSync(dir).filter((f) => !before.has(f));
     assert.equal(added.length, 1, added.join());
-    assert.match(readFileSync(join(dir, added[0]!), 'utf8'), /^\[\d{4}-\d\d-\d\dT[\d:.]+Z\] every 9$/m);
+    assert.match(readFileSync(join(dir, added[0]!), 'utf8'), /^\[\d{4}-\d\d-\d\dT[\d:.]+\+09:00\] every 9$/m);
     const r = await runTagssh(['ssh', 'logged', '--accept-new', '--', 'echo', 'cmd-out'], env());
     assert.equal(r.code, 0, r.stderr);
     assert.equal(readdirSync(dir).length, before.size + 1, 'a remote COMMAND is not a session to log');

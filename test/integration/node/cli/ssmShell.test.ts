@@ -53,6 +53,18 @@ describe('tagssh ssm-shell', () => {
     assert.equal(rec.portNumber, undefined, 'a shell session, not port forwarding');
   });
 
+  it("shows the agent's CustomerMessage on stderr, escaped", async () => {
+    lab.nodes.set(managedId, { customerMessage: 'Please update session manager plugin.\u009b31m' });
+    try {
+      const r = await tagssh(['ssm-shell', 'private-app'], 'exit\n');
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stderr, /Please update session manager plugin\.\\x9b31m/);
+      assert.ok(!r.stderr.includes('\u009b'), 'no raw C1 control reaches the terminal');
+    } finally {
+      lab.nodes.set(managedId, {});
+    }
+  });
+
   it('on a terminal: the window size at start and on resize, Ctrl-C reaches the remote command', async () => {
     const steps = [
       ['wait', 'lab\\$ '],

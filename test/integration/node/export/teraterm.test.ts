@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -182,6 +182,28 @@ describe('tagssh export teraterm, macros run against moto', () => {
     });
     assert.equal(bad.status, 40);
     assert.match(bad.stderr, /cmd\.exe would interpret/);
+  });
+
+  it('--lang ja: the macro that fails to look up says so in Japanese, naming the instance; --lang fr is refused before any AWS call', () => {
+    const dir = join(work, 'ja');
+    exportTtl(dir, TRICKY, '--user', 'ec2-user', '--lang', 'ja');
+    const macro = readFileSync(join(dir, 'web-1-it-s-100-id.ttl'), 'utf8');
+    const r = runTtl(macro, {
+      ...world(),
+      env: { TEMP },
+      exec: (line, files) => world().exec(line.replace('--region us-east-1', '--region eu-west-3'), files),
+    });
+    assert.equal(r.connect, undefined);
+    assert.match(r.messages[0]!, /^web "1" it's & 100% \^\|<> \$\(id\)（i-[0-9a-f]+, us-east-1）の使えるアドレスが見つかりません。/);
+    // The Japanese macro connects like the English one.
+    assert.equal(parseTtssh(runTtl(macro, world()).connect!).host, '127.0.0.2');
+    const wrong = spawnSync(process.execPath, [TAGSSH, 'export', 'teraterm', TRICKY, '--lang', 'fr', '--out', join(work, 'fr')], {
+      env: { ...env, AWS_ENDPOINT_URL_EC2: 'http://127.0.0.1:9' },
+      encoding: 'utf8',
+    });
+    assert.equal(wrong.status, 2, wrong.stderr);
+    assert.match(wrong.stderr, /Unknown --lang "fr"\.\n {2}→ Use --lang en or --lang ja\./);
+    assert.ok(!existsSync(join(work, 'fr')));
   });
 
   it('refuses a relative key path with a clear error', () => {

@@ -11,7 +11,7 @@ import type { ConnectTarget } from '../../../../src/node/ssh/types.js';
 import { filesSection } from '../../../../src/node/files/serviceSection.js';
 import { FILE_CHUNK_BYTES } from '../../../../src/common/files/contract.js';
 import { contract, type Handlers, type Payload } from '../../../../src/common/contract.js';
-import type { AppServiceDeps, Engine } from '../../../../src/node/service.js';
+import type { AppServiceDeps, Engine } from '../../../../src/node/service/types.js';
 import type { AppError } from '../../../../src/common/errors.js';
 
 // The file panel's backend against a real sshd: a terminal session's connection carries the
@@ -212,8 +212,11 @@ describe('file panel section', { timeout: 60_000 }, () => {
     assert.deepEqual(await call('files.cwd', { sessionId: a }), { path: '/usr/share' });
     assert.deepEqual(await call('files.cwd', { sessionId: b }), { path: odd });
     sm.write(a, 'sh -c "cd /etc && exec sh"\n');
-    await new Promise((r) => setTimeout(r, 500));
-    assert.deepEqual(await call('files.cwd', { sessionId: a }), { path: '/etc' }, 'the foreground process, not the login shell');
+    // Until the child shell runs, the login shell's /usr/share is the right answer.
+    let cwd = await call('files.cwd', { sessionId: a });
+    for (const deadline = Date.now() + 10_000; cwd.path !== '/etc' && Date.now() < deadline; cwd = await call('files.cwd', { sessionId: a }))
+      await new Promise((r) => setTimeout(r, 50));
+    assert.deepEqual(cwd, { path: '/etc' }, 'the foreground process, not the login shell');
     assert.equal(connects(), 1);
     sm.close(a);
     sm.close(b);

@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { useSshd } from '../../../lab/useSshd.js';
 import { connect, type SshConnection } from '../../../../src/node/ssh/connection.js';
@@ -146,7 +146,7 @@ describe('FileSession transfers', () => {
       writeFileSync(join(remote, 'small.bin'), randomBytes(1024 * 1024));
       await files.download([join(remote, 'small.bin')], join(fresh('back'), 'small.bin'));
       assert.equal(watch.opened.length, 5);
-      await new Promise((r) => setTimeout(r, 100));
+      for (const deadline = Date.now() + 5000; watch.opened.some((o) => !o.closed) && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 20));
       assert.deepEqual(
         watch.opened.map((o) => o.closed),
         [true, true, true, true, true],
@@ -163,9 +163,10 @@ describe('FileSession transfers', () => {
     // does not enforce it, so the refusal is ssh2's own error for it, raised where it would be.
     const src = join(fresh('src'), 'large.bin');
     writeFileSync(src, randomBytes(24 * 1024 * 1024));
-    for (const [what, refuse, used] of [
-      ['none allowed', () => true, 0],
-      ['the second refused', (n: number) => n % 2 === 0, 1],
+    // After a refusal a copy asks for no more channels (the host's MaxSessions is reached).
+    for (const [what, refuse, used, asked] of [
+      ['none allowed', () => true, 0, 2],
+      ['the second refused', (n: number) => n % 2 === 0, 1, 4],
     ] as const) {
       const watch = watchDataChannels(refuse);
       try {
@@ -175,7 +176,7 @@ describe('FileSession transfers', () => {
         const back = join(fresh('back'), 'large.bin');
         await files.download([join(remote, 'large.bin')], back);
         assert.equal(sha(back), sha(src), what);
-        assert.equal(watch.asked(), 4, `${what}: each copy asked for two channels`);
+        assert.equal(watch.asked(), asked, `${what}: each copy asked for two channels, or one when the first was refused`);
         assert.equal(watch.opened.length, 2 * used, what);
         assert.equal(watch.sftpOpened(), 0, what);
       } finally {
@@ -275,7 +276,10 @@ describe('FileSession transfers', () => {
       onProgress: (p) => p.bytes > 8 * 1024 * 1024 && ac.abort(),
     });
     await assert.rejects(up, { code: 'CANCELLED' });
-    const part = partialNameFor(join(remote, 'big.bin'));
+    const parts = readdirSync(remote);
+    assert.equal(parts.length, 1, parts.join());
+    assert.match(parts[0]!, /^\.big\.bin\.tagssh-part-[0-9a-f]{12}$/, 'a part name of its own, with a random suffix');
+    const part = join(remote, parts[0]!);
     assert.ok(!existsSync(join(remote, 'big.bin')), 'the final name never holds a partial file');
     const partSize = statSync(part).size;
     assert.ok(partSize > 0 && partSize < statSync(src).size, `partial ${partSize}`);
@@ -287,6 +291,30 @@ describe('FileSession transfers', () => {
     // Complete already: nothing is sent again.
     const again = await files.upload([src], remote, { resume: true });
     assert.equal(again.skippedBytes, statSync(src).size);
+  });
+
+  it('an upload never writes through a link planted at a part name; resume continues only a regular file', async () => {
+    const src = join(fresh('src'), 'data.bin');
+    writeFileSync(src, randomBytes(300_000));
+    const remote = fresh('remote');
+    const victim = join(fresh('victim'), 'authorized_keys');
+    writeFileSync(victim, 'mine\n');
+    // The names a part once had (and an attacker would guess): a link at each, to the victim.
+    symlinkSync(victim, join(remote, '.data.bin.tagssh-part'));
+    symlinkSync(victim, join(remote, '.data.bin.tagssh-part-000000000000'));
+    for (const resume of [false, true]) {
+      const r = await files.upload([src], remote, { resume });
+      assert.equal(r.skippedBytes, 0, 'nothing was resumed from a link');
+      assert.equal(sha(join(remote, 'data.bin')), sha(src));
+      assert.equal(readFileSync(victim, 'utf8'), 'mine\n', `resume=${resume}: the link's target is untouched`);
+      assert.deepEqual(readdirSync(remote).sort(), ['.data.bin.tagssh-part', '.data.bin.tagssh-part-000000000000', 'data.bin'], 'the links are left alone');
+      rmSync(join(remote, 'data.bin'));
+    }
+    // A part that is a directory is not resumed either.
+    rmSync(join(remote, '.data.bin.tagssh-part'));
+    mkdirSync(join(remote, '.data.bin.tagssh-part'));
+    assert.equal((await files.upload([src], remote, { resume: true })).skippedBytes, 0);
+    assert.equal(sha(join(remote, 'data.bin')), sha(src));
   });
 
   it('resume of a download continues a good prefix and restarts from zero after a bad one', async () => {

@@ -117,10 +117,12 @@ test('a message nested past what the channel can carry is answered INVALID_INPUT
 
 test('the heartbeat replaces a stopped host; the call it held rejects with a typed error and the event arrives', async () => {
   const restarts: string[] = [];
-  const host = createEngineHost({ spawn: spawner(), heartbeatMs: 150, missedBeats: 3, onRestart: (r) => restarts.push(r) });
+  // Five missed beats of 300 ms: a host slowed by a loaded machine still answers within that. The
+  // calls are light ones (no SDK to load while the beat is this tight).
+  const host = createEngineHost({ spawn: spawner(), heartbeatMs: 300, missedBeats: 5, onRestart: (r) => restarts.push(r) });
   try {
     const client = connect(host);
-    assert.deepEqual(await listIds(client), [seeded.id]);
+    assert.equal((await client.call('settings.get', {})).port, 22);
     const events: string[] = [];
     client.on('engine.restarted', (p) => events.push(p.reason));
     const first = host.pid!;
@@ -130,13 +132,13 @@ test('the heartbeat replaces a stopped host; the call it held rejects with a typ
       client.call('settings.get', {}),
       (e: AppError) => e instanceof AppError && e.code === 'INTERNAL' && /engine restarted/.test(e.message),
     );
-    assert.ok(Date.now() - started < 3000, 'found within a few heartbeats');
+    assert.ok(Date.now() - started < 5000, 'found within a few heartbeats');
     await until('the event', () => events.length === 1);
     assert.match(events[0]!, /did not answer/);
     assert.equal(host.restarts, 1);
     assert.notEqual(host.pid, first);
     await until('the stopped host to be gone', () => !alive(first));
-    assert.deepEqual(await listIds(client), [seeded.id], 'the new host answers');
+    assert.equal((await client.call('settings.get', {})).port, 22, 'the new host answers');
   } finally {
     host.stop();
   }
@@ -168,19 +170,23 @@ test('a host that dies as it starts is restarted with growing delays, and calls 
   const broken = join(home, 'broken-host.cjs');
   writeFileSync(broken, 'process.exit(3);\n');
   const fork = forkSpawner(broken);
+  const at: number[] = [];
   const host = createEngineHost({
     spawn: () => {
       const p = fork();
       if (p.pid) pids.add(p.pid);
       return p;
     },
+    onRestart: () => at.push(Date.now()),
   });
   try {
     const client = connect(host);
     await assert.rejects(client.call('settings.get', {}), (e: AppError) => e.code === 'INTERNAL' && /exited with code 3\./.test(e.message));
-    await new Promise((r) => setTimeout(r, 1500));
-    // Delays of 0, 0.1, 0.2, 0.4, 0.8 s: a handful in 1.5 s, not a hot loop of hundreds.
-    assert.ok(host.restarts >= 3 && host.restarts <= 7, `restarts in 1.5 s: ${host.restarts}`);
+    // Delays of 0, 0.1, 0.2, 0.4 s before each new host: each restart comes at least that long
+    // after the one before (a slow machine only adds to it), not in a hot loop.
+    await until('five restarts', () => at.length >= 5, 30_000);
+    const gaps = at.slice(1, 5).map((t, i) => t - at[i]!);
+    for (const [i, least] of [0, 100, 200, 400].entries()) assert.ok(gaps[i]! >= least - 5, `restart ${i + 2} came ${gaps[i]} ms after the one before`);
   } finally {
     host.stop();
   }
@@ -195,6 +201,7 @@ test('a host loading slowly is not taken for hung; one that never says ready is 
   );
   const slowHost = createEngineHost({ spawn: forkSpawner(slow), heartbeatMs: 100, missedBeats: 2, startupMs: 5000 });
   try {
+    // Past its 0.6 s of loading and many missed heartbeats: proving it was NOT replaced takes the window.
     await new Promise((r) => setTimeout(r, 1200));
     assert.equal(slowHost.restarts, 0, 'loading is not hanging');
   } finally {

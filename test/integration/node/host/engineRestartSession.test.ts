@@ -90,3 +90,50 @@ test('kill -9 of the engine mid-session: the session reports closed, the restart
   await until('the echo on the new engine', () => (output.get(second) ?? '').includes('after-42'));
   await client.call('session.close', { sessionId: second });
 });
+
+test('a session a reloaded page took back (session.attach) is that page’s: the engine dying reports it closed there', async () => {
+  const h = createEngineHost({ spawn: forkSpawner(join(root, 'dist/main/engineHost.cjs')), heartbeatMs: 60_000 });
+  try {
+    const page = () => {
+      const listeners = new Set<(m: unknown) => void>();
+      const conn = h.connect((m: Envelope) => {
+        for (const l of listeners) l(m);
+      });
+      const client = createClient(contract, {
+        send: (m) => conn.send(m),
+        onMessage: (cb) => {
+          listeners.add(cb);
+          return () => listeners.delete(cb);
+        },
+      });
+      return { conn, client };
+    };
+    const pageId = 'reload-page-0000000001';
+    const before = page();
+    await before.client.call('session.attach', { pageId });
+    let seen = '';
+    before.client.on('session.data', (p) => {
+      seen += p.data;
+      void before.client.call('session.ack', { sessionId: p.sessionId, chars: p.data.length }).catch(() => {});
+    });
+    const id = await open(before.client, 'open-r1');
+    await before.client.call('session.write', { sessionId: id, data: 'echo kept-$((6*7))\n' });
+    await until('the echo', () => seen.includes('kept-42'));
+    // The page reloads: its connection goes, a new one comes with the same page id.
+    before.conn.close();
+    const after = page();
+    const closed: Array<{ sessionId: string; cause?: string | undefined }> = [];
+    after.client.on('session.closed', (p) => closed.push({ sessionId: p.sessionId, cause: p.cause }));
+    const back = await after.client.call('session.attach', { pageId });
+    assert.deepEqual(
+      back.sessions.map((s) => s.sessionId),
+      [id],
+    );
+    assert.match(back.sessions[0]!.scrollback, /kept-42/);
+    process.kill(h.pid!, 'SIGKILL');
+    await until('the taken-back session to report closed', () => closed.length === 1);
+    assert.deepEqual(closed, [{ sessionId: id, cause: 'lost' }]);
+  } finally {
+    h.stop();
+  }
+});

@@ -71,7 +71,7 @@ function setup(always: boolean) {
       return { sessionId: id, label: t.label, instanceId: null, host: t.host };
     },
   });
-  let settings: Settings = { ...defaultSettings(), sessionLog: { always, timestamps: false } };
+  let settings: Settings = { ...defaultSettings(), sessionLog: { ...defaultSettings().sessionLog, always, timestamps: false } };
   const service = createAppService({ engine, settings: { get: () => settings, set: (s) => (settings = s) }, sections: [sessionLogSection()] });
   const painted = new Map<string, string>();
   const closed = new Set<string>();
@@ -127,7 +127,7 @@ describe('session logs start at the first byte of the session', () => {
     const id = await app.open('o1');
     // The window paints the first screen before its log.start reaches the service.
     await app.until('the greeting is on the screen', () => (app.painted.get(id) ?? '').includes(GREETING));
-    const { path } = await app.client.handlers['log.start']({ sessionId: id });
+    const { path } = await app.client.handlers['log.start']({ kind: 'text', sessionId: id });
     await app.until('the prompt is on the screen', () => (app.painted.get(id) ?? '').includes('lab$ '));
     await app.client.handlers['session.write']({ sessionId: id, data: 'echo "after-$((20+1))"; exit\r' });
     await app.until('the session closed', () => app.closed.has(id));
@@ -147,7 +147,7 @@ describe('session logs start at the first byte of the session', () => {
     await app.until('the prompt is on the screen', () => (app.painted.get(id) ?? '').includes('lab$ '));
     await app.client.handlers['session.write']({ sessionId: id, data: 'echo "before-$((1+1))"\r' });
     await app.until('before-2 is on the screen', () => /before-2/.test(app.painted.get(id) ?? ''));
-    const { path } = await app.client.handlers['log.start']({ sessionId: id });
+    const { path } = await app.client.handlers['log.start']({ kind: 'text', sessionId: id });
     await app.client.handlers['session.write']({ sessionId: id, data: 'echo "during-$((2+1))"; exit\r' });
     await app.until('the session closed', () => app.closed.has(id));
     const log = await logOnce(path, /^during-3$/m);
@@ -160,7 +160,7 @@ describe('session logs start at the first byte of the session', () => {
     // The first session: "Log to file" ticked by hand while it runs.
     const first = await app.open('o5');
     await app.until('the first prompt is on the screen', () => (app.painted.get(first) ?? '').includes('lab$ '));
-    const { path: firstPath } = await app.client.handlers['log.start']({ sessionId: first });
+    const { path: firstPath } = await app.client.handlers['log.start']({ kind: 'text', sessionId: first });
     await app.client.handlers['session.write']({ sessionId: first, data: 'echo "first-$((3+4))"; exit\r' });
     await app.until('the first session closed', () => app.closed.has(first));
     await logOnce(firstPath, /^first-7$/m);
@@ -168,7 +168,7 @@ describe('session logs start at the first byte of the session', () => {
     // Reconnect: the open itself asks for the log; log.start comes a round trip later, as in the app.
     const second = await app.open('o6', {});
     await app.until('the greeting is on the screen again', () => (app.painted.get(second) ?? '').includes(GREETING));
-    const { path } = await app.client.handlers['log.start']({ sessionId: second });
+    const { path } = await app.client.handlers['log.start']({ kind: 'text', sessionId: second });
     assert.notEqual(path, firstPath, 'a new session, a new log');
     await app.until('the prompt is on the screen', () => (app.painted.get(second) ?? '').includes('lab$ '));
     await app.client.handlers['session.write']({ sessionId: second, data: 'echo "second-$((4+4))"; exit\r' });
@@ -192,10 +192,10 @@ describe('session logs start at the first byte of the session', () => {
 
     const stamped = await app.open('o8', { timestamps: true });
     await app.until('the prompt is on the screen', () => (app.painted.get(stamped) ?? '').includes('lab$ '));
-    const { path } = await app.client.handlers['log.start']({ sessionId: stamped });
+    const { path } = await app.client.handlers['log.start']({ kind: 'text', sessionId: stamped });
     await app.client.handlers['session.write']({ sessionId: stamped, data: 'exit\r' });
     await app.until('the session closed', () => app.closed.has(stamped));
-    const log = await logOnce(path, new RegExp(`^\\[[^\\]]+Z\\] ${GREETING.replace(/[()]/g, '\\$&')}$`, 'm'));
+    const log = await logOnce(path, new RegExp(`^\\[[^\\]]+[+-]\\d\\d:\\d\\d\\] ${GREETING.replace(/[()]/g, '\\$&')}$`, 'm'));
     assert.match(log, /^# Format: plain text, time stamp per line$/m);
     app.client.dispose();
   });

@@ -51,7 +51,7 @@ after(async () => {
 });
 
 /** `tagssh ssh NAME ARGS…` on a real PTY, driven by `steps`. */
-function onPty(name: string, args: string[], steps: unknown[]): Promise<Run> {
+function onPty(name: string, args: string[], steps: readonly unknown[]): Promise<Run> {
   return runProcess(
     'python3',
     [join(root, 'test/lab/ptyDriver.py'), '24', '80', JSON.stringify(steps), '--', process.execPath, TAGSSH_BIN, 'ssh', name, '--accept-new', ...args],
@@ -105,25 +105,30 @@ describe('tagssh ssh --log: the log starts with the first byte of the session', 
 });
 
 describe('tagssh ssh --log: a session that fails to open leaves no log behind', () => {
-  for (const [what, args, message] of [
-    ['authentication fails', () => ['-i', stranger], /key|authenticat/i],
-    ['the host is unreachable', () => ['-p', '1'], /refused|reach/i],
+  // A refused key makes the CLI offer an EC2 Instance Connect key on a terminal; the person says no.
+  const declineInstanceConnect = [
+    ['wait', 'y/N\\] '],
+    ['send', 'n\r'],
+  ];
+  for (const [what, args, steps, message] of [
+    ['authentication fails', () => ['-i', stranger], declineInstanceConnect, /key|authenticat/i],
+    ['the host is unreachable', () => ['-p', '1'], [], /refused|reach/i],
   ] as const) {
     it(`${what}: no new file under logs/ (every session), no file for --log FILE, a file that was there unchanged`, async () => {
       jsonSettingsStore(join(home, 'tagssh', 'config', 'settings.json')).set(SettingsSchema.parse({ sessionLog: { always: true, timestamps: false } }));
       const before = logFiles();
-      const r1 = await onPty('greeter', args(), []);
+      const r1 = await onPty('greeter', args(), steps);
       assert.doesNotMatch(r1.stdout, /EXIT:0\n$/);
       assert.match(r1.stdout, message);
       assert.deepEqual(logFiles(), before, 'no log of a session that never opened');
 
       const fresh = join(home, `${args()[0]}-fresh.log`);
-      await onPty('greeter', [...args(), '--log', fresh], []);
+      await onPty('greeter', [...args(), '--log', fresh], steps);
       assert.ok(!existsSync(fresh), 'the file --log named was not left behind');
 
       const kept = join(home, `${args()[0]}-kept.log`);
       writeFileSync(kept, 'an earlier session\n', { mode: 0o640 });
-      await onPty('greeter', [...args(), '--log', kept], []);
+      await onPty('greeter', [...args(), '--log', kept], steps);
       assert.equal(readFileSync(kept, 'utf8'), 'an earlier session\n');
       assert.equal(statSync(kept).mode & 0o777, 0o640);
     });

@@ -115,7 +115,7 @@ describe('ssh-agent', () => {
     try {
       await assert.rejects(connect(target({ identityFile: keys.stranger!.privatePath }), opts({ agent: empty.socket })), (e: AppError) => {
         assert.equal(e.code, 'AUTH_FAILED');
-        assert.match(e.message, /refused the login as "[^"]+"; tried: agent, .*id_stranger\./);
+        assert.match(e.message, /did not accept the ssh-agent's keys as "[^"]+"; tried: agent, .*id_stranger\./);
         assert.deepEqual((e.details as { tried: string[] }).tried, ['agent', keys.stranger!.privatePath]);
         return true;
       });

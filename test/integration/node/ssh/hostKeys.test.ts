@@ -10,6 +10,7 @@ import { connect, type ConnectOptions } from '../../../../src/node/ssh/connectio
 import { KnownHostsStore } from '../../../../src/node/ssh/knownHosts.js';
 import type { ConnectTarget } from '../../../../src/node/ssh/types.js';
 import type { AppError } from '../../../../src/common/errors.js';
+import { cliWords } from '../../../../src/node/cli/errorWords.js';
 
 // Host-key trust against real sshds: first contact (console match, accept-new, confirmed
 // fingerprint, refusal), a rotated key, an address taken over by another machine, keepalive.
@@ -71,7 +72,7 @@ describe('first contact', () => {
         keyType: 'ssh-ed25519',
         consoleMatch: null,
       });
-      assert.match(e.hint!, /--accept-new/);
+      assert.match(cliWords(e).hint!, /--accept-new/);
       return true;
     });
     assert.equal(store.get(t.instanceId!), undefined, 'nothing was trusted');

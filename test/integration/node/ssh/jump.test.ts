@@ -12,7 +12,7 @@ import { startSshd, makeKey, cleanupSshd, type SshdHost, type KeyPair } from '..
 import { connect, type ConnectOptions } from '../../../../src/node/ssh/connection.js';
 import { KnownHostsStore } from '../../../../src/node/ssh/knownHosts.js';
 import { connectTargetFor } from '../../../../src/node/ssh/target.js';
-import { resetClients } from '../../../../src/node/aws/clients.js';
+import { resetClients } from '../../../../src/node/aws/config/clients.js';
 import { defaultSettings } from '../../../../src/common/model/settings.js';
 import type { ConnectTarget } from '../../../../src/node/ssh/types.js';
 import type { AppError } from '../../../../src/common/errors.js';

@@ -87,6 +87,7 @@ describe('SessionManager', () => {
     const id = await sm.open(target(), { cols: 80, rows: 24 });
     sm.write(id, 'stty -echo; head -c 4000000 /dev/zero | tr "\\0" x; echo; echo END\n');
     for (let i = 0; i < 200 && bytes < 64 * 1024; i++) await new Promise((r) => setTimeout(r, 25));
+    // The window in which output must NOT keep flowing unacknowledged: the sleep is what is tested.
     await new Promise((r) => setTimeout(r, 300));
     const whilePaused = bytes;
     assert.ok(whilePaused < 1_000_000, `output stopped while unacked (got ${whilePaused})`);

@@ -7,7 +7,7 @@ import { DescribeInstancesCommand } from '@aws-sdk/client-ec2';
 import { startMoto, type Moto } from '../../../lab/moto.js';
 import { privateSubnet, seedInstance } from '../../../lab/seed.js';
 import { connectTargetFor } from '../../../../src/node/ssh/target.js';
-import { resetClients } from '../../../../src/node/aws/clients.js';
+import { resetClients } from '../../../../src/node/aws/config/clients.js';
 import { defaultSettings } from '../../../../src/common/model/settings.js';
 
 // connectTargetFor against moto: user from the AMI (DescribeImages), tags over settings, the key
@@ -45,9 +45,11 @@ describe('connectTargetFor', () => {
     assert.equal(t.region, 'us-east-1');
   });
 
-  it('uses tagssh:port over the settings and the RHEL default user', async () => {
+  it("uses tagssh:port over the settings, and Settings' default user over the RHEL AMI's guess", async () => {
     const t = await connectTargetFor('rhel-box', { settings: { ...defaultSettings(), port: 2022, defaultUser: 'ops' } });
-    assert.deepEqual([t.user, t.port], ['ec2-user', 2200]);
+    assert.deepEqual([t.user, t.userSource, t.port], ['ops', 'settings', 2200]);
+    const guessed = await connectTargetFor('rhel-box', { settings: { ...defaultSettings(), port: 2022 } });
+    assert.deepEqual([guessed.user, guessed.userSource], ['ec2-user', 'ami']);
   });
 
   it('lets flags win over tags and rejects a malformed port tag', async () => {

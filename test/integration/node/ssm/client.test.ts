@@ -1,28 +1,32 @@
 import { after, before, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { SequencedChannel } from '../../../../src/node/ssm/channel.js';
 import { openDataChannel } from '../../../../src/node/ssm/client.js';
-import { encodeMessage, newMessage, PAYLOAD_TYPES, type AgentMessage } from '../../../../src/node/ssm/message.js';
 import { resetSsmClients, startSession } from '../../../../src/node/ssm/api.js';
 import { startSsmLab, type SsmLab } from '../../../lab/ssmServer.js';
+import { AgentDataChannel } from '../../../lab/ssmAgent.js';
+import { PT, writeFrame, type WireFrame } from '../../../lab/ssmWire.js';
 import type { AppError } from '../../../../src/common/errors.js';
 
 // The client end of the data channel against agents that misbehave or ask for what TagSSH does
-// not do: each scripted here over a real WebSocket on loopback.
+// not do: each scripted here over a real WebSocket on loopback, with the lab's own agent and
+// codec (test/lab/ssmAgent.ts, ssmWire.ts), never TagSSH's.
 
-type Script = (ws: WebSocket, agent: SequencedChannel, fromClient: AgentMessage[]) => void;
+type Script = (ws: WebSocket, agent: AgentDataChannel, fromClient: WireFrame[]) => void;
 
 let wss: WebSocketServer;
 let url: string;
 let script: Script = () => {};
+/** The scripted agent sends its frames as WebSocket text messages. */
+let asText = false;
 let lab: SsmLab;
 let dir: string;
 const saved = { ...process.env };
+const ID = 'i-0client000000000c1';
 
 before(async () => {
   wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
@@ -30,9 +34,12 @@ before(async () => {
   url = `ws://127.0.0.1:${(wss.address() as AddressInfo).port}/v1/data-channel/s-1`;
   wss.on('connection', (ws) => {
     ws.once('message', () => {
-      const fromClient: AgentMessage[] = [];
-      const agent = new SequencedChannel({ send: (f) => ws.send(f) }, 'agent');
-      agent.onStream = (m) => fromClient.push(m);
+      const fromClient: WireFrame[] = [];
+      const agent = new AgentDataChannel({ send: (f) => ws.readyState === ws.OPEN && ws.send(f, { binary: !asText }) });
+      agent.onInput = (f) => {
+        fromClient.push(f);
+        return 'taken';
+      };
       ws.on('message', (d) => agent.receive(d as Buffer));
       ws.on('close', () => agent.close());
       script(ws, agent, fromClient);
@@ -40,7 +47,7 @@ before(async () => {
   });
   dir = mkdtempSync(join(tmpdir(), 'tagssh-ssm-client-'));
   lab = await startSsmLab();
-  lab.nodes.set('i-0client000000000c1', {});
+  lab.nodes.set(ID, {});
   Object.assign(process.env, lab.env, {
     AWS_ACCESS_KEY_ID: 'testing',
     AWS_SECRET_ACCESS_KEY: 'testing',
@@ -60,58 +67,89 @@ after(async () => {
 });
 
 const handshake = (actions: unknown[]) => Buffer.from(JSON.stringify({ AgentVersion: '3.3.0.0', RequestedClientActions: actions }));
+const portSession = [{ ActionType: 'SessionType', ActionParameters: { SessionType: 'Port', Properties: { portNumber: '22' } } }];
 const closedFrame = (output: string) =>
-  encodeMessage(newMessage({ messageType: 'channel_closed', payload: Buffer.from(JSON.stringify({ MessageType: 'channel_closed', Output: output })) }));
+  writeFrame({ type: 'channel_closed', flags: 3, headerLength: 112, payload: Buffer.from(JSON.stringify({ MessageType: 'channel_closed', Output: output })) });
+
+/** The agent's side of a completed handshake: request, then HandshakeComplete (with `complete`) once answered. */
+function handshakeThen(agent: AgentDataChannel, complete: object, after: () => void = () => {}): void {
+  agent.onHandshakeResponse = () =>
+    void agent.sendOutput(PT.handshakeComplete, Buffer.from(JSON.stringify({ HandshakeTimeToComplete: 1_000_000, ...complete }))).then(() => {
+      agent.handshakeComplete = true;
+      after();
+    });
+  void agent.sendOutput(PT.handshakeRequest, handshake(portSession));
+}
 
 it('a token the stream refuses: the session does not open, with the close reason', async () => {
-  const s = await startSession({ instanceId: 'i-0client000000000c1', region: 'us-east-1' });
+  const s = await startSession({ instanceId: ID, region: 'us-east-1' });
   await assert.rejects(
     openDataChannel({ streamUrl: s.streamUrl, token: 'not-the-token' }),
     (e: AppError) => e.code === 'CONNECT_FAILED' && /closed before the session opened \(code 4001: invalid token\)/.test(e.message),
   );
 });
 
-it('a malformed frame from the agent fails the open with a clear error (no crash)', async () => {
-  script = (ws) => ws.send(Buffer.from('definitely not a frame'));
-  await assert.rejects(
-    openDataChannel({ streamUrl: url, token: 't' }),
-    (e: AppError) => e.code === 'SESSION_CLOSED' && /Malformed Session Manager frame/.test(e.message),
-  );
+it('a malformed frame from the agent is dropped and counted, as the plugin drops it: the session still opens', async () => {
+  script = (ws, agent) => {
+    ws.send(Buffer.from('definitely not a frame'));
+    const bad = writeFrame({ type: 'output_stream_data', seq: 7, payloadType: PT.output, payload: Buffer.from('tampered') });
+    bad.writeUInt8(bad.readUInt8(bad.length - 1) ^ 1, bad.length - 1);
+    ws.send(bad);
+    handshakeThen(agent, { CustomerMessage: '' });
+  };
+  const dc = await openDataChannel({ streamUrl: url, token: 't' });
+  assert.equal(dc.channel.malformed, 2);
+  assert.equal(dc.sessionType, 'Port');
+  dc.close();
 });
 
-it('KMS encryption is answered Unsupported (not silently accepted); the agent closing is reported with its words', async () => {
+it('frames in WebSocket text messages are read like binary ones (the plugin hands both to one handler)', async () => {
+  // The agent's frames go out as text messages, bytes unchanged (so not valid UTF-8).
+  asText = true;
+  try {
+    script = (_ws, agent) => handshakeThen(agent, { CustomerMessage: '' }, () => void agent.sendOutput(PT.output, Buffer.from('SSH-2.0-OpenSSH_9.6\r\n')));
+    const dc = await openDataChannel({ streamUrl: url, token: 't' });
+    const got = await new Promise<string>((r) => (dc.onOutput = (_t, d) => r(d.toString())));
+    assert.equal(got, 'SSH-2.0-OpenSSH_9.6\r\n');
+    assert.equal(dc.channel.malformed, 0);
+    dc.close();
+  } finally {
+    asText = false;
+  }
+});
+
+it('KMS encryption: answered Unsupported, and the error is raised from the handshake at once (the agent cancels; no challenge ever comes)', async () => {
   let response: unknown;
-  script = (ws, agent, fromClient) => {
-    void agent.send(
-      PAYLOAD_TYPES.handshakeRequest,
+  script = (_ws, agent) => {
+    agent.onHandshakeResponse = (p) => (response = JSON.parse(p.toString()));
+    void agent.sendOutput(
+      PT.handshakeRequest,
       handshake([
-        { ActionType: 'KMSEncryption', ActionParameters: { KMSKeyId: 'k' } },
-        { ActionType: 'SessionType', ActionParameters: { SessionType: 'Standard_Stream' } },
+        { ActionType: 'SessionType', ActionParameters: { SessionType: 'Standard_Stream', Properties: {} } },
+        { ActionType: 'KMSEncryption', ActionParameters: { KMSKeyId: 'k', Challenge: 'Yw==' } },
       ]),
     );
-    const wait = setInterval(() => {
-      if (!fromClient.length) return;
-      clearInterval(wait);
-      response = JSON.parse(fromClient[0]!.payload.toString());
-      ws.send(closedFrame('KMS encryption is required by the session preferences'));
-    }, 10);
+    // Like the real agent: no word after the failed answer until the handshake times out (15 s).
   };
+  const t0 = Date.now();
   await assert.rejects(
-    openDataChannel({ streamUrl: url, token: 't' }),
-    (e: AppError) => e.code === 'SESSION_CLOSED' && /Session Manager closed the session: KMS encryption is required/.test(e.message),
+    openDataChannel({ streamUrl: url, token: 't', openTimeoutMs: 10_000 }),
+    (e: AppError) =>
+      e.code === 'CONNECT_FAILED' && /asks for KMS encryption, which TagSSH does not support/.test(e.message) && /Turn off KMS/.test(e.hint ?? ''),
   );
+  assert.ok(Date.now() - t0 < 5_000, 'not left to the open timeout');
   assert.deepEqual(response, {
     ClientVersion: '1.2.0.0',
     ProcessedClientActions: [
-      { ActionType: 'KMSEncryption', ActionStatus: 3, Error: 'KMSEncryption is not supported by this client' },
-      { ActionType: 'SessionType', ActionStatus: 1, Error: '' },
+      { ActionType: 'SessionType', ActionStatus: 1, ActionResult: null, Error: '' },
+      { ActionType: 'KMSEncryption', ActionStatus: 3, ActionResult: null, Error: 'Unsupported action KMSEncryption' },
     ],
-    Errors: ['KMSEncryption is not supported by this client'],
+    Errors: ['Unsupported action KMSEncryption'],
   });
 });
 
 it('an agent without the handshake: its first output opens the session and is delivered', async () => {
-  script = (_ws, agent) => void agent.send(PAYLOAD_TYPES.output, Buffer.from('$ '));
+  script = (_ws, agent) => void agent.sendOutput(PT.output, Buffer.from('$ '));
   const dc = await openDataChannel({ streamUrl: url, token: 't' });
   const got = await new Promise<string>((r) => (dc.onOutput = (_t, d) => r(d.toString())));
   assert.equal(got, '$ ');
@@ -119,37 +157,69 @@ it('an agent without the handshake: its first output opens the session and is de
 });
 
 it('output that arrives with the handshake completion is kept until the caller listens (never dropped)', async () => {
-  script = (_ws, agent) => {
-    void agent.send(PAYLOAD_TYPES.handshakeRequest, handshake([{ ActionType: 'SessionType', ActionParameters: { SessionType: 'Port' } }]));
-    agent.onStream = (m) => {
-      if (m.payloadType !== PAYLOAD_TYPES.handshakeResponse) return;
-      // Both frames in the same tick: the client reads them in one chunk, as a fast sshd's
-      // greeting right behind HandshakeComplete does.
-      void agent.send(PAYLOAD_TYPES.handshakeComplete, Buffer.from('{}'));
-      void agent.send(PAYLOAD_TYPES.output, Buffer.from('SSH-2.0-OpenSSH_9.6\r\n'));
-    };
-  };
+  // Both frames in the same tick: the client reads them in one chunk, as a fast sshd's greeting
+  // right behind HandshakeComplete does.
+  script = (_ws, agent) => handshakeThen(agent, { CustomerMessage: '' }, () => void agent.sendOutput(PT.output, Buffer.from('SSH-2.0-OpenSSH_9.6\r\n')));
   const dc = await openDataChannel({ streamUrl: url, token: 't' });
-  await new Promise((r) => setTimeout(r, 100));
+  await new Promise((r) => setTimeout(r, 100)); // the output arrives before anyone listens: the wait is what is tested
   const got = await new Promise<string>((r) => (dc.onOutput = (_t, d) => r(d.toString())));
   assert.equal(got, 'SSH-2.0-OpenSSH_9.6\r\n');
   dc.close();
 });
 
-it("channel_closed mid-session ends it, with the agent's message when it gives one", async () => {
-  script = (ws, agent) => {
-    void agent.send(PAYLOAD_TYPES.handshakeRequest, handshake([{ ActionType: 'SessionType', ActionParameters: { SessionType: 'Port' } }]));
-    agent.onStream = (m) => {
-      if (m.payloadType !== PAYLOAD_TYPES.handshakeResponse) return;
-      void agent
-        .send(PAYLOAD_TYPES.handshakeComplete, Buffer.from('{}'))
-        .then(() => setTimeout(() => ws.send(closedFrame('Session terminated by an administrator')), 50));
-    };
-  };
+it("HandshakeComplete's CustomerMessage is kept for the user", async () => {
+  script = (_ws, agent) => handshakeThen(agent, { CustomerMessage: 'Please update session manager plugin version.\r\n' });
   const dc = await openDataChannel({ streamUrl: url, token: 't' });
+  assert.equal(dc.notice, 'Please update session manager plugin version.\r\n');
+  dc.close();
+});
+
+it("channel_closed (the service's 112-byte layout) mid-session ends it, with the agent's message, escaped", async () => {
+  script = (ws, agent) =>
+    handshakeThen(agent, { CustomerMessage: '' }, () => {
+      void agent.sendOutput(PT.output, Buffer.from('SSH-2.0-x\r\n'));
+      setTimeout(() => ws.send(closedFrame('Session terminated by an administrator\u001b[2J')), 50);
+    });
+  const dc = await openDataChannel({ streamUrl: url, token: 't' });
+  dc.onOutput = () => {};
   assert.equal(dc.sessionType, 'Port');
   const reason = await new Promise<Error | undefined>((r) => (dc.onClose = r));
-  assert.match(reason?.message ?? '', /Session terminated by an administrator/);
+  assert.match(reason?.message ?? '', /Session Manager closed the session: Session terminated by an administrator\\x1b\[2J/);
+});
+
+it('channel_closed before the first byte of a port session: the agent could not reach sshd, with what to check', async () => {
+  script = (ws, agent) => handshakeThen(agent, { CustomerMessage: '' }, () => setTimeout(() => ws.send(closedFrame('')), 50));
+  const dc = await openDataChannel({ streamUrl: url, token: 't' });
+  const reason = (await new Promise<Error | undefined>((r) => (dc.onClose = r))) as AppError | undefined;
+  assert.equal(reason?.code, 'CONNECT_FAILED');
+  assert.match(reason?.message ?? '', /the agent could not reach sshd on the instance \(port 22\)/);
+  assert.match(reason?.hint ?? '', /sshd is running and listens on port 22/);
+});
+
+it('a WebSocket ping goes out every interval (the plugin: every 5 minutes)', async () => {
+  let pings = 0;
+  script = (ws, agent) => {
+    ws.on('ping', () => pings++);
+    handshakeThen(agent, { CustomerMessage: '' });
+  };
+  const dc = await openDataChannel({ streamUrl: url, token: 't', pingIntervalMs: 50 });
+  for (let i = 0; i < 100 && pings < 3; i++) await new Promise((r) => setTimeout(r, 20));
+  assert.ok(pings >= 3, `${pings} pings`);
+  dc.close();
+});
+
+it('a WebSocket message over 256 KiB ends the session with a clear error; 200 KiB passes', async () => {
+  script = (ws, agent) =>
+    handshakeThen(agent, { CustomerMessage: '' }, () => ws.send(writeFrame({ type: 'output_stream_data', seq: 99, payload: Buffer.alloc(200 * 1024) })));
+  const ok = await openDataChannel({ streamUrl: url, token: 't' });
+  await new Promise((r) => setTimeout(r, 100));
+  assert.equal(ok.channel.malformed, 0);
+  ok.close();
+  script = (ws, agent) =>
+    handshakeThen(agent, { CustomerMessage: '' }, () => ws.send(writeFrame({ type: 'output_stream_data', seq: 99, payload: Buffer.alloc(300 * 1024) })));
+  const dc = await openDataChannel({ streamUrl: url, token: 't' });
+  const reason = await new Promise<Error | undefined>((r) => (dc.onClose = r));
+  assert.match(reason?.message ?? '', /larger than 256 KiB/);
 });
 
 it('an agent that never finishes the handshake: a timeout naming the host', async () => {
@@ -158,4 +228,22 @@ it('an agent that never finishes the handshake: a timeout naming the host', asyn
     openDataChannel({ streamUrl: url, token: 't', openTimeoutMs: 300 }),
     (e: AppError) => e.code === 'TIMEOUT' && /did not open within/.test(e.message) && e.message.includes('127.0.0.1'),
   );
+});
+
+it('input sent before the port session reaches sshd stays unacknowledged, is resent, and arrives (the agent withholds acks until its handler is ready)', async () => {
+  const echo = net.createServer((c) => c.pipe(c));
+  await new Promise<void>((r) => echo.listen(0, '127.0.0.1', r));
+  try {
+    lab.nodes.set('i-0slowsshd000000001', { sshHost: '127.0.0.1', dialDelayMs: 400 });
+    const s = await startSession({ instanceId: 'i-0slowsshd000000001', region: 'us-east-1', port: (echo.address() as AddressInfo).port });
+    const dc = await openDataChannel({ streamUrl: s.streamUrl, token: s.token });
+    const rec = lab.sessions.at(-1)!;
+    const got = new Promise<string>((r) => (dc.onOutput = (_t, d) => r(d.toString())));
+    await dc.write(Buffer.from('early bird'));
+    assert.equal(await got, 'early bird');
+    assert.ok(rec.notReady > 0, `withheld ${rec.notReady} times`);
+    dc.close();
+  } finally {
+    echo.close();
+  }
 });

@@ -50,6 +50,19 @@ describe('tagssh proxy --ssm', () => {
     assert.ok(readFileSync(remote).equals(readFileSync(src)));
   });
 
+  it("the agent's CustomerMessage reaches ssh's terminal on stderr, escaped; stdout carries only the session", async () => {
+    lab.nodes.set(proxy.instanceId, { sshHost: lab.nodes.get(proxy.instanceId)!.sshHost!, customerMessage: 'Session Manager says hi\u001b]52;c;eA==\u0007' });
+    try {
+      const r = await proxy.run('ssh', [...proxy.sshOpts(), ...proxy.proxyVia('--ssm'), proxy.alias, 'echo', 'with-notice']);
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(r.stdout, 'with-notice\n');
+      assert.match(r.stderr, /tagssh: Session Manager: Session Manager says hi\\x1b\]52;c;eA==\\x07/);
+      assert.ok(!r.stderr.includes('\u001b]52'), 'no raw OSC 52 reaches the terminal');
+    } finally {
+      lab.nodes.set(proxy.instanceId, { sshHost: lab.nodes.get(proxy.instanceId)!.sshHost! });
+    }
+  });
+
   it('the exported config as it is, once the instance is tagged tagssh:transport=ssm', async () => {
     const plain = await proxy.run('ssh', [...proxy.sshOpts(), proxy.alias, 'echo', 'x']);
     assert.notEqual(plain.code, 0, 'without the tag the proxy wants a public address');

@@ -12,7 +12,7 @@ import { startSsmLab, type SsmLab } from '../../../lab/ssmServer.js';
 import { freePort } from '../../../lab/ports.js';
 import { isManagedNode, openSsmSocket } from '../../../../src/node/ssm/socket.js';
 import { resetSsmClients } from '../../../../src/node/ssm/api.js';
-import { resetClients } from '../../../../src/node/aws/clients.js';
+import { resetClients } from '../../../../src/node/aws/config/clients.js';
 import type { AppError } from '../../../../src/common/errors.js';
 
 // SSH over a Session Manager port session (AWS-StartSSHSession) against a real sshd behind the
@@ -98,9 +98,10 @@ describe('SSH over an SSM port session', () => {
     assert.equal(rec.document, 'AWS-StartSSHSession');
     assert.equal(rec.portNumber, String(host.port));
     assert.deepEqual((rec.handshakeResponse as { ProcessedClientActions: unknown[] }).ProcessedClientActions, [
-      { ActionType: 'SessionType', ActionStatus: 1, Error: '' },
+      { ActionType: 'SessionType', ActionStatus: 1, ActionResult: null, Error: '' },
     ]);
     assert.equal(lab.stats.badDigests, 0);
+    assert.equal(rec.beforeHandshake, 0, 'nothing sent before HandshakeComplete (the agent would drop it)');
     // TerminateSession flag on the channel, then TerminateSession on the API.
     for (let i = 0; i < 50 && !rec.terminated; i++) await new Promise((r) => setTimeout(r, 50));
     assert.equal(rec.terminated, true);
@@ -140,12 +141,81 @@ describe('SSH over an SSM port session', () => {
     }
   });
 
-  it('a closed SSH port on the instance ends the stream with a one-line error', async () => {
+  it('a closed SSH port on the instance: the agent ends the session (channel_closed, no flag), worded as sshd unreachable with what to check', async () => {
     const closedPort = await freePort('127.0.0.2');
     const sock = await openSsmSocket({ instanceId: ID, region: REGION, port: closedPort });
     const err = await new Promise<AppError>((resolve) => sock.once('error', (e) => resolve(e as AppError)));
     assert.equal(err.code, 'CONNECT_FAILED');
-    assert.match(err.message, /could not connect to the SSH port/);
+    assert.match(err.message, new RegExp(`the agent could not reach sshd on the instance \\(port ${closedPort}\\)`));
+    assert.match(err.message, /The agent said: Unable to connect to specified port/);
+    assert.match(err.hint ?? '', /sshd is running and listens on port/);
+    assert.deepEqual(
+      lab.sessions.at(-1)!.flags.filter((f) => f === 3),
+      [],
+      'no ConnectToPortError flag',
+    );
+  });
+});
+
+describe('the service and the agent as they behave', () => {
+  const PAUSED = 'i-0paused0000000001';
+
+  /** Logs in over a fresh SSM socket, waits until the away window has begun, then pushes bytes through cat. */
+  async function echoAcrossAway(away: { afterMs: number; awayMs: number; start: boolean }): Promise<{ ms: number; rec: (typeof lab.sessions)[number] }> {
+    lab.nodes.set(PAUSED, { sshHost: host.address, away });
+    const sock = await openSsmSocket({ instanceId: PAUSED, region: REGION, port: host.port });
+    const rec = lab.sessions.at(-1)!;
+    let failure: Error | undefined;
+    sock.on('error', (e) => (failure = e));
+    const c = await login(sock);
+    const idleUntil = Date.now() + away.afterMs + 100;
+    while (Date.now() < idleUntil) await new Promise((r) => setTimeout(r, 20));
+    const data = randomBytes(64 * 1024);
+    const t0 = Date.now();
+    assert.equal(await echoDigest(c, data), sha(data));
+    const ms = Date.now() - t0;
+    c.end();
+    await new Promise((r) => sock.once('close', r));
+    assert.equal(failure, undefined, 'no error on the stream');
+    for (let i = 0; i < 100 && rec.closedOutput === undefined; i++) await new Promise((r) => setTimeout(r, 20));
+    return { ms, rec };
+  }
+
+  it('pause_publication then start_publication while the agent is away: every byte arrives, the session ends cleanly', async () => {
+    const { rec } = await echoAcrossAway({ afterMs: 300, awayMs: 600, start: true });
+    assert.equal(rec.closedOutput, '');
+  });
+
+  it('pause_publication and no start_publication (the agent idle when it is back): input is held at most 2 s, then sent', { timeout: 30_000 }, async () => {
+    const { ms, rec } = await echoAcrossAway({ afterMs: 300, awayMs: 300, start: false });
+    assert.ok(ms < 10_000, `${ms} ms`);
+    assert.equal(rec.closedOutput, '');
+  });
+
+  it("HandshakeComplete's CustomerMessage reaches the caller as the stream's notice", async () => {
+    lab.nodes.set('i-0notice00000000001', { sshHost: host.address, customerMessage: 'This session is encrypted using AWS KMS.\u001b]0;x\u0007' });
+    const sock = (await openSsmSocket({ instanceId: 'i-0notice00000000001', region: REGION, port: host.port })) as Duplex & { notice?: string };
+    assert.equal(sock.notice, 'This session is encrypted using AWS KMS.\u001b]0;x\u0007', 'kept as sent: escaped where it is shown');
+    sock.destroy();
+  });
+
+  it('a document that asks for KMS: the error says so at once, from the handshake; the agent saw status 3 and the session is terminated', async () => {
+    lab.nodes.set('i-0kms0000000000001', { sshHost: host.address, kms: true });
+    await assert.rejects(
+      openSsmSocket({ instanceId: 'i-0kms0000000000001', region: REGION, port: host.port }),
+      (e: AppError) => e.code === 'CONNECT_FAILED' && /asks for KMS encryption, which TagSSH does not support/.test(e.message),
+    );
+    const rec = lab.sessions.at(-1)!;
+    const answer = rec.handshakeResponse as { ProcessedClientActions: Array<{ ActionType: string; ActionStatus: number }> };
+    assert.deepEqual(
+      answer.ProcessedClientActions.map((a) => [a.ActionType, a.ActionStatus]),
+      [
+        ['SessionType', 1],
+        ['KMSEncryption', 3],
+      ],
+    );
+    for (let i = 0; i < 50 && !rec.terminated; i++) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(rec.terminated, true);
   });
 });
 

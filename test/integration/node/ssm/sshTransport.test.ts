@@ -69,6 +69,19 @@ describe('tagssh ssh over SSM', () => {
     assert.equal(r.stdout.split(' ')[0], createHash('sha256').update(data).digest('hex'));
   });
 
+  it("the agent's CustomerMessage goes to stderr, escaped, as the plugin prints it; stdout stays the command's", async () => {
+    ssm.nodes.set(privId, { sshHost: SSHD_ADDR, customerMessage: 'This session is encrypted using AWS KMS.\u001b[2J' });
+    try {
+      const r = await tagssh(['ssh', 'priv', '--transport', 'ssm', '-i', key.privatePath, '--', 'echo', 'after-notice']);
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(r.stdout, 'after-notice\n');
+      assert.match(r.stderr, /This session is encrypted using AWS KMS\.\\x1b\[2J\r?\n/);
+      assert.ok(!r.stderr.includes('\u001b[2J'), 'no raw escape reaches the terminal');
+    } finally {
+      ssm.nodes.set(privId, { sshHost: SSHD_ADDR });
+    }
+  });
+
   it('--transport ssm on an instance that is not a managed node: one line naming it', async () => {
     const r = await tagssh(['ssh', 'unmanaged', '--transport', 'ssm', '-i', key.privatePath, '--accept-new', '--', 'true']);
     assert.notEqual(r.code, 0);

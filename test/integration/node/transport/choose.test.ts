@@ -13,8 +13,8 @@ import { runTagssh, type Run } from '../../../lab/run.js';
 import { connect } from '../../../../src/node/ssh/connection.js';
 import { KnownHostsStore } from '../../../../src/node/ssh/knownHosts.js';
 import { connectTargetFor, type TargetOptions } from '../../../../src/node/ssh/target.js';
-import { resetClients } from '../../../../src/node/aws/clients.js';
-import { findInstanceConnectEndpoint } from '../../../../src/node/aws/instanceConnect.js';
+import { resetClients } from '../../../../src/node/aws/config/clients.js';
+import { findInstanceConnectEndpoint } from '../../../../src/node/aws/instances/instanceConnect.js';
 import { transportOf, type TransportDecision, type TransportProbes } from '../../../../src/node/transport/choose.js';
 import type { AppError } from '../../../../src/common/errors.js';
 

@@ -13,9 +13,9 @@ import { freePort } from '../../../lab/ports.js';
 import { startEiceLab, type EiceLab } from '../../../lab/eiceServer.js';
 import { connect, type ConnectOptions } from '../../../../src/node/ssh/connection.js';
 import { KnownHostsStore } from '../../../../src/node/ssh/knownHosts.js';
-import { resetClients } from '../../../../src/node/aws/clients.js';
-import { resolveTarget } from '../../../../src/node/aws/resolve.js';
-import { findInstanceConnectEndpoint } from '../../../../src/node/aws/instanceConnect.js';
+import { resetClients } from '../../../../src/node/aws/config/clients.js';
+import { resolveTarget } from '../../../../src/node/aws/instances/resolve.js';
+import { findInstanceConnectEndpoint } from '../../../../src/node/aws/instances/instanceConnect.js';
 import { eiceTunnelUrl, openEiceSocket } from '../../../../src/node/transport/eice.js';
 import type { ConnectTarget } from '../../../../src/node/ssh/types.js';
 import type { Instance } from '../../../../src/common/model/instance.js';
@@ -171,7 +171,10 @@ describe('SSH over an EC2 Instance Connect Endpoint tunnel', () => {
   it('says the security group blocks the endpoint when the tunnel opens but TCP to the port fails', async () => {
     await assert.rejects(connect(target(blocked, true), opts()), (e: AppError) => {
       assert.equal(e.code, 'CONNECT_FAILED');
-      assert.match(e.message, /did not accept TCP on 10\.\d+\.\d+\.\d+:\d+: its security group must allow port \d+ from the endpoint's security group/);
+      assert.match(
+        e.message,
+        /did not accept TCP on 10\.\d+\.\d+\.\d+:\d+ \(the endpoint said: "connect failed", code 1011\): its security group must allow port \d+ from the endpoint's security group/,
+      );
       return true;
     });
   });
@@ -182,6 +185,87 @@ describe('SSH over an EC2 Instance Connect Endpoint tunnel', () => {
       assert.equal(e.message, `No EC2 Instance Connect Endpoint in ${noEndpoint.vpcId} (us-east-1) of "lonely" (${noEndpoint.id}).`);
       return true;
     });
+  });
+});
+
+describe('the endpoint as the aws CLI meets it', () => {
+  /** A socket through the tunnel to the lab sshd, once its banner arrived. */
+  const openToSshd = () => openEiceSocket({ instance: app, port: sshd.port });
+
+  it("an instance with no private IPv4 (IPv6-only subnet): the tunnel goes to its IPv6 address, as the aws CLI's", async () => {
+    const v6 = '2001:db8:77::5';
+    const sixOnly: Instance = { ...app, privateIp: null, ipv6Ip: v6 };
+    lab.endpoints[1]!.addresses.push(v6);
+    lab.route.set(`${v6}:${sshd.port}`, { host: SSHD_ADDR, port: sshd.port });
+    const c = await connect({ ...target(sixOnly, true), host: v6 }, opts());
+    try {
+      const out: Buffer[] = [];
+      assert.equal((await c.exec('echo over-v6', { onStdout: (b) => out.push(b) })).code, 0);
+      assert.equal(Buffer.concat(out).toString(), 'over-v6\n');
+    } finally {
+      c.close();
+    }
+    assert.equal(lab.tunnels.at(-1)?.address, v6);
+  });
+
+  it("a close with a code other than 1000 mid-session ends the stream with the endpoint's reason", async () => {
+    const sock = await openToSshd();
+    const failed = new Promise<Error>((r) => sock.once('error', r));
+    sock.resume();
+    lab.closeTunnels(4001, 'Tunnel max duration exceeded');
+    const e = (await failed) as AppError;
+    assert.equal(e.code, 'SESSION_CLOSED');
+    assert.match(e.message, /closed the tunnel \(WebSocket close code 4001: "Tunnel max duration exceeded"\)/);
+  });
+
+  it('a close with 1000 mid-session is a clean end', async () => {
+    const sock = await openToSshd();
+    let failure: Error | undefined;
+    sock.on('error', (e) => (failure = e));
+    sock.resume();
+    const ended = new Promise((r) => sock.once('close', r));
+    lab.closeTunnels(1000, '');
+    await ended;
+    assert.equal(failure, undefined);
+  });
+
+  it('a text message mid-session is an error carrying its text, escaped (not bytes for SSH)', async () => {
+    const sock = await openToSshd();
+    const failed = new Promise<Error>((r) => sock.once('error', r));
+    sock.resume();
+    lab.sendText('{"Message":"Rate exceeded"}\u001b[2J');
+    const e = await failed;
+    assert.match(e.message, /sent text instead of tunnel data: "\{"Message":"Rate exceeded"\}\\x1b\[2J"/);
+  });
+
+  it('before the first byte: a close with a code shows its reason; a text message its text', async () => {
+    const key = `${blocked.privateIp}:${sshd.port}`;
+    const saved = lab.route.get(key)!;
+    try {
+      lab.route.set(key, { close: { code: 4403, reason: 'Forbidden by endpoint policy' } });
+      await assert.rejects(openEiceSocket({ instance: blocked, port: sshd.port }), (e: AppError) => {
+        assert.equal(e.code, 'CONNECT_FAILED');
+        assert.match(e.message, /the endpoint said: "Forbidden by endpoint policy", code 4403/);
+        return true;
+      });
+      lab.route.set(key, { text: 'Tunnel refused' });
+      await assert.rejects(openEiceSocket({ instance: blocked, port: sshd.port }), (e: AppError) => {
+        assert.equal(e.code, 'CONNECT_FAILED');
+        assert.match(e.message, /sent text instead of tunnel data: "Tunnel refused"/);
+        return true;
+      });
+    } finally {
+      lab.route.set(key, saved);
+    }
+  });
+
+  it("the endpoint's FipsDnsName is read with it", async () => {
+    lab.endpoints[1]!.fipsDnsName = 'eice-0bbbbbbbbbbbbbbb2.fips.example';
+    try {
+      assert.equal((await findInstanceConnectEndpoint(app))?.fipsDnsName, 'eice-0bbbbbbbbbbbbbbb2.fips.example');
+    } finally {
+      delete lab.endpoints[1]!.fipsDnsName;
+    }
   });
 });
 

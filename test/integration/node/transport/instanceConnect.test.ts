@@ -9,11 +9,11 @@ import { privateSubnet, seedInstance } from '../../../lab/seed.js';
 import { startSshd, makeKey, cleanupSshd, type SshdHost, type KeyPair } from '../../../lab/sshd.js';
 import { startEiceLab, type EiceLab } from '../../../lab/eiceServer.js';
 import { startInstanceConnectLab, type InstanceConnectLab } from '../../../lab/instanceConnectServer.js';
-import { runTagssh } from '../../../lab/run.js';
+import { runProcess, runTagssh, TAGSSH_BIN } from '../../../lab/run.js';
 import { connect, type ConnectOptions } from '../../../../src/node/ssh/connection.js';
 import { KnownHostsStore } from '../../../../src/node/ssh/knownHosts.js';
 import { connectTargetFor, type TargetOptions } from '../../../../src/node/ssh/target.js';
-import { resetClients } from '../../../../src/node/aws/clients.js';
+import { resetClients } from '../../../../src/node/aws/config/clients.js';
 import type { AppError } from '../../../../src/common/errors.js';
 
 // EC2 Instance Connect keys against real sshds that authorize none of the user's keys. moto
@@ -35,7 +35,9 @@ let fileKey: KeyPair;
 let ids: Record<string, string>;
 const savedEnv = { ...process.env };
 
-const NO_KEYS = { defaultUser: null, identityFile: null, port: 22, jumpHost: null } as const;
+const NO_KEYS = { defaultUser: null, identityFile: null, port: 22, jumpHost: null, instanceConnect: 'ask' } as const;
+/** Settings' "EC2 Instance Connect keys: Always". */
+const ALWAYS = { ...NO_KEYS, instanceConnect: 'always' } as const;
 const opts = (): ConnectOptions => ({ knownHosts: new KnownHostsStore(join(dir, 'kh.json')), consoleOutput: null, agent: null, timeoutMs: 20_000 });
 const targetOf = (name: string, extra: Partial<TargetOptions> = {}) => connectTargetFor(name, { settings: NO_KEYS, acceptNew: true, ...extra });
 
@@ -123,8 +125,19 @@ after(async () => {
 });
 
 describe('EC2 Instance Connect keys', () => {
-  it("no key of the user's is accepted: a fresh ed25519 key is pushed (user, AZ) and the login works; it never touches the disk", async () => {
-    const t = await targetOf('eic-web');
+  it("no key of the user's is accepted: nothing is pushed unless asked for; the error offers it", async () => {
+    const before = ic.pushes.length;
+    await assert.rejects(connect(await targetOf('eic-web'), opts()), (e: AppError) => {
+      assert.equal(e.code, 'AUTH_FAILED');
+      assert.equal((e.details as { instanceConnect?: string }).instanceConnect, 'offer');
+      assert.doesNotMatch(e.message, /Instance Connect/);
+      return true;
+    });
+    assert.equal(ic.pushes.length, before, 'no key pushed without a word');
+  });
+
+  it('asked for in Settings: a fresh ed25519 key is pushed (user, AZ) and the login works; it never touches the disk', async () => {
+    const t = await targetOf('eic-web', { settings: ALWAYS });
     const before = ic.pushes.length;
     const conn = await connect(t, opts());
     try {
@@ -154,7 +167,7 @@ describe('EC2 Instance Connect keys', () => {
   });
 
   it('an AMI without EC2 Instance Connect: the login still fails after the push, and the message says so', async () => {
-    await assert.rejects(connect(await targetOf('plain-ami'), opts()), (e: AppError) => {
+    await assert.rejects(connect(await targetOf('plain-ami', { eic: true }), opts()), (e: AppError) => {
       assert.equal(e.code, 'AUTH_FAILED');
       assert.match(
         e.message,
@@ -172,9 +185,12 @@ describe('EC2 Instance Connect keys', () => {
         assert.equal(e.message, 'Your AWS role lacks ec2-instance-connect:SendSSHPublicKey in us-east-1.');
         return true;
       });
-      await assert.rejects(connect(await targetOf('plain-ami'), opts()), (e: AppError) => {
-        assert.equal(e.code, 'AUTH_FAILED');
-        assert.match(e.message, /tried: EC2 Instance Connect \(Your AWS role lacks ec2-instance-connect:SendSSHPublicKey in us-east-1\)\.$/);
+      await assert.rejects(connect(await targetOf('plain-ami', { identity: fileKey.privatePath, settings: ALWAYS }), opts()), (e: AppError) => {
+        assert.equal(e.code, 'ACCESS_DENIED', 'asked for in Settings, the missing permission is the error');
+        return true;
+      });
+      await assert.rejects(connect(await targetOf('plain-ami', { identity: fileKey.privatePath, eic: true }), opts()), (e: AppError) => {
+        assert.equal(e.code, 'ACCESS_DENIED');
         return true;
       });
     } finally {
@@ -183,7 +199,7 @@ describe('EC2 Instance Connect keys', () => {
   });
 
   it('over an EC2 Instance Connect Endpoint tunnel too', async () => {
-    const t = await targetOf('private-eic');
+    const t = await targetOf('private-eic', { eic: true });
     assert.equal(t.transport?.name, 'eice');
     const before = ic.pushes.length;
     const conn = await connect(t, opts());
@@ -196,7 +212,10 @@ describe('EC2 Instance Connect keys', () => {
   });
 
   it("through a jump host: the bastion takes the user's key, the instance behind it a pushed one", async () => {
-    const t = await targetOf('behind', { settings: { ...NO_KEYS, identityFile: fileKey.privatePath } });
+    // The bastion is a lab host outside EC2: a tag may name it only once Settings allow it.
+    const settings = { ...ALWAYS, identityFile: fileKey.privatePath };
+    await assert.rejects(targetOf('behind', { settings }), (e: AppError) => (e.details as { reason?: string } | undefined)?.reason === 'tag-jump-refused');
+    const t = await targetOf('behind', { settings: { ...settings, tagJumpHosts: [`127.0.0.8:${bastion.port}`] } });
     assert.equal(t.jump?.[0]?.host, '127.0.0.8');
     const before = ic.pushes.length;
     const conn = await connect(t, opts());
@@ -209,6 +228,68 @@ describe('EC2 Instance Connect keys', () => {
       ic.pushes.slice(before).map((p) => p.instanceId),
       [ids['behind']],
     );
+  });
+
+  it('tagssh ssh without --eic, on no terminal: nothing is pushed; the error names the refused login and says --eic', async () => {
+    const before = ic.pushes.length;
+    const r = await runTagssh(['ssh', 'eic-web', '--accept-new', '--', 'true'], {
+      PATH: process.env.PATH,
+      ...moto.env,
+      ...eice.env,
+      AWS_ENDPOINT_URL_EC2_INSTANCE_CONNECT: ic.endpoint,
+      HOME: join(dir, 'cli-home-ask'),
+      TAGSSH_HOME: join(dir, 'cli-home-ask'),
+      SSH_AUTH_SOCK: '',
+    });
+    assert.equal(r.code, 23, r.stderr);
+    assert.match(r.stderr, /^tagssh: eic-web \(127\.0\.0\.5:\d+\) refused the login as "[^"]+": there was no key to offer/m);
+    assert.match(r.stderr, /Or log in once with a key pushed by EC2 Instance Connect: add --eic\.$/m);
+    assert.equal(ic.pushes.length, before);
+  });
+
+  it('tagssh ssh on a terminal: after the refused login it asks, and pushes a key only on "y"', async () => {
+    const before = ic.pushes.length;
+    const drive = (answer: string) =>
+      runProcess(
+        'python3',
+        [
+          join(import.meta.dirname, '../../../lab/ptyDriver.py'),
+          '24',
+          '120',
+          JSON.stringify([
+            ['wait', 'with EC2 Instance Connect .*\\[y/N\\] '],
+            ['send', `${answer}\r`],
+          ]),
+          '--',
+          process.execPath,
+          TAGSSH_BIN,
+          'ssh',
+          'eic-web',
+          '--accept-new',
+          '--',
+          'echo',
+          'asked-then-pushed',
+        ],
+        {
+          env: {
+            PATH: process.env.PATH,
+            ...moto.env,
+            ...eice.env,
+            AWS_ENDPOINT_URL_EC2_INSTANCE_CONNECT: ic.endpoint,
+            HOME: join(dir, 'cli-home-tty'),
+            TAGSSH_HOME: join(dir, 'cli-home-tty'),
+            SSH_AUTH_SOCK: '',
+          },
+        },
+      );
+    const no = await drive('n');
+    assert.match(no.stdout, /Push a one-time key for "[^"]+" to eic-web with EC2 Instance Connect/);
+    assert.match(no.stdout, /EXIT:23\s*$/);
+    assert.equal(ic.pushes.length, before, 'declined: nothing pushed');
+    const yes = await drive('y');
+    assert.match(yes.stdout, /asked-then-pushed/);
+    assert.match(yes.stdout, /EXIT:0\s*$/);
+    assert.equal(ic.pushes.length, before + 1);
   });
 
   it('tagssh ssh --eic', async () => {

@@ -82,9 +82,21 @@ describe('mount table → file-system label', () => {
     assert.equal(m.src?.dir, '/home/ec2-user/efs-link');
     assert.equal(m.dst?.label, 'tmpfs');
     assert.deepEqual(mountsFromOutput({ dir: '/tmp' }, 'cat: /proc/self/mountinfo: No such file'), {});
-    assert.equal(
-      mountTableCommand(["/mnt/it's"], shQuote),
-      `{ readlink -f -- '/mnt/it'\\''s' 2>/dev/null || printf '%s\\n' '/mnt/it'\\''s'; }; echo @@tagssh:mountinfo; cat /proc/self/mountinfo`,
-    );
+    const cmd = mountTableCommand(["/mnt/it's"], shQuote);
+    assert.ok(cmd.startsWith(`{ readlink -f -- '/mnt/it'\\''s' 2>/dev/null || printf '%s\\n' '/mnt/it'\\''s'; }; echo @@tagssh:blockdevs; `), cmd);
+    assert.ok(cmd.endsWith('; echo @@tagssh:mountinfo; cat /proc/self/mountinfo'), cmd);
+  });
+
+  it('the block device under a mount: its serial (an EBS volume id on Nitro) and model, a partition through its disk', () => {
+    const table = `${MOUNTINFO}\n80 24 259:5 / /data rw - ext4 /dev/nvme1n1p1 rw\n81 24 202:80 / /old rw - ext4 /dev/xvdf rw`;
+    const blocks =
+      'nvme0n1|nvme0n1|vol0a1b2c3d4e5f60718|Amazon Elastic Block Store\nnvme0n1p1|nvme0n1||\nnvme1n1|nvme1n1|AWS1234567890ABCDEF|Amazon EC2 NVMe Instance Storage\nnvme1n1p1|nvme1n1||\nxvdf|xvdf||\n';
+    const out = `/\n/data\n/old\n@@tagssh:blockdevs\n${blocks}@@tagssh:mountinfo\n${table}\n`;
+    const m = mountsFromOutput({ root: '/', data: '/data', old: '/old' }, out);
+    assert.equal(m.root?.source, '/dev/nvme0n1p1');
+    assert.equal(m.root?.serial, 'vol0a1b2c3d4e5f60718');
+    assert.equal(m.root?.model, 'Amazon Elastic Block Store');
+    assert.equal(m.data?.model, 'Amazon EC2 NVMe Instance Storage');
+    assert.equal(m.old?.serial, undefined, 'Xen disks have no serial: the device name tells the volume');
   });
 });

@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { choosePeerAddress, describePeerAddress, PeerAddressError } from '../../../../src/common/bench/peerAddress.js';
 import { getPreset, validateParams } from '../../../../src/common/bench/index.js';
-import { PREVIEW_PEER_ADDRESS } from '../../../../src/common/bench/iperf3.js';
+import { PREVIEW_PEER_ADDRESS } from '../../../../src/common/bench/presets/iperf3.js';
 
 // How the iperf3 client reaches its peer: what a person expects from the two instances' VPCs.
 

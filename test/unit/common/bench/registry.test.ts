@@ -78,7 +78,7 @@ describe('preset registry entries', () => {
       title: 'Bare (test only)',
       description: 'Only the hooks every preset must have.',
       params: z.object({ n: z.number().default(1).describe('A number (test).') }),
-      confirmations: (p) => (p.n > 1 ? [{ kind: 'write', reason: `Writes ${p.n} things.` }] : []),
+      confirmations: (p) => (p.n > 1 ? [{ kind: 'write', say: { id: 'createFiles', values: { count: p.n, dir: '/tmp' } } }] : []),
       script: (p) => `echo ${p.n}`,
       parse: () => emptyParsed(),
     }).bind({ n: 3 });
@@ -88,6 +88,13 @@ describe('preset registry entries', () => {
     assert.equal(bare.peer, undefined);
     assert.equal(bare.progress, undefined);
     assert.equal(bare.script(ctx), 'echo 3');
-    assert.deepEqual(bare.confirmations(), [{ kind: 'write', reason: 'Writes 3 things.' }]);
+    // The bound confirmation carries the English sentence (the CLI's) beside what it says (for the app's words).
+    assert.deepEqual(bare.confirmations(), [
+      {
+        kind: 'write',
+        say: { id: 'createFiles', values: { count: 3, dir: '/tmp' } },
+        reason: 'Creates 3 empty files under /tmp/tagssh-scratch-… (removed afterwards).',
+      },
+    ]);
   });
 });

@@ -2,6 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Instance } from '../../../../src/common/model/instance.js';
 import { teraTermHostsFrom, sshConfigHostsFrom, defaultUser, portOf } from '../../../../src/common/export/fromInstances.js';
+import { sshConfigBlock } from '../../../../src/common/export/sshConfig.js';
 
 function inst(p: Partial<Instance>): Instance {
   return {
@@ -58,5 +59,56 @@ describe('export entries from instances', () => {
     assert.equal(sc[1]!.jump, 'bastion');
     assert.equal(sc[1]!.privateIp, '10.0.0.1');
     assert.equal(sc[1]!.identityFile, '~/.ssh/k');
+  });
+
+  it('copies a tagssh:jump tag only when TagSSH would accept it: an instance, or an outside host Settings allow', () => {
+    const settings = { defaultUser: null, port: 22, identityFile: null, jumpHost: 'mine.example', tagJumpHosts: ['ok.example', '198.51.100.7:2222'] };
+    const list = [
+      inst({ id: 'i-00000000000000011', name: 'to-instance', tags: { 'tagssh:jump': 'bastion' } }),
+      inst({ id: 'i-00000000000000012', name: 'to-outside', tags: { 'tagssh:jump': 'ec2-user@anywhere.example' } }),
+      inst({ id: 'i-00000000000000013', name: 'to-allowed', tags: { 'tagssh:jump': 'ec2-user@OK.example' } }),
+      inst({ id: 'i-00000000000000014', name: 'wrong-port', tags: { 'tagssh:jump': 'admin@198.51.100.7:22' } }),
+      inst({ id: 'i-00000000000000015', name: 'allowed-port', tags: { 'tagssh:jump': 'admin@198.51.100.7:2222' } }),
+      inst({ id: 'i-00000000000000016', name: 'one-bad-hop', tags: { 'tagssh:jump': 'bastion, evil@203.0.113.9' } }),
+      inst({ id: 'i-00000000000000017', name: 'opted-out', tags: { 'tagssh:jump': 'none' } }),
+      inst({ id: 'i-00000000000000018', name: 'untagged' }),
+    ];
+    const sc = sshConfigHostsFrom(list, { settings });
+    assert.deepEqual(
+      sc.map((h) => [h.name, h.jump]),
+      [
+        ['to-instance', 'bastion'],
+        ['to-outside', undefined],
+        ['to-allowed', 'ec2-user@OK.example'],
+        ['wrong-port', undefined],
+        ['allowed-port', 'admin@198.51.100.7:2222'],
+        ['one-bad-hop', undefined],
+        ['opted-out', undefined],
+        ['untagged', 'mine.example'],
+      ],
+    );
+    // The dialog's or --jump's own choice is the person's: copied as given.
+    assert.equal(sshConfigHostsFrom([list[1]!], { settings, jump: 'ec2-user@anywhere.example' })[0]!.jump, 'ec2-user@anywhere.example');
+    // An allowed outside host from a tag is reached without the agent; an instance, or the person's own jump host, as before.
+    assert.deepEqual(
+      sc.map((h) => h.jumpWithoutAgent ?? false),
+      [false, false, true, false, true, false, false, false],
+    );
+    assert.equal(sshConfigHostsFrom([list[1]!], { settings, jump: 'ec2-user@anywhere.example' })[0]!.jumpWithoutAgent, undefined);
+  });
+
+  it('the ssh config reaches an allowed outside bastion a tag named with ssh -W, the agent kept away; an instance bastion by ProxyJump', () => {
+    const settings = { defaultUser: null, port: 22, identityFile: '~/.ssh/team key.pem', jumpHost: null, tagJumpHosts: ['ok.example'] };
+    const list = [
+      inst({ id: 'i-00000000000000021', name: 'outside', privateIp: '10.0.0.21', tags: { 'tagssh:jump': 'jumper@ok.example:2222' } }),
+      inst({ id: 'i-00000000000000022', name: 'inside', privateIp: '10.0.0.22', tags: { 'tagssh:jump': 'bastion' } }),
+    ];
+    const { text } = sshConfigBlock(sshConfigHostsFrom(list, { settings }), { tagsshCommand: ['tagssh'] });
+    assert.match(
+      text,
+      /Host outside\n {2}HostName 10\.0\.0\.21\n {2}ProxyCommand ssh -o IdentityAgent=none -o ForwardAgent=no -o IdentitiesOnly=yes -i '~\/\.ssh\/team key\.pem' -p 2222 -W %h:%p -- jumper@ok\.example\n/,
+    );
+    assert.match(text, /Host inside\n {2}HostName 10\.0\.0\.22\n {2}ProxyJump bastion\n/);
+    assert.doesNotMatch(text, /ProxyJump jumper@ok\.example/);
   });
 });

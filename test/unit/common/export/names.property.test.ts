@@ -144,7 +144,7 @@ describe('exports survive any Name (fast-check)', () => {
         assert.equal(lines.filter((l) => /^Host /.test(l)).length, 3); // two hosts + the closing Host *
         const aliases = mapping.map((m) => m.alias);
         assert.equal(new Set(aliases).size, 2);
-        for (const al of aliases) assert.match(al, /^[a-z0-9][a-z0-9._-]*$/);
+        for (const al of aliases) assert.match(al, /^[\p{Ll}\p{Lo}\p{Lm}\p{N}][\p{Ll}\p{Lo}\p{Lm}\p{Lt}\p{Lu}\p{N}\p{M}._-]*$/u);
         for (const l of lines) {
           if (l === '' || l.startsWith('#') || l.startsWith('Host ')) continue;
           assert.match(l, /^ {2}(HostName|User|Port|HostKeyAlias|ProxyCommand) /, `unexpected line ${JSON.stringify(l)}`);

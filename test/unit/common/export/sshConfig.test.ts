@@ -176,23 +176,31 @@ describe('markers cannot be forged by a Name', () => {
 });
 
 describe('aliases', () => {
-  it('slugs names to [a-z0-9._-] and keeps them unique', () => {
+  it('slugs names to letters and digits of any script and . _ -, and keeps them unique', () => {
     assert.equal(slugify('  Web Server #1 '), 'web-server-1');
     assert.equal(slugify('Ünïcödé'), 'unicode');
-    assert.equal(slugify('漢字'), '');
+    // A Japanese Name is a valid alias (it was "no Name tag: the instance id is the alias").
+    assert.equal(slugify('踏み台'), '踏み台');
+    assert.equal(slugify('db 本番'), 'db-本番');
+    assert.equal(slugify('だいがく'), 'だいがく', 'kana keep their voicing marks');
+    assert.equal(slugify('ｗｅｂ－１'), 'web-1', 'full-width forms become ASCII');
+    assert.equal(slugify('CON'), 'con-host', 'never a Windows device name');
+    assert.equal(slugify('!!!'), '');
     assert.equal(slugify('-x-'), 'x');
     const m = makeAliases([
       { instanceId: 'i-00000000000000011', name: 'A b' },
       { instanceId: 'i-00000000000000012', name: 'a-b' },
       { instanceId: 'i-00000000000000013', name: '漢字' },
+      { instanceId: 'i-00000000000000014', name: '***' },
+      { instanceId: 'i-00000000000000015', name: null },
     ]);
     assert.deepEqual(
       m.map((x) => x.alias),
-      ['a-b-00000011', 'a-b-00000012', 'i-00000000000000013'],
+      ['a-b-00000011', 'a-b-00000012', '漢字', 'i-00000000000000014', 'i-00000000000000015'],
     );
     assert.deepEqual(
       m.map((x) => x.note),
-      ['duplicate', 'duplicate', 'no-name'],
+      ['duplicate', 'duplicate', undefined, 'unusable', 'no-name'],
     );
   });
 });

@@ -196,6 +196,34 @@ describe('Tera Term macros', () => {
     }
   });
 
+  it('in Japanese (--lang ja, or the app in Japanese): golden; every box and the menu speak Japanese, sprintf2 fills them the same', () => {
+    const f = teraTermMacro(web, { exportedAt: AT, lang: 'ja' }).content;
+    golden('web-1.ja.ttl', f);
+    const started = addrWorld('198.51.100.7', [5, 0], {
+      yesnobox: (m) => (assert.equal(m, 'web-1 は停止しています。いま起動して、実行中になるまで待ちますか？'), true),
+    });
+    assert.equal(parseTtssh(runTtl(f, started).connect!).host, '198.51.100.7');
+    const cases: Array<[number[], string, RegExp]> = [
+      [[3], '', /^web-1（i-0a1b2c3d4e5f60718, eu-west-1）の使えるアドレスが見つかりません。/],
+      [[4], '', /^web-1 という名前の実行中インスタンスが複数あります。/],
+      [[9009], '', /^tagssh コマンドが見つかりません。/],
+      [[12], '', /^web-1（i-0a1b2c3d4e5f60718, eu-west-1）のアドレスの取得に失敗しました（終了コード 12）。/],
+      [[0], '', /^web-1 は見つかりましたが、アドレスがありません。パブリック IP/],
+      [[0], '203.0.113.5 /f=C:\\evil.ini', /^web-1 のアドレスとして、アドレスではないものが返りました: 203\.0\.113\.5 \/f=C:\\evil\.ini$/],
+    ];
+    for (const [codes, out, msg] of cases) {
+      const res = runTtl(f, addrWorld(out, codes));
+      assert.equal(res.connect, undefined);
+      assert.match(res.messages[0] ?? '', msg);
+    }
+    const aws = teraTermMacro(web, { exportedAt: AT, lang: 'ja', helper: 'aws-cli' }).content;
+    assert.match(runTtl(aws, addrWorld('stopped\tNone\r\n')).messages[0] ?? '', /^web-1 は実行中ではありません（状態: stopped）。/);
+    const menu = teraTermMenuMacro([web, db], { exportedAt: AT, lang: 'ja' }).content;
+    assert.match(menu, /^listbox 'どのインスタンスに接続しますか？' 'TagSSH' tg_items\r$/m);
+    // The English macro is unchanged by the option's existence (its golden file above).
+    assert.equal(teraTermMacro(web, { exportedAt: AT, lang: 'en' }).content, teraTermMacro(web, { exportedAt: AT }).content);
+  });
+
   it('fails the export clearly when Tera Term could not run it', () => {
     const bad =
       (h: Partial<TeraTermHost>, o: Partial<TeraTermOptions> = {}) =>

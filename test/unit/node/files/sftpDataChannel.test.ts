@@ -59,12 +59,13 @@ function scriptedServer(answer: (req: Request) => Buffer[], piece: number) {
 }
 
 /** A server holding one file, `name`, whose content is `file` (writes land in it too). */
-function fileServer(file: Buffer, piece: number, opts: { limits?: boolean; oversize?: boolean; silentReads?: boolean } = {}) {
+function fileServer(file: Buffer, piece: number, opts: { limits?: boolean; extensions?: boolean; oversize?: boolean; silentReads?: boolean } = {}) {
   const written = Buffer.alloc(file.length);
   const server = scriptedServer((req) => {
     const handle = Buffer.from('h1');
     switch (req.type) {
-      case 1: // INIT: version 3, with OpenSSH's limits extension when asked for
+      case 1: // INIT: version 3, with OpenSSH's limits extension when asked for (or no extension at all)
+        if (opts.extensions === false) return [message(2, u32(3))];
         return [message(2, u32(3), ...(opts.limits === false ? [] : [str('limits@openssh.com'), str('1')]), str('fsync@openssh.com'), str('1'))];
       case 200: // EXTENDED limits@openssh.com: packet, read, write, handles
         return [message(201, u32(req.id), u64(262144), u64(100_000), u64(70_000), u64(0))];
@@ -146,6 +147,20 @@ describe('SftpDataChannel', () => {
     assert.equal(await dc.read(h, buf, 0), 32 * 1024);
     assert.ok(buf.subarray(0, 32 * 1024).equals(file.subarray(0, 32 * 1024)));
     dc.end();
+  });
+
+  it('works with a server whose VERSION offers no extension at all (a reply with nothing after its header)', async () => {
+    const file = randomBytes(1000);
+    for (const piece of [1, 3, 9, 4096]) {
+      const server = fileServer(file, piece, { extensions: false });
+      const dc = await SftpDataChannel.open(server.conn, 'lab');
+      assert.equal(dc.closed, false, `piece ${piece}: the channel stays open`);
+      const h = await dc.openFile('file', 'r');
+      const buf = Buffer.alloc(1000);
+      assert.equal(await dc.read(h, buf, 0), 1000);
+      assert.ok(buf.equals(file));
+      dc.end();
+    }
   });
 
   it('names the host and path of a status error (no such file: NOT_FOUND)', async () => {

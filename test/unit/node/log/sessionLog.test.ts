@@ -25,6 +25,17 @@ const subject = {
 };
 const start = new Date('2026-12-01T02:30:00.000Z');
 
+// These tests read times in UTC unless one says otherwise (Node follows TZ as it changes).
+process.env.TZ = 'UTC';
+function withTimeZone(tz: string, f: () => void) {
+  process.env.TZ = tz;
+  try {
+    f();
+  } finally {
+    process.env.TZ = 'UTC';
+  }
+}
+
 describe('logHeader', () => {
   it('names instance id, Name, type, region, AZ, address and start time, controls escaped', () => {
     const h = logHeader(subject, start);
@@ -34,7 +45,10 @@ describe('logHeader', () => {
     assert.match(h, /^# Region: eu-west-1$/m);
     assert.match(h, /^# AZ: eu-west-1a$/m);
     assert.match(h, /^# Address: ec2-user@203\.0\.113\.5:22$/m);
-    assert.match(h, /^# Started: 2026-12-01T02:30:00\.000Z$/m);
+    assert.match(h, /^# Started: 2026-12-01T02:30:00\.000\+00:00$/m);
+    // In Tokyo the same instant reads as Tokyo's clock, with the offset that makes it exact.
+    withTimeZone('Asia/Tokyo', () => assert.match(logHeader(subject, start), /^# Started: 2026-12-01T11:30:00\.000\+09:00$/m));
+    withTimeZone('America/St_Johns', () => assert.match(logHeader(subject, start), /^# Started: 2026-11-30T23:00:00\.000-03:30$/m));
     assert.ok(!h.includes('\x1b'));
   });
 });
@@ -48,8 +62,8 @@ describe('SessionLog', () => {
     await log.close();
     const text = readFileSync(file, 'utf8');
     assert.equal(statSync(file).mode & 0o777, 0o600);
-    assert.match(text, /^\[2026-12-01T02:30:02\.000Z\] ok$/m);
-    assert.match(text, /^\[2026-12-01T02:30:03\.000Z\] second$/m);
+    assert.match(text, /^\[2026-12-01T02:30:02\.000\+00:00\] ok$/m);
+    assert.match(text, /^\[2026-12-01T02:30:03\.000\+00:00\] second$/m);
     assert.ok(!text.includes('\x1b'));
   });
 
@@ -92,7 +106,7 @@ describe('SessionLog', () => {
     await log.close();
     const text = readFileSync(file, 'utf8');
     assert.equal(text.match(/# TagSSH session log/g)?.length, 1);
-    assert.match(text, /^# Started: 2026-12-01T02:31:00\.000Z$/m);
+    assert.match(text, /^# Started: 2026-12-01T02:31:00\.000\+00:00$/m);
   });
 
   it('a log whose session never began leaves no new file, and an existing file as it was', async () => {
@@ -136,7 +150,7 @@ describe('SessionLog', () => {
       b.write('second tab\n');
       await Promise.all([a.close(), b.close()]);
       assert.notEqual(a.path, b.path);
-      assert.match(b.path, /-i-0123456789abcdef0-2\.log$/);
+      assert.match(b.path, /_i-0123456789abcdef0_\d{8}-\d{6}-2\.log$/);
       assert.ok(!readFileSync(a.path, 'utf8').includes('second tab'));
       assert.ok(!readFileSync(b.path, 'utf8').includes('first tab'));
     } finally {
@@ -145,10 +159,30 @@ describe('SessionLog', () => {
     }
   });
 
-  it('puts a log with no path under the config dir logs/ (0700)', () => {
-    const env = { TAGSSH_HOME: join(dir, 'home') };
-    const p = defaultLogPath(subject, start, env);
-    assert.equal(p, join(dir, 'home', 'config', 'logs', '20261201T023000Z-web_0_pwned_1-i-0123456789abcdef0.log'));
-    assert.equal(statSync(join(dir, 'home', 'config', 'logs')).mode & 0o777, 0o700);
+  it('puts a log with no path under the config dir logs/ (0700), named by the default pattern in local time', () => {
+    const saved = process.env.TAGSSH_HOME;
+    process.env.TAGSSH_HOME = join(dir, 'home');
+    try {
+      const p = defaultLogPath(subject, start);
+      const local = `${start.getFullYear()}${String(start.getMonth() + 1).padStart(2, '0')}${String(start.getDate()).padStart(2, '0')}-${String(start.getHours()).padStart(2, '0')}${String(start.getMinutes()).padStart(2, '0')}00`;
+      assert.equal(p, join(dir, 'home', 'config', 'logs', `web_0_pwned_1_i-0123456789abcdef0_${local}.log`));
+      assert.equal(statSync(join(dir, 'home', 'config', 'logs')).mode & 0o777, 0o700);
+    } finally {
+      if (saved === undefined) delete process.env.TAGSSH_HOME;
+      else process.env.TAGSSH_HOME = saved;
+    }
+  });
+
+  it('follows the Settings folder and pattern, and a second name in the same second gets a number', () => {
+    const folder = join(dir, 'chosen', 'logs');
+    const p = defaultLogPath(subject, start, { folder, pattern: '{yyyy}-{MM}-{dd}_{region}_{user}.txt' }, 2);
+    assert.equal(
+      p,
+      join(
+        folder,
+        `${start.getFullYear()}-${String(start.getMonth() + 1).padStart(2, '0')}-${String(start.getDate()).padStart(2, '0')}_eu-west-1_ec2-user-2.txt`,
+      ),
+    );
+    assert.ok(statSync(folder).isDirectory(), 'the folder is made');
   });
 });

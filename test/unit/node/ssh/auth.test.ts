@@ -45,6 +45,6 @@ describe('readKeyFile', () => {
   });
 
   it('a key that cannot be used is reported as a reason among the methods tried', async () => {
-    assert.equal(await loadPrivateKey('/dev/zero'), 'is a device, not a private key file');
+    assert.deepEqual(await loadPrivateKey('/dev/zero'), { outcome: 'unreadable', text: 'is a device, not a private key file' });
   });
 });

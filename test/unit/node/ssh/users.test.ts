@@ -52,12 +52,21 @@ describe('userFromImage', () => {
 
 describe('loginUserFor', () => {
   const ubuntu = async () => ({ name: 'ubuntu/images/hvm-ssd/ubuntu-jammy-22.04-amd64-server-20240301', description: null });
-  it('prefers --user, then the tagssh:user tag, then the AMI, then settings, then ec2-user', async () => {
-    assert.deepEqual(await loginUserFor({ instance: base, flagUser: 'me', lookupImage: ubuntu }), { user: 'me', source: 'flag' });
-    assert.deepEqual(await loginUserFor({ instance: { ...base, tags: { 'tagssh:user': 'deploy' } }, lookupImage: ubuntu }), { user: 'deploy', source: 'tag' });
-    assert.deepEqual(await loginUserFor({ instance: base, settingsUser: 'ops', lookupImage: ubuntu }), { user: 'ubuntu', source: 'ami' });
-    assert.deepEqual(await loginUserFor({ instance: base, settingsUser: 'ops', lookupImage: async () => null }), { user: 'ops', source: 'settings' });
+  it("what a person chose beats a guess: --user, the instance's Connect as…, the tag, Settings, then the AMI, then ec2-user", async () => {
+    const settings = { defaultUser: 'ops', connectAs: { [base.id]: { user: 'mine' } } };
+    const tagged = { ...base, tags: { 'tagssh:user': 'deploy' } };
+    assert.deepEqual(await loginUserFor({ instance: tagged, flagUser: 'me', settings, lookupImage: ubuntu }), { user: 'me', source: 'flag' });
+    assert.deepEqual(await loginUserFor({ instance: tagged, settings, lookupImage: ubuntu }), { user: 'mine', source: 'instance' });
+    assert.deepEqual(await loginUserFor({ instance: tagged, settings: { defaultUser: 'ops' }, lookupImage: ubuntu }), { user: 'deploy', source: 'tag' });
+    // The issue's case: Settings' user wins over a recognised AMI.
+    assert.deepEqual(await loginUserFor({ instance: base, settings: { defaultUser: 'root' }, lookupImage: ubuntu }), { user: 'root', source: 'settings' });
+    assert.deepEqual(await loginUserFor({ instance: base, lookupImage: ubuntu }), { user: 'ubuntu', source: 'ami' });
     assert.deepEqual(await loginUserFor({ instance: base, lookupImage: async () => null }), { user: 'ec2-user', source: 'default' });
+  });
+  it('asks EC2 for the image only when nobody chose a user', async () => {
+    let looked = 0;
+    await loginUserFor({ instance: base, settings: { defaultUser: 'root' }, lookupImage: async () => (looked++, null) });
+    assert.equal(looked, 0);
   });
   it('does not look the image up when PlatformDetails already says', async () => {
     let looked = false;

@@ -1,8 +1,8 @@
-import { test } from 'node:test';
+import { mock, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { SequencedChannel } from '../../../../src/node/ssm/channel.js';
-import { decodeMessage, encodeMessage, newMessage, type AgentMessage } from '../../../../src/node/ssm/message.js';
+import { HELD_BACK_BYTES, SequencedChannel } from '../../../../src/node/ssm/channel.js';
+import { decodeMessage, encodeMessage, newMessage, parseAck, type AgentMessage } from '../../../../src/node/ssm/message.js';
 
 // Sequencing, acknowledgements, retransmission and flow control between a client end and an
 // agent end joined by a link the test controls frame by frame.
@@ -102,7 +102,7 @@ test('a lost message is retransmitted after the timeout and delivered once', asy
   assert.equal(text(w.received), 'lost');
   assert.equal(w.client.inFlight, 0);
   const resent = w.client.retransmissions;
-  await sleep(100);
+  await sleep(100); // proving no resend comes takes a window: the sleep is what is tested
   assert.equal(w.client.retransmissions, resent, 'no resends once acknowledged');
   w.client.close();
   w.agent.close();
@@ -127,7 +127,7 @@ test('send() waits while the window is full and resumes on acknowledgement', asy
   await w.client.send(1, Buffer.from('b'));
   let third = false;
   const p = w.client.send(1, Buffer.from('c')).then(() => (third = true));
-  await sleep(20);
+  await sleep(20); // proving the send still waits takes a window: the sleep is what is tested
   assert.equal(third, false);
   w.flush();
   await p;
@@ -143,7 +143,7 @@ test('pause_publication holds input until start_publication', async () => {
   w.client.receive(encodeMessage(newMessage({ messageType: 'pause_publication' })));
   let sent = false;
   const p = w.client.send(1, Buffer.from('later')).then(() => (sent = true));
-  await sleep(20);
+  await sleep(20); // proving the input is still held takes a window: the sleep is what is tested
   assert.equal(sent, false);
   w.client.receive(encodeMessage(newMessage({ messageType: 'start_publication' })));
   await p;
@@ -153,15 +153,114 @@ test('pause_publication holds input until start_publication', async () => {
   w.agent.close();
 });
 
-test('a malformed frame ends the channel through onFailure (no throw), and send() then refuses', async () => {
+test('a malformed frame is dropped and counted, not fatal (as the plugin drops it): the channel goes on', async () => {
   const w = wire();
   let failure: Error | undefined;
+  const seen: string[] = [];
   w.client.onFailure = (e) => (failure = e);
+  w.client.onMalformed = (e) => seen.push(e.message);
   const bad = encodeMessage(newMessage({ messageType: 'output_stream_data', payload: Buffer.from('abc') }));
   bad.writeUInt8(bad.readUInt8(121) ^ 0xff, 121);
   assert.doesNotThrow(() => w.client.receive(bad));
-  assert.match(failure?.message ?? '', /digest does not match/);
-  await assert.rejects(w.client.send(1, Buffer.from('x')), /closed/);
+  w.client.receive(Buffer.from('not a frame at all'));
+  w.client.receive(encodeMessage(newMessage({ messageType: 'acknowledge', payload: Buffer.from('not json') })));
+  assert.equal(failure, undefined);
+  assert.equal(w.client.malformed, 3);
+  assert.match(seen[0] ?? '', /digest does not match/);
+  await w.client.send(1, Buffer.from('still here'));
+  w.flush();
+  assert.equal(text(w.received), 'still here');
+  w.client.close();
+  w.agent.close();
+});
+
+test('pause_publication is cleared by incoming stream data or an acknowledgement, without start_publication (as the agent clears it)', async () => {
+  for (const clearer of ['data', 'ack'] as const) {
+    const w = wire();
+    await w.client.send(1, Buffer.from('before'));
+    const [first] = w.up.splice(0);
+    w.client.receive(encodeMessage(newMessage({ messageType: 'pause_publication' })));
+    assert.equal(w.client.paused, true);
+    let sent = false;
+    const p = w.client.send(1, Buffer.from('after')).then(() => (sent = true));
+    await sleep(20);
+    assert.equal(sent, false, 'held while paused');
+    if (clearer === 'data') await w.agent.send(1, Buffer.from('output'));
+    else w.agent.receive(first!);
+    w.flush();
+    await p;
+    assert.equal(w.client.paused, false, clearer);
+    w.flush();
+    w.client.close();
+    w.agent.close();
+  }
+});
+
+test('a pause that nothing ends holds new data at most pauseHoldMs, then it is sent (an idle agent back from a reconnect sends nothing)', async () => {
+  const w = wire({ pauseHoldMs: 150 });
+  w.client.receive(encodeMessage(newMessage({ messageType: 'pause_publication' })));
+  const t0 = Date.now();
+  // The channel's own timer does not keep a process alive (a WebSocket does, in use).
+  const alive = setInterval(() => {}, 1000);
+  await w.client.send(1, Buffer.from('typed'));
+  clearInterval(alive);
+  assert.ok(Date.now() - t0 >= 140, 'held first');
+  w.flush();
+  assert.equal(text(w.received), 'typed');
+  assert.equal(w.client.paused, false, 'its acknowledgement ends the pause');
+  w.client.close();
+  w.agent.close();
+});
+
+test('time spent paused does not count toward giving up', async () => {
+  const w = wire({ rtoMinMs: 10, rtoMaxMs: 20, giveUpMs: 150 });
+  let failure: Error | undefined;
+  w.client.onFailure = (e) => (failure = e);
+  await w.client.send(1, Buffer.from('x'));
+  w.client.receive(encodeMessage(newMessage({ messageType: 'pause_publication' })));
+  const pausedAt = Date.now();
+  while (Date.now() - pausedAt < 400) await sleep(20);
+  assert.equal(failure, undefined, 'not given up while paused');
+  w.client.receive(encodeMessage(newMessage({ messageType: 'start_publication' })));
+  const resumedAt = Date.now();
+  await until(() => failure !== undefined, 'the failure');
+  assert.ok(Date.now() - resumedAt >= 100, 'the unpaused time is counted from where it stopped');
+  assert.match((failure as Error | undefined)?.message ?? '', /stopped acknowledging/);
+  w.agent.close();
+});
+
+test('by default unacknowledged data is given up after 5 minutes (the plugin: 3000 resends 100 ms apart), not 30 s', async () => {
+  mock.timers.enable({ apis: ['setInterval', 'Date'] });
+  try {
+    const up: Buffer[] = [];
+    const client = new SequencedChannel({ send: (f) => up.push(f) }, 'client');
+    let failure: Error | undefined;
+    client.onFailure = (e) => (failure = e);
+    await client.send(1, Buffer.from('x'));
+    for (let t = 0; t < 290; t++) mock.timers.tick(1000);
+    assert.equal(failure, undefined, 'still trying after 290 s');
+    assert.ok(up.length > 200, 'resent meanwhile');
+    for (let t = 0; t < 15; t++) mock.timers.tick(1000);
+    assert.match((failure as Error | undefined)?.message ?? '', /unacknowledged for 300 s/);
+  } finally {
+    mock.timers.reset();
+  }
+});
+
+test('early messages are held back within a byte budget; beyond it they are neither kept nor acknowledged', async () => {
+  const w = wire();
+  const piece = Buffer.alloc(1024 * 1024, 0x61);
+  const count = HELD_BACK_BYTES / piece.length + 1;
+  for (let i = 0; i <= count; i++) await w.client.send(1, piece);
+  const [first, ...early] = w.up.splice(0);
+  for (const f of early) w.agent.receive(f);
+  const acked = w.down.splice(0).map((f) => parseAck(decodeMessage(f)).AcknowledgedMessageSequenceNumber);
+  assert.equal(acked.length, count - 1, 'the one past the budget is not acknowledged');
+  assert.ok(!acked.includes(count));
+  w.agent.receive(first!);
+  assert.equal(w.received.length, count, 'the kept ones are delivered once the gap fills');
+  w.down.length = 0;
+  w.client.close();
   w.agent.close();
 });
 

@@ -77,7 +77,8 @@ test('an empty payload is valid (its digest is the SHA-256 of nothing)', () => {
 test('malformed frames are refused with MalformedFrameError, never a crash', () => {
   const good = encodeMessage(newMessage({ messageType: 'output_stream_data', payload: Buffer.from('data') }));
   const cases: Array<[string, Buffer, RegExp]> = [
-    ['short', good.subarray(0, 50), /shorter than the 120-byte header/],
+    ['short', good.subarray(0, 50), /shorter than the 116-byte header/],
+    ['header without its payload length', good.subarray(0, 118), /118 bytes, shorter than its 120-byte header/],
     ['empty', Buffer.alloc(0), /shorter/],
     [
       'header length',
@@ -132,6 +133,36 @@ test('malformed frames are refused with MalformedFrameError, never a crash', () 
       (e: unknown) => e instanceof MalformedFrameError && why.test(e.message),
       name,
     );
+  }
+});
+
+test('the type is trimmed of NUL and space at both ends, as the plugin trims it', () => {
+  const f = encodeMessage(newMessage({ messageType: 'acknowledge', payload: Buffer.from('{}') }));
+  f.fill(0, 4, 36);
+  f.write(' \0output_stream_data', 6, 'latin1');
+  assert.equal(decodeMessage(f).messageType, 'output_stream_data');
+});
+
+test('header lengths 112 to 116 are read (the payload type only when the header holds it); others are refused', () => {
+  const payload = Buffer.from('{"Output":"bye"}');
+  for (const hl of [112, 113, 114, 115, 116]) {
+    const f = Buffer.alloc(hl + 4 + payload.length);
+    f.writeUInt32BE(hl, 0);
+    f.write('channel_closed', 4, 'latin1');
+    f.writeBigUInt64BE(1n, 40);
+    createHash('sha256').update(payload).digest().copy(f, 80);
+    if (hl === 116) f.writeUInt32BE(2, 112);
+    f.writeUInt32BE(payload.length, hl);
+    payload.copy(f, hl + 4);
+    const m = decodeMessage(f);
+    assert.equal(m.messageType, 'channel_closed', `HL ${hl}`);
+    assert.equal(m.payload.toString(), '{"Output":"bye"}', `HL ${hl}`);
+    assert.equal(m.payloadType, hl === 116 ? 2 : 0, `HL ${hl}`);
+  }
+  for (const hl of [111, 117, 0]) {
+    const f = encodeMessage(newMessage({ messageType: 'channel_closed', payload }));
+    f.writeUInt32BE(hl, 0);
+    assert.throws(() => decodeMessage(f), /header length/, `HL ${hl}`);
   }
 });
 

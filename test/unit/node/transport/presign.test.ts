@@ -1,8 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SignatureV4 } from '@smithy/signature-v4';
-import { Sha256 } from '../../../../src/node/aws/sha256.js';
+import { Sha256 } from '../../../../src/node/aws/ec2/sha256.js';
 import { presignUrl } from '../../../../src/node/transport/presign.js';
+import { cliTunnelCases } from '../../../support/upstreamEice.js';
 
 // presign.ts signs the EC2 Instance Connect Endpoint WebSocket URL; it must match the SDK's own
 // query-string presigner byte for byte (with and without a session token, odd characters too).
@@ -32,5 +33,30 @@ for (const credentials of [
     assert.equal(ours.searchParams.get('X-Amz-Expires'), '60');
     assert.equal(ours.host, new URL(raw).host);
     assert.equal(ours.pathname, '/openTunnel');
+  });
+}
+
+// The aws CLI v2's own presigned openTunnel URLs (test/fixtures/upstream/eice/README.md): the
+// same URL, byte for byte, query order included.
+const cliCases = cliTunnelCases();
+
+for (const c of cliCases) {
+  test(`presignUrl writes the aws CLI's openTunnel URL byte for byte (${c.name})`, () => {
+    const query = new URLSearchParams({
+      instanceConnectEndpointId: c.eice_id,
+      remotePort: String(c.port),
+      privateIpAddress: c.ip,
+      maxTunnelDuration: String(c.max_duration),
+    });
+    const credentials = { accessKeyId: c.access_key, secretAccessKey: c.secret_key, ...(c.token ? { sessionToken: c.token } : {}) };
+    const ours = presignUrl({
+      url: `wss://${c.dns}/openTunnel?${query}`,
+      region: c.region,
+      service: 'ec2-instance-connect',
+      credentials,
+      expiresSeconds: 60,
+      date: new Date(c.date),
+    });
+    assert.equal(ours, c.url);
   });
 }

@@ -39,6 +39,30 @@ describe('the layer rule', () => {
     ]);
   });
 
+  it('refuses the CLI face to the engine and to the app, in static and dynamic imports alike', async () => {
+    const why =
+      "src/node may not import src/node/cli: the CLI is a face, imported by no one (the engine says codes; the CLI's flags and words stay in src/node/cli).";
+    assert.deepEqual(await layerErrors('src/node/tunnels/probe.ts', "import { printable } from '../cli/output.js';\nexport { printable };\n"), [why]);
+    assert.deepEqual(await layerErrors('src/node/probe.ts', "export const f = () => import('./cli/commands/tunnel/action.js');\n"), [why]);
+    assert.deepEqual(await layerErrors('src/node/bench/probe.ts', "export type F = typeof import('../cli/flags.js');\n"), [why]);
+    assert.equal((await layerErrors('main/probe.ts', "import '../src/node/cli/output.js';\n")).length, 1);
+    assert.equal((await layerErrors('src/common/probe.ts', "export * from '../node/cli/output.js';\n")).length, 1);
+    // A directory merely named like it is not the CLI.
+    assert.deepEqual(await layerErrors('src/node/probe.ts', "import './client/x.js';\nimport './clip.js';\n"), []);
+  });
+
+  it('lets the CLI import the engine, the common floor and itself', async () => {
+    assert.deepEqual(
+      await layerErrors(
+        'src/node/cli/commands/tunnel/action.ts',
+        "import '../../output.js';\nimport '../../../tunnels/runner.js';\nexport const f = () => import('../../../../common/errors.js');\n",
+      ),
+      [],
+    );
+    assert.deepEqual(await layerErrors('src/node/cli/probe.ts', "import 'electron';\n"), ['Only main/ may import Electron.']);
+    assert.equal((await layerErrors('src/node/cli/probe.ts', "import '../../../main/index.js';\n")).length, 1);
+  });
+
   it('lets every floor import downward and the faces use the contract', async () => {
     assert.deepEqual(await layerErrors('renderer/probe.ts', "import '../src/common/contract.js';\nexport const f = () => import('@xterm/xterm');\n"), []);
     assert.deepEqual(

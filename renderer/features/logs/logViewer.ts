@@ -1,0 +1,33 @@
+import type { LogEntry } from '../../../src/common/log/contract.js';
+import { h } from '../../lib/dom.js';
+import { t } from './messages.js';
+
+// The Logs view's reader: one text log shown under the list (its start when the file is large),
+// with a Close button.
+
+export function createLogViewer(size: (n: number) => string) {
+  const title = h('h2');
+  const note = h('p', { class: 'hint' });
+  const text = h('pre', { class: 'log-text', 'data-testid': 'log-text' });
+  const close = h('button', { class: 'btn', type: 'button', 'data-testid': 'log-close', onClick: () => (el.hidden = true) });
+  const el = h(
+    'section',
+    { class: 'log-viewer', 'data-testid': 'log-viewer', hidden: true },
+    h('div', { class: 'toolbar' }, title, h('span', { class: 'spacer' }), close),
+    note,
+    text,
+  );
+  return {
+    el,
+    show(e: LogEntry, r: { text: string; truncated: boolean }) {
+      title.textContent = e.file;
+      text.textContent = r.text;
+      note.textContent = r.truncated ? t('truncated', { size: size(e.size) }) : '';
+      el.hidden = false;
+      el.scrollIntoView({ block: 'nearest' });
+    },
+    applyWords() {
+      close.textContent = t('closeViewer');
+    },
+  };
+}

@@ -1,0 +1,166 @@
+import type { AppErrorData } from '../../src/common/errors.js';
+import { reasonDetailsOf, type ReasonDetails } from '../../src/common/errorDetails.js';
+import { defineMessages } from './index.js';
+import type { ErrorField } from './errorWords.js';
+
+// The app's words for the cause an engine error names (its `reason`, src/common/errorDetails.ts):
+// the detail line under the title, in the person's language, with the names, addresses and AWS's
+// own text kept verbatim. A reason whose remedy differs from its code's also says what to do,
+// naming the app's controls. The CLI words the same reasons with its flags (src/node/cli/errorWords.ts).
+
+const t = defineMessages({
+  en: {
+    'sso-expired': 'The SSO session for profile “{profile}” has expired or was never started.',
+    'no-such-profile': 'AWS profile “{profile}” does not exist.',
+    'no-credentials': 'No AWS credentials were found for profile “{profile}”.',
+    noCredentialsDefault: 'No AWS credentials were found.',
+    'no-enabled-regions': 'EC2 reports no enabled regions for this account.',
+    'not-a-region': '“{region}” is not an AWS region.',
+    didYouMean: 'Did you mean {names}?',
+    or: ' or ',
+    'one-region': 'This works in one region at a time.',
+    'unknown-region': 'Cannot resolve {host}: is “{region}” a real region?',
+    'region-not-enabled': 'Region {region} is not enabled for this account.',
+    regionNotEnabled_hint: 'Enable it in the AWS console, or remove it from Settings › Regions.',
+    'session-expired': 'Your AWS session credentials have expired ({awsCode}).',
+    sessionOrClock: 'EC2 refused the request as expired ({awsCode}): the session credentials have expired, or this computer’s clock is off.',
+    'credentials-rejected': 'AWS rejected the credentials ({awsCode}).',
+    'aws-denied': '{service} denied access in {region}: {text}',
+    'aws-error': '{service} error in {region}: {text}',
+    'aws-request-failed': 'EC2 request failed in {region}: {text}',
+    'lacks-permission': 'Your AWS role lacks {permission} in {region}.',
+    'my-ip-lookup': 'Could not look up your public IP at {origin}: {text}.',
+    myIpNotAnAddress: '{origin} did not answer with an IP address.',
+    'no-such-name': 'No instance named {ref}.',
+    'pick-not-candidate': '{pick} is not an instance named {ref}.',
+    stopped: '{ref} is not running.',
+    'no-public-ip': '{label} has no public IP address.',
+    privateIs: '(private: {privateIp})',
+    noPublicIp_hint: 'Set a jump host in Settings › Jump host to connect to its private address through it.',
+    'nothing-to-export': 'No instances to export in this profile and region.',
+    'export-no-names': 'Choose the instances to export.',
+    'export-no-such-name': 'No instance named “{ref}”.',
+    'port-tag': 'The tagssh:port tag “{value}” is not a port number.',
+    portTag_hint: 'Fix the tag on the instance (1–65535), or remove it to use Settings › SSH port.',
+    'jump-loop': 'The jump chain to {label} is longer than {maxHops} hops (a loop?).',
+    jumpLoop_hint: 'Check the instances’ tagssh:jump tags and Settings › Jump host.',
+    'key-file': 'The key file {path} cannot be used.',
+    keyFile_title: 'The key file cannot be read.',
+    keyFile_hint: 'Choose your private key file (OpenSSH, PEM or PuTTY .ppk) in Settings › Default private key file, or with Connect as… for this instance.',
+    'handshake-timeout': '{at} did not complete the SSH handshake within {seconds} s.',
+    'ssh-refused': 'Connection refused by {at}: nothing accepts SSH on port {port}.',
+    'ssh-timeout': 'Timed out connecting to {at}.',
+    'ssh-unreachable': '{at} is unreachable ({netCode}).',
+    sshUnreachable_hint: 'Check your network or VPN route to this address, or set a jump host in Settings › Jump host.',
+    'ssh-failed': 'SSH connection to {at} failed: {text}.',
+    'transport-both': 'Choose EC2 Instance Connect Endpoint or SSM, not both.',
+  },
+  ja: {
+    'sso-expired': 'プロファイル「{profile}」の SSO セッションは期限切れか、まだ開始されていません。',
+    'no-such-profile': 'AWS プロファイル「{profile}」は存在しません。',
+    'no-credentials': 'プロファイル「{profile}」の AWS 認証情報が見つかりません。',
+    noCredentialsDefault: 'AWS 認証情報が見つかりません。',
+    'no-enabled-regions': 'EC2 によると、このアカウントで有効なリージョンがありません。',
+    'not-a-region': '「{region}」は AWS のリージョンではありません。',
+    didYouMean: '{names} のことですか？',
+    or: ' または ',
+    'one-region': 'この操作は一度に 1 つのリージョンでしか行えません。',
+    'unknown-region': '{host} の名前を解決できません。「{region}」は実在するリージョンですか？',
+    'region-not-enabled': 'リージョン {region} はこのアカウントで有効になっていません。',
+    regionNotEnabled_hint: 'AWS コンソールで有効にするか、設定の「リージョン」から外してください。',
+    'session-expired': 'AWS のセッション認証情報の有効期限が切れています（{awsCode}）。',
+    sessionOrClock: 'EC2 がリクエストを期限切れとして拒否しました（{awsCode}）。セッション認証情報の期限切れか、このコンピューターの時計のずれが原因です。',
+    'credentials-rejected': 'AWS が認証情報を拒否しました（{awsCode}）。',
+    'aws-denied': '{service} が {region} でアクセスを拒否しました: {text}',
+    'aws-error': '{region} の {service} がエラーを返しました: {text}',
+    'aws-request-failed': '{region} の EC2 へのリクエストが失敗しました: {text}',
+    'lacks-permission': 'AWS のロールに {region} での {permission} の権限がありません。',
+    'my-ip-lookup': '{origin} でパブリック IP を調べられませんでした: {text}',
+    myIpNotAnAddress: '{origin} は IP アドレスを返しませんでした。',
+    'no-such-name': '{ref} という名前のインスタンスはありません。',
+    'pick-not-candidate': '{pick} は {ref} という名前のインスタンスではありません。',
+    stopped: '{ref} は実行されていません。',
+    'no-public-ip': '{label} にはパブリック IP アドレスがありません。',
+    privateIs: '（プライベート: {privateIp}）',
+    noPublicIp_hint: '設定の「踏み台ホスト」を設定すると、踏み台ホスト経由でプライベートアドレスに接続します。',
+    'nothing-to-export': 'このプロファイルとリージョンには書き出すインスタンスがありません。',
+    'export-no-names': '書き出すインスタンスを選んでください。',
+    'export-no-such-name': '「{ref}」という名前のインスタンスはありません。',
+    'port-tag': 'tagssh:port タグの値「{value}」はポート番号ではありません。',
+    portTag_hint: 'インスタンスのタグを修正するか（1〜65535）、タグを外して設定の「SSH ポート」を使ってください。',
+    'jump-loop': '{label} までの踏み台の連鎖が {maxHops} 段を超えています（ループしていませんか？）。',
+    jumpLoop_hint: 'インスタンスの tagssh:jump タグと設定の「踏み台ホスト」を確認してください。',
+    'key-file': '鍵ファイル {path} を使えません。',
+    keyFile_title: '鍵ファイルを読み込めません。',
+    keyFile_hint: '秘密鍵ファイル（OpenSSH・PEM・PuTTY .ppk）を設定の「既定の秘密鍵ファイル」か、このインスタンスの「接続ユーザー…」で選んでください。',
+    'handshake-timeout': '{at} との SSH ハンドシェイクが {seconds} 秒以内に完了しませんでした。',
+    'ssh-refused': '{at} に接続を拒否されました。ポート {port} で SSH を受け付けているものがありません。',
+    'ssh-timeout': '{at} への接続がタイムアウトしました。',
+    'ssh-unreachable': '{at} に到達できません（{netCode}）。',
+    sshUnreachable_hint: 'このアドレスへのネットワークや VPN の経路を確認するか、設定の「踏み台ホスト」を設定してください。',
+    'ssh-failed': '{at} への SSH 接続に失敗しました: {text}。',
+    'transport-both': 'EC2 Instance Connect エンドポイントと SSM は、どちらか一方を選んでください。',
+  },
+});
+
+/** What the app says of a reason: the detail line, and a title, hint or Settings field where the code's own do not fit. */
+export interface ReasonWords {
+  detail: string;
+  title?: string;
+  hint?: string;
+  field?: ErrorField | null;
+}
+
+function detailOf(d: ReasonDetails): string {
+  switch (d.reason) {
+    case 'no-credentials':
+      return d.profile === null ? t('noCredentialsDefault') : t('no-credentials', { profile: d.profile });
+    case 'not-a-region':
+      return d.meant.length
+        ? `${t('not-a-region', { region: d.region })} ${t('didYouMean', { names: d.meant.join(t('or')) })}`
+        : t('not-a-region', { region: d.region });
+    case 'unknown-region':
+      return t('unknown-region', { host: d.host ?? d.region, region: d.region });
+    case 'session-expired':
+      return d.clockUnsure ? t('sessionOrClock', { awsCode: d.awsCode }) : t('session-expired', { awsCode: d.awsCode });
+    case 'my-ip-lookup':
+      return d.text === null ? t('myIpNotAnAddress', { origin: d.origin }) : t('my-ip-lookup', { origin: d.origin, text: d.text });
+    case 'no-such-name':
+      return d.suggestions.length
+        ? `${t('no-such-name', { ref: d.ref })} ${t('didYouMean', { names: d.suggestions.join(t('or')) })}`
+        : t('no-such-name', { ref: d.ref });
+    case 'no-public-ip':
+      return d.privateIp ? `${t('no-public-ip', { label: d.label })} ${t('privateIs', { privateIp: d.privateIp })}` : t('no-public-ip', { label: d.label });
+    case 'export-no-such-name':
+      return d.suggestions.length
+        ? `${t('export-no-such-name', { ref: d.ref })} ${t('didYouMean', { names: d.suggestions.join(t('or')) })}`
+        : t('export-no-such-name', { ref: d.ref });
+    case 'no-region':
+      return '';
+    default: {
+      const { reason, ...values } = d;
+      return t(reason, values as Record<string, string | number>);
+    }
+  }
+}
+
+const REMEDY: Partial<Record<ReasonDetails['reason'], Omit<ReasonWords, 'detail'>>> = {
+  'region-not-enabled': { hint: 'regionNotEnabled_hint', field: 'regions' },
+  'no-public-ip': { hint: 'noPublicIp_hint', field: 'jumpHost' },
+  'port-tag': { hint: 'portTag_hint', field: 'port' },
+  'jump-loop': { hint: 'jumpLoop_hint', field: 'jumpHost' },
+  'key-file': { title: 'keyFile_title', hint: 'keyFile_hint', field: 'identityFile' },
+  'ssh-unreachable': { hint: 'sshUnreachable_hint', field: 'jumpHost' },
+};
+
+/** The app's words for the reason an error names, or null when it names none the app knows. */
+export function describeReason(err: AppErrorData): ReasonWords | null {
+  const d = reasonDetailsOf(err);
+  if (!d) return null;
+  const out: ReasonWords = { detail: detailOf(d) };
+  const remedy = REMEDY[d.reason];
+  if (remedy?.title) out.title = t(remedy.title as Parameters<typeof t>[0]);
+  if (remedy?.hint) out.hint = t(remedy.hint as Parameters<typeof t>[0]);
+  if (remedy && 'field' in remedy) out.field = remedy.field ?? null;
+  return out;
+}

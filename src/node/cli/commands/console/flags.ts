@@ -1,0 +1,8 @@
+import type { AwsFlags } from '../../awsFlags.js';
+
+// What `tagssh console`'s flags are once commander has read them: the shape its registration and
+// its action share, kept apart from both so that the action never imports its command back.
+
+export interface ConsoleFlags extends AwsFlags {
+  pick?: string;
+}

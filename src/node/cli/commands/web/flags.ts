@@ -1,0 +1,6 @@
+// What `tagssh web`'s flags are once commander has read them.
+
+export interface WebFlags {
+  port?: number;
+  open: boolean;
+}

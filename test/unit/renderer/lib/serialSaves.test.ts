@@ -1,0 +1,74 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { observable } from '../../../../renderer/lib/observable.js';
+import { serialSaves } from '../../../../renderer/lib/serialSaves.js';
+
+interface S {
+  user: string;
+  port: number;
+  log: { on: boolean };
+  jump?: string;
+}
+
+/** A backend that answers each save when told to, and keeps what it was sent. */
+function slowBackend() {
+  const sent: S[] = [];
+  const pending: Array<() => void> = [];
+  let stored: S | null = null;
+  const send = (next: S) =>
+    new Promise<S>((resolve) => {
+      sent.push(next);
+      pending.push(() => resolve((stored = structuredClone(next))));
+    });
+  return { sent, send, answer: () => pending.shift()!(), stored: () => stored };
+}
+
+describe('serialSaves', () => {
+  it('two saves built from the same settings both survive, the second applied to what the first left', async () => {
+    const settings = observable<S>({ user: 'ec2-user', port: 22, log: { on: false } });
+    const backend = slowBackend();
+    const save = serialSaves(settings, backend.send);
+    // Two places build their whole object from the settings of the moment, before either reply.
+    const a = save({ ...settings.value, user: 'root' });
+    const b = save({ ...settings.value, log: { on: true } });
+    await new Promise((r) => setImmediate(r));
+    assert.equal(backend.sent.length, 1, 'the second waits for the first');
+    backend.answer();
+    await a;
+    await new Promise((r) => setImmediate(r));
+    backend.answer();
+    await b;
+    assert.deepEqual(backend.stored(), { user: 'root', port: 22, log: { on: true } });
+    assert.deepEqual(settings.value, { user: 'root', port: 22, log: { on: true } });
+  });
+
+  it('a field the caller cleared is cleared, beside another save’s change', async () => {
+    const settings = observable<S>({ user: 'a', port: 22, log: { on: false }, jump: 'bastion' });
+    const backend = slowBackend();
+    const save = serialSaves(settings, backend.send);
+    const { jump: _cleared, ...withoutJump } = settings.value;
+    const a = save(withoutJump);
+    const b = save({ ...settings.value, port: 2222 });
+    await new Promise((r) => setImmediate(r));
+    backend.answer();
+    await a;
+    await new Promise((r) => setImmediate(r));
+    backend.answer();
+    await b;
+    assert.deepEqual(backend.stored(), { user: 'a', port: 2222, log: { on: false } });
+  });
+
+  it('a failed save rejects for its caller and the next still runs', async () => {
+    const settings = observable<S>({ user: 'a', port: 22, log: { on: false } });
+    let calls = 0;
+    const save = serialSaves(settings, async (next) => {
+      calls++;
+      if (next.port === 0) throw new Error('refused');
+      return next;
+    });
+    await assert.rejects(save({ ...settings.value, port: 0 }), /refused/);
+    await save({ ...settings.value, user: 'b' });
+    assert.equal(calls, 2);
+    assert.deepEqual(settings.value, { user: 'b', port: 22, log: { on: false } });
+  });
+});
