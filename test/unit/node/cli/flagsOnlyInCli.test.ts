@@ -17,6 +17,8 @@ const ALLOWED: Record<string, string> = {
   'src/node/stacks/stacks.ts': 'checks the flags of `tagssh stack up`, a CLI-only command',
   'src/node/bench/ssmFleet.ts': 'checks the flags of `tagssh bench --ssm`, a CLI-only run',
   'src/node/bench/runner.ts': 'benchmark run errors: their reasons are the next step of this work',
+  'src/node/bench/peerRun.ts': 'a pair run’s address hints name `--param`; the app’s bench form names its fields itself',
+  'src/node/bench/runResult.ts': 'a failed run points to `tagssh results --show`; benchmark run reasons are the next step of this work',
   'src/common/bench/index.ts': 'checks `--param` values; the app’s bench form names its fields itself',
   'src/common/bench/presets/cpufreq.ts': 'a preset’s `--param` hint; the app’s bench form names its fields itself',
   'src/common/bench/presets/unixbench.ts': 'a preset’s `--param` hint; the app’s bench form names its fields itself',
