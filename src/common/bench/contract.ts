@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { CONFIRM_WORD_IDS } from './confirmWords.js';
 import { INSTANCE_ID, REGION_NAME } from '../vocab.js';
 import { call } from '../rpc.js';
-import { MetricSchema, BenchResultSchema, BenchHostInfoSchema } from './result.js';
+import { MetricSchema, BenchResultSchema, BenchHostInfoSchema, RunErrorSchema } from './result.js';
 import { PeerAddressChoiceSchema } from './peerAddress.js';
 import { UNIXBENCH_MAX_TARBALL_BYTES } from './presets/unixbench.js';
 import { MATRIX_LIMIT } from './matrix.js';
@@ -71,7 +71,7 @@ export const BenchEventSchema = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('batchDone'),
     runId: z.string(),
-    error: z.object({ code: z.string(), message: z.string(), hint: z.string().optional() }).optional(),
+    error: RunErrorSchema.optional(),
   }),
 ]);
 export type BenchEventPayload = z.infer<typeof BenchEventSchema>;

@@ -31,6 +31,13 @@ export type BenchHostInfo = z.infer<typeof BenchHostInfoSchema>;
 export const BenchStatusSchema = z.enum(['running', 'ok', 'failed', 'cancelled', 'timeout', 'detached']);
 export type BenchStatus = z.infer<typeof BenchStatusSchema>;
 
+/**
+ * Why a run failed. Its code may be a remote one (REMOTE_FAILED…), so a string; `details` are the
+ * engine's typed values (errorDetails.ts) from which each face words its hint: a saved result keeps
+ * them so `results --show` and the app say what the live run said.
+ */
+export const RunErrorSchema = z.object({ code: z.string(), message: z.string(), hint: z.string().optional(), details: z.unknown().optional() });
+
 export const BenchResultSchema = z.object({
   id: z.string(),
   batchId: z.string().optional(),
@@ -50,7 +57,7 @@ export const BenchResultSchema = z.object({
   metrics: z.array(MetricSchema),
   facts: z.record(z.string(), z.string()),
   notes: z.array(z.string()),
-  error: z.object({ code: z.string(), message: z.string(), hint: z.string().optional() }).optional(),
+  error: RunErrorSchema.optional(),
   raw: z.object({ stdout: z.string(), stderr: z.string(), peerStdout: z.string().optional(), peerStderr: z.string().optional() }),
   /** Host, image and storage facts for publishing (see meta.ts); absent on results from before it. */
   meta: BenchMetaSchema.optional(),

@@ -9,6 +9,7 @@ import { startMoto, type Moto } from '../../../lab/moto.js';
 import { seedInstance } from '../../../lab/seed.js';
 import { startSshd, makeKey, cleanupSshd, type SshdHost, type KeyPair } from '../../../lab/sshd.js';
 import { runTagssh, type Run } from '../../../lab/run.js';
+import { escapeControls } from '../../../../src/common/safeText.js';
 
 // `tagssh bench` / `tagssh results` end to end: Name tags in moto whose Elastic IPs are loopback
 // aliases with real sshd hosts behind them; results land in TAGSSH_HOME and compare from there.
@@ -228,6 +229,15 @@ describe('tagssh bench (CLI, instances resolved through moto)', () => {
     for (const out of [r.stdout, r.stderr, listed.stdout]) assert.doesNotMatch(out, /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/, JSON.stringify(out));
     assert.match(r.stdout, /evil\\x9b2J\\x9d0;PWNED\\x9c.*: failed/);
     assert.match(listed.stdout, /evil\\x9b2J/);
+    // Saved and shown again, the failure keeps the CLI's words: the hint the live run printed.
+    const printedHint = /\n {2}→ (.+)\n/.exec(r.stdout)?.[1];
+    assert.ok(printedHint, r.stdout);
+    const failed = json(await tagssh(['results', '--format', 'json'])).find(
+      (x: { status: string; instance: { label: string } }) => x.status === 'failed' && x.instance.label === name,
+    );
+    const shown = json(await tagssh(['results', '--show', failed.id]));
+    assert.ok(shown.error.details, JSON.stringify(shown.error));
+    assert.equal(escapeControls(shown.error.hint), printedHint);
   });
 
   it('bench parse imports a run made by hand', async () => {

@@ -3,8 +3,9 @@ import { getPreset } from '../../../../common/bench/index.js';
 import { seriesStatus } from '../../../../common/bench/repeat.js';
 import { formatComparison, formatNumber, formatResultList, formatWithUnit, type ExportFormat } from '../../../../common/bench/format.js';
 import type { BenchResult } from '../../../../common/bench/result.js';
-import { AppError } from '../../../../common/errors.js';
+import { AppError, type AppErrorData } from '../../../../common/errors.js';
 import type { ResultsStore } from '../../../bench/store.js';
+import { cliErrorJson } from '../../errorWords.js';
 import { printJson, printable, table } from '../../output.js';
 import type { ResultsFlags } from './flags.js';
 
@@ -24,7 +25,9 @@ export async function resultsCommand(flags: ResultsFlags): Promise<number> {
     return 0;
   }
   if (flags.show) {
-    printJson(store.get(flags.show));
+    const r = store.get(flags.show);
+    // The saved error keeps the engine's details: worded as `tagssh bench` worded it live.
+    printJson(r.error ? { ...r, error: cliErrorJson(r.error as AppErrorData) } : r);
     return 0;
   }
   if (flags.reparse) reparse(store, flags.preset);
