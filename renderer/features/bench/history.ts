@@ -19,7 +19,6 @@ export interface HistoryPanel {
   open(results: BenchResultSummary[]): void;
   /** New results (or a new language): redraw when open. */
   refresh(results: BenchResultSummary[]): void;
-  words(): void;
 }
 
 const asResults = (rs: BenchResultSummary[]): BenchResult[] => rs.map((r) => ({ ...r, raw: { stdout: '', stderr: '' } }));
@@ -224,9 +223,6 @@ export function createHistoryPanel(): HistoryPanel {
     },
     refresh(rs) {
       results = rs;
-      if (choice) render();
-    },
-    words() {
       if (choice) render();
     },
   };
