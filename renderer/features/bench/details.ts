@@ -86,6 +86,90 @@ function rawBlock(title: string, text: string | undefined, testid: string): HTML
   return h('div', { class: 'bench-raw' }, h('h4', { text: title }), h('pre', { class: 'bench-log', 'data-testid': testid, text: text || t('empty') }));
 }
 
+const hostText = (x: BenchResult['instance']) => [x.label, x.type, x.instanceId, x.az, x.host].filter(Boolean).join(' · ');
+
+/** The details' title line with its close button. */
+function headLine(title: string, act: DetailsActions): HTMLElement {
+  const close = h('button', { class: 'btn', type: 'button', text: t('close'), 'data-testid': 'bench-details-close' });
+  close.addEventListener('click', () => act.close());
+  return h('div', { class: 'bench-results-head' }, h('h2', { text: title }), h('span', { class: 'spacer' }), close);
+}
+
+/** Status, hosts, peer, dates, exit code and tool version. */
+function summaryList(r: BenchResult): HTMLElement {
+  return kv([
+    [t('status'), h('span', { class: `bench-status-${r.status}`, text: statusWord(r.status) })],
+    [t('host'), hostText(r.instance)],
+    ...(r.peer ? [[t('peerHost'), hostText(r.peer)] as [string, string]] : []),
+    ...(r.peerAddress && r.peer ? [[t('peerAddress'), peerSentence(r.peer.label, r.peerAddress)] as [string, string]] : []),
+    [t('started'), dateOf(r.startedAt)],
+    [t('ended'), dateOf(r.endedAt)],
+    ...(r.exitCode !== undefined ? [[t('exitCode'), String(r.exitCode ?? '–')] as [string, string]] : []),
+    ...(r.toolVersion ? [[t('toolVersion'), r.toolVersion] as [string, string]] : []),
+  ]);
+}
+
+/** The error, what to do about it, and the way to the setting that fixes it. */
+function errorBox(r: BenchResult, act: DetailsActions): HTMLElement | null {
+  if (!r.error) return null;
+  const hint = failureHint(r);
+  return h(
+    'div',
+    { class: 'bench-error-box', 'data-testid': 'bench-details-error' },
+    h('strong', { text: `${t('error')}: ` }),
+    r.error.message,
+    hint ? h('p', { class: 'bench-hint', text: `${t('whatToDo')}: ${hint}` }) : null,
+    act.settingsButton(r),
+  );
+}
+
+/** Repeated runs: the statistics over the series and its runs. */
+function seriesSection(series: BenchResultSummary[] | undefined): (HTMLElement | null)[] {
+  if (!series) return [];
+  return [h('h3', { text: `${t('statistics')} (${stabilityText(series)})` }), seriesStats(series), h('h3', { text: t('runsTitle') }), seriesRunsList(series)];
+}
+
+function metricsSection(r: BenchResult): HTMLElement[] {
+  if (!r.metrics.length) return [];
+  const scale = (m: BenchResult['metrics'][number]) => displayScale(m.unit, [m.value]);
+  const rows = r.metrics.map((m) =>
+    h(
+      'tr',
+      {},
+      h('td', { text: metricName(m.label) }),
+      h('td', { class: 'num', text: formatNumber(m.value / scale(m).factor) }),
+      h('td', { text: unitName(scale(m).unit) }),
+    ),
+  );
+  return [h('h3', { text: t('metrics') }), h('table', { class: 'grid bench-compare-table' }, h('tbody', {}, ...rows))];
+}
+
+function mountsSection(r: BenchResult): HTMLElement[] {
+  if (!r.mounts || !Object.keys(r.mounts).length) return [];
+  const lines = Object.entries(r.mounts).map(([param, m]): [string, string] => [
+    param,
+    t('mountLine', { dir: m.dir, label: m.label, source: m.source, mountPoint: m.mountPoint, options: m.options }),
+  ]);
+  return [h('h3', { text: t('fileSystems') }), h('div', { 'data-testid': 'bench-details-mounts' }, kv(lines))];
+}
+
+/** Facts gathered on the host, then the run's notes. */
+function factsAndNotes(r: BenchResult): HTMLElement[] {
+  const facts = Object.keys(r.facts).length ? [h('h3', { text: t('facts') }), kv(Object.entries(r.facts).filter(([k]) => k !== 'lshw'))] : [];
+  const notes = r.notes.length ? [h('h3', { text: t('notes') }), h('ul', {}, ...r.notes.map((n) => h('li', { text: n })))] : [];
+  return [...facts, ...notes];
+}
+
+function rawSection(r: BenchResult): (HTMLElement | null)[] {
+  return [
+    h('h3', { text: t('rawOutput') }),
+    rawBlock(t('stdout'), r.raw.stdout, 'bench-raw-stdout'),
+    rawBlock(t('stderr'), r.raw.stderr, 'bench-raw-stderr'),
+    rawBlock(t('peerStdout'), r.raw.peerStdout, 'bench-raw-peer-stdout'),
+    rawBlock(t('peerStderr'), r.raw.peerStderr, 'bench-raw-peer-stderr'),
+  ];
+}
+
 export function renderDetails(detailsBox: HTMLElement, details: DetailsState | null, act: DetailsActions): void {
   clear(detailsBox);
   if (!details) {
@@ -93,96 +177,23 @@ export function renderDetails(detailsBox: HTMLElement, details: DetailsState | n
     return;
   }
   detailsBox.hidden = false;
-  const close = h('button', { class: 'btn', type: 'button', text: t('close'), 'data-testid': 'bench-details-close' });
-  close.addEventListener('click', () => act.close());
   const r = details.result;
   if (!r) {
-    detailsBox.append(
-      h('div', { class: 'bench-results-head' }, h('h2', { text: t('details') }), h('span', { class: 'spacer' }), close),
-      h('p', { class: details.error ? 'bench-error' : 'bench-help', text: details.error ?? t('loading') }),
-    );
+    detailsBox.append(headLine(t('details'), act), h('p', { class: details.error ? 'bench-error' : 'bench-help', text: details.error ?? t('loading') }));
     return;
   }
-  const hostText = (x: BenchResult['instance']) => [x.label, x.type, x.instanceId, x.az, x.host].filter(Boolean).join(' · ');
-  const hint = failureHint(r);
-  const scale = (m: BenchResult['metrics'][number]) => displayScale(m.unit, [m.value]);
   append(detailsBox, [
-    h(
-      'div',
-      { class: 'bench-results-head' },
-      h('h2', { text: t('detailsOf', { preset: r.preset, name: r.instance.label }) }),
-      h('span', { class: 'spacer' }),
-      close,
-    ),
-    kv([
-      [t('status'), h('span', { class: `bench-status-${r.status}`, text: statusWord(r.status) })],
-      [t('host'), hostText(r.instance)],
-      ...(r.peer ? [[t('peerHost'), hostText(r.peer)] as [string, string]] : []),
-      ...(r.peerAddress && r.peer ? [[t('peerAddress'), peerSentence(r.peer.label, r.peerAddress)] as [string, string]] : []),
-      [t('started'), dateOf(r.startedAt)],
-      [t('ended'), dateOf(r.endedAt)],
-      ...(r.exitCode !== undefined ? [[t('exitCode'), String(r.exitCode ?? '–')] as [string, string]] : []),
-      ...(r.toolVersion ? [[t('toolVersion'), r.toolVersion] as [string, string]] : []),
-    ]),
-    r.error
-      ? h(
-          'div',
-          { class: 'bench-error-box', 'data-testid': 'bench-details-error' },
-          h('strong', { text: `${t('error')}: ` }),
-          r.error.message,
-          hint ? h('p', { class: 'bench-hint', text: `${t('whatToDo')}: ${hint}` }) : null,
-          act.settingsButton(r),
-        )
-      : null,
-    details.series ? h('h3', { text: `${t('statistics')} (${stabilityText(details.series)})` }) : null,
-    details.series ? seriesStats(details.series) : null,
-    details.series ? h('h3', { text: t('runsTitle') }) : null,
-    details.series ? seriesRunsList(details.series) : null,
+    headLine(t('detailsOf', { preset: r.preset, name: r.instance.label }), act),
+    summaryList(r),
+    errorBox(r, act),
+    ...seriesSection(details.series),
     h('h3', { text: t('metadata') }),
     metaList(r),
     h('h3', { text: t('parameters') }),
     h('div', { 'data-testid': 'bench-details-params' }, kv(Object.entries(r.params).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]))),
-    r.metrics.length ? h('h3', { text: t('metrics') }) : null,
-    r.metrics.length
-      ? h(
-          'table',
-          { class: 'grid bench-compare-table' },
-          h(
-            'tbody',
-            {},
-            ...r.metrics.map((m) =>
-              h(
-                'tr',
-                {},
-                h('td', { text: metricName(m.label) }),
-                h('td', { class: 'num', text: formatNumber(m.value / scale(m).factor) }),
-                h('td', { text: unitName(scale(m).unit) }),
-              ),
-            ),
-          ),
-        )
-      : null,
-    r.mounts && Object.keys(r.mounts).length ? h('h3', { text: t('fileSystems') }) : null,
-    r.mounts && Object.keys(r.mounts).length
-      ? h(
-          'div',
-          { 'data-testid': 'bench-details-mounts' },
-          kv(
-            Object.entries(r.mounts).map(([param, m]) => [
-              param,
-              t('mountLine', { dir: m.dir, label: m.label, source: m.source, mountPoint: m.mountPoint, options: m.options }),
-            ]),
-          ),
-        )
-      : null,
-    Object.keys(r.facts).length ? h('h3', { text: t('facts') }) : null,
-    Object.keys(r.facts).length ? kv(Object.entries(r.facts).filter(([k]) => k !== 'lshw')) : null,
-    r.notes.length ? h('h3', { text: t('notes') }) : null,
-    r.notes.length ? h('ul', {}, ...r.notes.map((n) => h('li', { text: n }))) : null,
-    h('h3', { text: t('rawOutput') }),
-    rawBlock(t('stdout'), r.raw.stdout, 'bench-raw-stdout'),
-    rawBlock(t('stderr'), r.raw.stderr, 'bench-raw-stderr'),
-    rawBlock(t('peerStdout'), r.raw.peerStdout, 'bench-raw-peer-stdout'),
-    rawBlock(t('peerStderr'), r.raw.peerStderr, 'bench-raw-peer-stderr'),
+    ...metricsSection(r),
+    ...mountsSection(r),
+    ...factsAndNotes(r),
+    ...rawSection(r),
   ]);
 }

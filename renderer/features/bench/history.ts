@@ -19,7 +19,6 @@ export interface HistoryPanel {
   open(results: BenchResultSummary[]): void;
   /** New results (or a new language): redraw when open. */
   refresh(results: BenchResultSummary[]): void;
-  words(): void;
 }
 
 const asResults = (rs: BenchResultSummary[]): BenchResult[] => rs.map((r) => ({ ...r, raw: { stdout: '', stderr: '' } }));
@@ -31,32 +30,160 @@ function svgNode(svg: string): Node {
   return document.importNode(doc.documentElement, true);
 }
 
+type DisplayScale = ReturnType<typeof displayScale>;
+type Choice = { name?: string; preset?: string; metric?: string; baseline?: string };
+
+function select(testid: string, label: string, options: [string, string][], value: string | undefined, onChange: (v: string) => void): HTMLElement {
+  const sel = h('select', { class: 'picker', 'data-testid': testid, 'aria-label': label }, ...options.map(([v, text]) => h('option', { value: v, text })));
+  if (value !== undefined && options.some(([v]) => v === value)) sel.value = value;
+  sel.addEventListener('change', () => onChange(sel.value));
+  return h('label', {}, `${label} `, sel);
+}
+
+function verdictText(hist: NameHistory): string {
+  const l = hist.latest;
+  if (!l) return '';
+  const rel = l.relative !== undefined ? formatRelative(l.relative) : '–';
+  const p = l.test ? l.test.p.toPrecision(3) : '';
+  const key = {
+    regression: 'historyRegression',
+    improvement: 'historyImprovement',
+    noise: 'historyNoise',
+    untestable: 'historyUntestable',
+    same: 'historySame',
+  } as const;
+  return t(key[l.verdict], { rel, p });
+}
+
+/** What the panel shows: the Name and preset asked for (else the first), and their history. */
+interface Shown {
+  names: string[];
+  name: string;
+  presets: string[];
+  preset: string;
+  hist: NameHistory;
+  /** The choice as it now stands (a metric or baseline of another preset is dropped). */
+  choice: Choice;
+}
+
+/** The history of the chosen Name and preset; undefined when no result succeeded. */
+function historyOf(results: BenchResultSummary[], choice: Choice): Shown | undefined {
+  const ok = results.filter((r) => r.status === 'ok');
+  const names = [...new Set(ok.map(nameOf))].sort();
+  if (!names.length) return undefined;
+  const name = choice.name && names.includes(choice.name) ? choice.name : names[0]!;
+  const presets = [...new Set(ok.filter((r) => nameOf(r) === name).map((r) => r.preset))];
+  const preset = choice.preset && presets.includes(choice.preset) ? choice.preset : presets[0]!;
+  try {
+    const hist = historyByName(asResults(results), name, {
+      preset,
+      ...(choice.metric ? { metric: choice.metric } : {}),
+      ...(choice.baseline ? { baseline: choice.baseline } : {}),
+    });
+    return { names, name, presets, preset, hist, choice };
+  } catch {
+    // A metric or baseline of another preset: start again from this preset's defaults.
+    return { names, name, presets, preset, hist: historyByName(asResults(results), name, { preset }), choice: { name, preset } };
+  }
+}
+
+/** Name, preset, metric and baseline pickers; a new Name or preset starts from its defaults. */
+function pickers({ names, name, presets, preset, hist }: Shown, pick: (patch: Partial<Choice>) => void): HTMLElement {
+  return h(
+    'div',
+    { class: 'bench-history-pickers' },
+    select(
+      'bench-history-name',
+      t('historyName'),
+      names.map((n) => [n, n]),
+      name,
+      (v) => pick({ name: v, preset: undefined, metric: undefined, baseline: undefined }),
+    ),
+    select(
+      'bench-history-preset',
+      t('historyPreset'),
+      presets.map((p) => [p, p]),
+      preset,
+      (v) => pick({ preset: v, metric: undefined, baseline: undefined }),
+    ),
+    select(
+      'bench-history-metric',
+      t('historyMetric'),
+      hist.metrics.map((m) => [m.key, metricName(m.label)]),
+      hist.metric.key,
+      (v) => pick({ metric: v }),
+    ),
+    select(
+      'bench-history-baseline',
+      t('historyBaseline'),
+      hist.points.map((p) => [p.id, `${dateOf(p.startedAt)} · ${p.instanceId ?? ''}`]),
+      hist.points[hist.baseline]?.id,
+      (v) => pick({ baseline: v }),
+    ),
+  );
+}
+
+/** The metric over time, in the unit that suits its size; the baseline and a regression marked. */
+function historyChart({ hist, name }: Shown, scale: DisplayScale): HTMLElement {
+  const f = (v: number) => v / scale.factor;
+  const last = hist.points.length - 1;
+  const chart = lineChart(
+    `${metricName(hist.metric.label)} · ${name}`,
+    unitName(scale.unit),
+    hist.points.map((p, i) => ({
+      time: Date.parse(p.startedAt),
+      value: f(p.stats.mean),
+      ...(p.stats.ci95 ? { low: f(p.stats.ci95[0]), high: f(p.stats.ci95[1]) } : {}),
+      rebuilt: p.rebuilt,
+      baseline: i === hist.baseline,
+      regression: i === last && hist.latest?.verdict === 'regression',
+    })),
+    (ms) => formatDateTime(ms, { dateStyle: 'short' }),
+  );
+  return h('div', { class: 'bench-history-chart', 'data-testid': 'bench-history-chart', 'aria-label': t('historyChart') }, svgNode(chart));
+}
+
+/** One row per point: when, which instance, runs, mean and interval, baseline or rebuild. */
+function historyTable(hist: NameHistory, scale: DisplayScale): HTMLElement {
+  const f = (v: number) => formatNumber(v / scale.factor);
+  const head = h('tr', {}, ...[t('historyWhen'), t('historyInstance'), t('statRuns'), t('statMean'), t('statCi'), ''].map((w) => h('th', { text: w })));
+  const rows = hist.points.map((p, i) =>
+    h(
+      'tr',
+      {},
+      h('td', { text: dateOf(p.startedAt) }),
+      h('td', { text: `${p.instanceId ?? '–'} ${p.type ?? ''}` }),
+      h('td', { class: 'num', text: String(p.stats.n) }),
+      h('td', { class: 'num', text: f(p.stats.mean) }),
+      h('td', { class: 'num', text: p.stats.ci95 ? `${f(p.stats.ci95[0])} – ${f(p.stats.ci95[1])}` : '–' }),
+      h('td', { text: [i === hist.baseline ? t('historyBaseline') : '', p.rebuilt ? t('historyRebuilt') : ''].filter(Boolean).join(' · ') }),
+    ),
+  );
+  return h('table', { class: 'grid bench-compare-table', 'data-testid': 'bench-history-table' }, h('thead', {}, head), h('tbody', {}, ...rows));
+}
+
+/** Pickers, chart, the latest run's verdict and the table of the shown history. */
+function historyParts(shown: Shown, pick: (patch: Partial<Choice>) => void): HTMLElement[] {
+  const { hist } = shown;
+  const scale = displayScale(
+    hist.metric.unit,
+    hist.points.map((p) => p.stats.mean),
+  );
+  const verdict = verdictText(hist);
+  return [
+    pickers(shown, pick),
+    historyChart(shown, scale),
+    ...(verdict
+      ? [h('p', { class: `bench-history-verdict ${hist.latest!.verdict}`, role: 'status', 'data-testid': 'bench-history-verdict', text: verdict })]
+      : []),
+    historyTable(hist, scale),
+  ];
+}
+
 export function createHistoryPanel(): HistoryPanel {
   const el = h('section', { class: 'bench-history', hidden: true, 'data-testid': 'bench-history-panel' });
   let results: BenchResultSummary[] = [];
-  let choice: { name?: string; preset?: string; metric?: string; baseline?: string } | null = null;
-
-  function select(testid: string, label: string, options: [string, string][], value: string | undefined, onChange: (v: string) => void): HTMLElement {
-    const sel = h('select', { class: 'picker', 'data-testid': testid, 'aria-label': label }, ...options.map(([v, text]) => h('option', { value: v, text })));
-    if (value !== undefined && options.some(([v]) => v === value)) sel.value = value;
-    sel.addEventListener('change', () => onChange(sel.value));
-    return h('label', {}, `${label} `, sel);
-  }
-
-  function verdictText(hist: NameHistory): string {
-    const l = hist.latest;
-    if (!l) return '';
-    const rel = l.relative !== undefined ? formatRelative(l.relative) : '–';
-    const p = l.test ? l.test.p.toPrecision(3) : '';
-    const key = {
-      regression: 'historyRegression',
-      improvement: 'historyImprovement',
-      noise: 'historyNoise',
-      untestable: 'historyUntestable',
-      same: 'historySame',
-    } as const;
-    return t(key[l.verdict], { rel, p });
-  }
+  let choice: Choice | null = null;
 
   function render(): void {
     clear(el);
@@ -71,111 +198,14 @@ export function createHistoryPanel(): HistoryPanel {
       render();
     });
     el.append(h('div', { class: 'bench-results-head' }, h('h2', { text: t('historyTitle') }), h('span', { class: 'spacer' }), close));
-    const ok = results.filter((r) => r.status === 'ok');
-    const names = [...new Set(ok.map(nameOf))].sort();
-    if (!names.length) return void el.append(h('p', { class: 'bench-help', text: t('historyEmpty') }));
-    const name = choice.name && names.includes(choice.name) ? choice.name : names[0]!;
-    const presets = [...new Set(ok.filter((r) => nameOf(r) === name).map((r) => r.preset))];
-    const preset = choice.preset && presets.includes(choice.preset) ? choice.preset : presets[0]!;
-    let hist: NameHistory;
-    try {
-      hist = historyByName(asResults(results), name, {
-        preset,
-        ...(choice.metric ? { metric: choice.metric } : {}),
-        ...(choice.baseline ? { baseline: choice.baseline } : {}),
-      });
-    } catch {
-      // A metric or baseline of another preset: start again from this preset's defaults.
-      choice = { name, preset };
-      hist = historyByName(asResults(results), name, { preset });
-    }
-    const pick = (patch: Partial<NonNullable<typeof choice>>) => {
-      choice = { ...choice, ...patch };
-      render();
-    };
+    const shown = historyOf(results, choice);
+    if (!shown) return void el.append(h('p', { class: 'bench-help', text: t('historyEmpty') }));
+    choice = shown.choice;
     el.append(
-      h(
-        'div',
-        { class: 'bench-history-pickers' },
-        select(
-          'bench-history-name',
-          t('historyName'),
-          names.map((n) => [n, n]),
-          name,
-          (v) => pick({ name: v, preset: undefined, metric: undefined, baseline: undefined }),
-        ),
-        select(
-          'bench-history-preset',
-          t('historyPreset'),
-          presets.map((p) => [p, p]),
-          preset,
-          (v) => pick({ preset: v, metric: undefined, baseline: undefined }),
-        ),
-        select(
-          'bench-history-metric',
-          t('historyMetric'),
-          hist.metrics.map((m) => [m.key, metricName(m.label)]),
-          hist.metric.key,
-          (v) => pick({ metric: v }),
-        ),
-        select(
-          'bench-history-baseline',
-          t('historyBaseline'),
-          hist.points.map((p) => [p.id, `${dateOf(p.startedAt)} · ${p.instanceId ?? ''}`]),
-          hist.points[hist.baseline]?.id,
-          (v) => pick({ baseline: v }),
-        ),
-      ),
-    );
-    const scale = displayScale(
-      hist.metric.unit,
-      hist.points.map((p) => p.stats.mean),
-    );
-    const f = (v: number) => v / scale.factor;
-    const last = hist.points.length - 1;
-    const chart = lineChart(
-      `${metricName(hist.metric.label)} · ${name}`,
-      unitName(scale.unit),
-      hist.points.map((p, i) => ({
-        time: Date.parse(p.startedAt),
-        value: f(p.stats.mean),
-        ...(p.stats.ci95 ? { low: f(p.stats.ci95[0]), high: f(p.stats.ci95[1]) } : {}),
-        rebuilt: p.rebuilt,
-        baseline: i === hist.baseline,
-        regression: i === last && hist.latest?.verdict === 'regression',
-      })),
-      (ms) => formatDateTime(ms, { dateStyle: 'short' }),
-    );
-    el.append(h('div', { class: 'bench-history-chart', 'data-testid': 'bench-history-chart', 'aria-label': t('historyChart') }, svgNode(chart)));
-    const verdict = verdictText(hist);
-    if (verdict)
-      el.append(h('p', { class: `bench-history-verdict ${hist.latest!.verdict}`, role: 'status', 'data-testid': 'bench-history-verdict', text: verdict }));
-    el.append(
-      h(
-        'table',
-        { class: 'grid bench-compare-table', 'data-testid': 'bench-history-table' },
-        h(
-          'thead',
-          {},
-          h('tr', {}, ...[t('historyWhen'), t('historyInstance'), t('statRuns'), t('statMean'), t('statCi'), ''].map((w) => h('th', { text: w }))),
-        ),
-        h(
-          'tbody',
-          {},
-          ...hist.points.map((p, i) =>
-            h(
-              'tr',
-              {},
-              h('td', { text: dateOf(p.startedAt) }),
-              h('td', { text: `${p.instanceId ?? '–'} ${p.type ?? ''}` }),
-              h('td', { class: 'num', text: String(p.stats.n) }),
-              h('td', { class: 'num', text: formatNumber(f(p.stats.mean)) }),
-              h('td', { class: 'num', text: p.stats.ci95 ? `${formatNumber(f(p.stats.ci95[0]))} – ${formatNumber(f(p.stats.ci95[1]))}` : '–' }),
-              h('td', { text: [i === hist.baseline ? t('historyBaseline') : '', p.rebuilt ? t('historyRebuilt') : ''].filter(Boolean).join(' · ') }),
-            ),
-          ),
-        ),
-      ),
+      ...historyParts(shown, (patch) => {
+        choice = { ...choice, ...patch };
+        render();
+      }),
     );
   }
 
@@ -193,9 +223,6 @@ export function createHistoryPanel(): HistoryPanel {
     },
     refresh(rs) {
       results = rs;
-      if (choice) render();
-    },
-    words() {
       if (choice) render();
     },
   };

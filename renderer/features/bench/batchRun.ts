@@ -1,0 +1,116 @@
+import type { BenchEventPayload, BenchResultSummary } from '../../../src/common/bench/contract.js';
+import { toAppError } from '../../../src/common/errors.js';
+import type { Api } from '../../lib/api.js';
+import type { Disposables } from '../../lib/disposables.js';
+import { h } from '../../lib/dom.js';
+import { bindAttr, bindText } from '../../lib/words.js';
+import type { FormProblem } from './formError.js';
+import { t } from './messages.js';
+import { progressRow, updateRun, type RunState } from './runProgress.js';
+
+// The batch the view follows — one it started or a run it re-attached to: the Run and Cancel
+// buttons, one progress row per run, and the live output. Events of any other batch are ignored.
+
+const MAX_LOG = 200_000;
+
+export interface BatchDeps {
+  api: Api;
+  store: Disposables;
+  say(problem: FormProblem | null): void;
+  /** A way to the setting that fixes a failed run, when there is one. */
+  settingsButton(r: BenchResultSummary): HTMLElement | null;
+  /** Run was pressed. */
+  run(): void;
+  /** A run of the followed batch saved this result. */
+  finished(resultId: string): void;
+  /** The followed batch is over: its results are saved. */
+  done(): void;
+}
+
+/** A new batch's id, chosen here: the batch's first events can arrive before the call returns. */
+const newBatchId = () => `ui-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
+
+export class BatchRun {
+  readonly actions: HTMLElement;
+  readonly progress = h('div', { class: 'bench-progress', 'data-testid': 'bench-progress' });
+  readonly log = h('pre', { class: 'bench-log', 'data-testid': 'bench-log' });
+  private readonly runBtn = h('button', { class: 'btn primary', type: 'button', 'data-testid': 'bench-run' });
+  private readonly cancelBtn = h('button', { class: 'btn', type: 'button', disabled: true, 'data-testid': 'bench-cancel' });
+  private readonly runs = new Map<string, RunState>();
+  private current: string | null = null;
+  /** The parameters the followed batch varies (a matrix), to label its run rows. */
+  private varying: string[] = [];
+
+  constructor(private readonly deps: BatchDeps) {
+    const { store } = deps;
+    bindText(store, this.runBtn, () => t('run'));
+    bindText(store, this.cancelBtn, () => t('cancel'));
+    bindAttr(store, this.progress, 'aria-label', () => t('progress'));
+    bindAttr(store, this.log, 'aria-label', () => t('liveOutput'));
+    this.actions = h('div', { class: 'bench-actions' }, this.runBtn, this.cancelBtn);
+    store.add(deps.api.on('bench.event', ({ batchId, event }) => this.onEvent(batchId, event)));
+    store.listen(this.runBtn, 'click', () => deps.run());
+    store.listen(this.cancelBtn, 'click', () => {
+      if (this.current) void deps.api.call('bench.cancel', { batchId: this.current });
+    });
+  }
+
+  /** The script previewed (the form is runnable) or not; Run stays off while a batch is followed. */
+  previewed(ok: boolean): void {
+    if (!ok) this.runBtn.disabled = true;
+    else if (!this.current) this.runBtn.disabled = false;
+  }
+
+  /**
+   * Follows a new batch: the progress and output start empty and the batch's events are taken from
+   * here on; `call` starts it (or re-attaches to a run) under the id given. A failed call is said.
+   */
+  async follow(varying: string[], call: (batchId: string) => Promise<unknown>): Promise<void> {
+    this.runs.clear();
+    this.varying = varying;
+    this.log.textContent = '';
+    this.deps.say(null);
+    this.current = newBatchId();
+    this.runBtn.disabled = true;
+    this.cancelBtn.disabled = false;
+    try {
+      await call(this.current);
+    } catch (e) {
+      this.deps.say({ text: toAppError(e).message });
+      this.current = null;
+      this.runBtn.disabled = false;
+      this.cancelBtn.disabled = true;
+    }
+  }
+
+  paint(): void {
+    this.progress.replaceChildren(...[...this.runs].map(([id, r]) => progressRow(id, r, this.deps.settingsButton)));
+  }
+
+  private onEvent(batchId: string, event: BenchEventPayload): void {
+    if (batchId !== this.current) return;
+    if (event.type === 'output' && event.stream !== 'peer') this.appendLog(event.text);
+    else if (event.type === 'finished' && this.runs.has(event.runId)) this.deps.finished(event.result.id);
+    updateRun(this.runs, event, this.varying);
+    if (event.type === 'batchDone') {
+      this.current = null;
+      this.cancelBtn.disabled = true;
+      this.runBtn.disabled = false;
+      if (event.error) this.deps.say({ text: event.error.message });
+      this.deps.done();
+    }
+    this.paint();
+  }
+
+  private appendLog(text: string): void {
+    const { log } = this;
+    log.textContent = (
+      log.textContent +
+      text
+        .split('\n')
+        .filter((l) => !l.startsWith('@@tagssh:'))
+        .join('\n')
+    ).slice(-MAX_LOG);
+    log.scrollTop = log.scrollHeight;
+  }
+}
