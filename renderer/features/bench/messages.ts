@@ -358,8 +358,3 @@ export type BenchMessage = Parameters<typeof t>[0];
 export function confirmationText(say: ConfirmSay): string {
   return confirmSentence(say, getLocale() === 'ja' ? 'ja' : 'en');
 }
-
-/** "12 KiB" for a byte count shown in a confirmation. */
-export function formatBytes(n: number): string {
-  return n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(1)} MiB` : n >= 1024 ? `${Math.ceil(n / 1024)} KiB` : `${n} B`;
-}

@@ -1,7 +1,8 @@
 import type { ConfirmationInfo, PresetInfo } from '../../../src/common/bench/contract.js';
 import { h } from '../../lib/dom.js';
 import { confirmDialog } from '../../lib/dialog.js';
-import { confirmationText, formatBytes, t, type BenchMessage } from './messages.js';
+import { formatBytes } from '../../lib/bytes.js';
+import { confirmationText, t, type BenchMessage } from './messages.js';
 import { presetTitle } from './presetWords.js';
 
 // Before a run that installs, writes, uploads or needs sudo: the person is asked, each thing said.

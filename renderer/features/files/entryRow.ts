@@ -1,7 +1,7 @@
 import type { FileEntry } from '../../../src/common/files/contract.js';
 import { h } from '../../lib/dom.js';
 import { formatDateTime } from '../../i18n/index.js';
-import { formatBytes } from '../bench/messages.js';
+import { formatBytes } from '../../lib/bytes.js';
 import { t, type FilesWord } from './messages.js';
 import { shown } from './shown.js';
 

@@ -1,6 +1,6 @@
 import { type AppErrorData } from '../../../src/common/errors.js';
 import { detailsAs, FileErrorDetailsSchema } from '../../../src/common/errorDetails.js';
-import { FILE_CHUNK_BYTES, LIST_LIMIT_MAX, LIST_MAX_ENTRIES, TRANSFER_MAX_BYTES, type FileEntry } from '../../../src/common/files/contract.js';
+import { LIST_LIMIT_MAX, LIST_MAX_ENTRIES, TRANSFER_MAX_BYTES, type FileEntry } from '../../../src/common/files/contract.js';
 import { crumbsOf, joinRemote, nameProblem, parentOf } from '../../../src/common/files/paths.js';
 import type { Api } from '../../lib/api.js';
 import { h, clear } from '../../lib/dom.js';
@@ -8,7 +8,7 @@ import { confirmDialog } from '../../lib/dialog.js';
 import { type ErrorField } from '../../i18n/errors.js';
 import { onLocaleChange } from '../../i18n/index.js';
 import { t, type FilesWord } from './messages.js';
-import { fromBase64, toBase64 } from './base64.js';
+import { downloadFile, uploadFile } from './chunkedTransfer.js';
 import { entryRow, type EntryActions } from './entryRow.js';
 import { fileErrorText } from './errorWords.js';
 import { shown } from './shown.js';
@@ -30,9 +30,6 @@ export interface FilePanelDeps {
   /** The panel was shown, hidden, or moved to another folder (workspace restore keeps where). */
   moved?(): void;
 }
-
-/** Chunk calls in flight per transfer: enough to keep the link busy, few enough to stay responsive. */
-const IN_FLIGHT = 4;
 
 const NAME_PROBLEM_WORD: Record<NonNullable<ReturnType<typeof nameProblem>>, FilesWord> = {
   empty: 'badNameEmpty',
@@ -305,50 +302,14 @@ export class FilePanel {
     }
   }
 
-  private async upload(sessionId: string, dir: string, file: File, replace: boolean): Promise<void> {
-    const v = this.addTransfer('up', file.name, file.size);
-    try {
-      await this.deps.api.call('files.upload', { sessionId, transferId: v.id, dir, name: file.name, size: file.size, replace });
-      const offsets: number[] = [];
-      for (let o = 0; o < file.size; o += FILE_CHUNK_BYTES) offsets.push(o);
-      await this.pump(v, offsets, async (offset) => {
-        const data = toBase64(new Uint8Array(await file.slice(offset, offset + FILE_CHUNK_BYTES).arrayBuffer()));
-        if (v.outcome !== 'running') return;
-        await this.deps.api.call('files.uploadChunk', { transferId: v.id, offset, data });
-      });
-    } catch (e) {
-      if (v.outcome === 'running') settleTransfer(v, 'failed', fileErrorText(e));
-    }
+  private upload(sessionId: string, dir: string, file: File, replace: boolean): Promise<void> {
+    return uploadFile(this.deps.api, this.addTransfer('up', file.name, file.size), sessionId, dir, file, replace);
   }
 
   private async download(entry: FileEntry): Promise<void> {
     const sessionId = this.deps.sessionId();
     if (!sessionId || !this.dir) return;
-    const v = this.addTransfer('down', entry.name, entry.size);
-    try {
-      const { size } = await this.deps.api.call('files.download', { sessionId, transferId: v.id, dir: this.dir, name: entry.name });
-      const offsets: number[] = [];
-      for (let o = 0; o < size; o += FILE_CHUNK_BYTES) offsets.push(o);
-      const parts: Uint8Array[] = new Array(offsets.length);
-      await this.pump(v, offsets, async (offset) => {
-        const { data } = await this.deps.api.call('files.downloadChunk', { transferId: v.id, offset });
-        parts[offset / FILE_CHUNK_BYTES] = fromBase64(data);
-      });
-      if (v.outcome === 'cancelled') return;
-      save(new Blob(parts as BlobPart[]), entry.name);
-      if (v.outcome === 'running') settleTransfer(v, 'done');
-    } catch (e) {
-      if (v.outcome === 'running') settleTransfer(v, 'failed', fileErrorText(e));
-    }
-  }
-
-  /** Runs `step` for every offset with a few in flight; stops once the transfer is no longer running. */
-  private async pump(v: TransferView, offsets: number[], step: (offset: number) => Promise<void>): Promise<void> {
-    let next = 0;
-    const worker = async () => {
-      while (next < offsets.length && v.outcome === 'running') await step(offsets[next++]!);
-    };
-    await Promise.all(Array.from({ length: Math.min(IN_FLIGHT, offsets.length) }, worker));
+    await downloadFile(this.deps.api, this.addTransfer('down', entry.name, entry.size), sessionId, this.dir, entry);
   }
 
   private async cancel(v: TransferView): Promise<void> {
@@ -453,15 +414,4 @@ export class FilePanel {
       }
     }
   }
-}
-
-/** Hands the bytes to the browser as a download (Electron asks where to save it). */
-function save(blob: Blob, name: string): void {
-  const url = URL.createObjectURL(blob);
-  // eslint-disable-next-line no-control-regex -- a file name for the local disk: controls become _
-  const a = h('a', { href: url, download: name.replace(/[\u0000-\u001f\u007f]/g, '_'), hidden: true });
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }

@@ -1,5 +1,5 @@
 import { h } from '../../lib/dom.js';
-import { formatBytes } from '../bench/messages.js';
+import { formatBytes } from '../../lib/bytes.js';
 import { t } from './messages.js';
 import { shown } from './shown.js';
 

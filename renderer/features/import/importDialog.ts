@@ -1,6 +1,7 @@
 import type { ImportPlan } from '../../../src/common/import/contract.js';
 import { AppError } from '../../../src/common/errors.js';
 import type { Api } from '../../lib/api.js';
+import { formatBytes } from '../../lib/bytes.js';
 import { clear, h } from '../../lib/dom.js';
 import { describeError } from '../../i18n/errors.js';
 import { onLocaleChange } from '../../i18n/index.js';
@@ -25,7 +26,7 @@ async function encodePicked(list: FileList | null): Promise<{ files: Array<{ pat
   const files = [...(list ?? [])].filter((f) => WANTED.test(f.webkitRelativePath || f.name) && f.size <= MAX_FILE_BYTES);
   if (!files.length) return { problem: t('nothingChosen') };
   const total = files.reduce((n, f) => n + f.size, 0);
-  if ((total * 4) / 3 > MAX_UPLOAD_BYTES) return { problem: t('tooLarge', { size: `${(total / 1024 / 1024).toFixed(1)} MB` }) };
+  if ((total * 4) / 3 > MAX_UPLOAD_BYTES) return { problem: t('tooLarge', { size: formatBytes(total) }) };
   const encoded = await Promise.all(
     files.map(async (f) => ({ path: f.webkitRelativePath || f.name, base64: toBase64(new Uint8Array(await f.arrayBuffer())) })),
   );

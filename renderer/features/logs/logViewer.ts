@@ -1,11 +1,12 @@
 import type { LogEntry } from '../../../src/common/log/contract.js';
+import { formatBytes } from '../../lib/bytes.js';
 import { h } from '../../lib/dom.js';
 import { t } from './messages.js';
 
 // The Logs view's reader: one text log shown under the list (its start when the file is large),
 // with a Close button.
 
-export function createLogViewer(size: (n: number) => string) {
+export function createLogViewer() {
   const title = h('h2');
   const note = h('p', { class: 'hint' });
   const text = h('pre', { class: 'log-text', 'data-testid': 'log-text' });
@@ -22,7 +23,7 @@ export function createLogViewer(size: (n: number) => string) {
     show(e: LogEntry, r: { text: string; truncated: boolean }) {
       title.textContent = e.file;
       text.textContent = r.text;
-      note.textContent = r.truncated ? t('truncated', { size: size(e.size) }) : '';
+      note.textContent = r.truncated ? t('truncated', { size: formatBytes(e.size) }) : '';
       el.hidden = false;
       el.scrollIntoView({ block: 'nearest' });
     },

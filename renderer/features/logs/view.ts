@@ -1,6 +1,7 @@
 import type { LogEntry } from '../../../src/common/log/contract.js';
 import { AppError } from '../../../src/common/errors.js';
 import type { Api } from '../../lib/api.js';
+import { formatBytes } from '../../lib/bytes.js';
 import { clear, h } from '../../lib/dom.js';
 import { describeError } from '../../i18n/errors.js';
 import { formatDateTime, onLocaleChange } from '../../i18n/index.js';
@@ -43,10 +44,6 @@ export function filterLogs(entries: readonly LogEntry[], f: LogFilter): LogEntry
   );
 }
 
-function size(n: number): string {
-  return n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1024 / 1024).toFixed(1)} MiB`;
-}
-
 interface RowActions {
   open(e: LogEntry): void;
   replay(e: LogEntry): void;
@@ -69,7 +66,7 @@ function logRow(e: LogEntry, act: RowActions): HTMLTableRowElement {
     h('td', { text: e.instanceId ?? '—' }),
     h('td', { text: e.started ? formatDateTime(Date.parse(e.started)) : formatDateTime(e.mtime) }),
     h('td', { text: e.kind === 'cast' ? t('kindCast') : t('kindText') }),
-    h('td', { class: 'num', text: size(e.size) }),
+    h('td', { class: 'num', text: formatBytes(e.size) }),
     actions,
   );
 }
@@ -142,7 +139,7 @@ export function createLogsView(deps: LogsViewDeps) {
     revealer.message.textContent = t('failed', { error: describeError(e instanceof AppError ? e : new AppError('INTERNAL', String(e))).title });
   };
   const revealer = logReveal(deps.api, fail);
-  const viewer = createLogViewer(size);
+  const viewer = createLogViewer();
   const el = h(
     'section',
     { class: 'logs-view' },

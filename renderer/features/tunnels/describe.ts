@@ -23,17 +23,6 @@ export const STATE_WORD: Record<TunnelStatusPayload['state'], TunnelWord> = {
   failed: 'stateFailed',
 };
 
-export function formatBytes(n: number): string {
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let i = 0;
-  let v = n;
-  while (v >= 1024 && i < units.length - 1) {
-    v /= 1024;
-    i++;
-  }
-  return `${new Intl.NumberFormat(getLocale(), { maximumFractionDigits: i === 0 ? 0 : 1 }).format(v)} ${units[i]}`;
-}
-
 /** "4 min 12 s", "2 h 3 min", "12 s" in the app's words. */
 function durationText(ms: number): string {
   const total = Math.max(0, Math.floor(ms / 1000));

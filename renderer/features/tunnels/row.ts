@@ -1,8 +1,9 @@
 import type { Instance } from '../../../src/common/model/instance.js';
 import type { SavedTunnel, TunnelStatusPayload } from '../../../src/common/tunnels/contract.js';
 import { tagText } from '../../../src/common/tunnels/binding.js';
+import { formatBytes } from '../../lib/bytes.js';
 import { h } from '../../lib/dom.js';
-import { connectedText, describeTunnel, errorText, formatBytes, isRunning, STATE_WORD, timeOfDay } from './describe.js';
+import { connectedText, describeTunnel, errorText, isRunning, STATE_WORD, timeOfDay } from './describe.js';
 import { t } from './messages.js';
 
 // One run's row in the tunnel list: where it runs, what it forwards, its state and health, its

@@ -40,7 +40,8 @@ export function clock(seconds: number): string {
   return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${ss}` : `${m}:${ss}`;
 }
 
-function mib(n: number): string {
+/** A byte count in MiB with one decimal: a copy's size, done part and rate read in one unit. */
+export function mib(n: number): string {
   return `${(n / 1048576).toFixed(1)} MiB`;
 }
 

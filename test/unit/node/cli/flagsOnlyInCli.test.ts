@@ -22,8 +22,8 @@ const ALLOWED: Record<string, string> = {
   'src/common/bench/index.ts': 'checks `--param` values; the app’s bench form names its fields itself',
   'src/common/bench/presets/cpufreq.ts': 'a preset’s `--param` hint; the app’s bench form names its fields itself',
   'src/common/bench/presets/unixbench.ts': 'a preset’s `--param` hint; the app’s bench form names its fields itself',
-  'src/common/export/teraterm.ts': 'export checks; the app’s export dialog drops hints naming flags (exportDialog.ts)',
-  'src/common/export/sshConfig.ts': 'export checks; the app’s export dialog drops hints naming flags (exportDialog.ts)',
+  'src/common/export/teraterm.ts': 'export checks; the app’s export dialog drops hints naming flags (exports/exportResult.ts)',
+  'src/common/export/sshConfig.ts': 'export checks; the app’s export dialog drops hints naming flags (exports/exportResult.ts)',
 };
 
 const FLAG = /(^|[\s(`'"“])--[a-z]/;

@@ -3,7 +3,7 @@ import { stat } from 'node:fs/promises';
 import { AppError, isAppError, toAppError } from '../../../../common/errors.js';
 import { escapeControls } from '../../../../common/safeText.js';
 import type { AwsScope } from '../../../aws/config/scope.js';
-import { clock, measuredRate, rememberRate, routeLine, routeOf, type CopyRoute } from '../../../files/copyRoute.js';
+import { clock, measuredRate, mib, rememberRate, routeLine, routeOf, type CopyRoute } from '../../../files/copyRoute.js';
 import { FileSession, type SkippedEntry, type TransferProgress } from '../../../files/index.js';
 import type { CpFlags } from './flags.js';
 import type { CopyPlan } from './plan.js';
@@ -20,10 +20,6 @@ import type { ConnectTarget } from '../../../ssh/types.js';
 const EXIT_COPY_FAILED = 1;
 const EXIT_CONNECTION_LOST = 255;
 const EXIT_INTERRUPTED = 130;
-
-function mib(n: number): string {
-  return `${(n / 1048576).toFixed(1)} MiB`;
-}
 
 /** A copy from this size on is announced with its route and expected time before it starts. */
 const LARGE_COPY = 64 * 1024 * 1024;
