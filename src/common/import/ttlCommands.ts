@@ -15,16 +15,54 @@ const PASSWORD_PROMPT = /pass(?:word|phrase)?|パスワード/i;
 
 const varName = (stmt: Stmt, i: number): string | null => (stmt.args[i]?.k === 'var' ? (stmt.args[i] as { name: string }).name : null);
 
+/** One statement as a command sees it: where it runs, its arguments, and the moves every command makes. */
+interface Cmd {
+  ctx: RunContext;
+  s: RunState;
+  f: Frame;
+  stmt: Stmt;
+  at: SourceRef;
+  ev: (i: number) => Val;
+  /** Sets the variable named by argument `i` (a literal there sets nothing). */
+  set: (i: number, v: Val) => void;
+  /** A value nobody can know here (what a person types, what a file holds). */
+  unknown: (from: string, extra?: object) => Val;
+  /** On to the next line. */
+  next: () => void;
+}
+
+/** A command group's answer for a statement that is not one of its commands. */
+const NOT_MINE = Symbol('not mine');
+type Outcome = 'end' | void | typeof NOT_MINE;
+
 export function ttlCommand(ctx: RunContext, s: RunState, f: Frame, stmt: Stmt, at: SourceRef, ev: (i: number) => Val): 'end' | void {
-  const set = (i: number, v: Val) => {
-    const n = varName(stmt, i);
-    if (n) s.vars.set(n, v);
+  const c: Cmd = {
+    ctx,
+    s,
+    f,
+    stmt,
+    at,
+    ev,
+    set: (i, v) => {
+      const n = varName(stmt, i);
+      if (n) s.vars.set(n, v);
+    },
+    unknown: (from, extra = {}) => ({ s: [{ from, at, ...extra }] }),
+    next: () => void f.pc++,
   };
-  const unknown = (from: string, extra: object = {}): Val => ({ s: [{ from, at, ...extra }] });
-  const next = () => void f.pc++;
+  for (const group of [controlFlow, loops, includes, strings, inputs]) {
+    const r = group(c);
+    if (r !== NOT_MINE) return r;
+  }
+  s.vars.set('result', UNKNOWN_INT);
+  return c.next();
+}
+
+/** end, exit, goto/call/return and if/elseif/else/endif. */
+function controlFlow(c: Cmd): Outcome {
+  const { ctx, s, f, stmt, at, ev, next } = c;
   const p = f.prog;
   switch (stmt.name) {
-    // ---- control flow ----
     case 'end':
       return 'end';
     case 'exit':
@@ -69,6 +107,15 @@ export function ttlCommand(ctx: RunContext, s: RunState, f: Frame, stmt: Stmt, a
       return;
     case 'endif':
       return next();
+  }
+  return NOT_MINE;
+}
+
+/** for/next, while/until, do/loop, break/continue. */
+function loops(c: Cmd): Outcome {
+  const { ctx, s, f, stmt, ev, next } = c;
+  const p = f.prog;
+  switch (stmt.name) {
     case 'for': {
       const v = varName(stmt, 0);
       const a = asInt(ev(1));
@@ -123,6 +170,14 @@ export function ttlCommand(ctx: RunContext, s: RunState, f: Frame, stmt: Stmt, a
       f.pc = stmt.name === 'break' ? p.partner.get(loop)! + 1 : p.partner.get(loop)!;
       return;
     }
+  }
+  return NOT_MINE;
+}
+
+/** include and setdir: where further macro text comes from. */
+function includes(c: Cmd): Outcome {
+  const { ctx, s, f, at, stmt, ev, next } = c;
+  switch (stmt.name) {
     case 'include': {
       const name = knownText(asValue(ev(0)));
       const inc = name !== null ? ctx.host.include(name, s.dir) : null;
@@ -141,7 +196,14 @@ export function ttlCommand(ctx: RunContext, s: RunState, f: Frame, stmt: Stmt, a
       if (d !== null) s.dir = d;
       return next();
     }
-    // ---- strings ----
+  }
+  return NOT_MINE;
+}
+
+/** String building: strconcat, int2str, getenv, expandenv, makepath, strcopy… */
+function strings(c: Cmd): Outcome {
+  const { s, stmt, at, ev, set, unknown, next } = c;
+  switch (stmt.name) {
     case 'strconcat': {
       const n = varName(stmt, 0);
       if (n) s.vars.set(n, { s: joinValues(asValue(s.vars.get(n) ?? str('')), asValue(ev(1))) });
@@ -203,7 +265,14 @@ export function ttlCommand(ctx: RunContext, s: RunState, f: Frame, stmt: Stmt, a
       if (n) s.arrays.set(n, new Map());
       return next();
     }
-    // ---- what a person types, what a file holds ----
+  }
+  return NOT_MINE;
+}
+
+/** What a person types or a file holds, the aws CLI an exec runs, a password typed after its prompt. */
+function inputs(c: Cmd): Outcome {
+  const { ctx, s, stmt, at, ev, set, unknown, next } = c;
+  switch (stmt.name) {
     case 'inputbox':
     case 'filenamebox':
     case 'dirnamebox':
@@ -257,8 +326,7 @@ export function ttlCommand(ctx: RunContext, s: RunState, f: Frame, stmt: Stmt, a
       }
       return next();
   }
-  s.vars.set('result', UNKNOWN_INT);
-  return next();
+  return NOT_MINE;
 }
 
 /** After a jump back: a path that comes round to a state already followed ends here (a retry loop on an unknown result). */

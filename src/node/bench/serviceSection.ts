@@ -1,8 +1,8 @@
 import { AppError, toAppError } from '../../common/errors.js';
 import { describeParams, getPreset, PRESET_IDS, type BoundPreset } from '../../common/bench/index.js';
 import { expandMatrix, variantLabel, varyingParams, type MatrixValues } from '../../common/bench/matrix.js';
-import type { Handlers } from '../../common/contract.js';
-import type { HandlerSection } from '../service/types.js';
+import type { Emit, Handlers, Parsed } from '../../common/contract.js';
+import type { AppServiceDeps, HandlerSection } from '../service/types.js';
 import type { Instance } from '../../common/model/instance.js';
 import type { BenchHost, BenchEvent } from './runner.js';
 import type { ResultsStore } from './store.js';
@@ -25,46 +25,138 @@ function runsOf(id: string, params: Record<string, string | number | boolean>, m
   return expandMatrix(preset, values).map((p) => preset.bind(p));
 }
 
+/** What the run and attach handlers of one UI connection share. */
+interface BenchCtx {
+  deps: AppServiceDeps;
+  emit: Emit;
+  /** Batches running for this connection, by id (a cancel aborts one). */
+  batches: Map<string, AbortController>;
+  storeOf: () => Promise<ResultsStore>;
+}
+
+/** Runs borrow the connection of an open terminal to the same machine (no second handshake). */
+function borrowedConnect(deps: AppServiceDeps) {
+  const sessions = deps.engine.sessions;
+  return sessions.acquire ? pooledConnect({ acquire: (t) => sessions.acquire!(t) }) : undefined;
+}
+
+async function hostFor(deps: AppServiceDeps, ref: { id: string; region: string }, acceptNew = false): Promise<BenchHost> {
+  const [{ connectTargetFor }, { listInstances }] = await Promise.all([import('../ssh/target.js'), import('../aws/instances/inventory.js')]);
+  const settings = deps.settings.get();
+  const scope = { ...(settings.profile ? { profile: settings.profile } : {}), regions: [ref.region] };
+  const target = await connectTargetFor(ref.id, { ...scope, settings, ...(acceptNew ? { acceptNew: true } : {}) });
+  const inventory: Instance[] = await listInstances(scope, { useCache: 'prefer' });
+  const instance = inventory.find((i) => i.id === ref.id);
+  return instance ? { target, instance } : { target };
+}
+
+/**
+ * Runs a batch (or a re-attach) in the background under `batchId`: its events go to the UI
+ * without the raw output (that stays in the store), and a final batchDone says how it ended.
+ */
+function inBackground({ batches, emit }: BenchCtx, batchId: string, work: (signal: AbortSignal, onEvent: (e: BenchEvent) => void) => Promise<unknown>): void {
+  const ac = new AbortController();
+  batches.set(batchId, ac);
+  const onEvent = (event: BenchEvent) => {
+    if (event.type === 'finished') {
+      const { raw: _raw, script: _script, peerScript: _peerScript, ...summary } = event.result;
+      emit('bench.event', { batchId, event: { ...event, result: summary } });
+    } else emit('bench.event', { batchId, event });
+  };
+  work(ac.signal, onEvent)
+    .then(
+      () => emit('bench.event', { batchId, event: { type: 'batchDone', runId: batchId } }),
+      (e) => emit('bench.event', { batchId, event: { type: 'batchDone', runId: batchId, error: toAppError(e).toJSON() } }),
+    )
+    .finally(() => batches.delete(batchId));
+}
+
+/** The preset's script, what needs confirmation, and the matrix's variants, before anything runs. */
+function preview({ preset: id, params, matrix }: Parsed<'bench.preview'>) {
+  const runs = runsOf(id, params, matrix);
+  const run = runs[0]!;
+  const { script, peerScript } = run.preview();
+  const varying = varyingParams(runs.map((r) => r.params));
+  const confirmations = runs.flatMap((r) => r.confirmations()).filter((c, i, all) => all.findIndex((o) => o.kind === c.kind && o.reason === c.reason) === i);
+  const variants = varying.length ? runs.map((r) => variantLabel(r.params, varying)) : [];
+  return { params: run.params, script, confirmations, variants, ...(peerScript !== undefined ? { peerScript } : {}) };
+}
+
+/** Checks the form (confirmed, peer, upload), finds the hosts, and starts the batch in the background. */
+async function startRun(c: BenchCtx, input: Parsed<'bench.run'>): Promise<{ batchId: string }> {
+  const runs = runsOf(input.preset, input.params, input.matrix);
+  const run = runs[0]!;
+  const { preset: p } = run;
+  const paramSets = runs.map((r) => ({ ...r.params }));
+  if (runs.some((r) => r.confirmations().length) && !input.confirmed) {
+    throw new AppError('INVALID_INPUT', `${p.title} installs, writes or uses sudo and was not confirmed.`, 'Review the script and confirm.');
+  }
+  if (p.pair && !input.peer) throw new AppError('INVALID_INPUT', `${p.title} needs a peer instance (it runs the server).`);
+  // An upload from the app is only ever the bytes of the file the person picked in the file
+  // dialog (and confirmed, named, in the dialog that follows): a path sent over the RPC is
+  // never read, so a forged request cannot make the backend upload ~/.ssh/id_rsa.
+  const wanted = run.upload();
+  let upload: UploadFile | undefined;
+  if (wanted) {
+    if (!input.tarball) throw new AppError('INVALID_INPUT', wanted.words.notPicked);
+    const { checkUpload } = await import('./localTarball.js');
+    upload = checkUpload(wanted, { name: input.tarball.name, data: Buffer.from(input.tarball.base64, 'base64') });
+    for (const s of paramSets) s[wanted.param] = upload.name;
+  }
+  const { runBench, newRunId } = await import('./runner.js');
+  const [hosts, peer, store] = await Promise.all([
+    Promise.all(input.instances.map((i) => hostFor(c.deps, i, input.acceptNew))),
+    input.peer ? hostFor(c.deps, input.peer, input.acceptNew) : undefined,
+    c.storeOf(),
+  ]);
+  const batchId = input.batchId ?? newRunId();
+  if (c.batches.has(batchId)) throw new AppError('INVALID_INPUT', `Batch ${batchId} is already running.`);
+  const pool = borrowedConnect(c.deps);
+  const settings = c.deps.settings.get();
+  const enrich = (await import('./enrich.js')).awsEnricher(settings.profile ? { profile: settings.profile } : {});
+  inBackground(c, batchId, (signal, onEvent) =>
+    runBench({
+      preset: p.id,
+      paramSets,
+      hosts,
+      ...(peer ? { peer } : {}),
+      ...(upload ? { upload } : {}),
+      batchId,
+      signal,
+      store,
+      onEvent,
+      ...(input.concurrency ? { concurrency: input.concurrency } : {}),
+      ...(pool ? { connect: pool } : {}),
+      ...(input.repeat ? { repeat: input.repeat } : {}),
+      enrich,
+    }),
+  );
+  return { batchId };
+}
+
+/** Follows a stored run that is still running on its instance (and, inside a series, the rest of the series). */
+async function attachRun(c: BenchCtx, { id, batchId }: Parsed<'bench.attach'>): Promise<null> {
+  const store = await c.storeOf();
+  const result = store.get(id);
+  const ref = (h: typeof result.instance) => {
+    if (!h.instanceId || !h.region) throw new AppError('INVALID_INPUT', `Result ${id} was not run on an EC2 instance; it cannot be re-attached from here.`);
+    return { id: h.instanceId, region: h.region };
+  };
+  const [host, peer] = await Promise.all([hostFor(c.deps, ref(result.instance)), result.peer ? hostFor(c.deps, ref(result.peer)) : undefined]);
+  // Inside a series, the rest of the series follows the collected run (see seriesAttach.ts).
+  const { attachInSeries } = await import('./seriesAttach.js');
+  const pool = borrowedConnect(c.deps);
+  inBackground(c, batchId, (signal, onEvent) =>
+    attachInSeries(result, { host, ...(peer ? { peer } : {}) }, { store, signal, onEvent, ...(pool ? { connect: pool } : {}) }),
+  );
+  return null;
+}
+
 export function benchSection(o: BenchSectionOptions = {}): HandlerSection {
   return ({ deps, emit }) => {
     const batches = new Map<string, AbortController>();
-    // Runs borrow the connection of an open terminal to the same machine (no second handshake).
-    const borrowedConnect = () => {
-      const sessions = deps.engine.sessions;
-      return sessions.acquire ? pooledConnect({ acquire: (t) => sessions.acquire!(t) }) : undefined;
-    };
     const storeOf = async () => o.store?.() ?? (await import('./store.js')).resultsStore();
-
-    async function hostFor(ref: { id: string; region: string }, acceptNew = false): Promise<BenchHost> {
-      const [{ connectTargetFor }, { listInstances }] = await Promise.all([import('../ssh/target.js'), import('../aws/instances/inventory.js')]);
-      const settings = deps.settings.get();
-      const scope = { ...(settings.profile ? { profile: settings.profile } : {}), regions: [ref.region] };
-      const target = await connectTargetFor(ref.id, { ...scope, settings, ...(acceptNew ? { acceptNew: true } : {}) });
-      const inventory: Instance[] = await listInstances(scope, { useCache: 'prefer' });
-      const instance = inventory.find((i) => i.id === ref.id);
-      return instance ? { target, instance } : { target };
-    }
-
-    /**
-     * Runs a batch (or a re-attach) in the background under `batchId`: its events go to the UI
-     * without the raw output (that stays in the store), and a final batchDone says how it ended.
-     */
-    function inBackground(batchId: string, work: (signal: AbortSignal, onEvent: (e: BenchEvent) => void) => Promise<unknown>): void {
-      const ac = new AbortController();
-      batches.set(batchId, ac);
-      const onEvent = (event: BenchEvent) => {
-        if (event.type === 'finished') {
-          const { raw: _raw, script: _script, peerScript: _peerScript, ...summary } = event.result;
-          emit('bench.event', { batchId, event: { ...event, result: summary } });
-        } else emit('bench.event', { batchId, event });
-      };
-      work(ac.signal, onEvent)
-        .then(
-          () => emit('bench.event', { batchId, event: { type: 'batchDone', runId: batchId } }),
-          (e) => emit('bench.event', { batchId, event: { type: 'batchDone', runId: batchId, error: toAppError(e).toJSON() } }),
-        )
-        .finally(() => batches.delete(batchId));
-    }
+    const c: BenchCtx = { deps, emit, batches, storeOf };
 
     const handlers: Partial<Handlers> = {
       'bench.presets'() {
@@ -75,84 +167,9 @@ export function benchSection(o: BenchSectionOptions = {}): HandlerSection {
           }),
         };
       },
-      'bench.preview'({ preset: id, params, matrix }) {
-        const runs = runsOf(id, params, matrix);
-        const run = runs[0]!;
-        const { script, peerScript } = run.preview();
-        const varying = varyingParams(runs.map((r) => r.params));
-        const confirmations = runs
-          .flatMap((r) => r.confirmations())
-          .filter((c, i, all) => all.findIndex((o) => o.kind === c.kind && o.reason === c.reason) === i);
-        const variants = varying.length ? runs.map((r) => variantLabel(r.params, varying)) : [];
-        return { params: run.params, script, confirmations, variants, ...(peerScript !== undefined ? { peerScript } : {}) };
-      },
-      async 'bench.run'(input) {
-        const runs = runsOf(input.preset, input.params, input.matrix);
-        const run = runs[0]!;
-        const { preset: p } = run;
-        const paramSets = runs.map((r) => ({ ...r.params }));
-        if (runs.some((r) => r.confirmations().length) && !input.confirmed) {
-          throw new AppError('INVALID_INPUT', `${p.title} installs, writes or uses sudo and was not confirmed.`, 'Review the script and confirm.');
-        }
-        if (p.pair && !input.peer) throw new AppError('INVALID_INPUT', `${p.title} needs a peer instance (it runs the server).`);
-        // An upload from the app is only ever the bytes of the file the person picked in the file
-        // dialog (and confirmed, named, in the dialog that follows): a path sent over the RPC is
-        // never read, so a forged request cannot make the backend upload ~/.ssh/id_rsa.
-        const wanted = run.upload();
-        let upload: UploadFile | undefined;
-        if (wanted) {
-          if (!input.tarball) throw new AppError('INVALID_INPUT', wanted.words.notPicked);
-          const { checkUpload } = await import('./localTarball.js');
-          upload = checkUpload(wanted, { name: input.tarball.name, data: Buffer.from(input.tarball.base64, 'base64') });
-          for (const s of paramSets) s[wanted.param] = upload.name;
-        }
-        const { runBench, newRunId } = await import('./runner.js');
-        const [hosts, peer, store] = await Promise.all([
-          Promise.all(input.instances.map((i) => hostFor(i, input.acceptNew))),
-          input.peer ? hostFor(input.peer, input.acceptNew) : undefined,
-          storeOf(),
-        ]);
-        const batchId = input.batchId ?? newRunId();
-        if (batches.has(batchId)) throw new AppError('INVALID_INPUT', `Batch ${batchId} is already running.`);
-        const pool = borrowedConnect();
-        const settings = deps.settings.get();
-        const enrich = (await import('./enrich.js')).awsEnricher(settings.profile ? { profile: settings.profile } : {});
-        inBackground(batchId, (signal, onEvent) =>
-          runBench({
-            preset: p.id,
-            paramSets,
-            hosts,
-            ...(peer ? { peer } : {}),
-            ...(upload ? { upload } : {}),
-            batchId,
-            signal,
-            store,
-            onEvent,
-            ...(input.concurrency ? { concurrency: input.concurrency } : {}),
-            ...(pool ? { connect: pool } : {}),
-            ...(input.repeat ? { repeat: input.repeat } : {}),
-            enrich,
-          }),
-        );
-        return { batchId };
-      },
-      async 'bench.attach'({ id, batchId }) {
-        const store = await storeOf();
-        const result = store.get(id);
-        const ref = (h: typeof result.instance) => {
-          if (!h.instanceId || !h.region)
-            throw new AppError('INVALID_INPUT', `Result ${id} was not run on an EC2 instance; it cannot be re-attached from here.`);
-          return { id: h.instanceId, region: h.region };
-        };
-        const [host, peer] = await Promise.all([hostFor(ref(result.instance)), result.peer ? hostFor(ref(result.peer)) : undefined]);
-        // Inside a series, the rest of the series follows the collected run (see seriesAttach.ts).
-        const { attachInSeries } = await import('./seriesAttach.js');
-        const pool = borrowedConnect();
-        inBackground(batchId, (signal, onEvent) =>
-          attachInSeries(result, { host, ...(peer ? { peer } : {}) }, { store, signal, onEvent, ...(pool ? { connect: pool } : {}) }),
-        );
-        return null;
-      },
+      'bench.preview': preview,
+      'bench.run': (input) => startRun(c, input),
+      'bench.attach': (input) => attachRun(c, input),
       'bench.cancel'({ batchId }) {
         batches.get(batchId)?.abort();
         return null;

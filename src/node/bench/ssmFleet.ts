@@ -152,21 +152,19 @@ function hostOf(id: string, region: string, i: Instance | undefined): BenchHostI
   return { label: i.name ?? i.id, host: `ssm:${id}`, instanceId: id, name: i.name, type: i.type, az: i.az, ami: i.imageId, region };
 }
 
+/** What the steps of a fleet run share: the request, the SDK and its client, and the error wording. */
+interface Fleet {
+  req: FleetRequest;
+  sdk: typeof SsmModule;
+  ssm: SSMClient;
+  /** Runs an SSM call, its failure worded as an AppError about SSM in the request's region. */
+  call: <T>(fn: () => Promise<T>) => Promise<T>;
+}
+
 /** Sends the preset to the matching nodes, follows them, and returns (and saves) one result per node. */
 export async function runFleet(req: FleetRequest): Promise<BenchResult[]> {
   const { run, region, scope } = req;
-  if (run.peer)
-    throw new AppError(
-      'INVALID_INPUT',
-      `${run.preset.title} runs on a pair of instances; fleets through Systems Manager run single-host presets.`,
-      'Run it over SSH: tagssh bench iperf3 NAME --peer PEER.',
-    );
-  if (run.upload())
-    throw new AppError(
-      'INVALID_INPUT',
-      `${run.preset.title} with a local file to upload can't go through Systems Manager.`,
-      'Run it over SSH instead (without --ssm).',
-    );
+  assertFleetable(run);
   const sdk: typeof SsmModule = cjsExports(await import('@aws-sdk/client-ssm'));
   const ssm: SSMClient = new sdk.SSMClient(await sdkClientConfig(scope, region, 'other'));
   const call = async <T>(fn: () => Promise<T>): Promise<T> => {
@@ -176,87 +174,14 @@ export async function runFleet(req: FleetRequest): Promise<BenchResult[]> {
       throw sdkAppError(e, 'SSM', region, `ssm.${region}`, scope.profile);
     }
   };
+  const fleet: Fleet = { req, sdk, ssm, call };
   try {
     const batchId = newRunId();
     const startedAt = new Date().toISOString();
     const timeoutSeconds = req.timeoutSeconds ?? Math.min(172_800, Math.max(30, Math.round(run.estimateSeconds() * 3 + 120)));
     const script = run.script({ runId: batchId, runDir: runDirFor(batchId) });
-    const sent = await call(() =>
-      ssm.send(
-        new sdk.SendCommandCommand({
-          DocumentName: 'AWS-RunShellScript',
-          // Named ids go as InstanceIds (what SSM documents for a list of nodes), tags as Targets.
-          ...(req.targets[0]?.Key === 'InstanceIds' ? { InstanceIds: req.targets[0].Values } : { Targets: req.targets }),
-          Parameters: {
-            commands: [fleetCommand(script, batchId)],
-            executionTimeout: [String(timeoutSeconds)],
-          },
-          Comment: `tagssh bench ${run.preset.id} ${batchId}`.slice(0, 100),
-          MaxConcurrency: req.maxConcurrency ?? '50',
-          MaxErrors: req.maxErrors ?? '0',
-          TimeoutSeconds: 600,
-          ...(req.outputS3 ? { OutputS3BucketName: req.outputS3.bucket, ...(req.outputS3.prefix ? { OutputS3KeyPrefix: req.outputS3.prefix } : {}) } : {}),
-        }),
-      ),
-    );
-    const commandId = sent.Command?.CommandId;
-    if (!commandId) throw new AppError('AWS_API', 'Systems Manager accepted the command but returned no command id.');
-    req.onSent?.(commandId, req.targets);
-
-    // Per-node states come from ListCommandInvocations. An endpoint without it (moto 5.2 has
-    // none) is asked node by node with GetCommandInvocation, for the nodes ListCommands names.
-    let listing = true;
-    const nodeStates = async (ids: string[]): Promise<Array<{ id: string; status: string }>> => {
-      if (listing) {
-        try {
-          return await listInvocations(ssm, sdk, commandId);
-        } catch (e) {
-          if (!unsupported(e)) throw e;
-          listing = false;
-        }
-      }
-      return Promise.all(
-        ids.map(async (id) => {
-          try {
-            return { id, status: (await ssm.send(new sdk.GetCommandInvocationCommand({ CommandId: commandId, InstanceId: id }))).Status ?? 'Pending' };
-          } catch (e) {
-            if ((e as { name?: string }).name === 'InvocationDoesNotExist') return { id, status: 'Pending' };
-            throw e;
-          }
-        }),
-      );
-    };
-    const seen = new Map<string, string>();
-    const names = new Map<string, Instance>();
-    const label = (id: string) => names.get(id)?.name ?? id;
-    const onAbort = () => void ssm.send(new sdk.CancelCommandCommand({ CommandId: commandId })).catch(() => undefined);
-    req.signal?.addEventListener('abort', onAbort, { once: true });
-    let nodes: string[];
-    try {
-      nodes = await pollUntil(
-        `Systems Manager command ${commandId}`,
-        async () => {
-          const cmd = (await call(() => ssm.send(new sdk.ListCommandsCommand({ CommandId: commandId })))).Commands?.[0];
-          const cmdStatus = cmd?.Status ?? 'Pending';
-          const list = await call(() => nodeStates(cmd?.InstanceIds ?? []));
-          const fresh = list.map((i) => i.id).filter((id) => !names.has(id));
-          if (fresh.length)
-            for (const i of await (await ec2For(scope, region)).describeInstances({ ids: fresh }).catch(() => [] as Instance[])) names.set(i.id, i);
-          for (const inv of list) {
-            if (seen.get(inv.id) !== inv.status) {
-              seen.set(inv.id, inv.status);
-              req.onNode?.({ instanceId: inv.id, label: label(inv.id), status: inv.status });
-            }
-          }
-          const cmdDone = !['Pending', 'InProgress', 'Cancelling'].includes(cmdStatus);
-          if (cmdDone && list.every((i) => FINAL.has(i.status))) return list.map((i) => i.id);
-          return undefined;
-        },
-        { timeoutMs: (timeoutSeconds + 900) * 1000, ...(req.signal ? { signal: req.signal } : {}) },
-      );
-    } finally {
-      req.signal?.removeEventListener('abort', onAbort);
-    }
+    const commandId = await sendCommand(fleet, script, batchId, timeoutSeconds);
+    const { nodes, names } = await followNodes(fleet, commandId, timeoutSeconds);
     if (nodes.length === 0)
       throw new AppError(
         'NOT_FOUND',
@@ -281,22 +206,7 @@ export async function runFleet(req: FleetRequest): Promise<BenchResult[]> {
         script,
         ...(req.series ? { series: req.series(id) } : {}),
       };
-      let r: BenchResult;
-      try {
-        const out: GetCommandInvocationCommandOutput = await call(() =>
-          ssm.send(new sdk.GetCommandInvocationCommand({ CommandId: commandId, InstanceId: id })),
-        );
-        r = resultFromInvocation(base, run, {
-          status: out.Status ?? 'Failed',
-          ...(out.StatusDetails ? { statusDetails: out.StatusDetails } : {}),
-          stdout: out.StandardOutputContent ?? '',
-          stderr: out.StandardErrorContent ?? '',
-          responseCode: typeof out.ResponseCode === 'number' && out.ResponseCode >= 0 ? out.ResponseCode : null,
-          ...(out.StandardOutputUrl ? { s3Url: out.StandardOutputUrl } : {}),
-        });
-      } catch (e) {
-        r = { ...base, status: 'failed', error: toAppError(e).toJSON(), endedAt: new Date().toISOString() };
-      }
+      const r = await nodeResult(fleet, commandId, id, base);
       await req.enrich?.(r).catch(() => undefined);
       req.store?.save(r);
       results.push(r);
@@ -304,6 +214,132 @@ export async function runFleet(req: FleetRequest): Promise<BenchResult[]> {
     return results;
   } finally {
     ssm.destroy();
+  }
+}
+
+/** A pair preset or one with a local upload cannot go through Run Command. */
+function assertFleetable(run: BoundPreset): void {
+  if (run.peer)
+    throw new AppError(
+      'INVALID_INPUT',
+      `${run.preset.title} runs on a pair of instances; fleets through Systems Manager run single-host presets.`,
+      'Run it over SSH: tagssh bench iperf3 NAME --peer PEER.',
+    );
+  if (run.upload())
+    throw new AppError(
+      'INVALID_INPUT',
+      `${run.preset.title} with a local file to upload can't go through Systems Manager.`,
+      'Run it over SSH instead (without --ssm).',
+    );
+}
+
+/** SendCommand with the script to every node the targets match; returns the command id. */
+async function sendCommand({ req, sdk, ssm, call }: Fleet, script: string, batchId: string, timeoutSeconds: number): Promise<string> {
+  const { run } = req;
+  const sent = await call(() =>
+    ssm.send(
+      new sdk.SendCommandCommand({
+        DocumentName: 'AWS-RunShellScript',
+        // Named ids go as InstanceIds (what SSM documents for a list of nodes), tags as Targets.
+        ...(req.targets[0]?.Key === 'InstanceIds' ? { InstanceIds: req.targets[0].Values } : { Targets: req.targets }),
+        Parameters: {
+          commands: [fleetCommand(script, batchId)],
+          executionTimeout: [String(timeoutSeconds)],
+        },
+        Comment: `tagssh bench ${run.preset.id} ${batchId}`.slice(0, 100),
+        MaxConcurrency: req.maxConcurrency ?? '50',
+        MaxErrors: req.maxErrors ?? '0',
+        TimeoutSeconds: 600,
+        ...(req.outputS3 ? { OutputS3BucketName: req.outputS3.bucket, ...(req.outputS3.prefix ? { OutputS3KeyPrefix: req.outputS3.prefix } : {}) } : {}),
+      }),
+    ),
+  );
+  const commandId = sent.Command?.CommandId;
+  if (!commandId) throw new AppError('AWS_API', 'Systems Manager accepted the command but returned no command id.');
+  req.onSent?.(commandId, req.targets);
+  return commandId;
+}
+
+/**
+ * Per-node states come from ListCommandInvocations. An endpoint without it (moto 5.2 has
+ * none) is asked node by node with GetCommandInvocation, for the nodes ListCommands names.
+ */
+function nodeStatesOf({ sdk, ssm }: Fleet, commandId: string): (ids: string[]) => Promise<Array<{ id: string; status: string }>> {
+  let listing = true;
+  return async (ids) => {
+    if (listing) {
+      try {
+        return await listInvocations(ssm, sdk, commandId);
+      } catch (e) {
+        if (!unsupported(e)) throw e;
+        listing = false;
+      }
+    }
+    return Promise.all(
+      ids.map(async (id) => {
+        try {
+          return { id, status: (await ssm.send(new sdk.GetCommandInvocationCommand({ CommandId: commandId, InstanceId: id }))).Status ?? 'Pending' };
+        } catch (e) {
+          if ((e as { name?: string }).name === 'InvocationDoesNotExist') return { id, status: 'Pending' };
+          throw e;
+        }
+      }),
+    );
+  };
+}
+
+/** Polls the command until every node it reached is done, telling each node's changes; a cancel cancels the command. */
+async function followNodes(fleet: Fleet, commandId: string, timeoutSeconds: number): Promise<{ nodes: string[]; names: Map<string, Instance> }> {
+  const { req, sdk, ssm, call } = fleet;
+  const { region, scope } = req;
+  const nodeStates = nodeStatesOf(fleet, commandId);
+  const seen = new Map<string, string>();
+  const names = new Map<string, Instance>();
+  const label = (id: string) => names.get(id)?.name ?? id;
+  const onAbort = () => void ssm.send(new sdk.CancelCommandCommand({ CommandId: commandId })).catch(() => undefined);
+  req.signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    const nodes = await pollUntil(
+      `Systems Manager command ${commandId}`,
+      async () => {
+        const cmd = (await call(() => ssm.send(new sdk.ListCommandsCommand({ CommandId: commandId })))).Commands?.[0];
+        const cmdStatus = cmd?.Status ?? 'Pending';
+        const list = await call(() => nodeStates(cmd?.InstanceIds ?? []));
+        const fresh = list.map((i) => i.id).filter((id) => !names.has(id));
+        if (fresh.length)
+          for (const i of await (await ec2For(scope, region)).describeInstances({ ids: fresh }).catch(() => [] as Instance[])) names.set(i.id, i);
+        for (const inv of list) {
+          if (seen.get(inv.id) !== inv.status) {
+            seen.set(inv.id, inv.status);
+            req.onNode?.({ instanceId: inv.id, label: label(inv.id), status: inv.status });
+          }
+        }
+        const cmdDone = !['Pending', 'InProgress', 'Cancelling'].includes(cmdStatus);
+        if (cmdDone && list.every((i) => FINAL.has(i.status))) return list.map((i) => i.id);
+        return undefined;
+      },
+      { timeoutMs: (timeoutSeconds + 900) * 1000, ...(req.signal ? { signal: req.signal } : {}) },
+    );
+    return { nodes, names };
+  } finally {
+    req.signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+/** One node's result from its invocation's output, or the failure to read it. */
+async function nodeResult({ req, sdk, ssm, call }: Fleet, commandId: string, id: string, base: BenchResult): Promise<BenchResult> {
+  try {
+    const out: GetCommandInvocationCommandOutput = await call(() => ssm.send(new sdk.GetCommandInvocationCommand({ CommandId: commandId, InstanceId: id })));
+    return resultFromInvocation(base, req.run, {
+      status: out.Status ?? 'Failed',
+      ...(out.StatusDetails ? { statusDetails: out.StatusDetails } : {}),
+      stdout: out.StandardOutputContent ?? '',
+      stderr: out.StandardErrorContent ?? '',
+      responseCode: typeof out.ResponseCode === 'number' && out.ResponseCode >= 0 ? out.ResponseCode : null,
+      ...(out.StandardOutputUrl ? { s3Url: out.StandardOutputUrl } : {}),
+    });
+  } catch (e) {
+    return { ...base, status: 'failed', error: toAppError(e).toJSON(), endedAt: new Date().toISOString() };
   }
 }
 

@@ -76,6 +76,108 @@ function parseQuietly(text: string): unknown {
   }
 }
 
+/** What a UI connection's envelopes tell about it: answered requests, sessions opened, re-attached or closed. */
+function track(conn: Conn, msg: Envelope): void {
+  if (msg.t === 'res' && msg.id !== null) {
+    const method = conn.pending.get(msg.id);
+    conn.pending.delete(msg.id);
+    const result = asRecord(msg.ok ? msg.result : undefined);
+    if (method === 'session.open' && typeof result?.sessionId === 'string') conn.sessions.add(result.sessionId);
+    // A reloaded page took back its sessions: they are this connection's now (still open unless `ended`).
+    if (method === 'session.attach' && Array.isArray(result?.sessions))
+      for (const s of result.sessions as unknown[]) {
+        const r = asRecord(s);
+        if (typeof r?.sessionId === 'string' && !r.ended) conn.sessions.add(r.sessionId);
+      }
+  } else if (msg.t === 'evt' && msg.event === 'session.closed') {
+    const sessionId = asRecord(msg.payload)?.sessionId;
+    if (typeof sessionId === 'string') conn.sessions.delete(sessionId);
+  }
+}
+
+/** What a dead host owed a UI connection: each call in flight fails, each session closes, then engine.restarted. */
+function settle(conn: Conn, reason: string): void {
+  const message = `The engine restarted: ${reason}`;
+  for (const id of conn.pending.keys()) {
+    conn.deliver({ t: 'res', id, ok: false, error: { code: 'INTERNAL', message, hint: 'Try again; the engine is running again.' } });
+  }
+  conn.pending.clear();
+  for (const sessionId of conn.sessions) conn.deliver({ t: 'evt', event: 'session.closed', payload: { sessionId, reason: message, cause: 'lost' } });
+  conn.sessions.clear();
+  conn.deliver({ t: 'evt', event: ENGINE_RESTARTED, payload: { reason } });
+}
+
+/** Passes one UI envelope to the host, noting a request so a host that dies can answer it. */
+function relay(conn: Conn, id: number, msg: unknown, post: (m: ToHost) => void): void {
+  // Browser mode relays the socket's text as it came (the host validates it); its envelope is read here only to track the request.
+  const r = asRecord(typeof msg === 'string' ? parseQuietly(msg) : msg);
+  const reqId = r?.t === 'req' && typeof r.id === 'number' && typeof r.method === 'string' ? r.id : null;
+  if (reqId !== null) conn.pending.set(reqId, r!.method as string);
+  try {
+    post({ k: 'msg', conn: id, msg });
+  } catch {
+    // The channel could not carry it (nested past what serialization allows): answer it here,
+    // and nothing else is disturbed.
+    if (reqId === null) return;
+    conn.pending.delete(reqId);
+    conn.deliver({
+      t: 'res',
+      id: reqId,
+      ok: false,
+      error: {
+        code: 'INVALID_INPUT',
+        message: 'This message cannot be passed to the engine (nested too deeply).',
+        hint: 'Send the contract’s request envelope.',
+      },
+    });
+  }
+}
+
+/** How long to wait before the next start: none for a first restart, then doubling within a minute, at most 5 s. */
+function restartDelay(recentRestarts: number[]): number {
+  // A host that dies as it starts would otherwise be restarted in a hot loop: back off.
+  const now = Date.now();
+  while (recentRestarts.length && now - recentRestarts[0]! > 60_000) recentRestarts.shift();
+  recentRestarts.push(now);
+  return recentRestarts.length <= 1 ? 0 : Math.min(100 * 2 ** (recentRestarts.length - 2), 5000);
+}
+
+/** What the heartbeat knows of the running host. */
+interface Liveness {
+  /** Until the host says it is ready, it is loading, not hung: the heartbeat waits for it. */
+  ready: boolean;
+  startedAt: number;
+  lastPong: number;
+}
+
+/** Why the host counts as hung now, if it does: a loading host has `startupMs`, a running one `silenceMs` without an answer. */
+function hungReason(live: Liveness, startupMs: number, silenceMs: number): string | null {
+  if (!live.ready) return Date.now() - live.startedAt > startupMs ? `it did not start within ${Math.round(startupMs / 1000)} s.` : null;
+  return Date.now() - live.lastPong > silenceMs ? `it did not answer for ${Math.round((Date.now() - live.lastPong) / 1000)} s.` : null;
+}
+
+/** An envelope from the host, to the UI connection it is for (noting what it tells about that connection). */
+function toUi(conns: Map<number, Conn>, m: Extract<FromHost, { k: 'msg' }>): void {
+  const conn = conns.get(m.conn);
+  if (!conn) return;
+  track(conn, m.msg);
+  conn.deliver(m.msg);
+}
+
+/** A UI connection: registered, announced to the host, relayed until it closes. */
+function openConnection(conns: Map<number, Conn>, id: number, deliver: (msg: Envelope) => void, post: (m: ToHost) => void): HostConnection {
+  const conn: Conn = { deliver, pending: new Map(), sessions: new Set() };
+  conns.set(id, conn);
+  post({ k: 'open', conn: id });
+  return {
+    send: (msg) => relay(conn, id, msg, post),
+    close() {
+      if (!conns.delete(id)) return;
+      post({ k: 'close', conn: id });
+    },
+  };
+}
+
 export function createEngineHost(opts: EngineHostOptions): EngineHost {
   const heartbeatMs = opts.heartbeatMs ?? 5000;
   const missedBeats = opts.missedBeats ?? 3;
@@ -88,46 +190,20 @@ export function createEngineHost(opts: EngineHostOptions): EngineHost {
   let queue: ToHost[] | null = null;
   let restartTimer: NodeJS.Timeout | undefined;
   const recentRestarts: number[] = [];
-  let lastPong = Date.now();
   let beat = 0;
   const startupMs = opts.startupMs ?? 30_000;
-  /** Until the host says it is ready, it is loading, not hung: the heartbeat waits for it. */
-  let ready = false;
-  let startedAt = Date.now();
-
-  const track = (conn: Conn, msg: Envelope) => {
-    if (msg.t === 'res' && msg.id !== null) {
-      const method = conn.pending.get(msg.id);
-      conn.pending.delete(msg.id);
-      const result = asRecord(msg.ok ? msg.result : undefined);
-      if (method === 'session.open' && typeof result?.sessionId === 'string') conn.sessions.add(result.sessionId);
-      // A reloaded page took back its sessions: they are this connection's now (still open unless `ended`).
-      if (method === 'session.attach' && Array.isArray(result?.sessions))
-        for (const s of result.sessions as unknown[]) {
-          const r = asRecord(s);
-          if (typeof r?.sessionId === 'string' && !r.ended) conn.sessions.add(r.sessionId);
-        }
-    } else if (msg.t === 'evt' && msg.event === 'session.closed') {
-      const sessionId = asRecord(msg.payload)?.sessionId;
-      if (typeof sessionId === 'string') conn.sessions.delete(sessionId);
-    }
-  };
+  const live: Liveness = { ready: false, startedAt: Date.now(), lastPong: Date.now() };
 
   const start = () => {
     const p = opts.spawn();
     proc = p;
-    lastPong = startedAt = Date.now();
-    ready = false;
+    live.lastPong = live.startedAt = Date.now();
+    live.ready = false;
     p.onMessage((m) => {
       if (p !== proc || queue) return;
-      if (m.k === 'pong' || m.k === 'ready') lastPong = Date.now();
-      if (m.k === 'ready') ready = true;
-      else if (m.k === 'msg') {
-        const conn = conns.get(m.conn);
-        if (!conn) return;
-        track(conn, m.msg);
-        conn.deliver(m.msg);
-      }
+      if (m.k === 'pong' || m.k === 'ready') live.lastPong = Date.now();
+      if (m.k === 'ready') live.ready = true;
+      else if (m.k === 'msg') toUi(conns, m);
     });
     p.onExit((code) => {
       if (p === proc && !queue) replace(code === null ? 'The engine process was killed.' : `The engine process exited with code ${code}.`);
@@ -150,22 +226,9 @@ export function createEngineHost(opts: EngineHostOptions): EngineHost {
     if (stopped || queue) return;
     restarts++;
     old.kill();
-    const message = `The engine restarted: ${reason}`;
-    for (const conn of conns.values()) {
-      for (const id of conn.pending.keys()) {
-        conn.deliver({ t: 'res', id, ok: false, error: { code: 'INTERNAL', message, hint: 'Try again; the engine is running again.' } });
-      }
-      conn.pending.clear();
-      for (const sessionId of conn.sessions) conn.deliver({ t: 'evt', event: 'session.closed', payload: { sessionId, reason: message, cause: 'lost' } });
-      conn.sessions.clear();
-      conn.deliver({ t: 'evt', event: ENGINE_RESTARTED, payload: { reason } });
-    }
+    for (const conn of conns.values()) settle(conn, reason);
     opts.onRestart?.(reason);
-    // A host that dies as it starts would otherwise be restarted in a hot loop: back off.
-    const now = Date.now();
-    while (recentRestarts.length && now - recentRestarts[0]! > 60_000) recentRestarts.shift();
-    recentRestarts.push(now);
-    const delay = recentRestarts.length <= 1 ? 0 : Math.min(100 * 2 ** (recentRestarts.length - 2), 5000);
+    const delay = restartDelay(recentRestarts);
     queue = [];
     if (delay === 0) start();
     else restartTimer = setTimeout(start, delay);
@@ -173,54 +236,16 @@ export function createEngineHost(opts: EngineHostOptions): EngineHost {
 
   const timer = setInterval(() => {
     if (queue) return;
-    if (!ready) {
-      if (Date.now() - startedAt > startupMs) replace(`it did not start within ${Math.round(startupMs / 1000)} s.`);
-      return;
-    }
-    if (Date.now() - lastPong > heartbeatMs * missedBeats) return replace(`it did not answer for ${Math.round((Date.now() - lastPong) / 1000)} s.`);
-    proc.send({ k: 'ping', n: ++beat });
+    const hung = hungReason(live, startupMs, heartbeatMs * missedBeats);
+    if (hung) replace(hung);
+    else if (live.ready) proc.send({ k: 'ping', n: ++beat });
   }, heartbeatMs);
   timer.unref();
 
   start();
 
   return {
-    connect(deliver) {
-      const id = nextConn++;
-      const conn: Conn = { deliver, pending: new Map(), sessions: new Set() };
-      conns.set(id, conn);
-      post({ k: 'open', conn: id });
-      return {
-        send(msg) {
-          // Browser mode relays the socket's text as it came (the host validates it); its envelope is read here only to track the request.
-          const r = asRecord(typeof msg === 'string' ? parseQuietly(msg) : msg);
-          const reqId = r?.t === 'req' && typeof r.id === 'number' && typeof r.method === 'string' ? r.id : null;
-          if (reqId !== null) conn.pending.set(reqId, r!.method as string);
-          try {
-            post({ k: 'msg', conn: id, msg });
-          } catch {
-            // The channel could not carry it (nested past what serialization allows): answer it here,
-            // and nothing else is disturbed.
-            if (reqId === null) return;
-            conn.pending.delete(reqId);
-            deliver({
-              t: 'res',
-              id: reqId,
-              ok: false,
-              error: {
-                code: 'INVALID_INPUT',
-                message: 'This message cannot be passed to the engine (nested too deeply).',
-                hint: 'Send the contract’s request envelope.',
-              },
-            });
-          }
-        },
-        close() {
-          if (!conns.delete(id)) return;
-          post({ k: 'close', conn: id });
-        },
-      };
-    },
+    connect: (deliver) => openConnection(conns, nextConn++, deliver, post),
     get pid() {
       return proc.pid;
     },

@@ -1,16 +1,16 @@
-import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import { existsSync, realpathSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { AppError, type AppErrorData } from '../../common/errors.js';
-import type { Envelope } from '../../common/rpc.js';
+import { AppError } from '../../common/errors.js';
 import type { AppService } from '../service/types.js';
 import { inlineBackend, inlineEngineBackend, processBackend, type Backend } from './backend.js';
 import { serveStatic, securityHeaders } from './static.js';
-import { checkHostAndOrigin, createAccess, type AccessOptions, type Verdict } from './access.js';
-import { createLimiter, DEFAULT_SOCKET_LIMITS, type SocketLimits } from './limits.js';
+import { checkHostAndOrigin, createAccess, type Access, type AccessOptions, type Verdict } from './access.js';
+import { DEFAULT_SOCKET_LIMITS, type SocketLimits } from './limits.js';
+import { serveSocket } from './socket.js';
 
 // Browser mode: the built renderer over HTTP and the contract over a WebSocket, on 127.0.0.1
 // only. A link carries a one-use ticket in its fragment (never sent in requests); the page trades
@@ -67,28 +67,6 @@ const MAX_TICKET_BODY = 200;
 export const RPC_PATH = '/rpc';
 export const SESSION_PATH = '/session';
 
-/** The id of a request that will not be served, so its caller is answered, not left waiting. */
-function requestId(text: string): number | null {
-  // A refused message is not worth parsing a large frame for: its sender only loses the id.
-  if (text.length > 4096) return null;
-  try {
-    const id = (JSON.parse(text) as { id?: unknown } | null)?.id;
-    return typeof id === 'number' && Number.isSafeInteger(id) && id >= 0 ? id : null;
-  } catch {
-    return null;
-  }
-}
-
-function throttled(bound: 'rate' | 'inflight'): AppErrorData {
-  return bound === 'rate'
-    ? { code: 'THROTTLED', message: 'Too many messages from this window at once; this one was dropped.', hint: 'Wait a moment and try again.' }
-    : {
-        code: 'THROTTLED',
-        message: 'Too many requests are still running in this window; this one was not started.',
-        hint: 'Wait for earlier ones to finish, then try again.',
-      };
-}
-
 export function defaultRendererDir(): string {
   // Works from src/node/server (tsx) and from a bundle in dist/cli (chunks one level deeper).
   const here = dirname(fileURLToPath(import.meta.url));
@@ -112,12 +90,14 @@ function refuse(socket: Duplex, status: number, reason: string): void {
   socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${reason.length + 1}\r\n\r\n${reason}\n`);
 }
 
-export async function createServer(opts: WebServerOptions = {}): Promise<WebServer> {
-  const backend: Backend = opts.service
-    ? inlineBackend(opts.service, false)
-    : opts.engine === 'inline'
-      ? await inlineEngineBackend()
-      : processBackend(undefined, opts.engineEnv);
+/** The engine the server relays to: a given service (tests), the engine in this process, or (default) its own process. */
+async function backendFor(opts: WebServerOptions): Promise<Backend> {
+  if (opts.service) return inlineBackend(opts.service, false);
+  return opts.engine === 'inline' ? await inlineEngineBackend() : processBackend(undefined, opts.engineEnv);
+}
+
+/** The built renderer's directory (its real path), or why the server cannot start without it. */
+function rendererRoot(opts: WebServerOptions): string {
   const rendererDir = resolve(opts.rendererDir ?? defaultRendererDir());
   if (!existsSync(join(rendererDir, 'index.html'))) {
     throw new AppError(
@@ -126,36 +106,51 @@ export async function createServer(opts: WebServerOptions = {}): Promise<WebServ
       'Run `npm run build` (or `node scripts/build.mjs renderer`) first.',
     );
   }
+  return realpathSync(rendererDir);
+}
+
+/** POST /session, body = the ticket: answers {session} once per ticket. */
+function redeemTicket(req: IncomingMessage, res: ServerResponse, port: number, access: Access, onSignIn: WebServerOptions['onSignIn']): void {
+  const answer = (status: number, body: object) =>
+    res.writeHead(status, { ...securityHeaders(port), 'Content-Type': 'application/json' }).end(JSON.stringify(body));
+  const place = checkHostAndOrigin(req.headers, port);
+  if (!place.ok) return void answer(place.status, { error: place.reason });
+  if (req.method !== 'POST') return void answer(405, { error: 'method not allowed' });
+  let body = '';
+  req.setEncoding('utf8');
+  req.on('data', (c: string) => {
+    body += c;
+    if (body.length > MAX_TICKET_BODY) req.destroy();
+  });
+  req.on('end', () => {
+    const r = access.redeem(body.trim());
+    if (r.ok) onSignIn?.(access.redeemed());
+    answer(r.ok ? 200 : r.status, r.ok ? { session: r.session } : { error: r.reason });
+  });
+}
+
+function listen(http: HttpServer, port: number): Promise<void> {
+  return new Promise<void>((resolveListen, reject) => {
+    http.once('error', reject);
+    http.listen(port, '127.0.0.1', () => {
+      http.off('error', reject);
+      resolveListen();
+    });
+  });
+}
+
+export async function createServer(opts: WebServerOptions = {}): Promise<WebServer> {
+  const backend = await backendFor(opts);
+  const root = rendererRoot(opts);
   const access = createAccess(opts.access);
   const maxSockets = opts.maxSockets ?? 8;
   const limits = opts.socketLimits ?? DEFAULT_SOCKET_LIMITS;
-  const root = realpathSync(rendererDir);
   let port = opts.port ?? 0;
 
   const http = createHttpServer((req, res) => {
-    if (req.url === SESSION_PATH) return void redeemTicket(req, res);
+    if (req.url === SESSION_PATH) return void redeemTicket(req, res, port, access, opts.onSignIn);
     void serveStatic(root, port, req, res);
   });
-
-  /** POST /session, body = the ticket: answers {session} once per ticket. */
-  function redeemTicket(req: IncomingMessage, res: ServerResponse): void {
-    const answer = (status: number, body: object) =>
-      res.writeHead(status, { ...securityHeaders(port), 'Content-Type': 'application/json' }).end(JSON.stringify(body));
-    const place = checkHostAndOrigin(req.headers, port);
-    if (!place.ok) return void answer(place.status, { error: place.reason });
-    if (req.method !== 'POST') return void answer(405, { error: 'method not allowed' });
-    let body = '';
-    req.setEncoding('utf8');
-    req.on('data', (c: string) => {
-      body += c;
-      if (body.length > MAX_TICKET_BODY) req.destroy();
-    });
-    req.on('end', () => {
-      const r = access.redeem(body.trim());
-      if (r.ok) opts.onSignIn?.(access.redeemed());
-      answer(r.ok ? 200 : r.status, r.ok ? { session: r.session } : { error: r.reason });
-    });
-  }
 
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE, perMessageDeflate: false });
 
@@ -167,59 +162,9 @@ export async function createServer(opts: WebServerOptions = {}): Promise<WebServ
     wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
   });
 
-  wss.on('connection', (ws: WebSocket) => {
-    const send = (msg: Envelope) => {
-      if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(msg));
-    };
-    const limiter = createLimiter(limits);
-    // Requests of this socket still owed an answer: each answer frees its place in the limiter.
-    const owed = new Set<number>();
-    const conn = backend.connect((msg) => {
-      if (msg.t === 'res' && msg.id !== null && owed.delete(msg.id)) limiter.done();
-      send(msg);
-    });
-    ws.on('message', (data, isBinary) => {
-      if (isBinary) {
-        send({
-          t: 'res',
-          id: null,
-          ok: false,
-          error: { code: 'INVALID_INPUT', message: 'Binary frames are not part of the protocol.', hint: 'Send JSON text frames.' },
-        });
-        return;
-      }
-      const text = data.toString();
-      const admitted = limiter.admit();
-      if (admitted !== 'ok') {
-        send({ t: 'res', id: requestId(text), ok: false, error: throttled(admitted) });
-        return;
-      }
-      // The backend gets the text as it came and validates it; here only the request id is read, so
-      // its answer can free the place. (Passing parsed values on would hand the engine's channel
-      // whatever nesting a page sends.)
-      let id: unknown;
-      try {
-        id = (JSON.parse(text) as { id?: unknown } | null)?.id;
-      } catch {
-        // not JSON: the dispatcher answers it with its usual error
-      }
-      if (typeof id === 'number' && Number.isSafeInteger(id) && id >= 0 && !owed.has(id)) owed.add(id);
-      else limiter.done(); // no answer will name it: it holds no place
-      conn.send(text);
-    });
-    // Oversized frames and protocol violations close this socket (ws reports them here); the
-    // server and other clients carry on.
-    ws.on('error', () => ws.terminate());
-    ws.on('close', () => conn.close());
-  });
+  wss.on('connection', (ws: WebSocket) => serveSocket(ws, backend, limits));
 
-  await new Promise<void>((resolveListen, reject) => {
-    http.once('error', reject);
-    http.listen(port, '127.0.0.1', () => {
-      http.off('error', reject);
-      resolveListen();
-    });
-  });
+  await listen(http, port);
   port = (http.address() as { port: number }).port;
   const url = `http://127.0.0.1:${port}/`;
 

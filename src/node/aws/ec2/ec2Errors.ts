@@ -110,67 +110,75 @@ function minutes(ms: number): string {
 
 /** The AppError a failure is reported as. Never includes credentials: only EC2's code and message. */
 export function ec2AppError(f: Ec2Failure): AppError {
-  const { code, region } = f;
-  const host = safeOrigin(f.endpoint);
-  if (code) {
-    const skewed = f.clockOffsetMs !== undefined && Math.abs(f.clockOffsetMs) >= SKEW_THRESHOLD_MS;
-    if (isThrottle(code))
-      return new AppError(
-        'THROTTLED',
-        `EC2 is throttling requests in ${region} (${code}), even after retries.`,
-        'Wait a minute and try again, or query fewer regions at once (AWS_MAX_ATTEMPTS raises the number of tries).',
-      );
-    if (SKEW_ONLY.has(code) || (skewed && CLOCK_SKEW_ERROR_CODES.includes(code)))
-      return new AppError(
-        'AWS_API',
-        skewed
-          ? `EC2 refused the request because this computer's clock is ${minutes(f.clockOffsetMs!)} AWS's time (${code}).`
-          : `EC2 refused the request as signed at the wrong time (${code}): this computer's clock is probably off.`,
-        'Set the clock right (turn on automatic time synchronisation) and try again.',
-      );
-    const profile = f.profile ?? process.env.AWS_PROFILE ?? 'default';
-    // EC2 answers RequestExpired both for a stale signature and for expired session credentials:
-    // a server Date close to ours rules the clock out (skew is corrected before this point).
-    if (code === 'RequestExpired' && f.clockOffsetMs === undefined)
-      return new AppError(
-        'CREDENTIALS_EXPIRED',
-        `EC2 refused the request as expired (${code}): the session credentials have expired, or this computer's clock is off.`,
-        undefined,
-        { reason: 'session-expired', awsCode: code, profile, clockUnsure: true } satisfies DetailsFor<'session-expired'>,
-      );
-    if (code === 'RequestExpired' || code === 'ExpiredToken' || code === 'ExpiredTokenException')
-      return new AppError('CREDENTIALS_EXPIRED', `Your AWS session credentials have expired (${code}).`, undefined, {
-        reason: 'session-expired',
-        awsCode: code,
-        profile,
-        clockUnsure: false,
-      } satisfies DetailsFor<'session-expired'>);
-    if (code === 'AuthFailure' || code === 'InvalidClientTokenId' || code === 'SignatureDoesNotMatch' || code === 'UnrecognizedClientException')
-      return new AppError('ACCESS_DENIED', `AWS rejected the credentials (${code}).`, undefined, {
-        reason: 'credentials-rejected',
-        awsCode: code,
-      } satisfies DetailsFor<'credentials-rejected'>);
-    if (code === 'UnauthorizedOperation' || code === 'AccessDenied' || code === 'AccessDeniedException')
-      return new AppError('ACCESS_DENIED', `Access denied in ${region}: ${f.message}`, undefined, {
-        reason: 'aws-denied',
-        service: 'EC2',
-        region,
-        text: f.message,
-      } satisfies DetailsFor<'aws-denied'>);
-    if (code === 'OptInRequired')
-      return new AppError('BAD_REGION', `Region ${region} is not enabled for this account.`, undefined, {
-        reason: 'region-not-enabled',
-        region,
-      } satisfies DetailsFor<'region-not-enabled'>);
-    if (code.startsWith('InvalidInstanceID'))
-      return new AppError('NOT_FOUND', `No such instance in ${region}: ${f.message}`, 'Run `tagssh list` to see the instances there.');
-    return new AppError('AWS_API', `EC2 error in ${region}: ${code}: ${f.message}`, undefined, {
-      reason: 'aws-error',
+  return f.code ? answeredError(f, f.code) : unansweredError(f);
+}
+
+/** EC2 answered with an error code: throttling, the clock, the credentials, access, the region, the instance. */
+function answeredError(f: Ec2Failure, code: string): AppError {
+  const { region } = f;
+  const skewed = f.clockOffsetMs !== undefined && Math.abs(f.clockOffsetMs) >= SKEW_THRESHOLD_MS;
+  if (isThrottle(code))
+    return new AppError(
+      'THROTTLED',
+      `EC2 is throttling requests in ${region} (${code}), even after retries.`,
+      'Wait a minute and try again, or query fewer regions at once (AWS_MAX_ATTEMPTS raises the number of tries).',
+    );
+  if (SKEW_ONLY.has(code) || (skewed && CLOCK_SKEW_ERROR_CODES.includes(code)))
+    return new AppError(
+      'AWS_API',
+      skewed
+        ? `EC2 refused the request because this computer's clock is ${minutes(f.clockOffsetMs!)} AWS's time (${code}).`
+        : `EC2 refused the request as signed at the wrong time (${code}): this computer's clock is probably off.`,
+      'Set the clock right (turn on automatic time synchronisation) and try again.',
+    );
+  const profile = f.profile ?? process.env.AWS_PROFILE ?? 'default';
+  // EC2 answers RequestExpired both for a stale signature and for expired session credentials:
+  // a server Date close to ours rules the clock out (skew is corrected before this point).
+  if (code === 'RequestExpired' && f.clockOffsetMs === undefined)
+    return new AppError(
+      'CREDENTIALS_EXPIRED',
+      `EC2 refused the request as expired (${code}): the session credentials have expired, or this computer's clock is off.`,
+      undefined,
+      { reason: 'session-expired', awsCode: code, profile, clockUnsure: true } satisfies DetailsFor<'session-expired'>,
+    );
+  if (code === 'RequestExpired' || code === 'ExpiredToken' || code === 'ExpiredTokenException')
+    return new AppError('CREDENTIALS_EXPIRED', `Your AWS session credentials have expired (${code}).`, undefined, {
+      reason: 'session-expired',
+      awsCode: code,
+      profile,
+      clockUnsure: false,
+    } satisfies DetailsFor<'session-expired'>);
+  if (code === 'AuthFailure' || code === 'InvalidClientTokenId' || code === 'SignatureDoesNotMatch' || code === 'UnrecognizedClientException')
+    return new AppError('ACCESS_DENIED', `AWS rejected the credentials (${code}).`, undefined, {
+      reason: 'credentials-rejected',
+      awsCode: code,
+    } satisfies DetailsFor<'credentials-rejected'>);
+  if (code === 'UnauthorizedOperation' || code === 'AccessDenied' || code === 'AccessDeniedException')
+    return new AppError('ACCESS_DENIED', `Access denied in ${region}: ${f.message}`, undefined, {
+      reason: 'aws-denied',
       service: 'EC2',
       region,
-      text: `${code}: ${f.message}`,
-    } satisfies DetailsFor<'aws-error'>);
-  }
+      text: f.message,
+    } satisfies DetailsFor<'aws-denied'>);
+  if (code === 'OptInRequired')
+    return new AppError('BAD_REGION', `Region ${region} is not enabled for this account.`, undefined, {
+      reason: 'region-not-enabled',
+      region,
+    } satisfies DetailsFor<'region-not-enabled'>);
+  if (code.startsWith('InvalidInstanceID'))
+    return new AppError('NOT_FOUND', `No such instance in ${region}: ${f.message}`, 'Run `tagssh list` to see the instances there.');
+  return new AppError('AWS_API', `EC2 error in ${region}: ${code}: ${f.message}`, undefined, {
+    reason: 'aws-error',
+    service: 'EC2',
+    region,
+    text: `${code}: ${f.message}`,
+  } satisfies DetailsFor<'aws-error'>);
+}
+
+/** No answer from EC2: the name did not resolve, the network failed, or the request failed without a code. */
+function unansweredError(f: Ec2Failure): AppError {
+  const { region } = f;
+  const host = safeOrigin(f.endpoint);
   // A name that does not resolve: for a region AWS has, the network (DNS, proxy, VPN) is at fault, not the region.
   if (f.netCode === 'ENOTFOUND' && isKnownRegion(region))
     return new AppError(

@@ -1,5 +1,6 @@
 import type { Agent } from 'node:http';
 import type { EC2Client, Instance as SdkInstance } from '@aws-sdk/client-ec2';
+import type * as Ec2Sdk from '@aws-sdk/client-ec2';
 import type { Instance, InstanceState } from '../../../common/model/instance.js';
 import { AppError } from '../../../common/errors.js';
 import { checkedEndpoint, ec2Settings } from '../config/awsSettings.js';
@@ -30,11 +31,8 @@ export interface SdkEc2Options {
 const STATES: readonly InstanceState[] = ['pending', 'running', 'shutting-down', 'terminated', 'stopping', 'stopped'];
 
 export async function sdkEc2Port(opts: SdkEc2Options): Promise<Ec2Port> {
-  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-  // Loaded on first use only: the CLI's bundles never load the SDK unless this adapter is chosen.
-  const sdk = cjsExports(await import('@aws-sdk/client-ec2'));
+  const { sdk, client, endpoint } = await sdkClient(opts);
   const {
-    EC2Client,
     DescribeAddressesCommand,
     DescribeImagesCommand,
     DescribeRegionsCommand,
@@ -44,26 +42,6 @@ export async function sdkEc2Port(opts: SdkEc2Options): Promise<Ec2Port> {
     StopInstancesCommand,
     paginateDescribeInstances,
   } = sdk;
-  const timeoutMs = opts.timeoutMs ?? (Number(process.env.TAGSSH_AWS_TIMEOUT_MS) || 60_000);
-  const settings = await ec2Settings(opts.profile);
-  // endpoint_url is read in one place for both adapters (awsSettings.ts) and handed to the SDK,
-  // which does not read a profile's [services] section when the profile is passed to the client.
-  const base = {
-    region: opts.region,
-    ...(opts.profile !== undefined ? { profile: opts.profile } : {}),
-    ...(settings.endpointUrl ? { endpoint: checkedEndpoint(settings.endpointUrl).href } : {}),
-    credentials: opts.credentials,
-    logger: sdkLogger,
-  };
-  let client: EC2Client = new EC2Client({ ...base, requestHandler: { requestTimeout: timeoutMs } });
-  const endpoint = await resolveEndpoint(client, opts.region, settings.endpointUrl);
-  // The proxy depends on the endpoint (scheme, NO_PROXY), which the SDK's rules decide. The SDK
-  // reads neither HTTPS_PROXY nor AWS_CA_BUNDLE: both come in through the agent.
-  const agent: Agent | undefined = await agentFor(new URL(endpoint), settings.caBundle);
-  if (agent) {
-    client.destroy();
-    client = new EC2Client({ ...base, requestHandler: { requestTimeout: timeoutMs, httpAgent: agent, httpsAgent: agent as never } });
-  }
   const region = opts.region;
 
   async function send<T>(run: () => Promise<T>): Promise<T> {
@@ -132,6 +110,35 @@ export async function sdkEc2Port(opts: SdkEc2Options): Promise<Ec2Port> {
       return res.Output ? Buffer.from(res.Output, 'base64').toString('utf8') : null;
     },
   };
+}
+
+/** The SDK, loaded on first use, and a client for the region: its endpoint resolved, the proxy and CA bundle in its agent. */
+async function sdkClient(opts: SdkEc2Options): Promise<{ sdk: typeof Ec2Sdk; client: EC2Client; endpoint: string }> {
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  // Loaded on first use only: the CLI's bundles never load the SDK unless this adapter is chosen.
+  const sdk = cjsExports(await import('@aws-sdk/client-ec2'));
+  const { EC2Client } = sdk;
+  const timeoutMs = opts.timeoutMs ?? (Number(process.env.TAGSSH_AWS_TIMEOUT_MS) || 60_000);
+  const settings = await ec2Settings(opts.profile);
+  // endpoint_url is read in one place for both adapters (awsSettings.ts) and handed to the SDK,
+  // which does not read a profile's [services] section when the profile is passed to the client.
+  const base = {
+    region: opts.region,
+    ...(opts.profile !== undefined ? { profile: opts.profile } : {}),
+    ...(settings.endpointUrl ? { endpoint: checkedEndpoint(settings.endpointUrl).href } : {}),
+    credentials: opts.credentials,
+    logger: sdkLogger,
+  };
+  let client: EC2Client = new EC2Client({ ...base, requestHandler: { requestTimeout: timeoutMs } });
+  const endpoint = await resolveEndpoint(client, opts.region, settings.endpointUrl);
+  // The proxy depends on the endpoint (scheme, NO_PROXY), which the SDK's rules decide. The SDK
+  // reads neither HTTPS_PROXY nor AWS_CA_BUNDLE: both come in through the agent.
+  const agent: Agent | undefined = await agentFor(new URL(endpoint), settings.caBundle);
+  if (agent) {
+    client.destroy();
+    client = new EC2Client({ ...base, requestHandler: { requestTimeout: timeoutMs, httpAgent: agent, httpsAgent: agent as never } });
+  }
+  return { sdk, client, endpoint };
 }
 
 /** The endpoint origin requests go to: endpoint_url when configured, else the SDK's own rules. */
