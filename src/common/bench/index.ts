@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { AppError } from '../errors.js';
-import type { ParsedOutput } from './types.js';
 import { registerPreset, type Preset } from './preset.js';
 import { sysinfo } from './presets/sysinfo.js';
 import { cpufreq } from './presets/cpufreq.js';
@@ -92,9 +91,4 @@ export function paramsFromStrings(preset: Preset, pairs: string[]): Record<strin
 /** Validates parameters against the preset schema, filling in defaults; one-line errors. */
 export function validateParams(preset: Preset, raw: unknown): Record<string, unknown> {
   return preset.bind(raw).params;
-}
-
-/** Re-parses raw output with the current parser (for `bench parse` and re-reading old runs). */
-export function parseOutput(presetId: string, stdout: string, stderr = '', exitCode?: number | null): ParsedOutput {
-  return getPreset(presetId).parse(stdout, stderr, exitCode);
 }

@@ -10,8 +10,6 @@ import { SERIAL_CONSOLE_ENDPOINTS } from './endpoints.js';
 
 /** Only port 0 exists (SendSerialConsoleSSHPublicKey's SerialPort: "Fixed value of 0"). */
 export const SERIAL_PORT = 0;
-/** How long the pushed key is accepted (SendSerialConsoleSSHPublicKey: 60 seconds). */
-export const SERIAL_KEY_TTL_MS = 60_000;
 /** The test-only override of the published fingerprint table (see README, "EC2 Serial Console"). */
 export const FINGERPRINTS_FILE_ENV = 'TAGSSH_SERIAL_CONSOLE_FINGERPRINTS_FILE';
 /** The test-only override of the SSH endpoint (host:port), like AWS_ENDPOINT_URL_* for the APIs. */

@@ -187,11 +187,6 @@ export async function groupsOf(instance: InstanceRef, scope: AwsScope): Promise<
   }
 }
 
-/** Does a security group of the instance let `ip` in on `port`? */
-export async function diagnose(instance: InstanceRef, ip: string, port: number, scope: AwsScope): Promise<SgDiagnosis> {
-  return diagnosisOf(await groupsOf(instance, scope), ip, port);
-}
-
 export function diagnosisOf(found: InstanceGroups, ip: string, port: number): SgDiagnosis {
   const { verdict, rule } = verdictFor(found.rules, ip, port);
   return {
