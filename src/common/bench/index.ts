@@ -18,8 +18,7 @@ export type { BoundPeer, BoundPreset, Preset } from './preset.js';
 export { registerPreset } from './preset.js';
 
 export const PRESET_IDS = ['sysinfo', 'cpufreq', 'unixbench', 'iperf3', 'fio', 'dd', 'smallfiles', 'listing', 'transfer'] as const;
-export type PresetId = (typeof PRESET_IDS)[number];
-export const PresetIdSchema = z.enum(PRESET_IDS);
+type PresetId = (typeof PRESET_IDS)[number];
 
 export const PRESETS: Record<PresetId, Preset> = {
   sysinfo: registerPreset(sysinfo),

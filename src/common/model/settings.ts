@@ -11,7 +11,7 @@ import { lookupUrlProblem } from '../lookupUrl.js';
 // User settings shared by the app, the browser mode and the CLI (one file under the config dir).
 // Nothing secret lives here: no credentials, no passphrases, no key material — only paths and names.
 
-export const TerminalThemeSchema = z.enum(['dark', 'light']);
+const TerminalThemeSchema = z.enum(['dark', 'light']);
 export type TerminalTheme = z.infer<typeof TerminalThemeSchema>;
 
 /**
@@ -22,7 +22,7 @@ export const DEFAULT_TERMINAL_FONT = '"DejaVu Sans Mono", Menlo, Consolas, "Noto
 /** The default before CJK fallbacks were named: a saved copy of it is read as today's default. */
 const OLD_DEFAULT_TERMINAL_FONT = '"DejaVu Sans Mono", Menlo, Consolas, monospace';
 
-export const TerminalSettingsSchema = z.object({
+const TerminalSettingsSchema = z.object({
   fontFamily: z
     .string()
     .trim()
@@ -39,7 +39,6 @@ export const TerminalSettingsSchema = z.object({
   /** A dropped session reconnects by itself with growing pauses, keeping the scrollback (src/common/reconnect.ts). */
   reconnectAutomatically: z.boolean().default(false),
 });
-export type TerminalSettings = z.infer<typeof TerminalSettingsSchema>;
 
 /** What a session log records: plain text, an asciicast v2 recording for replay (.cast), or both side by side. */
 export const LOG_FORMATS = ['text', 'cast', 'both'] as const;

@@ -35,7 +35,7 @@ export function publishedEndpoint(region: string): SerialEndpoint | undefined {
 }
 
 /** What DescribeInstanceTypes says about a type that matters here. */
-export interface InstanceTypeFacts {
+interface InstanceTypeFacts {
   hypervisor?: string | null;
   bareMetal?: boolean | null;
 }
@@ -48,11 +48,10 @@ export function typeHasSerialConsole(t: InstanceTypeFacts): boolean {
   return t.hypervisor === 'nitro' || t.bareMetal === true;
 }
 
-export const SERIAL_PROBLEMS = ['disabled', 'unsupported-type', 'access-denied', 'unknown-region', 'host-key-mismatch', 'fingerprints-file', 'busy'] as const;
-export type SerialProblem = (typeof SERIAL_PROBLEMS)[number];
+const SERIAL_PROBLEMS = ['disabled', 'unsupported-type', 'access-denied', 'unknown-region', 'host-key-mismatch', 'fingerprints-file', 'busy'] as const;
 
 /** The details of every serial-console error; the faces word them from `problem`. */
-export const SerialConsoleDetailsSchema = z.object({
+const SerialConsoleDetailsSchema = z.object({
   serialConsole: z.enum(SERIAL_PROBLEMS),
   instanceId: z.string().optional(),
   region: z.string().optional(),

@@ -140,7 +140,7 @@ export function remoteSide(ops: SftpOps): Side {
   };
 }
 
-export interface PlanOptions {
+interface PlanOptions {
   recursive?: boolean;
   signal?: AbortSignal;
   /** The rule names are checked against: that of the machine the copy writes on. */

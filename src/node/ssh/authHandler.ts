@@ -237,7 +237,7 @@ function causeOf(rec: AuthRecord): { cause: AuthCause; attempt?: Attempt } {
   return { cause: 'nothing-to-offer' };
 }
 
-export interface LoginContext {
+interface LoginContext {
   user: string;
   userSource?: UserSource;
   label: string;

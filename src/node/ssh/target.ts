@@ -57,7 +57,7 @@ export interface TargetOptions extends AwsScope {
 }
 
 /** The part of the settings that shapes a connection. */
-export type SshSettings = Pick<Settings, 'defaultUser' | 'identityFile' | 'port' | 'jumpHost'> & {
+type SshSettings = Pick<Settings, 'defaultUser' | 'identityFile' | 'port' | 'jumpHost'> & {
   /** Outside hosts a tagssh:jump tag may name (Settings); absent = none. */
   tagJumpHosts?: string[];
   transport?: TransportChoice;
@@ -68,17 +68,17 @@ export type SshSettings = Pick<Settings, 'defaultUser' | 'identityFile' | 'port'
 };
 
 /** EC2 Instance Connect keys: offered after a refused login, always pushed first, or never. */
-export type InstanceConnectSetting = 'ask' | 'always' | 'never';
+type InstanceConnectSetting = 'ask' | 'always' | 'never';
 
 /** LANG and LC_* of this process, as OpenSSH's `SendEnv LANG LC_*` sends them. */
-export function localeEnv(env: NodeJS.ProcessEnv = process.env): Record<string, string> | undefined {
+function localeEnv(env: NodeJS.ProcessEnv = process.env): Record<string, string> | undefined {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(env)) if ((k === 'LANG' || /^LC_[A-Z_]+$/.test(k)) && v && /^[\x20-\x7e]{1,100}$/.test(v)) out[k] = v;
   return Object.keys(out).length ? out : undefined;
 }
 
 /** The tag that asks for EC2 Instance Connect keys on an instance ("true"). */
-export const EIC_TAG = 'tagssh:eic';
+const EIC_TAG = 'tagssh:eic';
 
 export { parseHostSpec } from '../../common/jumpTag.js';
 
@@ -262,13 +262,13 @@ function addLoginExtras(t: ConnectTarget, inst: Instance, { opts, settings, dept
 }
 
 /** The local private key named after the instance's EC2 key pair, if there is one. */
-export function keyPairFile(keyName: string | null | undefined, dir = sshDir()): string | undefined {
+function keyPairFile(keyName: string | null | undefined, dir = sshDir()): string | undefined {
   if (!keyName || /[/\\]/.test(keyName)) return undefined;
   return [join(dir, `${keyName}.pem`), join(dir, keyName)].find((p) => existsSync(p));
 }
 
 /** Throws, naming the tag and how to allow it, when an instance's tagssh:jump names an outside host Settings do not allow. */
-export function assertTagJumpAllowed(inst: Instance, spec: string, settings: SshSettings): void {
+function assertTagJumpAllowed(inst: Instance, spec: string, settings: SshSettings): void {
   const verdict = tagJumpVerdict(spec, settings.tagJumpHosts ?? []);
   if (verdict.ok) return;
   const who = `${inst.name ?? inst.id} (${inst.id})`;

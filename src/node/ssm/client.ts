@@ -27,11 +27,11 @@ const PING_INTERVAL_MS = 5 * 60_000;
  * The largest WebSocket message accepted. Real frames carry at most 1 KiB of payload (both ends'
  * StreamDataPayloadSize) plus a 120-byte header; handshakes and channel_closed are small JSON.
  */
-export const MAX_FRAME_BYTES = 256 * 1024;
+const MAX_FRAME_BYTES = 256 * 1024;
 /** How long a KMS handshake answer may take to be acknowledged before the session is given up. */
 const KMS_ANSWER_WAIT_MS = 2_000;
 
-export interface DataChannelOptions extends ChannelOptions {
+interface DataChannelOptions extends ChannelOptions {
   streamUrl: string;
   token: string;
   signal?: AbortSignal;
@@ -63,7 +63,7 @@ export interface DataChannel {
 }
 
 /** True when `url` is ws:// to this machine, or wss:// anywhere: safe to send a token to. */
-export function isSafeTokenUrl(url: URL): boolean {
+function isSafeTokenUrl(url: URL): boolean {
   return url.protocol === 'wss:' || (url.protocol === 'ws:' && isLoopbackHost(url.hostname));
 }
 

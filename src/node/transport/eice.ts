@@ -35,7 +35,7 @@ const DEFAULT_TIMEOUT_MS = 20_000;
 /** Close codes that mean a clean end: Normal Closure, and a close frame without a code. */
 const CLEAN_CLOSE = new Set([1000, 1005]);
 
-export interface EiceSocketOptions {
+interface EiceSocketOptions {
   instance: Instance;
   port: number;
   profile?: string;
