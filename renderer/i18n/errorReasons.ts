@@ -104,7 +104,7 @@ const t = defineMessages({
 });
 
 /** What the app says of a reason: the detail line, and a title, hint or Settings field where the code's own do not fit. */
-export interface ReasonWords {
+interface ReasonWords {
   detail: string;
   title?: string;
   hint?: string;

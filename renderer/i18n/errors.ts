@@ -191,11 +191,6 @@ const FIELD: Partial<Record<ErrorCode, ErrorField>> = {
   CONNECT_FAILED: 'port',
 };
 
-/** True when the error says the instance has (or will have) no public address. */
-export function isNoPublicAddress(err: AppErrorData): boolean {
-  return detailsOf(err, 'NOT_FOUND') !== undefined;
-}
-
 /** AUTH_FAILED in the app's words: the real cause first, then what to change — never the source that already chose the user. */
 function describeLogin(err: AppErrorData): ErrorWords | null {
   const d = detailsOf(err, 'AUTH_FAILED');

@@ -3,10 +3,10 @@
 // so a missing translation is a compile error, not a blank label. The contract carries error codes
 // and data; only the renderer turns them into words.
 
-export const LOCALES = ['en', 'ja'] as const;
+const LOCALES = ['en', 'ja'] as const;
 export type Locale = (typeof LOCALES)[number];
-export type LocalePreference = Locale | 'auto';
-export type MessageParams = Record<string, string | number>;
+type LocalePreference = Locale | 'auto';
+type MessageParams = Record<string, string | number>;
 
 let current: Locale = 'en';
 const listeners = new Set<(locale: Locale) => void>();
@@ -44,7 +44,7 @@ export function format(template: string, params?: MessageParams): string {
   return template.replace(/\{(\w+)\}/g, (whole, key: string) => (Object.hasOwn(params, key) ? String(params[key]) : whole));
 }
 
-export type Translate<K extends string> = (key: K, params?: MessageParams) => string;
+type Translate<K extends string> = (key: K, params?: MessageParams) => string;
 
 /** A feature's catalogue: returns its `t()`, which reads the current locale on every call. */
 export function defineMessages<K extends string>(catalogue: { en: Record<K, string>; ja: Record<K, string> }): Translate<K> {

@@ -7,7 +7,7 @@ import { t } from './backendLinkMessages.js';
 // (#ticket=…); the page trades it once for a session secret (POST /session) kept in this tab's
 // sessionStorage, so a reload of the tab reconnects and the link itself is spent.
 
-export interface PreloadBridge {
+interface PreloadBridge {
   send(msg: unknown): void;
   onMessage(cb: (msg: unknown) => void): () => void;
 }
@@ -18,7 +18,7 @@ declare global {
   }
 }
 
-export interface TransportHandle {
+interface TransportHandle {
   transport: Transport;
   kind: 'ipc' | 'ws';
   /** Called when the backend can no longer be reached. */

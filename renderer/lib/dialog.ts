@@ -5,7 +5,7 @@ const t = defineMessages({ en: { cancel: 'Cancel' }, ja: { cancel: 'キャンセ
 
 // Modal confirmation built on <dialog>: focus is trapped by the browser, Escape cancels.
 
-export interface ConfirmOptions {
+interface ConfirmOptions {
   title: string;
   body: Node | string;
   confirm: string;

@@ -1,7 +1,7 @@
 // What a view starts that outlives a call — event listeners, timers, subscriptions — goes into
 // one store, so a view's teardown is one dispose() and nothing keeps running behind it.
 
-export type Dispose = () => void;
+type Dispose = () => void;
 
 export class Disposables {
   private readonly items = new Set<Dispose>();

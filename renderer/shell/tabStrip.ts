@@ -24,7 +24,7 @@ export interface TabEntry {
   ordinal?: number;
 }
 
-export interface TabStripDeps {
+interface TabStripDeps {
   store: Disposables;
   /** The close button (or a middle click) of a closable tab. */
   close(id: string): void;

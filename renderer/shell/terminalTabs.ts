@@ -19,7 +19,7 @@ import { labelOf, type TabEntry, type TabStrip } from './tabStrip.js';
 // asking before a live one closes, told the settings as they change) and a replayed recording.
 // The open terminal tabs are reported for workspace restore as they change.
 
-export interface TerminalTabsDeps {
+interface TerminalTabsDeps {
   api: Api;
   router: SessionRouter;
   strip: TabStrip;

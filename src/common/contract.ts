@@ -36,7 +36,7 @@ export const ScopeSchema = z.object({
 const InstanceRefSchema = ScopeSchema.extend({ id: InstanceIdSchema, region: RegionNameSchema });
 
 // ---- instances -------------------------------------------------------------------------------
-export const InstanceListSchema = z.object({
+const InstanceListSchema = z.object({
   instances: z.array(InstanceSchema),
   /** When this list was fetched from EC2 (epoch ms); older than "now" when served from cache. */
   fetchedAt: z.number(),
@@ -44,7 +44,7 @@ export const InstanceListSchema = z.object({
 });
 export type InstanceList = z.infer<typeof InstanceListSchema>;
 
-export const instanceCalls = {
+const instanceCalls = {
   /** Cache-first: answers at once, then pushes `instances.updated` when EC2 answers (unless refresh). */
   'instances.list': call(ScopeSchema.extend({ refresh: z.boolean().default(false) }), InstanceListSchema),
   'instances.start': call(InstanceRefSchema, InstanceSchema),
@@ -54,7 +54,7 @@ export const instanceCalls = {
   /** Regions enabled for the account (DescribeRegions, cached for a day; refresh asks again). */
   'aws.regions': call(z.object({ profile: Name.optional(), refresh: z.boolean().default(false) }), z.object({ regions: z.array(RegionNameSchema) })),
 };
-export const instanceEvents = {
+const instanceEvents = {
   'instances.updated': InstanceListSchema.extend({ scopeKey: z.string() }),
 };
 
@@ -63,7 +63,7 @@ const SessionId = z.string().min(1).max(64);
 const Cols = z.number().int().min(2).max(1000);
 const Rows = z.number().int().min(1).max(500);
 
-export const SessionOpenInputSchema = ScopeSchema.extend({
+const SessionOpenInputSchema = ScopeSchema.extend({
   /** Instance id or Name tag value. */
   ref: Name,
   /** Region of `ref` when it is an id from the list (skips a search across regions). */
@@ -93,7 +93,7 @@ export const SessionOpenInputSchema = ScopeSchema.extend({
   /** Open the instance's EC2 Serial Console instead of SSH (src/common/serialConsole/rules.ts). */
   serialConsole: z.boolean().optional(),
 });
-export const SessionInfoSchema = z.object({
+const SessionInfoSchema = z.object({
   sessionId: SessionId,
   label: z.string(),
   instanceId: z.string().nullable(),
@@ -108,7 +108,7 @@ export const SessionInfoSchema = z.object({
 export type SessionInfo = z.infer<typeof SessionInfoSchema>;
 
 /** How a session ended (the `session.closed` event without its id). */
-export const SessionEndSchema = z.object({
+const SessionEndSchema = z.object({
   reason: z.string(),
   cause: z.enum(['exited', 'closed', 'lost']).optional(),
   exitCode: z.number().int().nullable().optional(),
@@ -116,7 +116,7 @@ export const SessionEndSchema = z.object({
 });
 
 /** A session a reloaded page takes back: what it opened, how to reopen it, and what it printed lately. */
-export const AttachedSessionSchema = SessionInfoSchema.extend({
+const AttachedSessionSchema = SessionInfoSchema.extend({
   /** What the tab's Reconnect asks for (the open's own ref, region, chosen instance and user). */
   reopen: z.object({
     ref: Name,
@@ -134,7 +134,7 @@ export const AttachedSessionSchema = SessionInfoSchema.extend({
 });
 export type AttachedSession = z.infer<typeof AttachedSessionSchema>;
 
-export const sessionCalls = {
+const sessionCalls = {
   'session.open': call(SessionOpenInputSchema, SessionInfoSchema),
   'session.write': call(z.object({ sessionId: SessionId, data: z.string().max(1 << 20) }), z.null()),
   /** The tab's character set changed: output is decoded from it and typed text encoded to it from now on. */
@@ -156,7 +156,7 @@ export const sessionCalls = {
   /** Answers a `session.secret` prompt (a password, or the server's keyboard-interactive prompts); null = cancel. Used once, never stored. */
   'session.secret': call(z.object({ promptId: z.string().min(1).max(64), answers: z.array(z.string().max(1024)).max(16).nullable() }), z.null()),
 };
-export const sessionEvents = {
+const sessionEvents = {
   /** Terminal output, decoded from the session's character set and coalesced by the backend. */
   'session.data': z.object({ sessionId: SessionId, data: z.string() }),
   /** Sent after the session's last output. `cause`/`exitCode` let the UI word the notice itself; `reason` is the backend's English. */
@@ -183,19 +183,19 @@ export const sessionEvents = {
 };
 
 // ---- settings ---------------------------------------------------------------------------------
-export const settingsCalls = {
+const settingsCalls = {
   'settings.get': call(z.object({}), SettingsSchema),
   'settings.set': call(SettingsSchema, SettingsSchema),
 };
 
 // ---- host keys --------------------------------------------------------------------------------
-export const hostKeyCalls = {
+const hostKeyCalls = {
   /** The explicit "forget this host key" — the only way a changed key is ever accepted. */
   'hostKeys.forget': call(z.object({ instanceId: InstanceIdSchema }), z.object({ removed: z.boolean() })),
 };
 
 // ---- exports -----------------------------------------------------------------------------------
-export const exportCalls = {
+const exportCalls = {
   /**
    * What an exported OpenSSH config needs from the backend's machine: the absolute command its
    * ProxyCommand runs (null when none can run, with `unavailable` saying why) and TagSSH's known_hosts.
@@ -228,7 +228,7 @@ export const calls = {
 };
 /** The engine's process was replaced (it crashed or hung): calls in flight failed, sessions closed. */
 export const ENGINE_RESTARTED = 'engine.restarted';
-export const engineEvents = {
+const engineEvents = {
   [ENGINE_RESTARTED]: z.object({ reason: z.string() }),
 } as const;
 export const events = {
@@ -243,7 +243,7 @@ export const contract = { calls, events };
 
 export type Calls = typeof calls;
 export type Events = typeof events;
-export type Method = keyof Calls & string;
+type Method = keyof Calls & string;
 export type EventName = keyof Events & string;
 export type Input<M extends Method> = CallInput<Calls, M>;
 export type Parsed<M extends Method> = CallParsed<Calls, M>;

@@ -7,7 +7,7 @@ import type { AppErrorData, ErrorCode } from './errors.js';
 // through a schema instead of a cast. The wire keeps `details: unknown`; a reader parses with
 // detailsOf(), which answers undefined for a payload that does not fit (a UI never throws on it).
 
-export const HostKeyUnknownDetailsSchema = z.object({
+const HostKeyUnknownDetailsSchema = z.object({
   instanceId: z.string().nullable(),
   label: z.string(),
   fingerprint: z.string(),
@@ -32,7 +32,7 @@ export const HostKeyUnknownDetailsSchema = z.object({
 });
 export type HostKeyUnknownDetails = z.infer<typeof HostKeyUnknownDetailsSchema>;
 
-export const HostKeyChangedDetailsSchema = z.object({
+const HostKeyChangedDetailsSchema = z.object({
   instanceId: z.string().nullable(),
   label: z.string(),
   oldFingerprint: z.string(),
@@ -40,11 +40,11 @@ export const HostKeyChangedDetailsSchema = z.object({
 });
 export type HostKeyChangedDetails = z.infer<typeof HostKeyChangedDetailsSchema>;
 
-export const AmbiguousDetailsSchema = z.object({ candidates: z.array(CandidateSchema).min(2) });
+const AmbiguousDetailsSchema = z.object({ candidates: z.array(CandidateSchema).min(2) });
 export type AmbiguousDetails = z.infer<typeof AmbiguousDetailsSchema>;
 
 /** NOT_FOUND for an instance that has (or will have) no public address. */
-export const NoPublicAddressDetailsSchema = z.object({
+const NoPublicAddressDetailsSchema = z.object({
   reason: z.literal('no-public-address'),
   instanceId: z.string(),
   name: z.string().nullable(),
@@ -61,19 +61,11 @@ export type NoPublicAddressDetails = z.infer<typeof NoPublicAddressDetailsSchema
  * not be read or is in a format TagSSH cannot read, its passphrase was missing or wrong, nothing
  * was there to offer, or a password was refused.
  */
-export const AUTH_CAUSES = [
-  'refused',
-  'key-unreadable',
-  'key-format',
-  'passphrase',
-  'nothing-to-offer',
-  'password-refused',
-  'instance-connect-refused',
-] as const;
+const AUTH_CAUSES = ['refused', 'key-unreadable', 'key-format', 'passphrase', 'nothing-to-offer', 'password-refused', 'instance-connect-refused'] as const;
 export type AuthCause = (typeof AUTH_CAUSES)[number];
 
 /** AUTH_FAILED: the login user and what was tried, in order (agent keys, key files, an Instance Connect key). */
-export const AuthFailedDetailsSchema = z.object({
+const AuthFailedDetailsSchema = z.object({
   user: z.string(),
   tried: z.array(z.string()),
   /** The machine the login was for, as the person named it. */
@@ -92,10 +84,10 @@ export const AuthFailedDetailsSchema = z.object({
 export type AuthFailedDetails = z.infer<typeof AuthFailedDetailsSchema>;
 
 /** CANCELLED for an open given up while the instance it started keeps starting. */
-export const CancelledDetailsSchema = z.object({ instanceStarting: z.boolean() });
+const CancelledDetailsSchema = z.object({ instanceStarting: z.boolean() });
 export type CancelledDetails = z.infer<typeof CancelledDetailsSchema>;
 
-export const ERROR_DETAILS = {
+const ERROR_DETAILS = {
   HOST_KEY_UNKNOWN: HostKeyUnknownDetailsSchema,
   HOST_KEY_CHANGED: HostKeyChangedDetailsSchema,
   AMBIGUOUS: AmbiguousDetailsSchema,
@@ -104,8 +96,8 @@ export const ERROR_DETAILS = {
   AUTH_FAILED: AuthFailedDetailsSchema,
 } as const satisfies Partial<Record<ErrorCode, z.ZodType>>;
 
-export type CodeWithDetails = keyof typeof ERROR_DETAILS;
-export type DetailsOf<C extends CodeWithDetails> = z.infer<(typeof ERROR_DETAILS)[C]>;
+type CodeWithDetails = keyof typeof ERROR_DETAILS;
+type DetailsOf<C extends CodeWithDetails> = z.infer<(typeof ERROR_DETAILS)[C]>;
 
 /** The error's details parsed by its code's schema; undefined for another code or a malformed payload. */
 export function detailsOf<C extends CodeWithDetails>(err: AppErrorData | null | undefined, code: C): DetailsOf<C> | undefined {
@@ -152,7 +144,7 @@ export const FileErrorDetailsSchema = z.object({
 
 const reasonOf = <R extends string, S extends z.ZodRawShape>(reason: R, shape: S) => z.object({ reason: z.literal(reason), ...shape });
 
-export const ReasonDetailsSchema = z.discriminatedUnion('reason', [
+const ReasonDetailsSchema = z.discriminatedUnion('reason', [
   // AWS profile, credentials and region
   reasonOf('sso-expired', { profile: z.string() }),
   reasonOf('no-such-profile', { profile: z.string() }),

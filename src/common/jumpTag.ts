@@ -28,7 +28,7 @@ function allows(entry: string, host: string, port: number): boolean {
   return h === host.toLowerCase() && (m[2] === undefined || Number(m[2]) === port);
 }
 
-export type TagJumpVerdict =
+type TagJumpVerdict =
   /** Names an instance: resolved like any Name/id, within the target's account and regions. */
   | { ok: true; kind: 'instance' }
   /** An outside host the Settings allow-list names: used, but offered the key file only, never agent keys. */

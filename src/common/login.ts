@@ -19,7 +19,7 @@ export const USER_SOURCES = ['flag', 'instance', 'tag', 'settings', 'ami', 'defa
 
 /** One instance's "Connect as…": stored in Settings by instance id. Paths and names only, never a secret. */
 /** How to log in, as an import found it: a key file, the agent (Pageant / ssh-agent), or a password or keyboard-interactive prompt. Kept for the record; the login itself offers what the server accepts. */
-export const LOGIN_AUTH = ['publickey', 'agent', 'password', 'keyboard-interactive'] as const;
+const LOGIN_AUTH = ['publickey', 'agent', 'password', 'keyboard-interactive'] as const;
 export type LoginAuth = (typeof LOGIN_AUTH)[number];
 
 export const InstanceLoginSchema = z.object({
@@ -42,7 +42,7 @@ export interface LoginSettings {
   connectAs?: Record<string, InstanceLogin>;
 }
 
-export interface LoginInputs {
+interface LoginInputs {
   instanceId?: string | null;
   tags?: Record<string, string>;
   /** --user, or the user of `user@NAME`. */

@@ -17,7 +17,7 @@ export function retriesThrough(code: ErrorCode): boolean {
 }
 
 /** The first pause, and the longest: 1 s, 2 s, 4 s … 30 s, then every 30 s. */
-export const RECONNECT_FIRST_MS = 1000;
+const RECONNECT_FIRST_MS = 1000;
 export const RECONNECT_MAX_MS = 30_000;
 
 /** The pause before try `attempt` (1-based). */

@@ -6,13 +6,13 @@ import { AppError, ERROR_CODES, toAppError, type AppErrorData, type ErrorCode } 
 // {t:'evt'}. Both ends validate what they receive against the contract's zod schemas: the
 // payload types are a promise, the schemas are the check.
 
-export interface CallSpec<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {
+interface CallSpec<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {
   input: I;
   output: O;
 }
-export type CallMap = Record<string, CallSpec>;
-export type EventMap = Record<string, z.ZodType>;
-export interface ContractShape<C extends CallMap = CallMap, E extends EventMap = EventMap> {
+type CallMap = Record<string, CallSpec>;
+type EventMap = Record<string, z.ZodType>;
+interface ContractShape<C extends CallMap = CallMap, E extends EventMap = EventMap> {
   calls: C;
   events: E;
 }
@@ -30,16 +30,16 @@ export const AppErrorDataSchema = z.object({
 });
 
 const RequestId = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
-export const RequestSchema = z.object({ t: z.literal('req'), id: RequestId, method: z.string().min(1).max(100), params: z.unknown() });
-export const ResponseSchema = z.union([
+const RequestSchema = z.object({ t: z.literal('req'), id: RequestId, method: z.string().min(1).max(100), params: z.unknown() });
+const ResponseSchema = z.union([
   z.object({ t: z.literal('res'), id: RequestId.nullable(), ok: z.literal(true), result: z.unknown() }),
   z.object({ t: z.literal('res'), id: RequestId.nullable(), ok: z.literal(false), error: AppErrorDataSchema }),
 ]);
-export const EventSchema = z.object({ t: z.literal('evt'), event: z.string().min(1).max(100), payload: z.unknown() });
+const EventSchema = z.object({ t: z.literal('evt'), event: z.string().min(1).max(100), payload: z.unknown() });
 
-export type RequestEnvelope = z.infer<typeof RequestSchema>;
+type RequestEnvelope = z.infer<typeof RequestSchema>;
 export type ResponseEnvelope = z.infer<typeof ResponseSchema>;
-export type EventEnvelope = z.infer<typeof EventSchema>;
+type EventEnvelope = z.infer<typeof EventSchema>;
 export type Envelope = RequestEnvelope | ResponseEnvelope | EventEnvelope;
 
 /** Anything that moves envelopes: IPC (structured clone) or a WebSocket (JSON text). */
@@ -60,7 +60,7 @@ export type HandlerMap<C extends CallMap> = {
 };
 
 /** One-line summary of a zod failure: where and what, never a dump. */
-export function describeIssues(error: z.ZodError): string {
+function describeIssues(error: z.ZodError): string {
   const issue = error.issues[0];
   if (!issue) return 'invalid value';
   const where = issue.path.length ? issue.path.map(String).join('.') : 'value';

@@ -6,14 +6,14 @@ import { z } from 'zod';
 // runs locally. One definition of the rules, used by the app, the settings store and the CLI.
 
 /** Letters, digits, dot, dash and underscore; starts with a letter or digit (a CLI-friendly word). */
-export const SNIPPET_NAME = /^[\p{L}\p{N}][\p{L}\p{N}._-]{0,63}$/u;
+const SNIPPET_NAME = /^[\p{L}\p{N}][\p{L}\p{N}._-]{0,63}$/u;
 
 // Controls other than tab and newline could drive the remote terminal (ESC sequences, ^C, ^D):
 // a snippet is text, so they are refused instead of typed.
 // eslint-disable-next-line no-control-regex -- names the controls a snippet may not hold
 const SNIPPET_CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 
-export const SnippetTagSchema = z.object({
+const SnippetTagSchema = z.object({
   key: z.string().trim().min(1).max(128),
   value: z.string().max(256),
 });

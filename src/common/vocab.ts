@@ -17,7 +17,7 @@ const PARTITION_REGIONS = {
   'aws-eusc': /^eusc-(?:de)-[a-z]+-\d+$/,
 } as const;
 
-export type Partition = keyof typeof PARTITION_REGIONS;
+type Partition = keyof typeof PARTITION_REGIONS;
 
 /** A region name of any partition (us-east-1, cn-north-1, us-gov-west-1, us-iso-east-1, eusc-de-east-1…). */
 export const REGION_NAME = new RegExp(

@@ -11,7 +11,7 @@ import type { TransportStream } from './ssh/types.js';
 // port. stdout IS the SSH stream: every message goes to stderr, and nothing is written to stdout
 // but bytes from the socket.
 
-export interface ProxyOptions extends Omit<ResolveOptions, 'port'> {
+interface ProxyOptions extends Omit<ResolveOptions, 'port'> {
   /** TCP port on the instance (ssh passes %p); default: tag tagssh:port, else 22. */
   port?: number;
   connectTimeoutMs?: number;
@@ -33,7 +33,7 @@ export interface ProxyOptions extends Omit<ResolveOptions, 'port'> {
   ssm?: boolean;
 }
 
-export interface ProxyResult {
+interface ProxyResult {
   address: string;
   port: number;
   bytesIn: number;

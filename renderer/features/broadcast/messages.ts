@@ -70,4 +70,3 @@ export const t = defineMessages({
     notOpen: 'このタブには接続中のセッションがありません。',
   },
 });
-export type ToolsWord = Parameters<typeof t>[0];

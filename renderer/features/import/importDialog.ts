@@ -16,7 +16,7 @@ import './import.css';
 // (import.apply, naming exactly that plan). Passwords found are said to be left out.
 
 /** What one message may carry: the browser-mode socket takes 2 MiB per message. */
-export const MAX_UPLOAD_BYTES = 1_400_000;
+const MAX_UPLOAD_BYTES = 1_400_000;
 const MAX_FILE_BYTES = 1024 * 1024;
 /** Files worth sending: the kinds the import reads (the engine decides; this only skips logs and binaries). */
 const WANTED = /\.(ttl|bat|cmd|sh|ini|conf)$|(^|\/)(config|ssh_config|[^/]*known_hosts[^/]*)$/i;

@@ -7,7 +7,7 @@ import { t } from './messages.js';
 // id (paths and names only, never a secret). In the one login order (src/common/login.ts) it comes
 // right after what is typed (user@NAME) and before the instance's tags, Settings and the AMI.
 
-export interface ConnectAsDeps {
+interface ConnectAsDeps {
   instanceId: string;
   /** The instance as the person knows it: its Name, else the id. */
   label: string;

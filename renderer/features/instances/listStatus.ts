@@ -9,7 +9,7 @@ import { t } from './messages.js';
 // The line under the list's toolbar: how many instances it shows, or what went wrong and what
 // fixes it (a button to the picker or to the Settings field), and how old the list is.
 
-export interface ListState {
+interface ListState {
   list: InstanceList | null;
   error: AppError | null;
   loading: boolean;
@@ -19,7 +19,7 @@ export interface ListState {
   shownCount: number;
 }
 
-export interface ListStatusDeps {
+interface ListStatusDeps {
   /** Opens the region picker (offered when no region is set at all). */
   chooseRegion(): void;
   openSettings?(field?: SettingsField): void;

@@ -28,7 +28,7 @@ const TRANSIENT = new Set<ErrorCode>(['NETWORK', 'THROTTLED', 'AWS_API', 'TIMEOU
 // The controls (toolbar.ts), the status line (listStatus.ts), the windowed table (virtualList.ts),
 // the account pickers (scopePickers.ts) and each row (instanceRow.ts) are their own modules.
 
-export interface InstancesDeps {
+interface InstancesDeps {
   api: Api;
   settings(): Settings;
   saveSettings(next: Settings): Promise<void>;

@@ -9,11 +9,11 @@ import { t } from './messages.js';
 // filter as fast as 50. It keeps which row has the keyboard (one tab stop) across redraws.
 
 /** Height of every line (row or group heading); styles.css keeps rows at exactly this. */
-export const LINE_HEIGHT = 48;
+const LINE_HEIGHT = 48;
 
 type RowLine = Extract<Line, { kind: 'row' }>;
 
-export interface VirtualListDeps {
+interface VirtualListDeps {
   store: Disposables;
   /** An instance's row; made again only after the next `arrange`. */
   rowOf(line: RowLine): HTMLTableRowElement;

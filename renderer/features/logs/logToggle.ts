@@ -11,11 +11,11 @@ import { describeError } from '../../i18n/errors.js';
 // whose open then asks for the record itself (so it starts with the new session's first byte).
 // Settings › Session logs "every session" ticks it for every session in its format.
 
-export interface LogToggleTab {
+interface LogToggleTab {
   readonly currentSessionId: string | null;
 }
 
-export interface LogToggleWords {
+interface LogToggleWords {
   label(): string;
   title?(): string;
   on(path: string): string;
@@ -31,7 +31,7 @@ interface Entry {
   wanted: boolean;
 }
 
-export interface LogToggleDeps {
+interface LogToggleDeps {
   api: Api;
   settings(): Settings;
   kind: LogKind;
@@ -139,4 +139,3 @@ export function createLogToggle(deps: LogToggleDeps) {
     },
   };
 }
-export type LogToggle = ReturnType<typeof createLogToggle>;

@@ -14,7 +14,7 @@ import { t } from './messages.js';
 // from the start up to there). The bytes are the recording's, through the same filter as
 // `tagssh replay` (a clipboard write or device string in a file from elsewhere is not played).
 
-export const SPEEDS = [0.5, 1, 2, 4, 8, 16] as const;
+const SPEEDS = [0.5, 1, 2, 4, 8, 16] as const;
 
 const clock = (s: number) => `${Math.floor(s / 60)}:${String(Math.floor(s % 60)).padStart(2, '0')}`;
 

@@ -8,7 +8,7 @@ import { t } from './messages.js';
 // where logs go, how they are named and what they record (text log, recording for replay, both),
 // saved with their own button once the pattern reads well (a preview shows a name it makes).
 
-export interface LogSettingsDeps {
+interface LogSettingsDeps {
   settings(): Settings;
   save(next: Settings): Promise<void>;
 }

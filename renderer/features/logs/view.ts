@@ -14,13 +14,13 @@ import './logs.css';
 // replays in a tab of its own, and either can be shown in the file manager — by the Electron
 // shell, or, in a browser, as the path to copy (the page cannot open this machine's folders).
 
-export interface LogsViewDeps {
+interface LogsViewDeps {
   api: Api;
   /** Opens a replay tab for a recording in the log folder. */
   replay(file: string, name: string): void;
 }
 
-export interface LogFilter {
+interface LogFilter {
   name: string;
   instance: string;
   /** YYYY-MM-DD, the local day the session started; '' = any. */
@@ -28,12 +28,12 @@ export interface LogFilter {
 }
 
 /** The local calendar day of an ISO time (or epoch ms) as YYYY-MM-DD. */
-export function localDay(at: string | number): string {
+function localDay(at: string | number): string {
   const d = new Date(at);
   return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
 }
 
-export function filterLogs(entries: readonly LogEntry[], f: LogFilter): LogEntry[] {
+function filterLogs(entries: readonly LogEntry[], f: LogFilter): LogEntry[] {
   const name = f.name.trim().toLowerCase();
   const inst = f.instance.trim().toLowerCase();
   return entries.filter(

@@ -18,7 +18,7 @@ export function timeoutDiagnosis(err: AppErrorData): SgDiagnosis | undefined {
 }
 
 /** What the diagnosis view needs of the terminal tab that shows it. */
-export interface DiagnosisHost {
+interface DiagnosisHost {
   api: Api;
   retry(): void;
   view(kind: 'info' | 'warn' | 'error', body: () => Node | string, actions?: () => HTMLElement[]): void;

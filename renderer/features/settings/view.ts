@@ -9,7 +9,7 @@ import { check, choice, input, type Field } from './fields.js';
 // The settings form. It edits names and paths only: credentials stay in the AWS config and keys
 // stay in their files; a passphrase is asked for when needed and never saved.
 
-export interface SettingsViewDeps {
+interface SettingsViewDeps {
   settings(): Settings;
   save(next: Settings): Promise<void>;
 }
@@ -17,7 +17,7 @@ export interface SettingsViewDeps {
 /** The fields other views can send the user to (e.g. from an error about the key or profile). */
 export type SettingsField = 'profile' | 'regions' | 'defaultUser' | 'identityFile' | 'port' | 'jumpHost' | 'tagJumpHosts';
 
-export interface SettingsView {
+interface SettingsView {
   el: HTMLElement;
   refresh(): void;
   /** Focuses a field (scrolled into view and marked), for "Open Settings" buttons next to errors. */

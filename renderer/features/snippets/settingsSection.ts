@@ -10,7 +10,7 @@ import { t } from './messages.js';
 // src/common/snippets.ts). Mounted under the Settings view; saves through the shell's
 // saveSettings like the rest of Settings. (Settings → Session logs: renderer/features/logs.)
 
-export interface SnippetSettingsDeps {
+interface SnippetSettingsDeps {
   settings(): Settings;
   save(next: Settings): Promise<void>;
 }

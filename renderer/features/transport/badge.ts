@@ -7,7 +7,7 @@ import './transport.css';
 // The terminal tab's note of how the session reached the instance (direct, jump host, EC2
 // Instance Connect Endpoint, SSM), redrawn when the language changes.
 
-export interface TransportBadge {
+interface TransportBadge {
   readonly el: HTMLElement;
   set(name: TransportName | undefined): void;
   dispose(): void;

@@ -16,7 +16,7 @@ import { t } from './messages.js';
 // with a tag. Fields are checked with the same rules as `tagssh tunnel` (src/common/tunnels/spec.ts),
 // worded here in the app's own terms; the engine has the last word when saving.
 
-export interface TunnelFormDeps {
+interface TunnelFormDeps {
   api: Api;
   store: Disposables;
   /** The instances to choose from, sorted; editing a tunnel of an unlisted instance adds it. */

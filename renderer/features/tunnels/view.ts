@@ -20,7 +20,7 @@ import './tunnels.css';
 // steers them; a status event repaints one row. The form (form.ts) and each row (row.ts) are their
 // own modules.
 
-export interface TunnelsViewDeps {
+interface TunnelsViewDeps {
   api: Api;
   instances: () => Promise<Instance[]>;
 }
@@ -31,7 +31,7 @@ export function createTunnelsView(deps: TunnelsViewDeps): TunnelsView {
   return new TunnelsView(deps);
 }
 
-export class TunnelsView {
+class TunnelsView {
   readonly el: HTMLElement;
   private readonly store = new Disposables();
   private tunnels: SavedTunnel[] = [];

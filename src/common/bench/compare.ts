@@ -31,7 +31,7 @@ export interface CompareColumn {
 }
 
 /** How a cell's difference to the baseline was judged. */
-export type Significance = ({ method: 'welch' } & WelchTest) | { method: 'single-run' };
+type Significance = ({ method: 'welch' } & WelchTest) | { method: 'single-run' };
 
 export interface CompareCell {
   /** The mean of the column's runs (the single value of a single run). */
@@ -43,7 +43,7 @@ export interface CompareCell {
   significance?: Significance;
 }
 
-export interface CompareRow {
+interface CompareRow {
   key: string;
   label: string;
   unit: string;
@@ -138,7 +138,7 @@ export function compareResults(results: BenchResult[], baselineId?: string): Com
   return { preset: presets.join('+'), baseline, columns, rows };
 }
 
-export interface HistoryPoint {
+interface HistoryPoint {
   resultId: string;
   startedAt: string;
   instanceId?: string;
@@ -177,7 +177,7 @@ export function relativeVerdict(relative: number | undefined, better: 'higher' |
   return relative > 0 === (better === 'higher') ? 'better' : 'worse';
 }
 
-export type CellVerdict = 'better' | 'worse' | 'same' | 'noise' | 'untestable';
+type CellVerdict = 'better' | 'worse' | 'same' | 'noise' | 'untestable';
 
 /**
  * What a cell's difference means, for colouring: better or worse only when Welch's test finds it

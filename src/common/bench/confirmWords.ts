@@ -17,7 +17,7 @@ const en = {
   uploadFile: 'Uploads {file} to the instance.',
 } as const;
 
-export type ConfirmWordId = keyof typeof en;
+type ConfirmWordId = keyof typeof en;
 
 const ja: Record<ConfirmWordId, string> = {
   setPerformance: 'すべての CPU の governor を sudo で performance に設定します。',

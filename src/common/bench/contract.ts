@@ -20,7 +20,7 @@ const Matrix = z.record(z.string(), z.array(ParamValue).min(1).max(MATRIX_LIMIT)
 const InstanceRef = z.object({ id: z.string().regex(INSTANCE_ID), region: z.string().regex(REGION_NAME) });
 const ResultId = z.string().regex(/^[a-z0-9-]{6,64}$/);
 
-export const ParamInfoSchema = z.object({
+const ParamInfoSchema = z.object({
   name: z.string(),
   type: z.enum(['string', 'integer', 'number', 'boolean', 'enum']),
   default: z.unknown().optional(),
@@ -30,7 +30,7 @@ export const ParamInfoSchema = z.object({
   max: z.number().optional(),
 });
 
-export const PresetInfoSchema = z.object({
+const PresetInfoSchema = z.object({
   id: z.string(),
   title: z.string(),
   description: z.string(),
@@ -40,7 +40,7 @@ export const PresetInfoSchema = z.object({
 });
 export type PresetInfo = z.infer<typeof PresetInfoSchema>;
 
-export const ConfirmationSchema = z.object({
+const ConfirmationSchema = z.object({
   kind: z.enum(['install', 'write', 'sudo', 'upload']),
   /** The English sentence (what the CLI prints). */
   reason: z.string(),
@@ -50,10 +50,10 @@ export const ConfirmationSchema = z.object({
 export type ConfirmationInfo = z.infer<typeof ConfirmationSchema>;
 
 /** A result without its raw output and scripts (lists); `bench.result` returns the full one. */
-export const BenchResultSummarySchema = BenchResultSchema.omit({ raw: true, script: true, peerScript: true });
+const BenchResultSummarySchema = BenchResultSchema.omit({ raw: true, script: true, peerScript: true });
 export type BenchResultSummary = z.infer<typeof BenchResultSummarySchema>;
 
-export const BenchEventSchema = z.discriminatedUnion('type', [
+const BenchEventSchema = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('started'),
     runId: z.string(),

@@ -11,9 +11,9 @@ import { docWord, type DocLang } from './words.js';
 
 export type ExportFormat = 'csv' | 'md' | 'json';
 
-export const UTF8_BOM = '\uFEFF';
+const UTF8_BOM = '\uFEFF';
 
-export interface ExportOptions {
+interface ExportOptions {
   /** CSV only: start with a UTF-8 byte order mark (default true). */
   bom?: boolean;
 }
@@ -93,7 +93,7 @@ export function columnTitle(c: Comparison['columns'][number]): string {
 }
 
 /** How a column's runs went: "5 (RSD 1.2%, stable below 3.5%)", or just the count. */
-export function runsText(col: CompareColumn, lang: DocLang = 'en'): string {
+function runsText(col: CompareColumn, lang: DocLang = 'en'): string {
   const rsd = col.rsd !== undefined ? col.rsd.toFixed(1) : undefined;
   if (rsd !== undefined && col.stable !== undefined && col.threshold !== undefined)
     return docWord(lang, col.stable ? 'stableCell' : 'unstableCell', { n: col.runs, rsd, threshold: col.threshold });
@@ -173,7 +173,7 @@ export function comparisonToMarkdown(c: Comparison, lang: DocLang = 'en'): strin
   return lines.join('\n') + '\n\n' + docWord(lang, 'legend') + '\n';
 }
 
-export function comparisonToJson(c: Comparison): string {
+function comparisonToJson(c: Comparison): string {
   return JSON.stringify(c, null, 2) + '\n';
 }
 

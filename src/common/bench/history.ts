@@ -9,7 +9,7 @@ import { summarize, welch, type Summary, type WelchTest } from './stats.js';
 // against a chosen baseline with Welch's t-test, flagged as a regression when it is significantly
 // worse. The words name no flag or control: each face adds its own.
 
-export interface HistoryPointByName {
+interface HistoryPointByName {
   /** The series id, or the result id of a single run. */
   id: string;
   resultIds: string[];

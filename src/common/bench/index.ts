@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { AppError } from '../errors.js';
-import type { ParsedOutput } from './types.js';
 import { registerPreset, type Preset } from './preset.js';
 import { sysinfo } from './presets/sysinfo.js';
 import { cpufreq } from './presets/cpufreq.js';
@@ -19,8 +18,7 @@ export type { BoundPeer, BoundPreset, Preset } from './preset.js';
 export { registerPreset } from './preset.js';
 
 export const PRESET_IDS = ['sysinfo', 'cpufreq', 'unixbench', 'iperf3', 'fio', 'dd', 'smallfiles', 'listing', 'transfer'] as const;
-export type PresetId = (typeof PRESET_IDS)[number];
-export const PresetIdSchema = z.enum(PRESET_IDS);
+type PresetId = (typeof PRESET_IDS)[number];
 
 export const PRESETS: Record<PresetId, Preset> = {
   sysinfo: registerPreset(sysinfo),
@@ -92,9 +90,4 @@ export function paramsFromStrings(preset: Preset, pairs: string[]): Record<strin
 /** Validates parameters against the preset schema, filling in defaults; one-line errors. */
 export function validateParams(preset: Preset, raw: unknown): Record<string, unknown> {
   return preset.bind(raw).params;
-}
-
-/** Re-parses raw output with the current parser (for `bench parse` and re-reading old runs). */
-export function parseOutput(presetId: string, stdout: string, stderr = '', exitCode?: number | null): ParsedOutput {
-  return getPreset(presetId).parse(stdout, stderr, exitCode);
 }

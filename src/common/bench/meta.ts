@@ -10,7 +10,7 @@ import { marks } from './script.js';
 // allow it, else marked unknown with the reason. Instance id, Name, type, AZ and AMI id come from
 // the inventory (result.instance); start and end times and the tool version from the run.
 
-export const EbsMetaSchema = z.object({
+const EbsMetaSchema = z.object({
   volumeId: z.string(),
   volumeType: z.string().nullable(),
   sizeGiB: z.number().nullable(),
@@ -18,14 +18,14 @@ export const EbsMetaSchema = z.object({
   throughputMiBps: z.number().nullable(),
 });
 
-export const EfsMetaSchema = z.object({
+const EfsMetaSchema = z.object({
   fileSystemId: z.string(),
   throughputMode: z.string().nullable(),
   performanceMode: z.string().nullable(),
   provisionedMiBps: z.number().nullable(),
 });
 
-export const StorageMetaSchema = z.object({
+const StorageMetaSchema = z.object({
   dir: z.string(),
   /** The mount's source: /dev/nvme1n1, fs-….efs….amazonaws.com:/, s3fs … */
   device: z.string(),
@@ -52,7 +52,7 @@ export const BenchMetaSchema = z.object({
   /** By parameter (dir, from, to …), like result.mounts. */
   storage: z.record(z.string(), StorageMetaSchema).optional(),
 });
-export type BenchMeta = z.infer<typeof BenchMetaSchema>;
+type BenchMeta = z.infer<typeof BenchMetaSchema>;
 
 /** The host facts a run's output carries (the prelude's meta lines). */
 export function metaFromOutput(stdout: string): BenchMeta {

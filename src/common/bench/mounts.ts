@@ -21,7 +21,7 @@ export const MountFactsSchema = z.object({
 });
 export type MountFacts = z.infer<typeof MountFactsSchema>;
 
-export interface MountEntry {
+interface MountEntry {
   mountPoint: string;
   fstype: string;
   source: string;

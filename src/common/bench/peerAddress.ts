@@ -15,8 +15,8 @@ export type PeerAddressMode = z.infer<typeof PeerAddressModeSchema>;
 export const PREVIEW_PEER_ADDRESS = 'PEER-ADDRESS';
 
 /** Why this address: a code the faces put into their own words. */
-export const PeerAddressReasonSchema = z.enum(['same-vpc', 'different-vpc', 'vpc-unknown', 'no-private-address', 'asked']);
-export type PeerAddressReason = z.infer<typeof PeerAddressReasonSchema>;
+const PeerAddressReasonSchema = z.enum(['same-vpc', 'different-vpc', 'vpc-unknown', 'no-private-address', 'asked']);
+type PeerAddressReason = z.infer<typeof PeerAddressReasonSchema>;
 
 export const PeerAddressChoiceSchema = z.object({
   address: z.string(),
@@ -29,7 +29,7 @@ export const PeerAddressChoiceSchema = z.object({
 export type PeerAddressChoice = z.infer<typeof PeerAddressChoiceSchema>;
 
 /** What the chooser needs to know of each side (a subset of the inventory's Instance). */
-export interface PeerSide {
+interface PeerSide {
   vpcId?: string | null;
   privateIp?: string | null;
   publicIp?: string | null;

@@ -9,9 +9,9 @@ import type { BenchResult } from './result.js';
 // follow PKB's VM and disk metadata where one exists (zone, machine_type, image, kernel_release,
 // num_cpus, cpu_version, data_disk_*), so PKB dashboards read them as they read their own.
 
-export type PkbValue = string | number | boolean;
+type PkbValue = string | number | boolean;
 
-export interface PkbSample {
+interface PkbSample {
   metric: string;
   value: number;
   unit: string;
@@ -26,7 +26,7 @@ export interface PkbSample {
 }
 
 /** The metadata every sample of one run carries. */
-export function pkbMetadata(r: BenchResult): Record<string, PkbValue> {
+function pkbMetadata(r: BenchResult): Record<string, PkbValue> {
   const i = r.instance;
   const m = r.meta ?? {};
   const md: Record<string, PkbValue> = { cloud: 'AWS', preset: r.preset, result_id: r.id, start_time: r.startedAt };
@@ -80,7 +80,7 @@ export function pkbMetadata(r: BenchResult): Record<string, PkbValue> {
 }
 
 /** One sample per metric of every successful run; `owner` as PKB's --owner (the user). */
-export function toPkbSamples(results: BenchResult[], owner: string): PkbSample[] {
+function toPkbSamples(results: BenchResult[], owner: string): PkbSample[] {
   const out: PkbSample[] = [];
   for (const r of results) {
     if (r.status !== 'ok') continue;

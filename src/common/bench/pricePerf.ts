@@ -21,7 +21,7 @@ export interface PricePerformance {
 const NOT_SCORES = new Set(['count', 'MHz', 'GiB', 'B']);
 
 /** Whether a metric is a score or a rate worth dividing by a price. */
-export function scoreLike(row: { better?: 'higher' | 'lower'; unit: string }): boolean {
+function scoreLike(row: { better?: 'higher' | 'lower'; unit: string }): boolean {
   return row.better === 'higher' && !NOT_SCORES.has(row.unit);
 }
 

@@ -38,9 +38,9 @@ export type RepeatPlan = z.infer<typeof RepeatPlanSchema>;
 export const SeriesInfoSchema = z.object({ id: z.string(), index: z.number().int().min(0), plan: RepeatPlanSchema });
 export type SeriesInfo = z.infer<typeof SeriesInfoSchema>;
 
-export type StopReason = 'count' | 'stable' | 'max' | 'failed';
+type StopReason = 'count' | 'stable' | 'max' | 'failed';
 
-export interface RepeatVerdict {
+interface RepeatVerdict {
   again: boolean;
   /** Why the series ends here (when again is false). */
   reason?: StopReason;

@@ -13,13 +13,13 @@ import { docWord, type DocLang, type DocWord } from './words.js';
 // script of every run (a file each under scripts/) — in English or Japanese. Pure: the CLI writes
 // the files into a directory, the app packs them into a zip.
 
-export interface ReportFile {
+interface ReportFile {
   /** Relative to the report's directory: report.md, chart-1-….svg, scripts/<id>.sh. */
   name: string;
   text: string;
 }
 
-export interface ReportOptions {
+interface ReportOptions {
   lang: DocLang;
   now: Date;
   tagsshVersion: string;

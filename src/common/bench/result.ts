@@ -28,8 +28,7 @@ export const BenchHostInfoSchema = z.object({
 });
 export type BenchHostInfo = z.infer<typeof BenchHostInfoSchema>;
 
-export const BenchStatusSchema = z.enum(['running', 'ok', 'failed', 'cancelled', 'timeout', 'detached']);
-export type BenchStatus = z.infer<typeof BenchStatusSchema>;
+const BenchStatusSchema = z.enum(['running', 'ok', 'failed', 'cancelled', 'timeout', 'detached']);
 
 /**
  * Why a run failed. Its code may be a remote one (REMOTE_FAILED…), so a string; `details` are the

@@ -12,14 +12,14 @@ import { shQuote } from '../shell.js';
 export const MARK = '@@tagssh:';
 
 /** Host facts every script prints first, one `@@tagssh:meta key=value` line each (read by meta.ts). */
-export const META_PRELUDE = `tagssh_meta() { printf '${MARK}meta %s=%s\\n' "$1" "$(printf '%s' "$2" | tr -d '\\n' | cut -c1-200)"; }
+const META_PRELUDE = `tagssh_meta() { printf '${MARK}meta %s=%s\\n' "$1" "$(printf '%s' "$2" | tr -d '\\n' | cut -c1-200)"; }
 tagssh_meta kernel "$(uname -r 2>/dev/null)"
 tagssh_meta cpu_model "$( (lscpu 2>/dev/null; cat /proc/cpuinfo 2>/dev/null) | awk -F': *' '/^(Model name|model name)/ {print $2; exit}')"
 tagssh_meta vcpus "$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN)"
 tagssh_meta cpufreq_governor "$(cat /sys/devices/system/cpu/cpu0/cpufreq/scaling_governor 2>/dev/null || echo none)"
 tagssh_meta cpufreq_driver "$(cat /sys/devices/system/cpu/cpu0/cpufreq/scaling_driver 2>/dev/null || echo none)"`;
 
-export interface WrapOptions {
+interface WrapOptions {
   runDir: string;
   /** Shell expression (already quoted) for the scratch dir; default "$RUN_DIR/scratch". */
   scratch?: string;

@@ -8,7 +8,7 @@
 // hundred bytes here. The unit tests check these against hand calculations and against jStat.
 
 /** The two-sided significance level of every comparison TagSSH makes. */
-export const ALPHA = 0.05;
+const ALPHA = 0.05;
 
 export interface Summary {
   n: number;

@@ -59,7 +59,7 @@ export function barChart(title: string, unit: string, bars: Bar[]): string {
   return parts.join('\n') + '\n';
 }
 
-export interface LinePoint {
+interface LinePoint {
   /** Milliseconds since the epoch. */
   time: number;
   value: number;

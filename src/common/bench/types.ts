@@ -8,7 +8,7 @@ import type { PeerAddressMode } from './peerAddress.js';
 // needs of the runner (how long it takes, a local file to send, the peer of a pair) it says
 // through its own hooks here, so the runner and the faces never ask for a preset by name.
 
-export type Better = 'higher' | 'lower';
+type Better = 'higher' | 'lower';
 
 export interface Metric {
   /** Stable key used for comparison rows, e.g. "tcp.sent_bps". */

@@ -2,7 +2,7 @@
 // (src/common runs in every layer). Lone surrogates become U+FFFD, as TextEncoder does.
 
 /** The UTF-8 bytes of a string. */
-export function utf8Bytes(s: string): number[] {
+function utf8Bytes(s: string): number[] {
   const out: number[] = [];
   for (const ch of s) {
     let cp = ch.codePointAt(0)!;

@@ -19,7 +19,7 @@ export type ExportSettings = LoginSettings & { jumpHost?: string | null; tagJump
  * Settings allow: src/common/jumpTag.ts), else Settings'. A refused tag is not copied: the
  * connection made from the export is the one TagSSH itself would make, never a wider one.
  */
-export function exportedJump(i: Instance, jump: string | undefined, settings: ExportSettings | undefined): string | undefined {
+function exportedJump(i: Instance, jump: string | undefined, settings: ExportSettings | undefined): string | undefined {
   if (jump) return jump;
   const tag = i.tags[TAG.jump]?.trim();
   if (tag === 'none') return undefined;

@@ -124,7 +124,7 @@ function agentlessJumpWords(h: SshConfigHost, knownHostsFile: string | undefined
 }
 
 /** The ProxyCommand line's words for one host. */
-export function proxyCommandWords(h: SshConfigHost, opts: SshConfigOptions): string[] {
+function proxyCommandWords(h: SshConfigHost, opts: SshConfigOptions): string[] {
   const target =
     h.name !== null && (h.resolveBy ?? 'name') === 'name' ? (PLAIN_NAME.test(h.name) ? [h.name] : ['--name-b64', base64UrlUtf8(h.name)]) : [h.instanceId];
   return [

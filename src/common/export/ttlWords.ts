@@ -49,5 +49,3 @@ const ja: Record<TtlWordId, string> = {
 export function ttlWord(id: TtlWordId, lang: DocLang = 'en'): string {
   return (lang === 'ja' ? ja : en)[id];
 }
-
-export const TTL_WORD_IDS = Object.keys(en) as TtlWordId[];

@@ -37,15 +37,15 @@ export const FileNameSchema = z
     const problem = nameProblem(n);
     if (problem) ctx.addIssue({ code: 'custom', message: `not a file name (${problem})` });
   });
-export const TransferIdSchema = z.string().regex(/^[A-Za-z0-9-]{8,64}$/, 'a transfer id (8–64 letters, digits, -)');
+const TransferIdSchema = z.string().regex(/^[A-Za-z0-9-]{8,64}$/, 'a transfer id (8–64 letters, digits, -)');
 const Base64 = z
   .string()
   .max(CHUNK_BASE64_MAX)
   .regex(/^[A-Za-z0-9+/]*={0,2}$/, 'base64');
 const Offset = z.number().int().nonnegative().max(TRANSFER_MAX_BYTES);
 
-export const FileKindSchema = z.enum(['file', 'dir', 'link', 'other']);
-export const FileEntrySchema = z.object({
+const FileKindSchema = z.enum(['file', 'dir', 'link', 'other']);
+const FileEntrySchema = z.object({
   /** As the server sent it (untrusted: any bytes, shown as text with controls escaped). */
   name: z.string(),
   kind: FileKindSchema,
@@ -59,7 +59,7 @@ export const FileEntrySchema = z.object({
 });
 export type FileEntry = z.infer<typeof FileEntrySchema>;
 
-export const TransferDoneSchema = z.object({
+const TransferDoneSchema = z.object({
   transferId: z.string(),
   outcome: z.enum(['done', 'cancelled', 'failed']),
   error: z.object({ code: z.string(), message: z.string(), hint: z.string().optional(), details: z.unknown().optional() }).optional(),

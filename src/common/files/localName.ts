@@ -9,7 +9,7 @@ import { nameProblem } from './paths.js';
 
 export type NamePlatform = 'posix' | 'win32';
 
-export type LocalNameProblem =
+type LocalNameProblem =
   | 'empty'
   | 'dot'
   | 'slash'

@@ -7,7 +7,7 @@ import { utf8Length } from '../export/encoding.js';
 /** Longest remote path the panel sends (Linux PATH_MAX). */
 export const REMOTE_PATH_MAX = 4096;
 /** Longest single name (Linux NAME_MAX, in UTF-8 bytes). */
-export const NAME_MAX_BYTES = 255;
+const NAME_MAX_BYTES = 255;
 
 /** Why `name` cannot be one entry of a directory, or null when it can. */
 export function nameProblem(name: string): 'empty' | 'dot' | 'slash' | 'nul' | 'long' | null {

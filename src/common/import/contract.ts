@@ -9,14 +9,14 @@ import { INSTANCE_ID, REGION_NAME } from '../vocab.js';
 // host keys it would write — and writes nothing until `import.apply` names that plan. Rows carry
 // codes and data; the faces word them.
 
-export const SourceRefSchema = z.object({ file: z.string().max(4096), line: z.number().int().nonnegative() });
+const SourceRefSchema = z.object({ file: z.string().max(4096), line: z.number().int().nonnegative() });
 
-export const IMPORT_VIAS = ['ttl', 'ttermpro', 'ssh', 'ssh-config', 'teraterm-ini'] as const;
-export const MATCHED_BY = ['public-ip', 'elastic-ip', 'private-ip', 'dns', 'name', 'instance-id'] as const;
+const IMPORT_VIAS = ['ttl', 'ttermpro', 'ssh', 'ssh-config', 'teraterm-ini'] as const;
+const MATCHED_BY = ['public-ip', 'elastic-ip', 'private-ip', 'dns', 'name', 'instance-id'] as const;
 export type MatchedBy = (typeof MATCHED_BY)[number];
 
 /** Why a host found in a file did not become an instance's settings. */
-export const UNMAPPED_REASONS = [
+const UNMAPPED_REASONS = [
   /** Telnet, serial, a named pipe, a replay: not SSH (detail: which). */
   'not-ssh',
   /** The host is only known at run time (detail: what supplies it: inputbox, %IP%…). */
@@ -40,7 +40,7 @@ export const UNMAPPED_REASONS = [
 ] as const;
 export type UnmappedReason = (typeof UNMAPPED_REASONS)[number];
 
-export const ImportRowSchema = z.object({
+const ImportRowSchema = z.object({
   at: SourceRefSchema,
   via: z.enum(IMPORT_VIAS),
   /** What the file names: an address, a DNS name, `Name=web-1`, an instance id, an ssh config alias → host. */
@@ -64,7 +64,7 @@ export const ImportRowSchema = z.object({
 });
 export type ImportRow = z.infer<typeof ImportRowSchema>;
 
-export const KnownHostImportSchema = z.object({
+const KnownHostImportSchema = z.object({
   at: SourceRefSchema,
   instanceId: z.string().regex(INSTANCE_ID),
   name: z.string().nullable(),
@@ -75,9 +75,9 @@ export const KnownHostImportSchema = z.object({
 });
 export type KnownHostImport = z.infer<typeof KnownHostImportSchema>;
 
-export const ImportNoteSchema = z.object({ code: z.string().max(40), at: SourceRefSchema, detail: z.string().max(1024).optional() });
+const ImportNoteSchema = z.object({ code: z.string().max(40), at: SourceRefSchema, detail: z.string().max(1024).optional() });
 
-export const ImportPlanSchema = z.object({
+const ImportPlanSchema = z.object({
   planId: z.string().max(64),
   rows: z.array(ImportRowSchema),
   knownHosts: z.array(KnownHostImportSchema),
@@ -90,7 +90,7 @@ export const ImportPlanSchema = z.object({
 });
 export type ImportPlan = z.infer<typeof ImportPlanSchema>;
 
-export const ImportResultSchema = z.object({
+const ImportResultSchema = z.object({
   /** Instances whose settings were written. */
   instances: z.number().int().nonnegative(),
   hostKeysAdded: z.number().int().nonnegative(),

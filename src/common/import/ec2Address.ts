@@ -9,7 +9,7 @@ import { isInstanceId, isRegionName } from '../vocab.js';
 
 const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
 
-export function isIpv4(s: string): boolean {
+function isIpv4(s: string): boolean {
   return IPV4.test(s);
 }
 

@@ -87,7 +87,7 @@ function joinArgs(words: Value[]): Value {
 const SSH_WITH_ARG = new Set('bcDEeFIiJLlmOopQRSWwB'.split(''));
 
 /** `ssh [options] [user@]host [command]`, read into Tera Term's connect shape. */
-export function sshSpec(argv: Value[]): ConnectSpec | null {
+function sshSpec(argv: Value[]): ConnectSpec | null {
   const spec: ConnectSpec = { host: null, password: false, ask4passwd: false, ssh: true };
   for (let i = 0; i < argv.length; i++) {
     const w = argv[i]!;

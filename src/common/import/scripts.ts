@@ -30,7 +30,7 @@ interface LineContext {
   conditional: boolean;
 }
 
-export interface ScriptResult {
+interface ScriptResult {
   launches: Launch[];
 }
 

@@ -12,7 +12,7 @@ export interface Command {
 }
 
 /** Variables: their value(s). Several values = set differently on different branches. */
-export type VarLookup = (name: string) => Value | undefined;
+type VarLookup = (name: string) => Value | undefined;
 
 function unknownPart(from: string, at: SourceRef, env?: string): Unknown {
   return env ? { from, at, env } : { from, at };
@@ -57,7 +57,7 @@ export function shCommands(line: string, vars: VarLookup, at: SourceRef, subst: 
 }
 
 /** Expands a shell line; single-quoted text is kept as is (quotes stay, for the word splitter). */
-export function expandSh(line: string, vars: VarLookup, at: SourceRef, subst: (inner: string) => Value): Value {
+function expandSh(line: string, vars: VarLookup, at: SourceRef, subst: (inner: string) => Value): Value {
   const out: Value = [];
   let i = 0;
   let text = '';

@@ -15,7 +15,7 @@ interface Block {
 }
 
 /** The text of an Include'd file (ssh's ~ and relative-to-~/.ssh rules are the caller's). */
-export type SshInclude = (pattern: string) => Array<{ file: string; text: string }>;
+type SshInclude = (pattern: string) => Array<{ file: string; text: string }>;
 
 function words(s: string): string[] {
   const out: string[] = [];

@@ -6,7 +6,7 @@
 
 export type Tok = { t: 'id'; v: string } | { t: 'num'; v: number } | { t: 'str'; v: string } | { t: 'op'; v: string } | { t: 'label'; v: string };
 
-export interface LexedLine {
+interface LexedLine {
   line: number;
   toks: Tok[];
   /** A string constant or code the lexer could not read (reported, line skipped). */

@@ -50,7 +50,7 @@ export interface RunState {
 }
 
 /** Runs the statements exec() leaves to the command table (ttlCommands.ts, given by runMacro). */
-export type CommandRunner = (ctx: RunContext, s: RunState, f: Frame, stmt: Stmt, at: SourceRef, ev: (i: number) => Val) => 'end' | void;
+type CommandRunner = (ctx: RunContext, s: RunState, f: Frame, stmt: Stmt, at: SourceRef, ev: (i: number) => Val) => 'end' | void;
 
 export interface RunContext {
   host: TtlHost;

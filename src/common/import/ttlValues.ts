@@ -12,7 +12,7 @@ export interface Vars {
   get(name: string): Val | undefined;
 }
 
-export interface Arrays {
+interface Arrays {
   get(name: string): Map<number, Val> | undefined;
 }
 

@@ -93,7 +93,7 @@ export interface KnownHostLine {
   key: string;
 }
 
-export type NoteCode =
+type NoteCode =
   /** An include/Include/call names a file that was not among those read. */
   | 'include-missing'
   /** include nesting past Tera Term's 9 levels, or a loop. */

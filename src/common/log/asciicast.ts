@@ -22,7 +22,7 @@ export interface CastHeader {
   tagssh?: Record<string, string | null>;
 }
 
-export type CastEvent = { t: number; code: 'o' | 'm' | 'i'; data: string } | { t: number; code: 'r'; cols: number; rows: number };
+type CastEvent = { t: number; code: 'o' | 'm' | 'i'; data: string } | { t: number; code: 'r'; cols: number; rows: number };
 
 export interface Cast {
   header: CastHeader;
@@ -64,7 +64,7 @@ export class CastError extends Error {
 const isInt = (v: unknown, min: number, max: number): v is number => typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max;
 
 /** Checks a header object against the v2 spec's required and optional attributes. */
-export function checkHeader(raw: unknown): CastHeader {
+function checkHeader(raw: unknown): CastHeader {
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new CastError(1, 'the header is not a JSON object');
   const h = raw as Record<string, unknown>;
   if (h.version !== 2) throw new CastError(1, `version is ${JSON.stringify(h.version)}, not 2`);

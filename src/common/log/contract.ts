@@ -17,9 +17,8 @@ export type LogKind = z.infer<typeof LogKindSchema>;
 
 /** session.open's `log`: record the session from its first byte; `timestamps` defaults to the Settings'; `kinds` to the text log. */
 export const LogOnOpenSchema = z.object({ timestamps: z.boolean().optional(), kinds: z.array(LogKindSchema).max(2).optional() });
-export type LogOnOpen = z.infer<typeof LogOnOpenSchema>;
 
-export const LogEntrySchema = z.object({
+const LogEntrySchema = z.object({
   /** The file's name in the log folder (its identity for logs.read / logs.reveal). */
   file: z.string(),
   kind: LogKindSchema,

@@ -6,8 +6,8 @@
 
 export const DEFAULT_LOG_PATTERN = '{name}_{instanceId}_{yyyyMMdd-HHmmss}.log';
 
-export const LOG_FIELDS = ['name', 'instanceId', 'region', 'user', 'type'] as const;
-export type LogField = (typeof LOG_FIELDS)[number];
+const LOG_FIELDS = ['name', 'instanceId', 'region', 'user', 'type'] as const;
+type LogField = (typeof LOG_FIELDS)[number];
 
 const DATE_TOKEN = /^[yMdHms_.\-T]+$/;
 const DATE_PART = /yyyy|MM|dd|HH|mm|ss/g;

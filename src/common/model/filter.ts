@@ -21,7 +21,7 @@ function haystack(i: Instance): string {
   return hay;
 }
 
-export interface FilterWord {
+interface FilterWord {
   text: string;
   /** Set for `key=value` words: the tag key (lower case) to look at. */
   tagKey?: string;

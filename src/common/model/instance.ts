@@ -3,7 +3,7 @@ import { z } from 'zod';
 // An EC2 instance as TagSSH sees it. Identity is (region, id): addresses change on every
 // stop/start, so nothing that must survive a restart (host keys, results) is keyed by IP.
 
-export const InstanceStateSchema = z.enum(['pending', 'running', 'shutting-down', 'terminated', 'stopping', 'stopped']);
+const InstanceStateSchema = z.enum(['pending', 'running', 'shutting-down', 'terminated', 'stopping', 'stopped']);
 export type InstanceState = z.infer<typeof InstanceStateSchema>;
 
 export const InstanceSchema = z.object({

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ALL_REGIONS, isRegionName } from '../vocab.js';
 import { TRANSPORT_CHOICES } from './transport.js';
+import { CONNECTION_DEFAULTS } from './settingsDefaults.js';
 import { SnippetListSchema } from '../snippets.js';
 import { InstanceLoginsSchema, LOGIN_USER } from '../login.js';
 import { DEFAULT_LOG_PATTERN, patternProblem } from '../log/fileName.js';
@@ -10,7 +11,7 @@ import { lookupUrlProblem } from '../lookupUrl.js';
 // User settings shared by the app, the browser mode and the CLI (one file under the config dir).
 // Nothing secret lives here: no credentials, no passphrases, no key material — only paths and names.
 
-export const TerminalThemeSchema = z.enum(['dark', 'light']);
+const TerminalThemeSchema = z.enum(['dark', 'light']);
 export type TerminalTheme = z.infer<typeof TerminalThemeSchema>;
 
 /**
@@ -21,7 +22,7 @@ export const DEFAULT_TERMINAL_FONT = '"DejaVu Sans Mono", Menlo, Consolas, "Noto
 /** The default before CJK fallbacks were named: a saved copy of it is read as today's default. */
 const OLD_DEFAULT_TERMINAL_FONT = '"DejaVu Sans Mono", Menlo, Consolas, monospace';
 
-export const TerminalSettingsSchema = z.object({
+const TerminalSettingsSchema = z.object({
   fontFamily: z
     .string()
     .trim()
@@ -38,7 +39,6 @@ export const TerminalSettingsSchema = z.object({
   /** A dropped session reconnects by itself with growing pauses, keeping the scrollback (src/common/reconnect.ts). */
   reconnectAutomatically: z.boolean().default(false),
 });
-export type TerminalSettings = z.infer<typeof TerminalSettingsSchema>;
 
 /** What a session log records: plain text, an asciicast v2 recording for replay (.cast), or both side by side. */
 export const LOG_FORMATS = ['text', 'cast', 'both'] as const;
@@ -64,11 +64,11 @@ export const SessionLogSettingsSchema = z.object({
 });
 export type SessionLogSettings = z.infer<typeof SessionLogSettingsSchema>;
 
-const optionalText = z.string().trim().min(1).max(500).nullable().default(null);
+const optionalText = z.string().trim().min(1).max(500).nullable();
 
 export const SettingsSchema = z.object({
   /** AWS profile in use; null = the default credential chain. */
-  profile: optionalText,
+  profile: optionalText.default(null),
   /** Extra profile names offered in the picker (those in ~/.aws/config are discovered anyway). */
   profiles: z.array(z.string().trim().min(1).max(200)).max(100).default([]),
   /** Regions listed; [] = the profile's default region; ['all'] = every enabled region. */
@@ -77,19 +77,19 @@ export const SettingsSchema = z.object({
     .max(40)
     .default([]),
   /** Login user unless a flag, the instance's "Connect as…" or its tagssh:user tag says otherwise; null = guess from the AMI (src/common/login.ts). */
-  defaultUser: z.string().regex(LOGIN_USER, 'a POSIX user name').nullable().default(null),
+  defaultUser: z.string().regex(LOGIN_USER, 'a POSIX user name').nullable().default(CONNECTION_DEFAULTS.defaultUser),
   /** Default private key file (a path; the key itself is never read into settings). */
-  identityFile: optionalText,
-  port: z.number().int().min(1).max(65535).default(22),
+  identityFile: optionalText.default(CONNECTION_DEFAULTS.identityFile),
+  port: z.number().int().min(1).max(65535).default(CONNECTION_DEFAULTS.port),
   /** Jump host as [user@]host[:port] or an instance Name; null = direct. */
-  jumpHost: optionalText,
+  jumpHost: optionalText.default(CONNECTION_DEFAULTS.jumpHost),
   /**
    * Hosts outside EC2 that an instance's tagssh:jump tag may send connections through ("host" or
    * "host:port"); a tag naming any other outside host is refused (src/common/jumpTag.ts).
    */
   tagJumpHosts: z.array(z.string().trim().regex(TAG_JUMP_ALLOW_ENTRY, 'a host name or address, optionally with :port')).max(100).default([]),
   /** How instances are reached unless their tagssh:transport tag says otherwise (src/node/transport/choose.ts). */
-  transport: z.enum(TRANSPORT_CHOICES).default('auto'),
+  transport: z.enum(TRANSPORT_CHOICES).default(CONNECTION_DEFAULTS.transport),
   /**
    * EC2 Instance Connect keys: offered after a refused login ('ask': a button, a terminal prompt),
    * pushed first on every login, or never. 'fallback' (earlier versions' default, saved without

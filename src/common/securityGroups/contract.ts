@@ -7,7 +7,7 @@ import { call } from '../rpc.js';
 // allowed, the app's "Allow my IP" adds exactly that one address on the SSH port. The backend
 // checks it all again: one address only (/32, /128), a group the instance really has.
 
-export const AllowMyIpInputSchema = z.object({
+const AllowMyIpInputSchema = z.object({
   instanceId: z.string().regex(INSTANCE_ID),
   region: z.string().regex(REGION_NAME),
   ip: z.string().min(2).max(64),
@@ -15,7 +15,7 @@ export const AllowMyIpInputSchema = z.object({
   groupId: z.string().regex(/^sg-[0-9a-f]{1,32}$/),
 });
 
-export const AllowMyIpResultSchema = z.object({
+const AllowMyIpResultSchema = z.object({
   groupId: z.string(),
   cidr: z.string(),
   port: z.number().int(),
@@ -23,7 +23,6 @@ export const AllowMyIpResultSchema = z.object({
   /** false: a rule already let the address in; nothing was added. */
   added: z.boolean(),
 });
-export type AllowMyIpResult = z.infer<typeof AllowMyIpResultSchema>;
 
 export const securityGroupCalls = {
   'securityGroups.allowMyIp': call(AllowMyIpInputSchema, AllowMyIpResultSchema),

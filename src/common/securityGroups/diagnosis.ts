@@ -4,7 +4,7 @@ import { z } from 'zod';
 // user's current public IP in on the SSH port? Carried as the TIMEOUT error's details, so the CLI
 // and the app word the same finding each in their own terms.
 
-export const SgVerdictSchema = z.enum([
+const SgVerdictSchema = z.enum([
   /** A rule covers the IP on the port: the block is elsewhere (network ACL, route, host firewall). */
   'allowed',
   /** No rule covers the IP on the port: the IP probably changed. */
@@ -14,7 +14,7 @@ export const SgVerdictSchema = z.enum([
 ]);
 export type SgVerdict = z.infer<typeof SgVerdictSchema>;
 
-export const SgDiagnosisSchema = z.object({
+const SgDiagnosisSchema = z.object({
   verdict: SgVerdictSchema,
   instanceId: z.string(),
   name: z.string().nullable(),
@@ -32,7 +32,6 @@ export type SgDiagnosis = z.infer<typeof SgDiagnosisSchema>;
 
 /** TIMEOUT errors carry `{ securityGroups: SgDiagnosis }` when the diagnosis could be made. */
 export const TimeoutDetailsSchema = z.object({ securityGroups: SgDiagnosisSchema });
-export type TimeoutDetails = z.infer<typeof TimeoutDetailsSchema>;
 
 /** The CIDR a rule for one address takes: /32 for IPv4, /128 for IPv6. */
 export function hostCidr(ip: string): string {

@@ -10,8 +10,6 @@ import { SERIAL_CONSOLE_ENDPOINTS } from './endpoints.js';
 
 /** Only port 0 exists (SendSerialConsoleSSHPublicKey's SerialPort: "Fixed value of 0"). */
 export const SERIAL_PORT = 0;
-/** How long the pushed key is accepted (SendSerialConsoleSSHPublicKey: 60 seconds). */
-export const SERIAL_KEY_TTL_MS = 60_000;
 /** The test-only override of the published fingerprint table (see README, "EC2 Serial Console"). */
 export const FINGERPRINTS_FILE_ENV = 'TAGSSH_SERIAL_CONSOLE_FINGERPRINTS_FILE';
 /** The test-only override of the SSH endpoint (host:port), like AWS_ENDPOINT_URL_* for the APIs. */
@@ -37,7 +35,7 @@ export function publishedEndpoint(region: string): SerialEndpoint | undefined {
 }
 
 /** What DescribeInstanceTypes says about a type that matters here. */
-export interface InstanceTypeFacts {
+interface InstanceTypeFacts {
   hypervisor?: string | null;
   bareMetal?: boolean | null;
 }
@@ -50,11 +48,10 @@ export function typeHasSerialConsole(t: InstanceTypeFacts): boolean {
   return t.hypervisor === 'nitro' || t.bareMetal === true;
 }
 
-export const SERIAL_PROBLEMS = ['disabled', 'unsupported-type', 'access-denied', 'unknown-region', 'host-key-mismatch', 'fingerprints-file', 'busy'] as const;
-export type SerialProblem = (typeof SERIAL_PROBLEMS)[number];
+const SERIAL_PROBLEMS = ['disabled', 'unsupported-type', 'access-denied', 'unknown-region', 'host-key-mismatch', 'fingerprints-file', 'busy'] as const;
 
 /** The details of every serial-console error; the faces word them from `problem`. */
-export const SerialConsoleDetailsSchema = z.object({
+const SerialConsoleDetailsSchema = z.object({
   serialConsole: z.enum(SERIAL_PROBLEMS),
   instanceId: z.string().optional(),
   region: z.string().optional(),

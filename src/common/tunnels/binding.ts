@@ -8,7 +8,7 @@ export interface TunnelTag {
 }
 
 /** The binding fields of a saved tunnel (one instance, or a tag). */
-export interface TunnelBinding {
+interface TunnelBinding {
   instanceId?: string | undefined;
   region?: string | undefined;
   tag?: TunnelTag | undefined;

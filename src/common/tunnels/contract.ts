@@ -17,7 +17,7 @@ const HostText = z.string().min(1).max(255);
 const InstanceId = z.string().regex(INSTANCE_ID);
 const Region = z.string().regex(REGION_NAME);
 /** An EC2 tag as EC2 allows it: key 1–128 characters, value up to 256. */
-export const TunnelTagSchema = z.object({ key: z.string().min(1).max(128), value: z.string().max(256) });
+const TunnelTagSchema = z.object({ key: z.string().min(1).max(128), value: z.string().max(256) });
 
 const bindingRule = { message: 'A tunnel is bound to one instance (id and region) or to one tag, not both.', path: ['tag'] };
 
@@ -39,10 +39,9 @@ const SavedTunnelFields = z.object({
 export const SavedTunnelSchema = SavedTunnelFields.refine(bindingIsComplete, bindingRule);
 export type SavedTunnel = z.infer<typeof SavedTunnelSchema>;
 
-export const TunnelStateSchema = z.enum(['stopped', 'connecting', 'open', 'reconnecting', 'failed']);
-export type TunnelRunState = z.infer<typeof TunnelStateSchema>;
+const TunnelStateSchema = z.enum(['stopped', 'connecting', 'open', 'reconnecting', 'failed']);
 
-export const TunnelStatusSchema = z.object({
+const TunnelStatusSchema = z.object({
   id: TunnelId,
   /** The instance this run is on (a tag tunnel runs once per instance it is started on). */
   instanceId: InstanceId.optional(),

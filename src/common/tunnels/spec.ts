@@ -32,7 +32,7 @@ export const TUNNEL_PROBLEM_CODES = [
   'bindInvalid',
   'hostNotAllowed',
 ] as const;
-export type TunnelProblemCode = (typeof TUNNEL_PROBLEM_CODES)[number];
+type TunnelProblemCode = (typeof TUNNEL_PROBLEM_CODES)[number];
 
 export interface TunnelProblem {
   field: TunnelField;
@@ -41,13 +41,13 @@ export interface TunnelProblem {
 
 export const DEFAULT_BIND = '127.0.0.1';
 /** Ports below this need root to listen on (Linux, macOS before 10.14 and every server). */
-export const FIRST_UNPRIVILEGED_PORT = 1024;
+const FIRST_UNPRIVILEGED_PORT = 1024;
 
 // A host name (RFC 1123 labels), an IPv4 address or an IPv6 address (brackets stripped).
 const HOSTNAME = /^(?=.{1,253}$)[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62})(?:\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62}))*\.?$/;
 const IPV6 = /^[0-9A-Fa-f:.]+$/;
 
-export function isHostText(s: string): boolean {
+function isHostText(s: string): boolean {
   return HOSTNAME.test(s) || (s.includes(':') && IPV6.test(s));
 }
 

@@ -24,7 +24,7 @@ export const WorkspaceTabSchema = z.object({
 export type WorkspaceTab = z.infer<typeof WorkspaceTabSchema>;
 
 /** One running tunnel as it is kept: the saved tunnel, and for a tag tunnel the instance it ran on. */
-export const WorkspaceTunnelSchema = z.object({
+const WorkspaceTunnelSchema = z.object({
   id: TunnelIdSchema,
   instanceId: z.string().regex(INSTANCE_ID).optional(),
   region: z.string().regex(REGION_NAME).optional(),

@@ -12,7 +12,7 @@ import { sdkAppError, sdkClientConfig } from '../aws/config/sdkClients.js';
 // once); one the credentials do not allow, or that fails, leaves that fact "unknown" with the
 // reason. It never fails a run.
 
-export type Enricher = (r: BenchResult) => Promise<void>;
+type Enricher = (r: BenchResult) => Promise<void>;
 
 const reason = (what: string, e: unknown) => `unknown: ${what} failed (${toAppError(e).message.replace(/\.$/, '')})`;
 

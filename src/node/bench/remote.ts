@@ -9,7 +9,7 @@ import type { SshConnection } from '../ssh/connection.js';
 // runner follows those files with `tail --pid` and can re-attach later from another connection.
 
 /** Exit status of the follow command when the run ended without writing its exit file (killed). */
-export const NO_EXIT_FILE = 199;
+const NO_EXIT_FILE = 199;
 
 export function runDirFor(runId: string): string {
   if (!/^[a-z0-9-]{6,64}$/.test(runId)) throw new AppError('INVALID_INPUT', `"${runId}" is not a TagSSH run id.`);
@@ -34,7 +34,7 @@ export async function uploadToRun(conn: SshConnection, runDir: string, name: str
 }
 
 /** Exit status of startAndFollow when the run directory or script could not be set up. */
-export const SETUP_FAILED = 197;
+const SETUP_FAILED = 197;
 
 const followTail = (d: string) =>
   `pid=$(cat ${d}/pid); tail -c +1 -s 0.2 -f --pid="$pid" ${d}/err >&2 & t=$!; tail -c +1 -s 0.2 -f --pid="$pid" ${d}/out; wait "$t"; [ -f ${d}/exit ] && exit "$(cat ${d}/exit)"; exit ${NO_EXIT_FILE}`;
@@ -84,7 +84,7 @@ function launch(d: string): string {
   return `: > out && : > err && if command -v setsid >/dev/null 2>&1; then setsid sh ./run.sh > out 2> err < /dev/null & else nohup sh ./run.sh > out 2> err < /dev/null & fi; echo $! > ${d}/pid`;
 }
 
-export interface FollowResult {
+interface FollowResult {
   /** The script's exit status; null when it was killed before it could record one. */
   exitCode: number | null;
 }

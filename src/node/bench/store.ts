@@ -8,7 +8,7 @@ import { readJsonFile, writeJsonFile } from '../store/jsonFile.js';
 // Results: one versioned JSON file per run (results/<id>.json), written atomically, so two
 // concurrent runs (or two tagssh processes) never race on a shared file.
 
-export const RESULTS_SCHEMA_VERSION = 1;
+const RESULTS_SCHEMA_VERSION = 1;
 
 export interface ResultsStore {
   save(r: BenchResult): void;

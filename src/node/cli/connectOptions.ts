@@ -22,19 +22,19 @@ export interface ConnectFlags extends AwsFlags {
   agentForward?: boolean;
 }
 
-export function parseTransportFlag(v: string): TransportChoice {
+function parseTransportFlag(v: string): TransportChoice {
   if (isTransportChoice(v)) return v;
   throw new InvalidArgumentError(`expected one of ${TRANSPORT_CHOICES.join(', ')}`);
 }
 
 /** Where --accept-new goes so that it takes no fingerprint, in the words of `tagssh ssh`. */
-export const SSH_ACCEPT_NEW_PLACE = 'put `--` before a remote command';
+const SSH_ACCEPT_NEW_PLACE = 'put `--` before a remote command';
 
 /**
  * --accept-new's optional value. A word that is not a fingerprint is most often the next
  * argument the flag swallowed; `place` says where the flag goes instead, in the command's terms.
  */
-export function fingerprintFlagParser(place: string = SSH_ACCEPT_NEW_PLACE): (v: string) => string {
+function fingerprintFlagParser(place: string = SSH_ACCEPT_NEW_PLACE): (v: string) => string {
   return (v) => {
     if (/^(SHA256:[A-Za-z0-9+/]{20,}=*|(MD5:)?[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){15})$/.test(v)) return v;
     throw new InvalidArgumentError(`expected a host-key fingerprint such as SHA256:…; ${place}`);

@@ -23,7 +23,7 @@ import { tagsshPaths } from '../store/paths.js';
 // the values it names); what to type next names this face's flags, so it is said here and only
 // here. An error this file does not know keeps the engine's own message and hint.
 
-export interface CliWords {
+interface CliWords {
   message: string;
   hint?: string;
 }

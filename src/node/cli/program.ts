@@ -8,7 +8,7 @@ export { reportError };
 // The `tagssh` program shell shared by both CLI entry points: main.ts (every command) and
 // commands/resolve/main.ts (the `tagssh resolve` fast path, bundled on its own; see bin/tagssh.mjs).
 
-export type Registrar = (program: Command) => void;
+type Registrar = (program: Command) => void;
 
 const DEBUG_HELP = 'on an error, also print where it happened (the stack), as TAGSSH_DEBUG=1 does';
 

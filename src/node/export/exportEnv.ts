@@ -18,7 +18,7 @@ export interface SshConfigEnv {
   unavailable?: string;
 }
 
-export interface SshConfigEnvInput {
+interface SshConfigEnvInput {
   /** The running program (process.argv[1]). */
   script?: string | undefined;
   execPath?: string;
@@ -45,7 +45,7 @@ function realOrNull(path: string): string | null {
 }
 
 /** The first executable `name` on PATH, by real path. */
-export function findOnPath(name: string, env: NodeJS.ProcessEnv = process.env): string | null {
+function findOnPath(name: string, env: NodeJS.ProcessEnv = process.env): string | null {
   for (const dir of (env.PATH ?? '').split(delimiter)) {
     // A relative PATH entry means a different file from every other working directory.
     if (!dir || !isAbsolute(dir)) continue;

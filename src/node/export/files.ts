@@ -37,7 +37,7 @@ export function writeExportFiles(dir: string, files: readonly ExportFile[]): str
   });
 }
 
-export interface SshConfigWrite {
+interface SshConfigWrite {
   path: string;
   /** The whole new file content. */
   content: string;

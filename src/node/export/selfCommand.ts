@@ -7,7 +7,7 @@ import { AppError } from '../../common/errors.js';
 // good enough: ssh runs ProxyCommand with whatever PATH it inherited (an IDE, cron, a login
 // without nvm), where it is often missing. A command that cannot run is never written.
 
-export interface SelfCommandInput {
+interface SelfCommandInput {
   execPath?: string;
   script?: string | undefined;
 }

@@ -14,7 +14,7 @@ import type { SftpOps } from './sftpOps.js';
 export const COPY_MAX_DIR_ENTRIES = 100_000;
 export const COPY_MAX_ITEMS = 500_000;
 
-export interface BoundedListing {
+interface BoundedListing {
   /** At most `max` entries, `.` and `..` left out, in the server's order. */
   entries: FileEntryWithStats[];
   /** The directory has more than `max` entries (the rest were not read). */

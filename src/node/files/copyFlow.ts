@@ -15,11 +15,11 @@ import { inFlightFor, MIN_WINDOW, RateMeter, RoundTrip } from '../ssh/pathRate.j
 /** Most bytes one file's copy keeps in flight: 160 MiB/s at a 200 ms round trip. */
 export const MAX_IN_FLIGHT = 32 * 1024 * 1024;
 /** Least in flight for a download: 32 reads of 255 KiB, what was measured best on loopback. */
-export const MIN_IN_FLIGHT = 8 * 1024 * 1024;
+const MIN_IN_FLIGHT = 8 * 1024 * 1024;
 /** A file channel's receive window: room for every read in flight and the replies' headers. */
 export const FILE_CHANNEL_WINDOW = MAX_IN_FLIGHT + 1024 * 1024;
 /** What the server lets one channel send us ahead of its acknowledgements (OpenSSH's CHAN_SES_WINDOW_DEFAULT). */
-export const SERVER_CHANNEL_WINDOW = MIN_WINDOW;
+const SERVER_CHANNEL_WINDOW = MIN_WINDOW;
 /** Most channels one file spreads over; with the SFTP channel for names, 9 of OpenSSH's default MaxSessions 10. */
 export const MAX_LANES = 8;
 /** Fewest lanes for a large file: two channels beat one on loopback (each side's sftp-server busy). */

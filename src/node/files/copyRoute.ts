@@ -54,7 +54,7 @@ export function routeLine(route: CopyRoute, bytes: number, rate: number | null):
 
 const SCHEMA = 1;
 /** Copies smaller than this say little about a route's rate (round trips, not bandwidth): not kept. */
-export const MEASURE_FROM_BYTES = 8 * 1024 * 1024;
+const MEASURE_FROM_BYTES = 8 * 1024 * 1024;
 const MAX_ROUTES = 200;
 
 type Rates = Record<string, { rate: number; at: string }>;
@@ -72,7 +72,7 @@ function readRates(env: NodeJS.ProcessEnv): Rates {
   }
 }
 
-export type CopyDirection = 'upload' | 'download';
+type CopyDirection = 'upload' | 'download';
 
 /** The rate (bytes/s) the last copy over `route` in `direction` measured; null when none did. */
 export function measuredRate(route: CopyRoute, direction: CopyDirection, env: NodeJS.ProcessEnv = process.env): number | null {

@@ -11,7 +11,7 @@ import type { SftpOps } from './sftpOps.js';
 // channels it allowed, or over ssh2's SFTP channel when it allowed none.
 
 /** One file open on one channel. */
-export interface Lane {
+interface Lane {
   read(buf: Buffer, pos: number): Promise<number>;
   write(buf: Buffer, pos: number): Promise<void>;
   close(): Promise<void>;

@@ -14,7 +14,7 @@ import type { SshConnection } from '../ssh/connection.js';
 // (e.g. `sudo -s`), the login shell's own directory is the answer.
 
 /** A POSIX sh script printing the directory of the `index`-th (1-based) login shell of this connection. */
-export function cwdScript(index: number): string {
+function cwdScript(index: number): string {
   if (!Number.isInteger(index) || index < 1) throw new AppError('INTERNAL', `Bad shell index ${index}.`);
   return [
     'list=""',

@@ -10,7 +10,7 @@ import { entryTypeOf } from './remoteFs.js';
 // words it).
 
 /** details.fileError of the panel's own AppErrors, which the renderer words. */
-export type PanelFileError = 'exists' | 'changed';
+type PanelFileError = 'exists' | 'changed';
 
 export function panelError(kind: PanelFileError, path: string, message: string): AppError {
   return new AppError('REMOTE_FAILED', message, undefined, { fileError: kind, path });

@@ -43,7 +43,7 @@ interface End {
   inFlight(chunk: number): number | undefined;
 }
 
-export interface Reader extends End {
+interface Reader extends End {
   /** Fills `buf` from `pos`; resolves with the bytes read. */
   read(buf: Buffer, pos: number, chunk: number): Promise<number>;
 }

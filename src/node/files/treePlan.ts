@@ -140,7 +140,7 @@ export function remoteSide(ops: SftpOps): Side {
   };
 }
 
-export interface PlanOptions {
+interface PlanOptions {
   recursive?: boolean;
   signal?: AbortSignal;
   /** The rule names are checked against: that of the machine the copy writes on. */
@@ -157,6 +157,82 @@ const MAX_DEPTH = 64;
 /** `dir` and a name as the listing gave them (posix.join would fold `..` away and hide what was sent). */
 const asListed = (dir: string, name: string) => (/[/\\]$/.test(dir) ? `${dir}${name}` : `${dir}/${name}`);
 
+/** One plan being made: its sides, limits and the items so far. */
+interface Planning {
+  from: Side;
+  to: Side;
+  opts: PlanOptions;
+  label: (p: string, isSource?: boolean) => string;
+  cancelled: () => AppError;
+  maxEntries: number;
+  maxItems: number;
+  items: Item[];
+}
+
+function skip(pl: Planning, path: string, reason: SkippedEntry['reason'], why: string): void {
+  pl.opts.onSkip?.({ path, reason, message: `Skipped ${quoteName(pl.label(path, true))}: ${why}.` });
+}
+
+function add(pl: Planning, it: Item, top: string): void {
+  if (pl.items.length >= pl.maxItems)
+    throw new AppError(
+      'INVALID_INPUT',
+      `${pl.label(top, true)} holds more than ${pl.maxItems} files and directories; one copy takes at most ${pl.maxItems}.`,
+      'Copy its directories one at a time.',
+      { path: top, reason: 'tooManyItems', max: pl.maxItems },
+    );
+  pl.items.push(it);
+}
+
+/** Several sources, or a destination ending in a slash, need an existing directory to copy into. */
+function assertDestFits(dest: string, sources: string[], intoDir: boolean, label: Planning['label']): void {
+  if ((sources.length > 1 || /[/\\]$/.test(dest)) && !intoDir) {
+    throw new AppError(
+      'INVALID_INPUT',
+      `${label(dest)} is not an existing directory, and several sources (or a path ending in /) need one.`,
+      'Create the directory first, or copy one source at a time.',
+      { path: dest, reason: 'notDirectory' },
+    );
+  }
+}
+
+async function walkDir(pl: Planning, top: string, src: string, dst: string, s: Stat, depth: number, seen: Set<string>, root: string): Promise<void> {
+  const { from, to, opts, label, maxEntries } = pl;
+  if (opts.signal?.aborted) throw pl.cancelled();
+  if (depth > MAX_DEPTH) throw new AppError('INVALID_INPUT', `${label(src, true)} nests more than ${MAX_DEPTH} directories deep (a loop?).`);
+  add(pl, { src, dst, dir: true, size: 0, mode: s.mode, atime: s.atime, mtime: s.mtime, root }, top);
+  const { entries, more } = await from.list(src, maxEntries);
+  if (more)
+    throw new AppError(
+      'INVALID_INPUT',
+      `${label(src, true)} lists more than ${maxEntries} entries; a copy reads at most ${maxEntries} from one directory (a listing that never ends stops there).`,
+      'Copy its subdirectories, or fewer files, at a time.',
+      { path: src, reason: 'tooManyEntries', max: maxEntries },
+    );
+  for (const e of entries) {
+    const listed = asListed(src, e.name);
+    const problem = localNameProblem(e.name, opts.platform);
+    if (problem) {
+      opts.onSkip?.({
+        path: listed,
+        reason: 'name',
+        message: `Skipped ${quoteName(e.name)} listed in ${quoteName(label(src, true))}: not one plain name (${localNameWhy(problem)}).`,
+      });
+      continue;
+    }
+    const child = from.join(src, e.name);
+    const childDst = to.join(dst, e.name);
+    if (e.type === 'symlink') skip(pl, child, 'symlink', 'a symlink (a copied tree does not follow links; copy what it points to by its own path)');
+    else if (e.type === 'other') skip(pl, child, 'special', 'not a regular file or directory');
+    else if (e.type === 'file') add(pl, { src: child, dst: childDst, dir: false, size: e.size, mode: e.mode, atime: e.atime, mtime: e.mtime, root }, top);
+    else {
+      const key = await from.dirKey(child);
+      if (seen.has(key)) skip(pl, child, 'loop', 'it contains itself (a directory loop); not walked again');
+      else await walkDir(pl, top, child, childDst, e, depth + 1, new Set([...seen, key]), root);
+    }
+  }
+}
+
 /** Expands the sources into the files and directories to copy, with their destinations (scp's rules). */
 export async function plan(
   from: Side,
@@ -168,72 +244,25 @@ export async function plan(
   cancelled: () => AppError,
 ): Promise<Item[]> {
   if (sources.length === 0) throw new AppError('INVALID_INPUT', 'Nothing to copy: no source was given.');
-  const maxEntries = opts.maxDirEntries ?? COPY_MAX_DIR_ENTRIES;
-  const maxItems = opts.maxItems ?? COPY_MAX_ITEMS;
+  const pl: Planning = {
+    from,
+    to,
+    opts,
+    label,
+    cancelled,
+    maxEntries: opts.maxDirEntries ?? COPY_MAX_DIR_ENTRIES,
+    maxItems: opts.maxItems ?? COPY_MAX_ITEMS,
+    items: [],
+  };
   const destStat = await to.stat(dest);
   const intoDir = destStat?.type === 'dir';
-  if ((sources.length > 1 || /[/\\]$/.test(dest)) && !intoDir) {
-    throw new AppError(
-      'INVALID_INPUT',
-      `${label(dest)} is not an existing directory, and several sources (or a path ending in /) need one.`,
-      'Create the directory first, or copy one source at a time.',
-      { path: dest, reason: 'notDirectory' },
-    );
-  }
-  const items: Item[] = [];
-  const skip = (path: string, reason: SkippedEntry['reason'], why: string) =>
-    opts.onSkip?.({ path, reason, message: `Skipped ${quoteName(label(path, true))}: ${why}.` });
-  const add = (it: Item, top: string) => {
-    if (items.length >= maxItems)
-      throw new AppError(
-        'INVALID_INPUT',
-        `${label(top, true)} holds more than ${maxItems} files and directories; one copy takes at most ${maxItems}.`,
-        'Copy its directories one at a time.',
-        { path: top, reason: 'tooManyItems', max: maxItems },
-      );
-    items.push(it);
-  };
-  const walkDir = async (top: string, src: string, dst: string, s: Stat, depth: number, seen: Set<string>, root: string): Promise<void> => {
-    if (opts.signal?.aborted) throw cancelled();
-    if (depth > MAX_DEPTH) throw new AppError('INVALID_INPUT', `${label(src, true)} nests more than ${MAX_DEPTH} directories deep (a loop?).`);
-    add({ src, dst, dir: true, size: 0, mode: s.mode, atime: s.atime, mtime: s.mtime, root }, top);
-    const { entries, more } = await from.list(src, maxEntries);
-    if (more)
-      throw new AppError(
-        'INVALID_INPUT',
-        `${label(src, true)} lists more than ${maxEntries} entries; a copy reads at most ${maxEntries} from one directory (a listing that never ends stops there).`,
-        'Copy its subdirectories, or fewer files, at a time.',
-        { path: src, reason: 'tooManyEntries', max: maxEntries },
-      );
-    for (const e of entries) {
-      const listed = asListed(src, e.name);
-      const problem = localNameProblem(e.name, opts.platform);
-      if (problem) {
-        opts.onSkip?.({
-          path: listed,
-          reason: 'name',
-          message: `Skipped ${quoteName(e.name)} listed in ${quoteName(label(src, true))}: not one plain name (${localNameWhy(problem)}).`,
-        });
-        continue;
-      }
-      const child = from.join(src, e.name);
-      const childDst = to.join(dst, e.name);
-      if (e.type === 'symlink') skip(child, 'symlink', 'a symlink (a copied tree does not follow links; copy what it points to by its own path)');
-      else if (e.type === 'other') skip(child, 'special', 'not a regular file or directory');
-      else if (e.type === 'file') add({ src: child, dst: childDst, dir: false, size: e.size, mode: e.mode, atime: e.atime, mtime: e.mtime, root }, top);
-      else {
-        const key = await from.dirKey(child);
-        if (seen.has(key)) skip(child, 'loop', 'it contains itself (a directory loop); not walked again');
-        else await walkDir(top, child, childDst, e, depth + 1, new Set([...seen, key]), root);
-      }
-    }
-  };
+  assertDestFits(dest, sources, intoDir, label);
   for (const src of sources) {
     const dst = intoDir ? to.join(dest, from.base(src)) : dest;
     const s = await from.stat(src);
     if (!s) throw new AppError('NOT_FOUND', `${label(src, true)} does not exist.`, 'Check the source path.', { path: src, reason: 'missing' });
     if (s.type !== 'dir') {
-      add({ src, dst, dir: false, size: s.size, mode: s.mode, atime: s.atime, mtime: s.mtime, root: to.join(dst, '..') }, src);
+      add(pl, { src, dst, dir: false, size: s.size, mode: s.mode, atime: s.atime, mtime: s.mtime, root: to.join(dst, '..') }, src);
       continue;
     }
     if (!opts.recursive)
@@ -241,9 +270,9 @@ export async function plan(
         path: src,
         reason: 'isDirectory',
       });
-    await walkDir(src, src, dst, s, 0, new Set([await from.dirKey(src)]), dst);
+    await walkDir(pl, src, src, dst, s, 0, new Set([await from.dirKey(src)]), dst);
   }
-  return items;
+  return pl.items;
 }
 
 /** The mode -p keeps: setuid, setgid and sticky only for root (whoever applies the mode), as a server's bits are otherwise a way in. */

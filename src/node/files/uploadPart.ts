@@ -13,7 +13,7 @@ import type { SftpOps } from './sftpOps.js';
 // anything else under such a name are never opened or removed.
 
 /** The prefix every upload part of `dest` starts with (the part itself, before the random suffix in older runs). */
-export function uploadPartBase(dest: string): string {
+function uploadPartBase(dest: string): string {
   return posix.join(posix.dirname(dest), `.${posix.basename(dest)}.tagssh-part`);
 }
 
@@ -22,7 +22,7 @@ export function freshUploadPart(dest: string): string {
   return `${uploadPartBase(dest)}-${randomBytes(6).toString('hex')}`;
 }
 
-export interface LeftPart {
+interface LeftPart {
   path: string;
   size: number;
   mtime: number;

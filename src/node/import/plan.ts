@@ -14,7 +14,7 @@ import { mapHost, type Inventory } from './mapper.js';
 // why not), which of Tera Term's host keys would be trusted for which instance, and the notes.
 // Nothing is written here; `apply.ts` writes exactly what a plan shows.
 
-export interface KeyToTrust {
+interface KeyToTrust {
   instanceId: string;
   name: string | null;
   region: string;
@@ -119,7 +119,7 @@ function merge(first: ConnectAs | undefined, later: ConnectAs): ConnectAs {
   return out;
 }
 
-export interface PlanInput {
+interface PlanInput {
   files: ImportFile[];
   inventory: Inventory;
   profile: string | null;

@@ -10,7 +10,7 @@ import { kindOf, type ImportFile } from '../../common/import/scan.js';
 // in it and below), or files a person picked in the app (sent as bytes). Bounded: a folder of
 // logs or a link loop cannot make the import read without end.
 
-export const MAX_FILES = 2000;
+const MAX_FILES = 2000;
 export const MAX_FILE_BYTES = 2 * 1024 * 1024;
 const MAX_DEPTH = 8;
 

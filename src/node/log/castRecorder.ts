@@ -10,7 +10,7 @@ import { defaultLogPath, type LogNaming, type LogSubject } from './sessionLog.js
 // (a crash, a full disk) is still a valid file up to that point. Output only, as with the text
 // log: what the remote side does not echo is not in it. 0600, never over a file that is there.
 
-export interface CastOptions {
+interface CastOptions {
   cols: number;
   rows: number;
   term?: string;

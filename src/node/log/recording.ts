@@ -7,7 +7,7 @@ import { SessionLog, type LogNaming, type LogSubject } from './sessionLog.js';
 // app's "every session" and `tagssh ssh --log/--record` all go through this, so every face writes
 // the same files.
 
-export interface RecordingRequest {
+interface RecordingRequest {
   /** The text log: its path (none = a name from the pattern) and how lines are written; false = none. */
   text: false | { path?: string | undefined; raw?: boolean; timestamps?: boolean };
   /** The asciicast recording: its path (none = the pattern's name with .cast); false = none. */

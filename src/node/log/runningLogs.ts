@@ -24,7 +24,7 @@ export interface Running {
 const KINDS = ['text', 'cast'] as const;
 const keyOf = (sessionId: string, kind: LogKind) => `${kind}:${sessionId}`;
 
-export class RunningLogs {
+class RunningLogs {
   private readonly logs = new Map<string, Running>();
 
   constructor(private readonly engine: Engine) {}

@@ -40,7 +40,7 @@ export interface LogNaming {
   pattern?: string | undefined;
 }
 
-export interface SessionLogOptions {
+interface SessionLogOptions {
   /** Bytes exactly as received (escape sequences included), no time stamps. */
   raw?: boolean;
   /** Each line starts with the time its first character arrived (ISO 8601, local time with its offset). */

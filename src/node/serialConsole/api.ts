@@ -25,7 +25,7 @@ function details(d: SerialConsoleDetails): SerialConsoleDetails {
 }
 
 /** The enable step, for the CLI's words (the app words its own). */
-export function enableStep(region: string): string {
+function enableStep(region: string): string {
   return `An account administrator can allow it in the EC2 console (EC2 Dashboard › Settings › Data protection and security › EC2 Serial Console › Manage › Allow), or run \`aws ec2 enable-serial-console-access --region ${region}\`.`;
 }
 

@@ -18,7 +18,7 @@ import { serialEndpointFor, type ResolvedSerialEndpoint } from './endpoint.js';
 // The result offers a shell as an SSH connection does, so the CLI and the session manager drive it
 // like any terminal.
 
-export interface SerialConsoleOptions {
+interface SerialConsoleOptions {
   instance: Pick<Instance, 'id' | 'region' | 'type' | 'name'>;
   profile?: string | undefined;
   onProgress?: (message: string) => void;
@@ -29,7 +29,7 @@ export interface SerialConsoleOptions {
 }
 
 /** A connected serial console: one shell channel (the serial port), closed with the connection. */
-export interface SerialConsoleConnection {
+interface SerialConsoleConnection {
   readonly endpoint: ResolvedSerialEndpoint;
   readonly instanceId: string;
   /** The host key fingerprint the endpoint showed (equal to endpoint.fingerprint). */

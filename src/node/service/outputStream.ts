@@ -23,7 +23,7 @@ export const EARLY_LIMIT = 256 * 1024;
 const EARLY_TOTAL_LIMIT = 1024 * 1024;
 
 /** How a session ended, as `session.closed` reports it. */
-export interface SessionEnded {
+interface SessionEnded {
   reason: string;
   cause: 'exited' | 'closed' | 'lost';
   exitCode?: number | null;

@@ -16,7 +16,7 @@ export const DEFAULT_REATTACH_GRACE_MS = 60_000;
 /** The longest grace accepted from the environment: a day. */
 const MAX_GRACE_MS = 24 * 60 * 60 * 1000;
 /** How long a page that reloads waits for its previous connection to be let go (the old socket's close may trail the new page's first call). */
-export const CLAIM_WAIT_MS = 3000;
+const CLAIM_WAIT_MS = 3000;
 
 /** The grace period from the engine's environment: TAGSSH_REATTACH_GRACE_MS (milliseconds), else the default. */
 export function reattachGraceFrom(env: Record<string, string | undefined>): number {

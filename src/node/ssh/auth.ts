@@ -26,12 +26,6 @@ export interface AuthPlan {
   instanceConnect?: { mode: 'fallback' | 'always'; push(): Promise<ParsedKey> };
 }
 
-/** What the EC2 Instance Connect step did, for the error when the login still fails. */
-export interface InstanceConnectOutcome {
-  pushed: boolean;
-  error?: AppError;
-}
-
 /** The agent to use: SSH_AUTH_SOCK; on Windows the OpenSSH agent pipe, else Pageant. */
 export function defaultAgent(env: NodeJS.ProcessEnv = process.env, platform = process.platform): string | undefined {
   if (env.SSH_AUTH_SOCK) return env.SSH_AUTH_SOCK;

@@ -88,59 +88,85 @@ function keyboardInteractive(plan: AuthPlan, ask: AskSecret, rec: AuthRecord): A
   return { type: 'keyboard-interactive', username: plan.user, prompt };
 }
 
-/** An ssh2 authHandler that walks the plan and records what it tried, for the error. */
-export function createAuthHandler(plan: AuthPlan): { handler: AuthHandlerMiddleware; record: AuthRecord } {
-  const rec: AuthRecord = { attempts: [], pushed: false, declined: false };
-  const note = (a: Attempt) => rec.attempts.push(a);
-  type Step = { kind: AuthenticationType | 'agent'; run: () => Promise<AnyAuthMethod | null> };
+type Step = { kind: AuthenticationType | 'agent'; run: () => Promise<AnyAuthMethod | null> };
+type Note = (a: Attempt) => void;
+
+function instanceConnectStep(plan: AuthPlan, push: () => Promise<ParsedKey>, rec: AuthRecord, note: Note): Step {
+  return {
+    kind: 'publickey',
+    run: async () => {
+      try {
+        const key = await push();
+        rec.pushed = true;
+        note({ text: 'a key pushed with EC2 Instance Connect', method: 'instance-connect', outcome: 'offered' });
+        return { type: 'publickey', username: plan.user, key };
+      } catch (e) {
+        const err = e instanceof AppError ? e : new AppError('AWS_API', (e as Error).message);
+        rec.instanceConnectError = err;
+        note({ text: `EC2 Instance Connect (${err.message.replace(/\.$/, '')})`, method: 'instance-connect', outcome: 'failed' });
+        return null;
+      }
+    },
+  };
+}
+
+function agentStep(plan: AuthPlan, agent: string, note: Note): Step {
+  return {
+    kind: 'agent',
+    run: async () => {
+      if (!agent.startsWith('\\\\') && agent !== 'pageant' && !existsSync(agent)) {
+        note({ text: `agent (${agent} does not exist)`, method: 'agent', outcome: 'unreadable' });
+        return null;
+      }
+      note({ text: 'agent', method: 'agent', outcome: 'offered' });
+      return { type: 'agent', username: plan.user, agent };
+    },
+  };
+}
+
+function keyFileStep(plan: AuthPlan, file: string, rec: AuthRecord, note: Note): Step {
+  return {
+    kind: 'publickey',
+    run: async () => {
+      const key = await loadPrivateKey(file, plan.askPassphrase, plan.onPrompt);
+      if ('outcome' in key) {
+        if (key.text.endsWith('passphrase not given')) rec.declined = true;
+        note({ text: `${file} (${key.text})`, method: 'key', path: file, outcome: key.outcome, ...(key.ppk ? { ppk: true } : {}) });
+        return null;
+      }
+      note({ text: file, method: 'key', path: file, outcome: 'offered' });
+      return { type: 'publickey', username: plan.user, key };
+    },
+  };
+}
+
+function passwordStep(plan: AuthPlan, ask: AskSecret, attempt: number, rec: AuthRecord, note: Note): Step {
+  return {
+    kind: 'password',
+    run: async () => {
+      if (rec.declined) return null;
+      plan.onPrompt?.(true);
+      try {
+        const [password] = await ask({ kind: 'password', user: plan.user, label: plan.label, prompts: [{ prompt: 'Password:', echo: false }], attempt });
+        note({ text: 'password', method: 'password', outcome: 'offered' });
+        return { type: 'password', username: plan.user, password: password ?? '' };
+      } catch {
+        rec.declined = true;
+        return null;
+      } finally {
+        plan.onPrompt?.(false);
+      }
+    },
+  };
+}
+
+/** The plan's methods in the order they are tried. */
+function stepsOf(plan: AuthPlan, rec: AuthRecord, note: Note): Step[] {
   const steps: Step[] = [];
   const ic = plan.instanceConnect;
-  if (ic?.mode === 'always')
-    steps.push({
-      kind: 'publickey',
-      run: async () => {
-        try {
-          const key = await ic.push();
-          rec.pushed = true;
-          note({ text: 'a key pushed with EC2 Instance Connect', method: 'instance-connect', outcome: 'offered' });
-          return { type: 'publickey', username: plan.user, key };
-        } catch (e) {
-          const err = e instanceof AppError ? e : new AppError('AWS_API', (e as Error).message);
-          rec.instanceConnectError = err;
-          note({ text: `EC2 Instance Connect (${err.message.replace(/\.$/, '')})`, method: 'instance-connect', outcome: 'failed' });
-          return null;
-        }
-      },
-    });
-  if (plan.agent) {
-    const agent = plan.agent;
-    steps.push({
-      kind: 'agent',
-      run: async () => {
-        if (!agent.startsWith('\\\\') && agent !== 'pageant' && !existsSync(agent)) {
-          note({ text: `agent (${agent} does not exist)`, method: 'agent', outcome: 'unreadable' });
-          return null;
-        }
-        note({ text: 'agent', method: 'agent', outcome: 'offered' });
-        return { type: 'agent', username: plan.user, agent };
-      },
-    });
-  }
-  for (const file of plan.identityFiles) {
-    steps.push({
-      kind: 'publickey',
-      run: async () => {
-        const key = await loadPrivateKey(file, plan.askPassphrase, plan.onPrompt);
-        if ('outcome' in key) {
-          if (key.text.endsWith('passphrase not given')) rec.declined = true;
-          note({ text: `${file} (${key.text})`, method: 'key', path: file, outcome: key.outcome, ...(key.ppk ? { ppk: true } : {}) });
-          return null;
-        }
-        note({ text: file, method: 'key', path: file, outcome: 'offered' });
-        return { type: 'publickey', username: plan.user, key };
-      },
-    });
-  }
+  if (ic?.mode === 'always') steps.push(instanceConnectStep(plan, () => ic.push(), rec, note));
+  if (plan.agent) steps.push(agentStep(plan, plan.agent, note));
+  for (const file of plan.identityFiles) steps.push(keyFileStep(plan, file, rec, note));
   const ask = plan.askSecret;
   if (ask) {
     steps.push({
@@ -150,25 +176,15 @@ export function createAuthHandler(plan: AuthPlan): { handler: AuthHandlerMiddlew
         return keyboardInteractive(plan, ask, rec);
       },
     });
-    for (let n = 1; n <= PASSWORD_PROMPTS; n++)
-      steps.push({
-        kind: 'password',
-        run: async () => {
-          if (rec.declined) return null;
-          plan.onPrompt?.(true);
-          try {
-            const [password] = await ask({ kind: 'password', user: plan.user, label: plan.label, prompts: [{ prompt: 'Password:', echo: false }], attempt: n });
-            note({ text: 'password', method: 'password', outcome: 'offered' });
-            return { type: 'password', username: plan.user, password: password ?? '' };
-          } catch {
-            rec.declined = true;
-            return null;
-          } finally {
-            plan.onPrompt?.(false);
-          }
-        },
-      });
+    for (let n = 1; n <= PASSWORD_PROMPTS; n++) steps.push(passwordStep(plan, ask, n, rec, note));
   }
+  return steps;
+}
+
+/** An ssh2 authHandler that walks the plan and records what it tried, for the error. */
+export function createAuthHandler(plan: AuthPlan): { handler: AuthHandlerMiddleware; record: AuthRecord } {
+  const rec: AuthRecord = { attempts: [], pushed: false, declined: false };
+  const steps = stepsOf(plan, rec, (a) => rec.attempts.push(a));
   let i = 0;
   let learned = false;
   const handler: AuthHandlerMiddleware = (authsLeft, _partial, next) => {
@@ -221,7 +237,7 @@ function causeOf(rec: AuthRecord): { cause: AuthCause; attempt?: Attempt } {
   return { cause: 'nothing-to-offer' };
 }
 
-export interface LoginContext {
+interface LoginContext {
   user: string;
   userSource?: UserSource;
   label: string;

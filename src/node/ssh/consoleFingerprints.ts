@@ -18,7 +18,7 @@ import { fingerprintMatches, keyTypeOf } from './fingerprint.js';
 // Only text inside these blocks is read: a fingerprint-looking line elsewhere in the log could
 // have been printed by any process on the machine.
 
-export interface ConsoleFingerprint {
+interface ConsoleFingerprint {
   bits: number | null;
   /** "SHA256:…" or "MD5:aa:bb:…" (normalised). */
   fingerprint: string;
@@ -26,7 +26,7 @@ export interface ConsoleFingerprint {
   family: string;
 }
 
-export interface ConsoleHostKeys {
+interface ConsoleHostKeys {
   fingerprints: ConsoleFingerprint[];
   /** Public keys from the HOST KEY KEYS block, as wire blobs. */
   keys: Buffer[];

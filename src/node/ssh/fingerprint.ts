@@ -39,16 +39,6 @@ export function fingerprintMatches(fp: string, keyBlob: Buffer): boolean {
   return false;
 }
 
-/** The key family a console line names in parentheses ("(ED25519)") for an algorithm name. */
-export function familyOf(keyType: string): string {
-  if (keyType === 'ssh-ed25519') return 'ED25519';
-  if (keyType === 'ssh-rsa' || keyType.startsWith('rsa-sha2')) return 'RSA';
-  if (keyType.startsWith('ecdsa-sha2-')) return 'ECDSA';
-  if (keyType === 'ssh-dss') return 'DSA';
-  if (keyType === 'ssh-ed448') return 'ED448';
-  return keyType.toUpperCase();
-}
-
 /** Host-key algorithms a client may offer to make a server present a key of this type. */
 export function hostKeyAlgorithmsFor(keyType: string): string[] {
   if (keyType === 'ssh-rsa') return ['rsa-sha2-512', 'rsa-sha2-256', 'ssh-rsa'];

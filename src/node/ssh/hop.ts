@@ -39,7 +39,7 @@ function abortError(t: ConnectTarget): AppError {
   return new AppError('CANCELLED', `Connecting to ${t.label} was cancelled.`);
 }
 
-export interface HopOptions extends ConnectOptions {
+interface HopOptions extends ConnectOptions {
   via?: string;
   sock?: Duplex;
 }

@@ -22,9 +22,9 @@ import { keyTypeOf, sha256Fingerprint } from './fingerprint.js';
 // Every change is a read-modify-write under a lock shared by every TagSSH process (CLI, app,
 // tabs), and `trust` is compare-and-set: it adds a key only while no other key is trusted.
 
-export const KNOWN_HOSTS_FILE = 'known_hosts';
+const KNOWN_HOSTS_FILE = 'known_hosts';
 /** The JSON store of earlier versions, migrated on first use. */
-export const LEGACY_KNOWN_HOSTS_FILE = 'known_hosts.json';
+const LEGACY_KNOWN_HOSTS_FILE = 'known_hosts.json';
 
 const HEADER = [
   "# TagSSH's trusted host keys, in OpenSSH known_hosts format. Exported ssh configs point",
@@ -40,7 +40,7 @@ export interface TrustedKey {
 }
 
 /** How trust began: the console output, accept-new, a confirmed fingerprint, or an import of Tera Term's ssh_known_hosts. */
-export type TrustSource = 'console' | 'accept-new' | 'confirmed' | 'imported';
+type TrustSource = 'console' | 'accept-new' | 'confirmed' | 'imported';
 
 export interface KnownHostEntry {
   label: string;
@@ -55,7 +55,7 @@ export interface KnownHostEntry {
   launchTime?: string | null;
 }
 
-export type TrustResult = { ok: true } | { ok: false; current: KnownHostEntry };
+type TrustResult = { ok: true } | { ok: false; current: KnownHostEntry };
 
 interface KeyLine {
   hostId: string;
@@ -331,7 +331,7 @@ export class KnownHostsStore {
   }
 }
 
-export interface CarriedOver {
+interface CarriedOver {
   /** Instance ids whose keys were added from OpenSSH's file. */
   added: string[];
   /** Instance ids for which OpenSSH's file holds a key other than the one TagSSH trusts (TagSSH's is kept). */

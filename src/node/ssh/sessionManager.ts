@@ -16,7 +16,7 @@ import { WakeWatch, type WakeWatchOptions } from './wakeWatch.js';
 // Events: 'data' (id, chunk: Buffer), 'exit' (id, code | null), 'error' (id, AppErrorData),
 //         'closed' (id, reason: string), 'resize' (id, cols, rows), 'wake' (sleptMs, connections probed).
 
-export interface OpenOptions {
+interface OpenOptions {
   cols: number;
   rows: number;
   term?: string;
@@ -26,7 +26,7 @@ export interface OpenOptions {
   signal?: AbortSignal;
 }
 
-export interface SessionManagerOptions {
+interface SessionManagerOptions {
   /** Passed to every connect (known-hosts store, keepalive, agent, console source…). */
   connectOptions?: ConnectOptions;
   /** Pause output past highWater unacked units, resume below lowWater. Off when absent. */
@@ -41,7 +41,7 @@ export interface SessionManagerOptions {
 }
 
 /** How long a connection has to answer after a wake before it counts as lost. */
-export const WAKE_PROBE_MS = 5000;
+const WAKE_PROBE_MS = 5000;
 
 export interface SessionInfo {
   id: string;
@@ -56,7 +56,7 @@ interface Pooled {
 }
 
 /** What a session needs of its connection: a shell, its close, and the words that open it. */
-export interface ShellConnection {
+interface ShellConnection {
   shell: SshConnection['shell'];
   close(): void;
   readonly closed: boolean;

@@ -3,16 +3,19 @@ import { join } from 'node:path';
 import type { Settings } from '../../common/model/settings.js';
 import type { Instance } from '../../common/model/instance.js';
 import type { TransportChoice } from '../../common/model/transport.js';
+import { CONNECTION_DEFAULTS } from '../../common/model/settingsDefaults.js';
 import { AppError } from '../../common/errors.js';
 import { MAX_HOPS, portTag, TAG } from '../../common/vocab.js';
 import { chosenIdentity, DEFAULT_LOGIN_USER, loginPort, type InstanceLogin } from '../../common/login.js';
 import { parseHostSpec, tagJumpVerdict, type TagJumpRefusedDetails } from '../../common/jumpTag.js';
 import type { AwsScope } from '../aws/config/scope.js';
-import { tagsshPaths } from '../store/paths.js';
+import { settingsPath } from '../store/settingsPath.js';
 import { expandHome, sshDir } from './sshPaths.js';
 import { describeImage, loginUserFor } from './users.js';
 import type { ConnectTarget } from './types.js';
 import type { TransportDecision, TransportProbes } from '../transport/choose.js';
+import type * as ChooseModule from '../transport/choose.js';
+import type { ResolveOptions } from '../aws/instances/resolveOptions.js';
 
 export type { ConnectTarget } from './types.js';
 
@@ -54,7 +57,7 @@ export interface TargetOptions extends AwsScope {
 }
 
 /** The part of the settings that shapes a connection. */
-export type SshSettings = Pick<Settings, 'defaultUser' | 'identityFile' | 'port' | 'jumpHost'> & {
+type SshSettings = Pick<Settings, 'defaultUser' | 'identityFile' | 'port' | 'jumpHost'> & {
   /** Outside hosts a tagssh:jump tag may name (Settings); absent = none. */
   tagJumpHosts?: string[];
   transport?: TransportChoice;
@@ -65,27 +68,26 @@ export type SshSettings = Pick<Settings, 'defaultUser' | 'identityFile' | 'port'
 };
 
 /** EC2 Instance Connect keys: offered after a refused login, always pushed first, or never. */
-export type InstanceConnectSetting = 'ask' | 'always' | 'never';
+type InstanceConnectSetting = 'ask' | 'always' | 'never';
 
 /** LANG and LC_* of this process, as OpenSSH's `SendEnv LANG LC_*` sends them. */
-export function localeEnv(env: NodeJS.ProcessEnv = process.env): Record<string, string> | undefined {
+function localeEnv(env: NodeJS.ProcessEnv = process.env): Record<string, string> | undefined {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(env)) if ((k === 'LANG' || /^LC_[A-Z_]+$/.test(k)) && v && /^[\x20-\x7e]{1,100}$/.test(v)) out[k] = v;
   return Object.keys(out).length ? out : undefined;
 }
 
 /** The tag that asks for EC2 Instance Connect keys on an instance ("true"). */
-export const EIC_TAG = 'tagssh:eic';
+const EIC_TAG = 'tagssh:eic';
 
 export { parseHostSpec } from '../../common/jumpTag.js';
 
 /**
  * The settings file, validated — but when there is none (the common case for the CLI), the
- * defaults without loading the schema library: `tagssh ssh` must start about as fast as ssh.
+ * defaults without loading the settings schema: `tagssh ssh` must start about as fast as ssh.
  */
 async function loadSettings(): Promise<SshSettings> {
-  // Same path as store/settings.ts's settingsPath(), which cannot be imported without zod.
-  if (!existsSync(settingsFile())) return { defaultUser: null, identityFile: null, port: 22, jumpHost: null, transport: 'auto' };
+  if (!existsSync(settingsPath())) return { ...CONNECTION_DEFAULTS };
   const { jsonSettingsStore } = await import('../store/settings.js');
   return jsonSettingsStore().get();
 }
@@ -96,30 +98,45 @@ export async function connectTargetFor(nameOrId: string, opts: TargetOptions): P
   return build(nameOrId, opts, settings, new Set(), 0);
 }
 
-async function build(nameOrId: string, opts: TargetOptions, settings: SshSettings, seen: Set<string>, depth: number): Promise<ConnectTarget> {
-  if (depth > MAX_HOPS)
-    throw new AppError('INVALID_INPUT', `The jump chain to ${nameOrId} is longer than ${MAX_HOPS} hops.`, 'Check the tagssh:jump tags for a loop.');
-  const [{ resolveTarget }, { jumpHostsWithSource }] = await Promise.all([import('../aws/instances/resolve.js'), import('../aws/instances/publicAddress.js')]);
+/** One hop being built: its options and what it decides per instance once the instance is known. */
+interface Hop {
+  opts: TargetOptions;
+  settings: SshSettings;
+  depth: number;
+  scope: AwsScope;
+  /** Bastions: --via, else the instance's tag, else (for the final target only) the settings. */
+  jumpsOf: (inst: Instance) => { specs: string[]; source: 'via' | 'tag' | 'settings' | null };
+  choiceOf: (inst: Instance) => TransportChoice;
+  choose: typeof ChooseModule;
+}
+
+async function hopFor(opts: TargetOptions, settings: SshSettings, depth: number): Promise<Hop> {
+  const { jumpHostsWithSource } = await import('../aws/instances/publicAddress.js');
   const scope: AwsScope = {};
   if (opts.profile) scope.profile = opts.profile;
   if (opts.regions) scope.regions = opts.regions;
-
-  // Resolve once; which address to use depends on the jump host, which may come from a tag, so
-  // it is decided per instance as soon as the instance is known (before a --start waits for one).
   const jumpsOf = (inst: Instance) => jumpHostsWithSource(inst, depth === 0 ? settings.jumpHost : null, opts.via);
-  const jumpSpecsOf = (inst: Instance): string[] => jumpsOf(inst).specs;
   // Transports apply to the final target; bastions are reached as they always were.
-  const { transportChoiceFor, chooseTransport, needsPrivateAddress, answersThrough } = await import('../transport/choose.js');
-  const choiceOf = (inst: Instance): TransportChoice => (depth === 0 ? transportChoiceFor(inst, opts.transport, settings.transport) : 'direct');
-  const resolved = await resolveTarget(nameOrId, {
+  const choose = await import('../transport/choose.js');
+  const choiceOf = (inst: Instance): TransportChoice => (depth === 0 ? choose.transportChoiceFor(inst, opts.transport, settings.transport) : 'direct');
+  return { opts, settings, depth, scope, jumpsOf, choiceOf, choose };
+}
+
+/**
+ * Resolves once; which address to use depends on the jump host, which may come from a tag, so it
+ * is decided per instance as soon as the instance is known (before a --start waits for one).
+ */
+function resolveOptionsOf(hop: Hop): ResolveOptions {
+  const { opts, scope } = hop;
+  return {
     ...scope,
-    privateFor: (inst) => opts.private ?? needsPrivateAddress(inst, choiceOf(inst), jumpSpecsOf(inst)),
+    privateFor: (inst) => opts.private ?? hop.choose.needsPrivateAddress(inst, hop.choiceOf(inst), hop.jumpsOf(inst).specs),
     ...(opts.start ? { start: true } : {}),
     // After --start, a tunnel transport asks through the tunnel whether the port answers.
-    ...(opts.start && depth === 0
+    ...(opts.start && hop.depth === 0
       ? {
           answers: async (i: Instance, address: string, port: number) => {
-            const through = answersThrough(choiceOf(i), scope.profile, opts.transportProbes);
+            const through = hop.choose.answersThrough(hop.choiceOf(i), scope.profile, opts.transportProbes);
             if (through) return through(i, address, port);
             const { tcpAnswers } = await import('../aws/instances/tcpProbe.js');
             return tcpAnswers(address, port);
@@ -133,8 +150,11 @@ async function build(nameOrId: string, opts: TargetOptions, settings: SshSetting
     // A connection needs the address, not whether it is an Elastic IP: one EC2 call (DescribeInstances)
     // instead of two, as `tagssh resolve` makes (the association's owner still tells EIPs on AWS).
     exactAddressKind: false,
-  });
-  const inst = resolved.instance;
+  };
+}
+
+/** Refuses an instance the jump chain already passed through. */
+function markSeen(seen: Set<string>, inst: Instance): void {
   const key = `${inst.region}/${inst.id}`;
   if (seen.has(key))
     throw new AppError(
@@ -143,11 +163,42 @@ async function build(nameOrId: string, opts: TargetOptions, settings: SshSetting
       'Fix the tagssh:jump tags so that no bastion jumps through itself.',
     );
   seen.add(key);
+}
+
+async function decideTransport(hop: Hop, inst: Instance, jumpHosts: string[], port: number): Promise<TransportDecision> {
+  const { opts, scope } = hop;
+  const decision = await hop.choose.chooseTransport({
+    instance: inst,
+    choice: hop.choiceOf(inst),
+    jumpHosts,
+    port,
+    ...(scope.profile ? { profile: scope.profile } : {}),
+    ...(opts.transportProbes ? { probes: opts.transportProbes } : {}),
+  });
+  opts.onTransport?.(decision);
+  return decision;
+}
+
+/** The hop's bastions, built in order; a tag's jump hosts (anyone with ec2:CreateTags writes them) must be instances or hosts Settings allow. */
+async function bastionsOf(hop: Hop, inst: Instance, specs: string[], seen: Set<string>): Promise<ConnectTarget[]> {
+  const fromTag = hop.jumpsOf(inst).source === 'tag';
+  if (fromTag) for (const spec of specs) assertTagJumpAllowed(inst, spec, hop.settings);
+  const jump: ConnectTarget[] = [];
+  for (const spec of specs) jump.push(await bastion(spec, hop.opts, hop.settings, seen, hop.depth + 1, fromTag));
+  return jump;
+}
+
+async function build(nameOrId: string, opts: TargetOptions, settings: SshSettings, seen: Set<string>, depth: number): Promise<ConnectTarget> {
+  if (depth > MAX_HOPS)
+    throw new AppError('INVALID_INPUT', `The jump chain to ${nameOrId} is longer than ${MAX_HOPS} hops.`, 'Check the tagssh:jump tags for a loop.');
+  const [{ resolveTarget }, hop] = await Promise.all([import('../aws/instances/resolve.js'), hopFor(opts, settings, depth)]);
+  const { scope } = hop;
+  const resolved = await resolveTarget(nameOrId, resolveOptionsOf(hop));
+  const inst = resolved.instance;
+  markSeen(seen, inst);
   if (depth === 0) opts.onInstance?.(inst);
 
-  // Bastions: --via, else the instance's tag, else (for the final target only) the settings.
-  let jumpSpecs = jumpSpecsOf(inst);
-  const address = resolved.address;
+  let jumpSpecs = hop.jumpsOf(inst).specs;
   const port = loginPort({
     instanceId: inst.id,
     tags: inst.tags,
@@ -155,26 +206,10 @@ async function build(nameOrId: string, opts: TargetOptions, settings: SshSetting
     flagPort: opts.port,
     tagPort: () => portTag(inst.tags),
   });
-  let decision: TransportDecision | undefined;
-  if (depth === 0 && !opts.private) {
-    decision = await chooseTransport({
-      instance: inst,
-      choice: choiceOf(inst),
-      jumpHosts: jumpSpecs,
-      port,
-      ...(scope.profile ? { profile: scope.profile } : {}),
-      ...(opts.transportProbes ? { probes: opts.transportProbes } : {}),
-    });
-    opts.onTransport?.(decision);
-    // A tunnel replaces the bastions.
-    if (decision.opener) jumpSpecs = [];
-  }
-
-  // A tag's jump hosts (anyone with ec2:CreateTags writes them): instances, or hosts Settings allow.
-  const fromTag = jumpsOf(inst).source === 'tag';
-  if (fromTag) for (const spec of jumpSpecs) assertTagJumpAllowed(inst, spec, settings);
-  const jump: ConnectTarget[] = [];
-  for (const spec of jumpSpecs) jump.push(await bastion(spec, opts, settings, seen, depth + 1, fromTag));
+  const decision = depth === 0 && !opts.private ? await decideTransport(hop, inst, jumpSpecs, port) : undefined;
+  // A tunnel replaces the bastions.
+  if (decision?.opener) jumpSpecs = [];
+  const jump = await bastionsOf(hop, inst, jumpSpecs, seen);
 
   const { user, source } = await loginUserFor({
     instance: inst,
@@ -184,7 +219,7 @@ async function build(nameOrId: string, opts: TargetOptions, settings: SshSetting
   });
 
   const t: ConnectTarget = {
-    host: address,
+    host: resolved.address,
     port,
     user,
     userSource: source,
@@ -195,15 +230,27 @@ async function build(nameOrId: string, opts: TargetOptions, settings: SshSetting
     launchTime: inst.launchTime,
   };
   if (scope.profile) t.profile = scope.profile;
-  const identity =
+  const identity = identityFor(inst, hop, port);
+  if (identity) t.identityFile = expandHome(identity);
+  if (jump.length) t.jump = jump;
+  if (decision?.opener) t.transport = decision.opener;
+  addLoginExtras(t, inst, hop);
+  return t;
+}
+
+/** The key file: the flag or "Connect as…", the key pair's local file, the target's key (for a bastion), then Settings. */
+function identityFor(inst: Instance, { opts, settings }: Hop, port: number): string | undefined {
+  return (
     chosenIdentity({ instanceId: inst.id, settings: { ...settings, port }, flagIdentity: opts.identity }) ??
     keyPairFile(inst.keyName) ??
     opts.fallbackIdentity ??
     settings.identityFile ??
-    undefined;
-  if (identity) t.identityFile = expandHome(identity);
-  if (jump.length) t.jump = jump;
-  if (decision?.opener) t.transport = decision.opener;
+    undefined
+  );
+}
+
+/** EC2 Instance Connect, agent forwarding, locale and host-key acceptance of a built target. */
+function addLoginExtras(t: ConnectTarget, inst: Instance, { opts, settings, depth }: Hop): void {
   const eic: InstanceConnectSetting = opts.eic || inst.tags[EIC_TAG]?.trim().toLowerCase() === 'true' ? 'always' : (settings.instanceConnect ?? 'ask');
   if (eic !== 'never') t.instanceConnect = { mode: eic, az: inst.az };
   if (depth === 0) {
@@ -212,17 +259,16 @@ async function build(nameOrId: string, opts: TargetOptions, settings: SshSetting
     if (env) t.env = env;
   }
   if (opts.acceptNew !== undefined) t.acceptNewHostKey = opts.acceptNew;
-  return t;
 }
 
 /** The local private key named after the instance's EC2 key pair, if there is one. */
-export function keyPairFile(keyName: string | null | undefined, dir = sshDir()): string | undefined {
+function keyPairFile(keyName: string | null | undefined, dir = sshDir()): string | undefined {
   if (!keyName || /[/\\]/.test(keyName)) return undefined;
   return [join(dir, `${keyName}.pem`), join(dir, keyName)].find((p) => existsSync(p));
 }
 
 /** Throws, naming the tag and how to allow it, when an instance's tagssh:jump names an outside host Settings do not allow. */
-export function assertTagJumpAllowed(inst: Instance, spec: string, settings: SshSettings): void {
+function assertTagJumpAllowed(inst: Instance, spec: string, settings: SshSettings): void {
   const verdict = tagJumpVerdict(spec, settings.tagJumpHosts ?? []);
   if (verdict.ok) return;
   const who = `${inst.name ?? inst.id} (${inst.id})`;
@@ -241,9 +287,6 @@ export function assertTagJumpAllowed(inst: Instance, spec: string, settings: Ssh
     } satisfies TagJumpRefusedDetails,
   );
 }
-
-/** store/settings.ts's settingsPath(), which cannot be imported here without zod (see loadSettings). */
-const settingsFile = () => join(tagsshPaths().config, 'settings.json');
 
 async function bastion(spec: string, opts: TargetOptions, settings: SshSettings, seen: Set<string>, depth: number, fromTag = false): Promise<ConnectTarget> {
   const host = parseHostSpec(spec);

@@ -13,7 +13,7 @@ export interface ImageInfo {
   description: string | null;
 }
 
-export type LoginUserSource = UserSource;
+type LoginUserSource = UserSource;
 
 /** Image name/description patterns, most specific first. */
 const RULES: Array<[RegExp, string]> = [
@@ -45,7 +45,7 @@ export function userFromImage(platform: string | null, platformDetails: string |
 }
 
 /** PlatformDetails alone decides only for a few families; otherwise the image must be looked up. */
-export function needsImageLookup(instance: Pick<Instance, 'platform' | 'platformDetails'>): boolean {
+function needsImageLookup(instance: Pick<Instance, 'platform' | 'platformDetails'>): boolean {
   return userFromImage(instance.platform, instance.platformDetails, null) === undefined;
 }
 
@@ -64,7 +64,7 @@ export function describeImage(scope: AwsScope, region: string, imageId: string):
   return p;
 }
 
-export interface LoginUserInput {
+interface LoginUserInput {
   instance: Instance;
   flagUser?: string;
   /** The settings' default user and per-instance choices; absent = none. */

@@ -7,7 +7,7 @@
 // should be probed at once (see SessionManager, Connection.probe).
 
 /** The wall clock (injected in tests). */
-export type WallClock = () => number;
+type WallClock = () => number;
 
 export interface WakeWatchOptions {
   /** How often the watch ticks. */
@@ -17,8 +17,8 @@ export interface WakeWatchOptions {
   now?: WallClock;
 }
 
-export const WAKE_PERIOD_MS = 2000;
-export const WAKE_JUMP_MS = 8000;
+const WAKE_PERIOD_MS = 2000;
+const WAKE_JUMP_MS = 8000;
 
 export class WakeWatch {
   private timer: ReturnType<typeof setInterval> | undefined;

@@ -18,7 +18,7 @@ export interface SsmScope {
   profile?: string;
 }
 
-export interface StartedSession {
+interface StartedSession {
   sessionId: string;
   streamUrl: string;
   token: string;
@@ -32,7 +32,7 @@ function configuredEndpoint(env: NodeJS.ProcessEnv = process.env): URL | undefin
   return raw ? checkedEndpoint(raw) : undefined;
 }
 
-export function ssmClient(region: string, profile?: string): Promise<SSMClient> {
+function ssmClient(region: string, profile?: string): Promise<SSMClient> {
   const key = `${profile ?? ''}\n${region}`;
   let c = clients.get(key);
   if (!c) {

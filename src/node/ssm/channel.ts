@@ -23,9 +23,9 @@ import { ackFor, decodeMessage, encodeMessage, MalformedFrameError, MESSAGE_TYPE
 //  - early messages are held back up to a count and a byte budget; beyond it they are neither kept
 //    nor acknowledged, and the peer resends them.
 
-export type Role = 'client' | 'agent';
+type Role = 'client' | 'agent';
 
-export interface FrameLink {
+interface FrameLink {
   send(frame: Buffer): void;
 }
 

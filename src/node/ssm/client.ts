@@ -27,11 +27,11 @@ const PING_INTERVAL_MS = 5 * 60_000;
  * The largest WebSocket message accepted. Real frames carry at most 1 KiB of payload (both ends'
  * StreamDataPayloadSize) plus a 120-byte header; handshakes and channel_closed are small JSON.
  */
-export const MAX_FRAME_BYTES = 256 * 1024;
+const MAX_FRAME_BYTES = 256 * 1024;
 /** How long a KMS handshake answer may take to be acknowledged before the session is given up. */
 const KMS_ANSWER_WAIT_MS = 2_000;
 
-export interface DataChannelOptions extends ChannelOptions {
+interface DataChannelOptions extends ChannelOptions {
   streamUrl: string;
   token: string;
   signal?: AbortSignal;
@@ -63,7 +63,7 @@ export interface DataChannel {
 }
 
 /** True when `url` is ws:// to this machine, or wss:// anywhere: safe to send a token to. */
-export function isSafeTokenUrl(url: URL): boolean {
+function isSafeTokenUrl(url: URL): boolean {
   return url.protocol === 'wss:' || (url.protocol === 'ws:' && isLoopbackHost(url.hostname));
 }
 
@@ -120,9 +120,82 @@ function wsError(e: Error & { code?: string }, host: string): AppError {
   );
 }
 
-export function openDataChannel(o: DataChannelOptions): Promise<DataChannel> {
-  const url = checkedStreamUrl(o.streamUrl);
-  return new Promise((resolve, reject) => {
+function openTimeoutError(o: DataChannelOptions, url: URL): AppError {
+  return new AppError(
+    'TIMEOUT',
+    `The Session Manager session did not open within ${Math.round((o.openTimeoutMs ?? 15_000) / 1000)} s (${url.host}).`,
+    'Check that the instance is online in Systems Manager (Fleet Manager) and that its agent can reach ssmmessages.',
+  );
+}
+
+/** The first message on the WebSocket: the session token. */
+function tokenMessage(token: string): string {
+  return JSON.stringify({ MessageSchemaVersion: '1.0', RequestId: randomUUID(), TokenValue: token, ClientId: randomUUID(), ClientVersion: CLIENT_VERSION });
+}
+
+/**
+ * Output and the session's end, kept until the caller listens (see DataChannel.onOutput). The end
+ * is reported once, to a listener, after every byte of output has been handed over.
+ */
+class Handover {
+  private readonly pending: AgentMessage[] = [];
+  private outputHandler: DataChannel['onOutput'] | undefined;
+  private closeHandler: DataChannel['onClose'] | undefined;
+  private closed: { reason?: Error } | undefined;
+  private closeReported = false;
+
+  get onOutput(): DataChannel['onOutput'] {
+    return this.outputHandler ?? (() => {});
+  }
+  setOutput(fn: DataChannel['onOutput']): void {
+    this.outputHandler = fn;
+    for (const m of this.pending.splice(0)) fn(m.payloadType, m.payload);
+    this.reportClose();
+  }
+  get onClose(): DataChannel['onClose'] {
+    return this.closeHandler ?? (() => {});
+  }
+  setClose(fn: DataChannel['onClose']): void {
+    this.closeHandler = fn;
+    this.reportClose();
+  }
+  output(m: AgentMessage): void {
+    if (this.outputHandler) this.outputHandler(m.payloadType, m.payload);
+    else this.pending.push(m);
+  }
+  close(reason?: Error): void {
+    this.closed = reason ? { reason } : {};
+    this.reportClose();
+  }
+  private reportClose(): void {
+    if (!this.closed || !this.closeHandler || this.pending.length || this.closeReported) return;
+    this.closeReported = true;
+    this.closeHandler(this.closed.reason);
+  }
+}
+
+/** One data channel, from the WebSocket's start through its opening (the promise settles) to its end. */
+class ClientEnd {
+  readonly channel: SequencedChannel;
+  readonly handover = new Handover();
+  sessionType = '';
+  notice = '';
+  private readonly ws: WebSocket;
+  private sessionPort = '';
+  private outputSeen = false;
+  private ready = false;
+  private ended = false;
+  private pinger: NodeJS.Timeout | undefined;
+  /** Set once the handshake asked for what TagSSH cannot do: whatever ends the session then, this is why. */
+  private refusal: AppError | undefined;
+  private readonly openTimer: NodeJS.Timeout;
+  private readonly onAbort = () => this.end(new AppError('CANCELLED', 'Cancelled.'));
+
+  constructor(
+    private readonly o: DataChannelOptions,
+    private readonly url: URL,
+    private readonly settle: { resolve: (dc: DataChannel) => void; reject: (e: Error) => void },
+  ) {
     // Text messages carry frames too, so their bytes are not held to UTF-8 (gorilla/websocket, the plugin's, does not check either).
     const ws = new WebSocket(url, {
       handshakeTimeout: o.openTimeoutMs ?? 15_000,
@@ -130,138 +203,82 @@ export function openDataChannel(o: DataChannelOptions): Promise<DataChannel> {
       skipUTF8Validation: true,
       ...(o.agent ? { agent: o.agent } : {}),
     });
-    const channel = new SequencedChannel({ send: (f) => ws.readyState === WebSocket.OPEN && ws.send(f) }, 'client', o);
-    let sessionType = '';
-    let sessionPort = '';
-    let notice = '';
-    let outputSeen = false;
-    let ready = false;
-    let ended = false;
-    const pendingOutput: AgentMessage[] = [];
-    let outputHandler: DataChannel['onOutput'] | undefined;
-    let closeHandler: DataChannel['onClose'] | undefined;
-    let closed: { reason?: Error } | undefined;
-    let closeReported = false;
-    let pinger: NodeJS.Timeout | undefined;
-    /** Set once the handshake asked for what TagSSH cannot do: whatever ends the session then, this is why. */
-    let refusal: AppError | undefined;
-    // The end is reported once, to a listener, after every byte of output has been handed over.
-    const reportClose = () => {
-      if (!closed || !closeHandler || pendingOutput.length || closeReported) return;
-      closeReported = true;
-      closeHandler(closed.reason);
-    };
-    const output = (m: AgentMessage) => {
-      if (m.payloadType === PAYLOAD_TYPES.output && m.payload.length) outputSeen = true;
-      if (outputHandler) outputHandler(m.payloadType, m.payload);
-      else pendingOutput.push(m);
-    };
-    const dc: DataChannel = {
-      get sessionType() {
-        return sessionType;
-      },
-      get notice() {
-        return notice;
-      },
-      channel,
-      get onOutput() {
-        return outputHandler ?? (() => {});
-      },
-      set onOutput(fn) {
-        outputHandler = fn;
-        for (const m of pendingOutput.splice(0)) fn(m.payloadType, m.payload);
-        reportClose();
-      },
-      get onClose() {
-        return closeHandler ?? (() => {});
-      },
-      set onClose(fn) {
-        closeHandler = fn;
-        reportClose();
-      },
-      write: (data, payloadType = PAYLOAD_TYPES.output) => channel.send(payloadType, data),
-      sendFlag: (flag) => channel.send(PAYLOAD_TYPES.flag, flagPayload(flag)),
-      close: () => end(),
-    };
-    const openTimer = setTimeout(
-      () =>
-        end(
-          new AppError(
-            'TIMEOUT',
-            `The Session Manager session did not open within ${Math.round((o.openTimeoutMs ?? 15_000) / 1000)} s (${url.host}).`,
-            'Check that the instance is online in Systems Manager (Fleet Manager) and that its agent can reach ssmmessages.',
-          ),
-        ),
-      o.openTimeoutMs ?? 15_000,
-    );
-    const onAbort = () => end(new AppError('CANCELLED', 'Cancelled.'));
-    o.signal?.addEventListener('abort', onAbort, { once: true });
+    this.ws = ws;
+    this.channel = new SequencedChannel({ send: (f) => ws.readyState === WebSocket.OPEN && ws.send(f) }, 'client', o);
+    this.openTimer = setTimeout(() => this.end(openTimeoutError(o, url)), o.openTimeoutMs ?? 15_000);
+    o.signal?.addEventListener('abort', this.onAbort, { once: true });
+    this.channel.onFailure = (e) => this.end(new AppError('SESSION_CLOSED', e.message));
+    this.channel.onStream = (m) => this.stream(m);
+    this.channel.onControl = (m) => this.control(m);
+    this.listen();
+  }
 
-    function end(why?: Error): void {
-      if (ended) return;
-      ended = true;
-      const err = refusal ?? why;
-      clearTimeout(openTimer);
-      clearInterval(pinger);
-      o.signal?.removeEventListener('abort', onAbort);
-      channel.close();
-      if (ws.readyState === WebSocket.OPEN || ws.readyState === WebSocket.CONNECTING) ws.terminate();
-      if (!ready) return reject(err ?? new AppError('CONNECT_FAILED', `The Session Manager session closed before it opened (${url.host}).`));
-      closed = err ? { reason: err } : {};
-      reportClose();
+  end(why?: Error): void {
+    if (this.ended) return;
+    this.ended = true;
+    const err = this.refusal ?? why;
+    clearTimeout(this.openTimer);
+    clearInterval(this.pinger);
+    this.o.signal?.removeEventListener('abort', this.onAbort);
+    this.channel.close();
+    if (this.ws.readyState === WebSocket.OPEN || this.ws.readyState === WebSocket.CONNECTING) this.ws.terminate();
+    if (!this.ready)
+      return this.settle.reject(err ?? new AppError('CONNECT_FAILED', `The Session Manager session closed before it opened (${this.url.host}).`));
+    this.handover.close(err);
+  }
+
+  private becomeReady(): void {
+    if (this.ready) return;
+    this.ready = true;
+    clearTimeout(this.openTimer);
+    this.settle.resolve(dataChannelOf(this));
+  }
+
+  private stream(m: AgentMessage): void {
+    switch (m.payloadType) {
+      case PAYLOAD_TYPES.handshakeRequest:
+        return void this.answer(m).catch((e: Error) => this.end(e));
+      case PAYLOAD_TYPES.handshakeComplete:
+        this.notice = customerMessageOf(m.payload);
+        return this.becomeReady();
+      default:
+        // Agents older than the handshake start with output straight away.
+        if (m.payloadType === PAYLOAD_TYPES.output && m.payload.length) this.outputSeen = true;
+        this.handover.output(m);
+        this.becomeReady();
     }
+  }
 
-    function becomeReady(): void {
-      if (ready) return;
-      ready = true;
-      clearTimeout(openTimer);
-      resolve(dc);
-    }
+  private control(m: AgentMessage): void {
+    if (m.messageType !== 'channel_closed') return;
+    const said = closedOutput(m);
+    if (this.sessionType === 'Port' && !this.outputSeen) return this.end(sshdUnreachable(this.sessionPort, said));
+    this.end(said ? new AppError('SESSION_CLOSED', `Session Manager closed the session: ${said}`) : undefined);
+  }
 
-    channel.onFailure = (e) => end(new AppError('SESSION_CLOSED', e.message));
-    channel.onStream = (m) => {
-      switch (m.payloadType) {
-        case PAYLOAD_TYPES.handshakeRequest:
-          return void answer(m).catch((e: Error) => end(e));
-        case PAYLOAD_TYPES.handshakeComplete:
-          notice = customerMessageOf(m.payload);
-          return becomeReady();
-        default:
-          // Agents older than the handshake start with output straight away.
-          output(m);
-          becomeReady();
-      }
-    };
-    channel.onControl = (m) => {
-      if (m.messageType !== 'channel_closed') return;
-      const said = closedOutput(m);
-      if (sessionType === 'Port' && !outputSeen) return end(sshdUnreachable(sessionPort, said));
-      end(said ? new AppError('SESSION_CLOSED', `Session Manager closed the session: ${said}`) : undefined);
-    };
+  private async answer(m: AgentMessage): Promise<void> {
+    const a = answerHandshake(m.payload);
+    this.sessionType = a.sessionType;
+    this.sessionPort = typeof a.properties.portNumber === 'string' ? a.properties.portNumber : '';
+    await this.channel.send(PAYLOAD_TYPES.handshakeResponse, a.body);
+    if (!a.kms) return;
+    // The agent cancels the session on our answer; say why now instead of waiting for its close.
+    this.refusal = kmsUnsupportedError();
+    await Promise.race([this.channel.drained(), new Promise((r) => setTimeout(r, KMS_ANSWER_WAIT_MS).unref())]);
+    this.end();
+  }
 
-    async function answer(m: AgentMessage): Promise<void> {
-      const a = answerHandshake(m.payload);
-      sessionType = a.sessionType;
-      sessionPort = typeof a.properties.portNumber === 'string' ? a.properties.portNumber : '';
-      await channel.send(PAYLOAD_TYPES.handshakeResponse, a.body);
-      if (!a.kms) return;
-      // The agent cancels the session on our answer; say why now instead of waiting for its close.
-      refusal = kmsUnsupportedError();
-      await Promise.race([channel.drained(), new Promise((r) => setTimeout(r, KMS_ANSWER_WAIT_MS).unref())]);
-      end();
-    }
-
+  private listen(): void {
+    const { ws, url, o } = this;
     ws.on('open', () => {
-      ws.send(
-        JSON.stringify({ MessageSchemaVersion: '1.0', RequestId: randomUUID(), TokenValue: o.token, ClientId: randomUUID(), ClientVersion: CLIENT_VERSION }),
-      );
-      pinger = setInterval(() => ws.readyState === WebSocket.OPEN && ws.ping('keepalive'), o.pingIntervalMs ?? PING_INTERVAL_MS);
-      pinger.unref();
+      ws.send(tokenMessage(o.token));
+      this.pinger = setInterval(() => ws.readyState === WebSocket.OPEN && ws.ping('keepalive'), o.pingIntervalMs ?? PING_INTERVAL_MS);
+      this.pinger.unref();
     });
     // Text and binary messages alike carry frames (the plugin hands both to the same handler).
-    ws.on('message', (data) => channel.receive(Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer)));
+    ws.on('message', (data) => this.channel.receive(Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer)));
     ws.on('unexpected-response', (_req, res) => {
-      end(
+      this.end(
         new AppError(
           res.statusCode === 401 || res.statusCode === 403 ? 'ACCESS_DENIED' : 'CONNECT_FAILED',
           `The Session Manager stream refused the connection (HTTP ${res.statusCode}, ${url.host}).`,
@@ -269,10 +286,10 @@ export function openDataChannel(o: DataChannelOptions): Promise<DataChannel> {
         ),
       );
     });
-    ws.on('error', (e) => end(wsError(e, url.host)));
+    ws.on('error', (e) => this.end(wsError(e, url.host)));
     ws.on('close', (code, reason) =>
-      end(
-        ready
+      this.end(
+        this.ready
           ? undefined
           : new AppError(
               'CONNECT_FAILED',
@@ -280,5 +297,39 @@ export function openDataChannel(o: DataChannelOptions): Promise<DataChannel> {
             ),
       ),
     );
-  });
+  }
+}
+
+/** What the caller holds: the session's announced type and notice, its output and end, and writing. */
+function dataChannelOf(s: ClientEnd): DataChannel {
+  const { channel, handover } = s;
+  return {
+    get sessionType() {
+      return s.sessionType;
+    },
+    get notice() {
+      return s.notice;
+    },
+    channel,
+    get onOutput() {
+      return handover.onOutput;
+    },
+    set onOutput(fn) {
+      handover.setOutput(fn);
+    },
+    get onClose() {
+      return handover.onClose;
+    },
+    set onClose(fn) {
+      handover.setClose(fn);
+    },
+    write: (data, payloadType = PAYLOAD_TYPES.output) => channel.send(payloadType, data),
+    sendFlag: (flag) => channel.send(PAYLOAD_TYPES.flag, flagPayload(flag)),
+    close: () => s.end(),
+  };
+}
+
+export function openDataChannel(o: DataChannelOptions): Promise<DataChannel> {
+  const url = checkedStreamUrl(o.streamUrl);
+  return new Promise((resolve, reject) => void new ClientEnd(o, url, { resolve, reject }));
 }

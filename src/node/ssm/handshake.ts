@@ -28,7 +28,7 @@ interface ProcessedAction {
   Error: string;
 }
 
-export interface HandshakeAnswer {
+interface HandshakeAnswer {
   /** The HandshakeResponse payload to send back (JSON). */
   body: Buffer;
   /** The session type the agent announced ('' when none). */

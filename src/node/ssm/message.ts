@@ -85,7 +85,7 @@ function uuidString(b: Buffer): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
-export function payloadDigest(payload: Buffer): Buffer {
+function payloadDigest(payload: Buffer): Buffer {
   return createHash('sha256').update(payload).digest();
 }
 
@@ -165,7 +165,7 @@ export function decodeMessage(frame: Buffer): AgentMessage {
 }
 
 /** The JSON body of an `acknowledge` message. */
-export interface AckContent {
+interface AckContent {
   AcknowledgedMessageType: string;
   AcknowledgedMessageId: string;
   AcknowledgedMessageSequenceNumber: number;

@@ -6,7 +6,7 @@ import { openDataChannel, type DataChannel } from './client.js';
 // the proxy the API calls use), and a check that the agent opened the kind of session asked for.
 // Whatever fails after StartSession ends the session, so none is left open on the account.
 
-export interface OpenedSession {
+interface OpenedSession {
   sessionId: string;
   dc: DataChannel;
 }

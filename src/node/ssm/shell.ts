@@ -20,7 +20,7 @@ export interface SsmShell {
   close(): void;
 }
 
-export interface SsmShellOptions extends SsmScope {
+interface SsmShellOptions extends SsmScope {
   cols: number;
   rows: number;
   signal?: AbortSignal;

@@ -11,9 +11,9 @@ export { isManagedNode } from './api.js';
 // session-manager-plugin: ssh2 runs over the returned Duplex as over a TCP socket.
 
 /** Input is cut into pieces this size, as the session-manager-plugin does (StreamDataPayloadSize). */
-export const STREAM_PIECE = 1024;
+const STREAM_PIECE = 1024;
 
-export interface SsmSocketOptions extends SsmScope {
+interface SsmSocketOptions extends SsmScope {
   port: number;
   signal?: AbortSignal;
 }

@@ -14,9 +14,9 @@ import { benchPairTemplate } from './templates/benchPair.js';
 // `tagssh stack list` shows only them and `tagssh stack down` deletes nothing else.
 
 /** The stack tag naming the template a stack was made from; its presence marks a TagSSH stack. */
-export const TEMPLATE_TAG = 'tagssh:template';
+const TEMPLATE_TAG = 'tagssh:template';
 
-export interface TemplateDef {
+interface TemplateDef {
   name: string;
   description: string;
   body: object;
@@ -24,7 +24,7 @@ export interface TemplateDef {
   instanceCount: number;
 }
 
-export const TEMPLATES: Readonly<Record<string, TemplateDef>> = {
+const TEMPLATES: Readonly<Record<string, TemplateDef>> = {
   'bench-pair': { name: 'bench-pair', description: benchPairTemplate.Description, body: benchPairTemplate, instanceCount: 2 },
 };
 
@@ -52,7 +52,7 @@ export function checkInstanceType(type: string): string {
   return type;
 }
 
-export interface StackSummary {
+interface StackSummary {
   name: string;
   template: string;
   status: string;
@@ -114,7 +114,7 @@ async function describe(c: Clients, name: string): Promise<Stack | null> {
 }
 
 /** The widest blocks taken without --allow-wide-ssh-cidr: a /16 holds 65 536 addresses, an IPv6 /48 a whole site. */
-export const WIDEST_SSH_PREFIX = { 4: 16, 6: 48 } as const;
+const WIDEST_SSH_PREFIX = { 4: 16, 6: 48 } as const;
 
 /** A CIDR SSH may come from: never the whole internet; wider than /16 (IPv4) or /48 (IPv6) only when `wideOk`. */
 export function checkSshCidr(cidr: string, wideOk = false): string {
@@ -158,7 +158,7 @@ export async function listStacks(scope: AwsScope, region: string): Promise<Stack
   }
 }
 
-export interface UpPlan {
+interface UpPlan {
   template: TemplateDef;
   stackName: string;
   region: string;

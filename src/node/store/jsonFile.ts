@@ -8,7 +8,7 @@ import { isProcessAlive } from './fileLock.js';
 // Versioned JSON files written atomically (temp file + rename), so a crash or a concurrent
 // reader never sees half a file. A file from a newer schema is refused rather than clobbered.
 
-export interface Versioned<T> {
+interface Versioned<T> {
   schemaVersion: number;
   data: T;
 }
@@ -62,7 +62,7 @@ export function writeJsonFile<T>(path: string, schemaVersion: number, data: T, m
  * file per run, so waiting for the same file to be written again would keep them for ever); a
  * live writer's temp file is left alone.
  */
-export function removeOrphanedTempFiles(path: string): void {
+function removeOrphanedTempFiles(path: string): void {
   const dir = dirname(path);
   let names: string[];
   try {

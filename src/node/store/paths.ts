@@ -5,7 +5,7 @@ import { dirname, join, resolve, sep } from 'node:path';
 // Where TagSSH keeps its files. TAGSSH_HOME overrides everything (tests, portable installs);
 // otherwise XDG locations on Linux, the platform's own elsewhere.
 
-export interface TagsshPaths {
+interface TagsshPaths {
   config: string; // settings.json, known_hosts.json
   data: string; // results/
   cache: string; // inventory cache

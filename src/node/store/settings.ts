@@ -1,8 +1,7 @@
-import { join } from 'node:path';
 import { SETTINGS_SCHEMA_VERSION, SettingsSchema, defaultSettings, type Settings } from '../../common/model/settings.js';
 import { AppError } from '../../common/errors.js';
 import { readJsonFile, writeJsonFile } from './jsonFile.js';
-import { tagsshPaths } from './paths.js';
+import { settingsPath } from './settingsPath.js';
 
 // The settings file every face reads: <config>/settings.json, {schemaVersion, data}. The Electron
 // app's engine runs in its own process (src/node/host/), which has no Electron `app` object for
@@ -13,11 +12,7 @@ export interface SettingsStore {
   set(next: Settings): Settings;
 }
 
-export const SETTINGS_FILE = 'settings.json';
-
-export function settingsPath(env: NodeJS.ProcessEnv = process.env): string {
-  return join(tagsshPaths(env).config, SETTINGS_FILE);
-}
+export { settingsPath } from './settingsPath.js';
 
 /** Validates raw settings data; unknown keys are dropped, missing ones take defaults. */
 export function parseSettings(raw: unknown, where = 'settings'): Settings {

@@ -76,7 +76,7 @@ function notManagedError(instance: Instance): AppError {
   );
 }
 
-export interface ChooseOptions {
+interface ChooseOptions {
   instance: Instance;
   choice: TransportChoice;
   /** Bastions configured for the instance (--via, tag, settings), outermost first. */

@@ -1,3 +1,4 @@
+import type { Agent } from 'node:http';
 import { Duplex } from 'node:stream';
 import WebSocket from 'ws';
 import type { Instance } from '../../common/model/instance.js';
@@ -34,7 +35,7 @@ const DEFAULT_TIMEOUT_MS = 20_000;
 /** Close codes that mean a clean end: Normal Closure, and a close frame without a code. */
 const CLEAN_CLOSE = new Set([1000, 1005]);
 
-export interface EiceSocketOptions {
+interface EiceSocketOptions {
   instance: Instance;
   port: number;
   profile?: string;
@@ -174,11 +175,20 @@ function closedError(via: string, code: number, reason: Buffer): AppError {
   return new AppError('SESSION_CLOSED', `${via} closed the tunnel (WebSocket close code ${code}${words ? `: "${words}"` : ''}).`);
 }
 
-/**
- * Opens the tunnel and resolves once the far side has spoken (SSH servers send their banner
- * first): a tunnel the endpoint opens but closes at once means its TCP to the port failed.
- */
-export async function openEiceSocket(o: EiceSocketOptions): Promise<Duplex> {
+/** A signed tunnel request, and the words messages name it by. */
+interface TunnelRequest {
+  url: string;
+  /** The endpoint's host (or the test server's). */
+  host: string;
+  agent: Agent | undefined;
+  endpointId: string;
+  /** "EC2 Instance Connect Endpoint eice-…". */
+  via: string;
+  /** The instance's address as messages show it (IPv6 in brackets). */
+  shownAddress: string;
+}
+
+async function tunnelRequest(o: EiceSocketOptions): Promise<TunnelRequest> {
   const { instance } = o;
   const address = tunnelAddress(instance);
   if (!address)
@@ -198,20 +208,85 @@ export async function openEiceSocket(o: EiceSocketOptions): Promise<Duplex> {
   });
   const target = new URL(url);
   const agent = target.protocol === 'wss:' ? await agentFor(new URL(`https://${target.host}`), (await ec2Settings(o.profile)).caBundle) : undefined;
+  return {
+    url,
+    host: target.host,
+    agent,
+    endpointId: endpoint.id,
+    via: `EC2 Instance Connect Endpoint ${endpoint.id}`,
+    shownAddress: address.includes(':') ? `[${address}]` : address,
+  };
+}
+
+function refusedError(r: TunnelRequest, instance: Instance, status: number): AppError {
+  if (status === 403 || status === 401)
+    return new AppError(
+      'ACCESS_DENIED',
+      `${r.via} refused the tunnel to ${label(instance)} (HTTP ${status}): your AWS role lacks ec2-instance-connect:OpenTunnel for it, or the request's signature or time was refused.`,
+      "Ask for ec2-instance-connect:OpenTunnel on the endpoint, and check this computer's clock.",
+      { permission: 'ec2-instance-connect:OpenTunnel' },
+    );
+  return new AppError(
+    'CONNECT_FAILED',
+    `${r.via} refused the tunnel to ${label(instance)} (HTTP ${status}).`,
+    'Check the endpoint is available in the VPC console and try again.',
+  );
+}
+
+/** The endpoint closed the tunnel before a byte came through: its TCP to the port failed. */
+function notAcceptedError(r: TunnelRequest, o: EiceSocketOptions, code: number, reason: Buffer): AppError {
+  const words = CLEAN_CLOSE.has(code) ? '' : endpointWords(reason);
+  return new AppError(
+    'CONNECT_FAILED',
+    `${r.via} opened a tunnel, but ${label(o.instance)} did not accept TCP on ${r.shownAddress}:${o.port}${words ? ` (the endpoint said: "${words}", code ${code})` : ''}: its security group must allow port ${o.port} from the endpoint's security group.`,
+    "Add an inbound rule for the port from the endpoint's security group, and check that the service listens on it.",
+    { missing: 'security-group-rule', endpointId: r.endpointId },
+  );
+}
+
+/**
+ * Once the WebSocket is open: until the first byte, an end is a failure to connect; the stream
+ * takes over after it.
+ */
+function awaitFirstByte(ws: WebSocket, r: TunnelRequest, o: EiceSocketOptions, fail: (e: AppError) => void, onFirst: (first: Buffer) => void): void {
+  const early = (data: WebSocket.RawData, isBinary: boolean) => {
+    ws.off('close', closedEarly);
+    const first = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
+    if (!isBinary) return fail(new AppError('CONNECT_FAILED', `${r.via} sent text instead of tunnel data: "${endpointWords(first)}".`));
+    onFirst(first);
+  };
+  const closedEarly = (code: number, reason: Buffer) => {
+    ws.off('message', early);
+    fail(notAcceptedError(r, o, code, reason));
+  };
+  ws.once('message', early);
+  ws.once('close', closedEarly);
+}
+
+/**
+ * Opens the tunnel and resolves once the far side has spoken (SSH servers send their banner
+ * first): a tunnel the endpoint opens but closes at once means its TCP to the port failed.
+ */
+export async function openEiceSocket(o: EiceSocketOptions): Promise<Duplex> {
+  const { instance } = o;
+  const r = await tunnelRequest(o);
   const timeoutMs = o.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const via = `EC2 Instance Connect Endpoint ${endpoint.id}`;
-  const shownAddress = address.includes(':') ? `[${address}]` : address;
 
   return new Promise<Duplex>((resolve, reject) => {
     if (o.signal?.aborted) return reject(new AppError('CANCELLED', `Connecting to ${label(instance)} was cancelled.`));
-    const ws = new WebSocket(url, { handshakeTimeout: timeoutMs, perMessageDeflate: false, skipUTF8Validation: true, ...(agent ? { agent } : {}) });
+    const ws = new WebSocket(r.url, {
+      handshakeTimeout: timeoutMs,
+      perMessageDeflate: false,
+      skipUTF8Validation: true,
+      ...(r.agent ? { agent: r.agent } : {}),
+    });
     let settled = false;
     const timer = setTimeout(
       () =>
         fail(
           new AppError(
             'TIMEOUT',
-            `${label(instance)} did not answer on port ${o.port} through ${via} within ${Math.round(timeoutMs / 1000)} s.`,
+            `${label(instance)} did not answer on port ${o.port} through ${r.via} within ${Math.round(timeoutMs / 1000)} s.`,
             "Check that the instance is running and its security group allows the port from the endpoint's security group.",
           ),
         ),
@@ -235,59 +310,25 @@ export async function openEiceSocket(o: EiceSocketOptions): Promise<Duplex> {
     ws.once('unexpected-response', (_req, res) => {
       const status = res.statusCode ?? 0;
       res.resume();
-      if (status === 403 || status === 401)
-        fail(
-          new AppError(
-            'ACCESS_DENIED',
-            `${via} refused the tunnel to ${label(instance)} (HTTP ${status}): your AWS role lacks ec2-instance-connect:OpenTunnel for it, or the request's signature or time was refused.`,
-            "Ask for ec2-instance-connect:OpenTunnel on the endpoint, and check this computer's clock.",
-            { permission: 'ec2-instance-connect:OpenTunnel' },
-          ),
-        );
-      else
-        fail(
-          new AppError(
-            'CONNECT_FAILED',
-            `${via} refused the tunnel to ${label(instance)} (HTTP ${status}).`,
-            'Check the endpoint is available in the VPC console and try again.',
-          ),
-        );
+      fail(refusedError(r, instance, status));
     });
     ws.once('error', (e: Error & { code?: string }) =>
       fail(
         new AppError(
           'CONNECT_FAILED',
-          `Cannot reach ${via} at ${target.host}: ${e.code ?? e.message}.`,
+          `Cannot reach ${r.via} at ${r.host}: ${e.code ?? e.message}.`,
           'Check your network, proxy (HTTPS_PROXY) or VPN, then try again.',
         ),
       ),
     );
-    ws.once('open', () => {
-      // Until the first byte, an end is a failure to connect; the stream takes over after it.
-      const early = (data: WebSocket.RawData, isBinary: boolean) => {
-        ws.off('close', closedEarly);
-        const first = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
-        if (!isBinary) return fail(new AppError('CONNECT_FAILED', `${via} sent text instead of tunnel data: "${endpointWords(first)}".`));
+    ws.once('open', () =>
+      awaitFirstByte(ws, r, o, fail, (first) => {
         done();
         ws.removeAllListeners('error');
-        const stream = new TunnelStream(ws, via);
+        const stream = new TunnelStream(ws, r.via);
         if (!stream.push(first)) ws.pause();
         resolve(stream);
-      };
-      const closedEarly = (code: number, reason: Buffer) => {
-        ws.off('message', early);
-        const words = CLEAN_CLOSE.has(code) ? '' : endpointWords(reason);
-        fail(
-          new AppError(
-            'CONNECT_FAILED',
-            `${via} opened a tunnel, but ${label(instance)} did not accept TCP on ${shownAddress}:${o.port}${words ? ` (the endpoint said: "${words}", code ${code})` : ''}: its security group must allow port ${o.port} from the endpoint's security group.`,
-            "Add an inbound rule for the port from the endpoint's security group, and check that the service listens on it.",
-            { missing: 'security-group-rule', endpointId: endpoint.id },
-          ),
-        );
-      };
-      ws.once('message', early);
-      ws.once('close', closedEarly);
-    });
+      }),
+    );
   });
 }

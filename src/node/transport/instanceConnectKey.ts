@@ -7,7 +7,7 @@ import { sendSshPublicKey } from '../aws/instances/instanceConnect.js';
 // half pushed with SendSSHPublicKey (the instance accepts it for 60 seconds), the private half
 // handed to ssh2 and dropped with the connection. Nothing is written to disk.
 
-export interface InstanceConnectPush {
+interface InstanceConnectPush {
   instanceId: string;
   region: string;
   az?: string | null;

@@ -9,7 +9,7 @@ import { amzDate } from '../aws/ec2/sigv4.js';
 // signature last. Unit tests check it byte for byte against the aws CLI v2's own URLs
 // (test/fixtures/upstream/eice/) and against @smithy/signature-v4's presign.
 
-export interface PresignInput {
+interface PresignInput {
   /** wss://host/path?query (the query parameters are signed with the rest). */
   url: string;
   region: string;
@@ -23,12 +23,12 @@ const EMPTY_SHA256 = createHash('sha256').update('').digest('hex');
 const hmac = (key: string | Buffer, data: string) => createHmac('sha256', key).update(data, 'utf8').digest();
 
 /** RFC 3986 encoding, as SigV4 canonicalises query keys and values. */
-export function uriEncode(s: string): string {
+function uriEncode(s: string): string {
   return encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 }
 
 /** The canonical query string: every pair encoded, sorted by key then value. */
-export function canonicalQuery(params: Array<[string, string]>): string {
+function canonicalQuery(params: Array<[string, string]>): string {
   return params
     .map(([k, v]) => [uriEncode(k), uriEncode(v)] as const)
     .sort(([ak, av], [bk, bv]) => (ak < bk ? -1 : ak > bk ? 1 : av < bv ? -1 : av > bv ? 1 : 0))

@@ -10,7 +10,7 @@ import { replyBytes, socksHandshake, SocksReply } from './socks5.js';
 // hands over) joined to an SSH channel, bytes counted, a cut channel resetting its client.
 
 /** Opens a channel to host:port on the link in use (TunnelRunner.channel); null when there is none. */
-export type OpenChannel = (host: string, port: number) => Promise<{ link: Link; ch: Duplex } | null>;
+type OpenChannel = (host: string, port: number) => Promise<{ link: Link; ch: Duplex } | null>;
 
 export interface Link extends AcquiredLink {
   /** Channels open on it now. */

@@ -40,7 +40,7 @@ export const MAX_WAITING = 256;
 /** How long a failed channel open waits to see whether its link is closing (then it goes to the next link). */
 const CLOSING_MS = 300;
 /** Reconnect delays: the first, doubling up to the last. */
-export const BACKOFF = { firstMs: 500, maxMs: 30_000 };
+const BACKOFF = { firstMs: 500, maxMs: 30_000 };
 
 /** Rebuild errors that retrying cannot fix: a person must act (and a host key is never skipped). */
 const FATAL = new Set<AppErrorData['code']>(['HOST_KEY_CHANGED', 'HOST_KEY_UNKNOWN', 'AUTH_FAILED', 'INVALID_INPUT', 'CANCELLED']);

@@ -5,7 +5,7 @@ import type { Socket } from 'node:net';
 // does). The maintained npm SOCKS packages are clients; the server-side packages are unmaintained,
 // so this is the small part we need, with strict parsing: anything malformed closes the socket.
 
-export const SOCKS_VERSION = 5;
+const SOCKS_VERSION = 5;
 const NO_AUTH = 0x00;
 const NO_ACCEPTABLE_METHOD = 0xff;
 const CMD_CONNECT = 0x01;

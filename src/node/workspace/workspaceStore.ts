@@ -16,7 +16,7 @@ import { tagsshPaths } from '../store/paths.js';
 // and as tunnels start and stop. When the engine starts, the file holds the previous run's: they
 // are read once, and offered once (see serviceSection.ts).
 
-export const WORKSPACE_FILE = 'workspace.json';
+const WORKSPACE_FILE = 'workspace.json';
 const SCHEMA_VERSION = 1;
 
 const FileSchema = z.object({
@@ -27,7 +27,7 @@ const FileSchema = z.object({
 type WorkspaceFile = z.infer<typeof FileSchema>;
 const empty = (): WorkspaceFile => ({ savedAt: null, tabs: [], tunnels: [] });
 
-export function workspacePath(env: NodeJS.ProcessEnv = process.env): string {
+function workspacePath(env: NodeJS.ProcessEnv = process.env): string {
   return join(tagsshPaths(env).config, WORKSPACE_FILE);
 }
 

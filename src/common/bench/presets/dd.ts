@@ -44,7 +44,7 @@ phase done
 exit $rc`;
 }
 
-export interface DdSummary {
+interface DdSummary {
   bytes: number;
   seconds: number;
   /** bytes per second (computed from bytes/seconds; dd's rounded figure when seconds is 0) */

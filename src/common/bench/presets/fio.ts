@@ -21,7 +21,7 @@ const params = z.object({
 });
 type Params = z.infer<typeof params>;
 
-export function fioArgs(p: Params): string[] {
+function fioArgs(p: Params): string[] {
   return [
     'fio',
     '--name=tagssh',

@@ -36,7 +36,7 @@ export { PREVIEW_PEER_ADDRESS } from '../peerAddress.js';
 
 const ADDRESS_RE = /^(?:[0-9]{1,3}(?:\.[0-9]{1,3}){3}|[0-9a-fA-F:]{2,39}|[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?)$/;
 
-export function iperf3ClientArgs(p: Params, address: string): string[] {
+function iperf3ClientArgs(p: Params, address: string): string[] {
   if (!ADDRESS_RE.test(address)) throw new AppError('INVALID_INPUT', `The peer's address "${address}" is not an IP address or host name.`);
   const a = ['iperf3', '-c', address, '-p', String(p.port), '-J', '-t', String(p.duration), '-P', String(p.parallel)];
   if (p.reverse) a.push('-R');

@@ -49,7 +49,7 @@ function kv(text: string, sep: RegExp): Map<string, string> {
 
 const between = (text: string, name: string): string => section(text, name) ?? '';
 
-export function parseSysinfo(stdout: string): ParsedOutput {
+function parseSysinfo(stdout: string): ParsedOutput {
   const facts: Record<string, string> = {};
   const metrics: Metric[] = [];
   const notes: string[] = [];

@@ -28,7 +28,7 @@ const place = (help: string, def: string) =>
     .refine(printable, 'must not contain control characters')
     .refine((s) => s === '' || (isS3(s) ? S3_URI.test(s) : isBenchDir(s)), `an absolute directory (${BENCH_DIR_RULE}) or s3://bucket/prefix`);
 
-export const TRANSFER_METHODS = ['rsync', 'cp', 'parallel', 's3-sync', 's3-cp'] as const;
+const TRANSFER_METHODS = ['rsync', 'cp', 'parallel', 's3-sync', 's3-cp'] as const;
 const S3_METHODS: readonly string[] = ['s3-sync', 's3-cp'];
 
 const params = z

@@ -20,7 +20,7 @@ const url = (help: string, def: string) =>
     .refine((u) => !u.startsWith('-'), 'must not start with "-"')
     .refine((u) => /^(https?|git|ssh):\/\/[^\s'"`$\\]+$/.test(u) || /^\w[\w.-]*@[\w.-]+:[^\s'"`$\\]+$/.test(u), 'an http(s)/git URL');
 
-export const UNIXBENCH_TARBALL_NAME = 'unixbench-upload.tar.gz';
+const UNIXBENCH_TARBALL_NAME = 'unixbench-upload.tar.gz';
 
 /**
  * Largest tarball TagSSH uploads (byte-unixbench's source is well under 1 MiB). The app sends the
@@ -136,7 +136,7 @@ phase done
 exit $rc`;
 }
 
-export interface UnixbenchPass {
+interface UnixbenchPass {
   copies: number;
   cpus: number;
   tests: { name: string; value: number; unit: string; seconds: number; samples: number }[];

@@ -13,7 +13,7 @@ import { cjsExports } from '../ec2/interop.js';
 
 export type RetryMode = 'legacy' | 'standard' | 'adaptive';
 
-export interface Ec2Settings {
+interface Ec2Settings {
   maxAttempts: number;
   retryMode: RetryMode;
   useFips: boolean;

@@ -12,7 +12,7 @@ export interface AwsCredentials {
 }
 
 /** Credentials depend on the profile only. */
-export type CredentialScope = Pick<Scope, 'profile'>;
+type CredentialScope = Pick<Scope, 'profile'>;
 
 // The SDK's default chain (env, shared files, SSO, process, web identity, ECS/IMDS) is loaded
 // lazily: when credentials sit in the environment and no profile was asked for, reading them
@@ -23,7 +23,7 @@ export type CredentialScope = Pick<Scope, 'profile'>;
 // long-running app keeps working across expiries and picks up a new `aws sso login` by itself.
 
 /** Refresh this long before expiry (the SDK's window), or at half the lifetime when shorter. */
-export const REFRESH_WINDOW_MS = 5 * 60_000;
+const REFRESH_WINDOW_MS = 5 * 60_000;
 
 export function credentialProvider(scope: CredentialScope = {}): () => Promise<AwsCredentials> {
   let current: { creds: AwsCredentials; loadedAt: number } | undefined;
@@ -42,7 +42,7 @@ export function credentialProvider(scope: CredentialScope = {}): () => Promise<A
   };
 }
 
-export function needsRefresh(creds: AwsCredentials, loadedAt: number, now = Date.now()): boolean {
+function needsRefresh(creds: AwsCredentials, loadedAt: number, now = Date.now()): boolean {
   if (!creds.expiration) return false;
   const expires = creds.expiration.getTime();
   const window = Math.min(REFRESH_WINDOW_MS, Math.max(0, (expires - loadedAt) / 2));

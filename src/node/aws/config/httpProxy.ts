@@ -101,13 +101,3 @@ async function readCa(path: string): Promise<string> {
     );
   }
 }
-
-/** A proxy URL for messages: scheme, host and port only. */
-export function describeProxy(proxy: string): string {
-  try {
-    const u = new URL(proxy);
-    return `${u.protocol}//${u.host}`;
-  } catch {
-    return 'the configured proxy';
-  }
-}

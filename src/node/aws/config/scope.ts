@@ -20,11 +20,11 @@ export function profileOf(scope: AwsScope, env: NodeJS.ProcessEnv = process.env)
 }
 
 /** True when the scope names a profile explicitly (flag or AWS_PROFILE). */
-export function hasExplicitProfile(scope: AwsScope, env: NodeJS.ProcessEnv = process.env): boolean {
+function hasExplicitProfile(scope: AwsScope, env: NodeJS.ProcessEnv = process.env): boolean {
   return scope.profile !== undefined || !!env.AWS_PROFILE;
 }
 
-export interface ProfileInfo {
+interface ProfileInfo {
   name: string;
   region?: string;
   /** The profile signs in through IAM Identity Center (SSO). */

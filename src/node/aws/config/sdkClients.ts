@@ -14,7 +14,7 @@ import { sdkLogger } from './sdkLogger.js';
 // endpoint_url for every EC2 client); other services read AWS_ENDPOINT_URL_<SERVICE> and the
 // profile's [services] section through the SDK itself.
 
-export interface SdkClientConfig {
+interface SdkClientConfig {
   region: string;
   profile?: string;
   endpoint?: string;

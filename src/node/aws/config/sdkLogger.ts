@@ -6,7 +6,7 @@
 // A class, not an object literal: the SDK falls back to console.warn for a logger whose
 // constructor is named NoOpLogger.
 
-export class SdkLogger {
+class SdkLogger {
   debug(): void {}
   info(): void {}
   warn(...args: unknown[]): void {

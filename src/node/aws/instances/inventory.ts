@@ -14,9 +14,9 @@ import { isAllRegions, profileOf, type AwsScope } from '../config/scope.js';
 
 const CACHE_SCHEMA = 1;
 
-export type CacheMode = 'prefer' | 'refresh' | 'off';
+type CacheMode = 'prefer' | 'refresh' | 'off';
 
-export interface ListOptions {
+interface ListOptions {
   /**
    * prefer: return the cached list when every region has one, then refresh in the background
    *         and report the fresh list through onUpdate;
@@ -84,7 +84,7 @@ async function fetchRegions(scope: AwsScope, regions: string[], writeCache: bool
   return sortInstances(out);
 }
 
-export function sortInstances(list: Instance[]): Instance[] {
+function sortInstances(list: Instance[]): Instance[] {
   return list.sort((a, b) => (a.name ?? '\uffff').localeCompare(b.name ?? '\uffff') || a.region.localeCompare(b.region) || a.id.localeCompare(b.id));
 }
 

@@ -10,7 +10,7 @@ import { pollUntil, throwIfAborted, waitOptionsFrom } from './wait.js';
 // `start NAME` acts on the matching instance that is not running (and `stop` on the running one),
 // so a name shared by a running and a stopped machine still means one thing for each verb.
 
-export type LifecycleOptions = ResolveOptions & {
+type LifecycleOptions = ResolveOptions & {
   wait?: boolean;
   timeoutMs?: number;
   /** Runs before StartInstances with the instance as it is (e.g. to refuse a start that cannot lead to a connection). */
@@ -57,7 +57,7 @@ export async function startAndWait(target: Instance, opts: LifecycleOptions): Pr
 }
 
 /** Polls DescribeInstances for one instance until it reaches `state`. */
-export async function waitForState(target: Instance, state: InstanceState, opts: LifecycleOptions): Promise<Instance> {
+async function waitForState(target: Instance, state: InstanceState, opts: LifecycleOptions): Promise<Instance> {
   return pollUntil(
     `${label(target)} to be ${state}`,
     async (elapsed) => {

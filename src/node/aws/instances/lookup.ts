@@ -54,7 +54,7 @@ export interface Found {
   regions: string[];
 }
 
-export interface FindOptions {
+interface FindOptions {
   /**
    * false: skip DescribeAddresses and tell Elastic IPs by the association's ipOwnerId, which is
    * exact on AWS (emulators report the account for every public IP). Saves a request when the

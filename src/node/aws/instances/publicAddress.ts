@@ -12,7 +12,7 @@ import { TAG } from '../../../common/vocab.js';
 // whole start timeout and then blaming port 22. The two EC2 calls live here on their own so they
 // can move to another EC2 client unchanged.
 
-export type PublicAddressOutlook =
+type PublicAddressOutlook =
   | { comes: true; why: 'has-public-ip' | 'elastic-ip' | 'subnet-maps-public-ip' | 'unknown' }
   | { comes: false; why: 'no-elastic-ip-and-subnet-maps-none'; subnetId: string };
 
@@ -79,7 +79,7 @@ function splitJump(spec: string | string[] | null | undefined): string[] {
  * The bastions that carry a connection to `instance`, outermost first: --via, else its
  * tagssh:jump tag ("none" opts out), else the settings' jump host (pass null for a bastion itself).
  */
-export function jumpHostsFor(instance: Instance, settingsJumpHost: string | null | undefined, via?: string | string[]): string[] {
+function jumpHostsFor(instance: Instance, settingsJumpHost: string | null | undefined, via?: string | string[]): string[] {
   return jumpHostsWithSource(instance, settingsJumpHost, via).specs;
 }
 

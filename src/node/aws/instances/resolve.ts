@@ -12,7 +12,7 @@ import type { ResolveOptions } from './resolveOptions.js';
 // Name tag → address: the heart of TagSSH. Always answered from EC2 itself (never the inventory
 // cache), so an address is only returned for an instance EC2 reports running right now.
 
-export interface ResolvedTarget {
+interface ResolvedTarget {
   instance: Instance;
   address: string;
   addressKind: 'eip' | 'public' | 'private';

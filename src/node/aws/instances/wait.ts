@@ -2,13 +2,13 @@ import { AppError } from '../../../common/errors.js';
 
 // Polling with a deadline, a progress line and cancellation, for the lifecycle waits.
 
-export interface WaitOptions {
+interface WaitOptions {
   timeoutMs?: number;
   intervalMs?: number;
   signal?: AbortSignal;
 }
 
-export const DEFAULT_WAIT_MS = 10 * 60_000;
+const DEFAULT_WAIT_MS = 10 * 60_000;
 
 /** Calls `check` until it returns a value (not undefined), the deadline passes, or `signal` aborts. */
 export async function pollUntil<T>(what: string, check: (elapsedMs: number) => Promise<T | undefined>, opts: WaitOptions = {}): Promise<T> {
@@ -39,7 +39,7 @@ export function waitOptionsFrom(o: { signal?: AbortSignal | undefined; timeoutMs
 }
 
 /** Poll interval: 2 s against AWS; TAGSSH_POLL_MS lets tests against an emulator go faster. */
-export function pollInterval(): number {
+function pollInterval(): number {
   const v = Number(process.env.TAGSSH_POLL_MS);
   return Number.isFinite(v) && v > 0 ? v : 2000;
 }

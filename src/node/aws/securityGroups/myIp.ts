@@ -8,7 +8,7 @@ import { lookupUrlProblem } from '../../../common/lookupUrl.js';
 // user names another (--my-ip-url, TAGSSH_MY_IP_URL, or the myIpUrl setting; tests use a local
 // server). The answer is checked to be an IPv4 or IPv6 address and nothing else.
 
-export const DEFAULT_MY_IP_URL = 'https://checkip.amazonaws.com';
+const DEFAULT_MY_IP_URL = 'https://checkip.amazonaws.com';
 const TIMEOUT_MS = 5000;
 
 /** The service to ask: the flag, then TAGSSH_MY_IP_URL, then the setting, then the default. */

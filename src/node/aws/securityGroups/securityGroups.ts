@@ -16,7 +16,7 @@ import { sdkAppError, sdkClientConfig } from '../config/sdkClients.js';
 // group references can't be judged from here), add `<ip>/32` (or /128) with a description that
 // says who and when, and take such rules away again. Never anything wider than one address.
 
-export type RuleSource = { kind: 'cidr'; cidr: string } | { kind: 'prefix-list'; id: string } | { kind: 'group'; id: string };
+type RuleSource = { kind: 'cidr'; cidr: string } | { kind: 'prefix-list'; id: string } | { kind: 'group'; id: string };
 
 export interface SgRule {
   groupId: string;
@@ -32,7 +32,7 @@ export interface SgRule {
 /** What these functions need of an instance. */
 export type InstanceRef = Pick<Instance, 'id' | 'region' | 'name'>;
 
-export interface InstanceGroups {
+interface InstanceGroups {
   instance: InstanceRef;
   groups: Array<{ id: string; name: string; vpcId: string | null }>;
   rules: SgRule[];
@@ -187,12 +187,7 @@ export async function groupsOf(instance: InstanceRef, scope: AwsScope): Promise<
   }
 }
 
-/** Does a security group of the instance let `ip` in on `port`? */
-export async function diagnose(instance: InstanceRef, ip: string, port: number, scope: AwsScope): Promise<SgDiagnosis> {
-  return diagnosisOf(await groupsOf(instance, scope), ip, port);
-}
-
-export function diagnosisOf(found: InstanceGroups, ip: string, port: number): SgDiagnosis {
+function diagnosisOf(found: InstanceGroups, ip: string, port: number): SgDiagnosis {
   const { verdict, rule } = verdictFor(found.rules, ip, port);
   return {
     verdict,
@@ -221,7 +216,7 @@ function shellWord(s: string): string {
   return /^[A-Za-z0-9._@:/=+-]+$/.test(s) ? s : shQuote(s);
 }
 
-export interface AllowResult {
+interface AllowResult {
   groupId: string;
   cidr: string;
   port: number;

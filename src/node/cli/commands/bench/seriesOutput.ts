@@ -11,7 +11,7 @@ import type { SeriesAttach } from '../../../bench/seriesAttach.js';
 // the headline got stable — and each metric's statistics over the runs that succeeded.
 
 /** "5 runs, stable: RSD 1.2% < 3.5% (tcp.sent_bps)" and the like. */
-export function seriesLine(runs: BenchResult[]): string {
+function seriesLine(runs: BenchResult[]): string {
   const plan = runs[0]!.series?.plan;
   const ok = runs.filter((r) => r.status === 'ok');
   const key = headlineKey(plan, runs);
@@ -34,7 +34,7 @@ export function seriesLine(runs: BenchResult[]): string {
 }
 
 /** Each metric's statistics over a series' good runs, as a table (values scaled like the results). */
-export function seriesTable(runs: BenchResult[]): string {
+function seriesTable(runs: BenchResult[]): string {
   const ok = runs.filter((r) => r.status === 'ok');
   const keys = [...new Set(ok.flatMap((r) => r.metrics.map((m) => m.key)))];
   const rows = keys.map((key) => {

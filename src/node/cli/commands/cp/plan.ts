@@ -1,6 +1,6 @@
 import { AppError } from '../../../../common/errors.js';
 
-export type Location = { remote: false; path: string } | { remote: true; name: string; user?: string; path: string };
+type Location = { remote: false; path: string } | { remote: true; name: string; user?: string; path: string };
 
 /** A `tagssh cp`'s sides, once read: which way, what, where, and the instance. */
 export interface CopyPlan {

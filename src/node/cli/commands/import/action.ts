@@ -27,7 +27,7 @@ const NOT_SSH: Record<string, string> = {
   cygwin: 'Cygwin, not SSH',
 };
 
-export function reasonText(r: NonNullable<ImportRow['reason']>, regions: string[]): string {
+function reasonText(r: NonNullable<ImportRow['reason']>, regions: string[]): string {
   const d = r.detail ?? '';
   switch (r.code) {
     case 'not-ssh':
@@ -95,7 +95,7 @@ const NOTE_TEXT: Record<string, (d: string) => string> = {
 };
 
 /** The whole report of a plan, as the terminal shows it. */
-export function planText(plan: ImportPlan): string {
+function planText(plan: ImportPlan): string {
   const out: string[] = [];
   const rows = plan.rows.map((r) => [
     printable(`${r.at.file}:${r.at.line}`),

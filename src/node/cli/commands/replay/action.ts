@@ -11,7 +11,7 @@ import type { ReplayFlags } from './flags.js';
 
 const MAX_BYTES = 512 * 1024 * 1024;
 
-export function readCast(file: string): Cast {
+function readCast(file: string): Cast {
   let text: string;
   try {
     if (statSync(file).size > MAX_BYTES)

@@ -46,7 +46,7 @@ export function checkShellExtraFlags(flags: ShellExtraFlags, command: string[]):
 }
 
 /** The saved snippet named by --snippet (the settings file every face shares). */
-export async function snippetNamed(name: string): Promise<Snippet> {
+async function snippetNamed(name: string): Promise<Snippet> {
   const { jsonSettingsStore } = await import('../../../store/settings.js');
   const list = jsonSettingsStore().get().snippets;
   const found = findSnippet(list, name);

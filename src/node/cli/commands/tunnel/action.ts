@@ -29,7 +29,7 @@ function isRoot(): boolean {
 }
 
 /** A spec problem in the CLI's words. */
-export function problemWords(kind: TunnelKind, p: TunnelProblem, spec: TunnelSpec | null): string {
+function problemWords(kind: TunnelKind, p: TunnelProblem, spec: TunnelSpec | null): string {
   switch (p.code) {
     case 'syntax':
       return `expected ${FORM[kind]}`;
@@ -57,7 +57,7 @@ export function problemWords(kind: TunnelKind, p: TunnelProblem, spec: TunnelSpe
 }
 
 /** The specs the flags ask for, in the order given per flag (none: the saved tunnels run); throws on the first bad one. */
-export function specsFromFlags(flags: Pick<TunnelFlags, 'local' | 'dynamic' | 'remote'>, asRoot = isRoot()): TunnelSpec[] {
+function specsFromFlags(flags: Pick<TunnelFlags, 'local' | 'dynamic' | 'remote'>, asRoot = isRoot()): TunnelSpec[] {
   const out: TunnelSpec[] = [];
   const groups: Array<[TunnelKind, string[] | undefined]> = [
     ['local', flags.local],
@@ -81,7 +81,7 @@ export function specsFromFlags(flags: Pick<TunnelFlags, 'local' | 'dynamic' | 'r
 }
 
 /** One line per forward, addresses first so they can be copied. */
-export function describeForward(f: ForwardStatus, label: string): string {
+function describeForward(f: ForwardStatus, label: string): string {
   const s = f.spec;
   const flag = FLAG[s.kind];
   if (s.kind === 'dynamic') return `  ${f.address}  SOCKS5 proxy, destinations reached from ${label}  (${flag} ${formatTunnelText(s)})`;
@@ -91,7 +91,7 @@ export function describeForward(f: ForwardStatus, label: string): string {
 }
 
 /** Where rebuilds go: the first resolve's instance id in its region, asking nothing and starting nothing. */
-export function pinnedOptions(opts: TargetOptions, first: Pick<ConnectTarget, 'instanceId' | 'region'>): { id: string; opts: TargetOptions } | null {
+function pinnedOptions(opts: TargetOptions, first: Pick<ConnectTarget, 'instanceId' | 'region'>): { id: string; opts: TargetOptions } | null {
   if (!first.instanceId || !first.region) return null;
   const o: TargetOptions = { ...opts, regions: [first.region] };
   delete o.pick;
@@ -106,7 +106,7 @@ const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 const clockTime = (d: Date) => d.toTimeString().slice(0, 8);
 
 /** The one line a rebuild prints: when, which, how long without a link, and why the old one went. */
-export function rebuiltLine(label: string, info: RebuildInfo, at: Date): string {
+function rebuiltLine(label: string, info: RebuildInfo, at: Date): string {
   if (info.planned)
     return `[${clockTime(at)}] Link to ${label} replaced ahead of its transport's time limit (rebuild ${info.count}): no gap, open connections finish on the old link.`;
   const why = info.cause ? `: it had dropped (${escapeControls(info.cause.message)})` : '';

@@ -22,12 +22,12 @@ export function savedFor(list: readonly SavedTunnel[], inst: TaggedInstance): Sa
 }
 
 /** "-L 8080:db:5432", as the flag form would be written. */
-export function forwardText(t: SavedTunnel): string {
+function forwardText(t: SavedTunnel): string {
   return `${FLAG[t.kind]} ${printable(formatTunnelText(t))}`;
 }
 
 /** What a saved tunnel is bound to: "tag env=staging" or "web (i-0abc… us-east-1)". */
-export function bindingText(t: SavedTunnel): string {
+function bindingText(t: SavedTunnel): string {
   return t.tag ? `tag ${printable(tagText(t.tag))}` : `${printable(t.label)} (${t.instanceId} ${t.region})`;
 }
 

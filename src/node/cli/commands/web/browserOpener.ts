@@ -7,9 +7,9 @@ import { escapeControls } from '../../../../common/safeText.js';
 // terminal. Otherwise the platform's opener runs; if it is missing or fails, the reason is
 // returned so the caller can say so next to the link it prints anyway.
 
-export type OpenResult = { opened: true } | { opened: false; reason: string };
+type OpenResult = { opened: true } | { opened: false; reason: string };
 
-export interface OpenerEnv {
+interface OpenerEnv {
   platform: NodeJS.Platform;
   env: NodeJS.ProcessEnv;
   /** How long an opener that is still running counts as having started the browser (some wait for it). */
@@ -25,7 +25,7 @@ function opener(platform: NodeJS.Platform, url: string): [string, string[]] {
 }
 
 /** Why no browser can be opened here before trying, or undefined where an opener may work. */
-export function noDisplayReason({ platform, env }: OpenerEnv): string | undefined {
+function noDisplayReason({ platform, env }: OpenerEnv): string | undefined {
   if (platform === 'darwin' || platform === 'win32') return undefined;
   if (env.DISPLAY || env.WAYLAND_DISPLAY) return undefined;
   const where = env.WSL_DISTRO_NAME
