@@ -65,8 +65,8 @@ export interface AuthRecord {
   declined: boolean;
 }
 
-function keyboardInteractive(plan: AuthPlan, ask: AskSecret, rec: AuthRecord): AnyAuthMethod {
-  let round = 0;
+/** One keyboard-interactive try; `attempt` counts the tries, so a second one says the last answer was refused. */
+function keyboardInteractive(plan: AuthPlan, ask: AskSecret, rec: AuthRecord, attempt: number): AnyAuthMethod {
   const prompt: KeyboardInteractiveAuthMethod['prompt'] = (name, instructions, _lang, prompts, finish) => {
     if (prompts.length === 0) return finish([]);
     plan.onPrompt?.(true);
@@ -77,7 +77,7 @@ function keyboardInteractive(plan: AuthPlan, ask: AskSecret, rec: AuthRecord): A
       name,
       instructions,
       prompts: prompts.map((p) => ({ prompt: p.prompt, echo: !!p.echo })),
-      attempt: ++round,
+      attempt,
     })
       .then(finish, () => {
         rec.declined = true;
@@ -160,6 +160,17 @@ function passwordStep(plan: AuthPlan, ask: AskSecret, attempt: number, rec: Auth
   };
 }
 
+function keyboardInteractiveStep(plan: AuthPlan, ask: AskSecret, attempt: number, rec: AuthRecord, note: Note): Step {
+  return {
+    kind: 'keyboard-interactive',
+    run: async () => {
+      if (attempt > 1 && rec.declined) return null;
+      note({ text: 'keyboard-interactive', method: 'keyboard-interactive', outcome: 'offered' });
+      return keyboardInteractive(plan, ask, rec, attempt);
+    },
+  };
+}
+
 /** The plan's methods in the order they are tried. */
 function stepsOf(plan: AuthPlan, rec: AuthRecord, note: Note): Step[] {
   const steps: Step[] = [];
@@ -169,13 +180,9 @@ function stepsOf(plan: AuthPlan, rec: AuthRecord, note: Note): Step[] {
   for (const file of plan.identityFiles) steps.push(keyFileStep(plan, file, rec, note));
   const ask = plan.askSecret;
   if (ask) {
-    steps.push({
-      kind: 'keyboard-interactive',
-      run: async () => {
-        note({ text: 'keyboard-interactive', method: 'keyboard-interactive', outcome: 'offered' });
-        return keyboardInteractive(plan, ask, rec);
-      },
-    });
+    // A refused answer fails the whole method (sshd's PAM does not ask again within it): like ssh,
+    // try it again up to NumberOfPasswordPrompts times before the password method.
+    for (let n = 1; n <= PASSWORD_PROMPTS; n++) steps.push(keyboardInteractiveStep(plan, ask, n, rec, note));
     for (let n = 1; n <= PASSWORD_PROMPTS; n++) steps.push(passwordStep(plan, ask, n, rec, note));
   }
   return steps;

@@ -107,6 +107,22 @@ describe('tagssh ssh: password and keyboard-interactive logins on the terminal',
     assert.match(sshdLog(lab.host), new RegExp(`Accepted keyboard-interactive/pam for ${USER}`));
   });
 
+  it('keyboard-interactive: a wrong answer is refused and the prompt comes again, as ssh does', async () => {
+    const r = await sshOnPty('kbd-host', [
+      ['wait', 'Password: $'],
+      ['send', 'not it\r'],
+      // The second prompt, not the first one still at the end before the refusal comes back.
+      ['wait', '(?s)Password: .*Password: $'],
+      ['send', `${PASSWORD}\r`],
+      ['wait', '\\$ $'],
+      ['send', 'echo "who=$(id -un)"; exit 0\r'],
+    ]);
+    assert.equal(shown(r).match(/^Password: \r?$/gm)?.length, 2, r.stdout);
+    assert.match(r.stdout, new RegExp(`^who=${USER}\\r?$`, 'm'), r.stdout);
+    assert.ok(!r.stdout.includes(PASSWORD) && !r.stdout.includes('not it'), 'no answer was echoed');
+    assert.match(r.stdout, /EXIT:0\n$/);
+  });
+
   it('password method: asked as ssh asks it, again after a refusal, and the right one logs in', async () => {
     const r = await sshOnPty('pw-host', [
       ['wait', `${USER}@pw-host \\(127\\.0\\.0\\.9:\\d+\\)'s password: $`],
