@@ -13,7 +13,7 @@ import { progressRow, updateRun, type RunState } from './runProgress.js';
 
 const MAX_LOG = 200_000;
 
-export interface BatchDeps {
+interface BatchDeps {
   api: Api;
   store: Disposables;
   say(problem: FormProblem | null): void;

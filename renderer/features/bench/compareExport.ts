@@ -35,7 +35,7 @@ export function exportButtons(c: Comparison): HTMLElement[] {
   );
 }
 
-export interface ReportExport {
+interface ReportExport {
   /** Where a failed report says why; kept across redraws of the comparison. */
   error: HTMLElement;
   button(c: Comparison): HTMLElement;

@@ -13,7 +13,7 @@ import { metricName, unitName } from './metricWords.js';
 // The comparison of picked results: a table of every metric relative to a baseline, a bar chart
 // of one metric, and exports (compareExport.ts).
 
-export interface ComparisonPanel {
+interface ComparisonPanel {
   el: HTMLElement;
   /** Shows the picked results compared (null hides the panel). */
   show(picked: BenchResultSummary[] | null): void;

@@ -7,7 +7,7 @@ import { t, type BenchMessage } from './messages.js';
 // to do after a failure, and its dates — shared by the progress rows, the result list and details.
 
 /** The iperf3 parameter that says how the peer is reached (its field name in the form). */
-export const ADDRESS_PARAM = 'address';
+const ADDRESS_PARAM = 'address';
 
 export const statusWord = (s: string) => t(`status_${s}` as BenchMessage);
 

@@ -71,7 +71,7 @@ function metaList(r: BenchResult): HTMLElement {
   return h('div', { 'data-testid': 'bench-details-meta' }, kv(rows));
 }
 
-export interface DetailsActions {
+interface DetailsActions {
   close(): void;
   /** A way to the setting that fixes this failure, when there is one. */
   settingsButton(r: BenchResult): HTMLElement | null;

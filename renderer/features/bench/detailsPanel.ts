@@ -8,7 +8,7 @@ import { renderDetails, type DetailsState } from './details.js';
 // The box under the result list with one result's details (details.ts draws them): which result
 // is open, its fetch from the engine, and closing it.
 
-export interface DetailsPanelDeps {
+interface DetailsPanelDeps {
   api: Api;
   /** A way to the setting that fixes a failed run, when there is one. */
   settingsButton(r: BenchResult): HTMLElement | null;

@@ -8,7 +8,7 @@ import { t, type BenchMessage } from './messages.js';
 
 export type FormProblem = { key: BenchMessage; params?: Record<string, string> } | { text: string };
 
-export interface FormError {
+interface FormError {
   el: HTMLElement;
   /** Says the problem; null empties the line. */
   say(problem: FormProblem | null): void;

@@ -14,7 +14,7 @@ import { metricName, unitName } from './metricWords.js';
 // (a rebuild, where the id changes, is marked), a baseline to hold the latest against, and whether
 // the latest is significantly worse (a regression), better, or within noise.
 
-export interface HistoryPanel {
+interface HistoryPanel {
   el: HTMLElement;
   open(results: BenchResultSummary[]): void;
   /** New results (or a new language): redraw when open. */

@@ -5,7 +5,7 @@ import { t } from './messages.js';
 // The form's "Repeat" choice: once, N times, or until the headline metric is stable (its relative
 // standard deviation under a threshold, between a minimum and a maximum number of runs).
 
-export interface RepeatForm {
+interface RepeatForm {
   el: HTMLElement;
   /** The plan asked for; undefined for a single run; an error message when a number is wrong. */
   plan(): { plan?: RepeatPlan; error?: string };

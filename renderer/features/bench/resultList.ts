@@ -14,7 +14,7 @@ import { resultRow, type ResultRowOptions } from './resultRow.js';
 // The saved results, newest first: pick some to compare, see the history of a Name, delete the
 // picked ones, or open one for its details. A series of repeated runs is one row.
 
-export interface ResultListDeps {
+interface ResultListDeps {
   api: Api;
   store: Disposables;
   settingsButton(r: Pick<BenchResultSummary, 'status' | 'error'>): HTMLElement | null;

@@ -19,7 +19,7 @@ type Ref = ReturnType<typeof refOf>;
 type Tarball = { name: string; base64: string; size: number };
 
 /** A run the form is ready for, read before the script is previewed and the run confirmed. */
-export interface RunAsk {
+interface RunAsk {
   preset: PresetInfo;
   hosts: Ref[];
   values: ReturnType<ParamForm['values']>;
@@ -28,7 +28,7 @@ export interface RunAsk {
   plan: RepeatPlan | undefined;
 }
 
-export interface RunFormDeps {
+interface RunFormDeps {
   store: Disposables;
   /** A field changed: preview the script again. */
   changed(): void;

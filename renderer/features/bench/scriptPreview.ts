@@ -11,7 +11,7 @@ import type { ParamForm } from './paramForm.js';
 // change of the form, with the list of runs a matrix of values makes. Only the latest preview is
 // shown; one that fails leaves no other preset's script on show.
 
-export interface PreviewDeps {
+interface PreviewDeps {
   api: Api;
   store: Disposables;
   /** The preview worked (the form is runnable) or failed with this message. */

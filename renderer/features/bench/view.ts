@@ -23,7 +23,7 @@ import './bench.css';
 // export CSV/Markdown/JSON. Every word comes from messages.ts and follows the locale. Each part is
 // its own module (runForm, scriptPreview, batchRun, resultList); this one wires them together.
 
-export interface BenchDeps {
+interface BenchDeps {
   api: Api;
   /** Instances the app knows (the Instances view's list). */
   instances(): Promise<Instance[]>;
@@ -31,7 +31,7 @@ export interface BenchDeps {
   openSettings(field: SettingsField): void;
 }
 
-export interface BenchView {
+interface BenchView {
   el: HTMLElement;
   refresh(): Promise<void>;
 }

@@ -8,7 +8,7 @@ import { t } from './messages.js';
 
 const NAMES: Record<Charset, string> = { 'utf-8': 'UTF-8', shift_jis: 'Shift_JIS', 'euc-jp': 'EUC-JP' };
 
-export interface CharsetMenu {
+interface CharsetMenu {
   readonly el: HTMLElement;
   readonly value: Charset;
   /** Shows the set a session already speaks (a re-attached tab's), telling no one. */

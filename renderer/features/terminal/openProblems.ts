@@ -20,7 +20,7 @@ import { t as serialWords } from '../serialConsole/messages.js';
 // setting fixes it, a button to that setting.
 
 /** What the problem views need of the tab. */
-export interface OpenProblemHost {
+interface OpenProblemHost {
   api: Api;
   status: StatusBar;
   /** The name the person asked for. */

@@ -7,7 +7,7 @@
 // write is capped in size (MAX_WRITE). Acks of what xterm has processed let the
 // backend pause the SSH channel while the page is behind (backpressure).
 
-export type Scheduler = (cb: () => void) => unknown;
+type Scheduler = (cb: () => void) => unknown;
 
 /**
  * Largest single write (characters). xterm parses a write in one go and yields to the page (and

@@ -12,7 +12,7 @@ export interface ClosedHow {
   exitCode?: number | null;
 }
 
-export interface SessionSink {
+interface SessionSink {
   data(text: string): void;
   closed(reason: string, error: AppErrorData | undefined, how: ClosedHow): void;
 }
@@ -20,7 +20,7 @@ export interface SessionSink {
 /** The server asks for a password or keyboard-interactive answers (its words: untrusted text). */
 export type SecretPrompt = Omit<Payload<'session.secret'>, 'openId'>;
 
-export interface OpenHandlers {
+interface OpenHandlers {
   progress(message: string, step?: ProgressStep): void;
   passphrase(promptId: string, keyPath: string, attempt: number): void;
   secret(q: SecretPrompt): void;

@@ -4,7 +4,7 @@ import { h, clear } from '../../lib/dom.js';
 // error, Disconnected) with its buttons. A view is kept as the functions that draw it, so a
 // language switch redraws it in place.
 
-export type StatusKind = 'info' | 'warn' | 'error';
+type StatusKind = 'info' | 'warn' | 'error';
 
 /** A button of a status view. */
 export function statusButton(text: string, kind: string, onClick: () => void): HTMLButtonElement {

@@ -50,7 +50,7 @@ export interface ConnectRequest {
   serialConsole?: boolean;
 }
 
-export interface TerminalTabDeps {
+interface TerminalTabDeps {
   api: Api;
   router: SessionRouter;
   settings(): Settings;

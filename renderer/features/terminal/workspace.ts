@@ -52,7 +52,7 @@ export type Reopened =
   | { kind: 'tunnel'; label: string; problem: string | null };
 
 /** How opening one kept tab went: the tab's problem, and its file panel's (null when reopened or none kept). */
-export interface TabReopened {
+interface TabReopened {
   problem: string | null;
   files: string | null;
 }

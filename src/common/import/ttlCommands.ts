@@ -379,7 +379,7 @@ function trimChars(v: string, chars: string): string {
 }
 
 /** %NAME% in a string → unknown parts that remember the variable (USERPROFILE…). */
-export function expandEnvParts(v: Value, at: SourceRef): Value {
+function expandEnvParts(v: Value, at: SourceRef): Value {
   const out: Value = [];
   for (const part of v) {
     if (typeof part !== 'string') {

@@ -13,7 +13,7 @@ import { pooledConnect } from '../ssh/pooledConnect.js';
 // exact script and what needs confirmation), run with progress pushed as `bench.event`, cancel,
 // results. Runs go through the same runner and results store as the CLI.
 
-export interface BenchSectionOptions {
+interface BenchSectionOptions {
   store?: () => ResultsStore;
 }
 

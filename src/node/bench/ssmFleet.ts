@@ -23,7 +23,7 @@ import type { SeriesInfo } from '../../common/bench/repeat.js';
 // parser and saves one result per node, as an SSH run does.
 
 /** SendCommand targets: `tag:KEY=V1[,V2]` or `instanceids=i-…[,i-…]`. */
-export interface SsmTarget {
+interface SsmTarget {
   Key: string;
   Values: string[];
 }
@@ -93,7 +93,7 @@ const FINAL = new Set([
 /** SSM truncates StandardOutputContent at this many characters (the rest is in S3 when asked). */
 export const SSM_OUTPUT_LIMIT = 24_000;
 
-export interface Invocation {
+interface Invocation {
   status: string;
   statusDetails?: string;
   stdout: string;

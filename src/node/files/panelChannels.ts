@@ -7,7 +7,7 @@ import { FileSession } from './index.js';
 // its session's pooled SSH connection (SessionManager.acquire with the session's own target: a
 // new channel, no new handshake) and is let go when the session closes.
 
-export type PoolPort = Required<Pick<SessionPort, 'targetOf' | 'acquire' | 'list'>>;
+type PoolPort = Required<Pick<SessionPort, 'targetOf' | 'acquire' | 'list'>>;
 
 export function poolOf(sessions: SessionPort): PoolPort {
   if (!sessions.targetOf || !sessions.acquire || !sessions.list) throw new AppError('INTERNAL', 'This backend cannot open files on a session.');

@@ -13,7 +13,7 @@ import { PanelTransfers } from './panelTransfers.js';
 // closes (panelChannels.ts). Transfers are chunked by the renderer, uploads written under a temp
 // name until complete, and a transfer left alone for `idleMs` is given up (panelTransfers.ts).
 
-export interface FilesSectionOptions {
+interface FilesSectionOptions {
   /** A transfer without a chunk call for this long is abandoned (its temp file removed). */
   idleMs?: number;
 }

@@ -24,7 +24,7 @@ export interface EngineHost {
   stop(): void;
 }
 
-export interface EngineHostOptions {
+interface EngineHostOptions {
   spawn: HostSpawner;
   /** Ping period; the host counts as hung after `missedBeats` periods without an answer. */
   heartbeatMs?: number;

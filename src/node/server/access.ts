@@ -98,7 +98,7 @@ export function createAccess(opts: AccessOptions = {}): Access {
 }
 
 /** The Host values this server answers to; anything else (DNS rebinding) is refused. */
-export function allowedHosts(port: number): string[] {
+function allowedHosts(port: number): string[] {
   return [`127.0.0.1:${port}`, `localhost:${port}`];
 }
 

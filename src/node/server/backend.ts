@@ -35,12 +35,12 @@ export function inlineBackend(service: AppService, owned: boolean): Backend {
 }
 
 /** The engine host process (the built dist/main/engineHost.cjs), restarted when it dies or hangs. */
-export function hostBackend(host: EngineHost): Backend {
+function hostBackend(host: EngineHost): Backend {
   return { connect: (deliver) => host.connect(deliver), enginePid: () => host.pid, close: () => host.stop() };
 }
 
 /** The built engine host next to this checkout's other build outputs (tsx in src, or a bundle in dist/cli). */
-export function defaultEngineEntry(): string {
+function defaultEngineEntry(): string {
   const here = dirname(fileURLToPath(import.meta.url));
   for (const up of ['../../..', '../..', '..']) {
     const entry = resolve(here, up, 'dist/main/engineHost.cjs');

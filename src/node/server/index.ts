@@ -19,7 +19,7 @@ import { serveSocket } from './socket.js';
 // DNS-rebinding trick cannot drive the backend. Sockets are capped, and each socket's requests
 // are bounded in flight and in rate (limits.ts).
 
-export interface WebServerOptions {
+interface WebServerOptions {
   /** A backend service in this process (tests); without it, the real engine with the settings file under TAGSSH_HOME. */
   service?: AppService;
   /**
@@ -64,10 +64,10 @@ export interface WebServer {
 
 const MAX_MESSAGE = 2 * 1024 * 1024;
 const MAX_TICKET_BODY = 200;
-export const RPC_PATH = '/rpc';
-export const SESSION_PATH = '/session';
+const RPC_PATH = '/rpc';
+const SESSION_PATH = '/session';
 
-export function defaultRendererDir(): string {
+function defaultRendererDir(): string {
   // Works from src/node/server (tsx) and from a bundle in dist/cli (chunks one level deeper).
   const here = dirname(fileURLToPath(import.meta.url));
   for (const up of ['../../..', '../..', '..']) {
@@ -78,7 +78,7 @@ export function defaultRendererDir(): string {
 }
 
 /** Decides whether an upgrade request may become an RPC socket (before the socket cap). */
-export function checkUpgrade(req: IncomingMessage, port: number, checkSession: (s: string | null) => Verdict): Verdict {
+function checkUpgrade(req: IncomingMessage, port: number, checkSession: (s: string | null) => Verdict): Verdict {
   const url = new URL(req.url ?? '/', 'http://127.0.0.1');
   if (url.pathname !== RPC_PATH) return { ok: false, status: 404, reason: 'not found' };
   const place = checkHostAndOrigin(req.headers, port);

@@ -14,7 +14,7 @@ export interface SocketLimits {
 
 export const DEFAULT_SOCKET_LIMITS: SocketLimits = { maxInFlight: 256, perSecond: 2000, burst: 4000 };
 
-export interface Limiter {
+interface Limiter {
   /** Takes one message's worth: 'ok', or which bound refused it. */
   admit(): 'ok' | 'rate' | 'inflight';
   /** Marks a request admitted by admit() as finished. */

@@ -21,7 +21,7 @@ const TYPES: Record<string, string> = {
   '.ico': 'image/x-icon',
 };
 
-export function contentSecurityPolicy(port: number): string {
+function contentSecurityPolicy(port: number): string {
   return [
     "default-src 'none'",
     "script-src 'self'",

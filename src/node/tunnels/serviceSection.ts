@@ -16,7 +16,7 @@ import type { TunnelDeps } from './runnerTypes.js';
 // a terminal tab to the same instance share one handshake. A tag tunnel is started per instance. Targets are built as for a terminal
 // tab (Name/id, user, key, port, jump host from tags and Settings; host keys as trusted there).
 
-export interface TunnelsSectionOptions {
+interface TunnelsSectionOptions {
   store?: SavedTunnelStore;
 }
 

@@ -15,7 +15,7 @@ export async function describeInstances(ec2: Ec2Port, q: DescribeQuery = {}, eip
 }
 
 /** Public IPs of the region's Elastic IPs; undefined when the caller may not list them. */
-export async function elasticIps(ec2: Ec2Port): Promise<ReadonlySet<string> | undefined> {
+async function elasticIps(ec2: Ec2Port): Promise<ReadonlySet<string> | undefined> {
   try {
     return new Set((await ec2.describeAddresses()).map((a) => a.publicIp));
   } catch (e) {

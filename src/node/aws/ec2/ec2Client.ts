@@ -12,9 +12,9 @@ import { parseXml } from './xml.js';
 // Signing is SigV4 on node:crypto (sigv4.ts, checked against the SDK's SignatureV4 in a test);
 // credentials come from the SDK's provider chain.
 
-export const EC2_API_VERSION = '2016-11-15';
+const EC2_API_VERSION = '2016-11-15';
 
-export interface Ec2ClientOptions {
+interface Ec2ClientOptions {
   region: string;
   credentials: () => Promise<AwsCredentials>;
   /** The endpoint (see awsSettings.ts); AWS_ENDPOINT_URL_EC2 / AWS_ENDPOINT_URL are read when absent. */
@@ -43,10 +43,6 @@ export interface Ec2Client {
 // kept as the SDK keeps its systemClockOffset: sampled from every response's Date header.
 let clockOffsetMs = 0;
 let clockMeasured = false;
-
-export function clockOffset(): number {
-  return clockOffsetMs;
-}
 
 /** Forgets the learned clock offset and refills the retry quota. */
 export function resetLearnedState(): void {

@@ -32,7 +32,7 @@ export const CLOCK_SKEW_ERROR_CODES: readonly string[] = [
   'RequestTimeTooSkewed',
   'SignatureDoesNotMatch',
 ];
-export const TRANSIENT_ERROR_CODES: readonly string[] = [
+const TRANSIENT_ERROR_CODES: readonly string[] = [
   'TimeoutError',
   'RequestTimeout',
   'RequestTimeoutException',
@@ -41,8 +41,8 @@ export const TRANSIENT_ERROR_CODES: readonly string[] = [
   'ServiceUnavailable',
   'Unavailable',
 ];
-export const TRANSIENT_STATUS_CODES: readonly number[] = [500, 502, 503, 504];
-export const RETRYABLE_NETWORK_CODES: readonly string[] = ['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN', 'TIMEOUT'];
+const TRANSIENT_STATUS_CODES: readonly number[] = [500, 502, 503, 504];
+const RETRYABLE_NETWORK_CODES: readonly string[] = ['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN', 'TIMEOUT'];
 
 /** Codes that can only mean "the request's timestamp is off". */
 const SKEW_ONLY = new Set(['RequestInTheFuture', 'RequestTimeTooSkewed']);
@@ -209,7 +209,7 @@ function unansweredError(f: Ec2Failure): AppError {
 }
 
 /** An endpoint for messages: origin only, never userinfo a URL might carry. */
-export function safeOrigin(endpoint: string): string {
+function safeOrigin(endpoint: string): string {
   try {
     return new URL(endpoint).origin;
   } catch {

@@ -13,7 +13,7 @@ function obj(v: unknown): Node {
 }
 
 /** Tag values are kept exactly as EC2 returned them: case, spaces, quotes, newlines, any Unicode. */
-export function parseTags(tagSet: unknown): Record<string, string> {
+function parseTags(tagSet: unknown): Record<string, string> {
   const tags: Record<string, string> = {};
   for (const t of items(tagSet)) {
     const key = typeof t.key === 'string' ? t.key : undefined;

@@ -20,7 +20,7 @@ import { sdkLogger } from '../config/sdkLogger.js';
 // TagSSH adds the proxy (the SDK ignores HTTPS_PROXY), its refreshing credential provider, a
 // quiet logger, and the shared error wording (ec2Errors.ts).
 
-export interface SdkEc2Options {
+interface SdkEc2Options {
   region: string;
   /** The profile whose ~/.aws/config settings apply (undefined: AWS_PROFILE, then default). */
   profile?: string;
@@ -157,7 +157,7 @@ async function resolveEndpoint(client: EC2Client, region: string, endpointUrl: s
 }
 
 /** An SDK Instance as TagSSH's model: field for field what parseInstance.ts makes of the XML. */
-export function fromSdk(i: SdkInstance, region: string): Instance {
+function fromSdk(i: SdkInstance, region: string): Instance {
   const tags: Record<string, string> = {};
   for (const t of i.Tags ?? []) if (t.Key !== undefined) tags[t.Key] = t.Value ?? '';
   const stateName = i.State?.Name as InstanceState | undefined;

@@ -6,7 +6,7 @@ import type { AwsCredentials } from '../config/credentials.js';
 // 40-130 ms to load on the shared build machine), for what is a few HMACs. A unit test checks
 // this signer against @smithy/signature-v4 byte for byte (test/unit/node/aws/ec2/sigv4.test.ts).
 
-export interface SignInput {
+interface SignInput {
   method: string;
   host: string; // host[:port], as sent in the Host header
   path: string;

@@ -11,13 +11,13 @@
 // and an unterminated one is an error, never a rescan), sizes and depth are capped, character
 // references are range-checked, and nodes have no prototype (`<__proto__>` is just a key).
 
-export type XmlNode = { [key: string]: XmlValue };
-export type XmlValue = string | XmlNode | XmlValue[];
+type XmlNode = { [key: string]: XmlValue };
+type XmlValue = string | XmlNode | XmlValue[];
 
 /** Largest document parsed; DescribeInstances pages (≤ 1,000 instances) stay far below it. */
 export const MAX_XML_CHARS = 64 * 1024 * 1024;
 /** Deepest element nesting accepted; EC2 responses nest fewer than 15 levels. */
-export const MAX_XML_DEPTH = 256;
+const MAX_XML_DEPTH = 256;
 
 const ENTITY = /&(?:#(\d{1,10})|#x([0-9a-fA-F]{1,8})|(amp|lt|gt|quot|apos));/g;
 const NAMED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
@@ -66,7 +66,7 @@ function endOf(xml: string, from: number, close: string, what: string): number {
   return at + close.length;
 }
 
-export interface XmlLimits {
+interface XmlLimits {
   maxChars: number;
   maxDepth: number;
 }
