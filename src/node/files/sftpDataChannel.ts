@@ -13,11 +13,9 @@ import { STATUS, STATUS_TEXT } from './sftpStatus.js';
 // reply into a freshly allocated buffer and copies it again into the caller's, and copies each
 // write into a request buffer that the channel then copies into its packets. Here a reply's bytes
 // go once, from the channel's packets into the caller's (reused) buffer, and a write's bytes go
-// to the channel as they are: a third fewer garbage collections per download. Measured with
-// FileSession, 512 MiB, interleaved runs in one process with V8's defaults (as the app's engine
-// runs): downloads took a median of 755-823 ms against 881-925 with ssh2's client, uploads
-// 794-916 against 862-927. A whole `tagssh cp`, whose process collects garbage without
-// incremental marking (cli/gcTuning.ts), showed no difference beyond run-to-run noise.
+// to the channel as they are: a third fewer garbage collections per download, and faster copies
+// in the app's engine (a whole `tagssh cp`, tuned by cli/gcTuning.ts, showed no difference beyond
+// noise). The A/B figures: perf/DECISIONS.md.
 // Only what a copy needs: open, read, write, close, and OpenSSH's limits to size the requests.
 
 const INIT = 1;

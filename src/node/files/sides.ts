@@ -27,12 +27,10 @@ export interface CopyContext {
 /** Files from this size on travel over two channels or more (see lanesFor). */
 export const TWO_CHANNELS_FROM = 16 * 1024 * 1024;
 // Local writes go one at a time, in order: a file system serialises writers on the file anyway, and
-// a dozen at once in libuv's threads spent up to four times the system CPU waiting on each other
-// (512 MiB downloads: 1.5-1.9 s of system time against 0.5 s, perf/sections/files.mjs' data).
+// a dozen at once in libuv's threads spent up to four times the system CPU waiting on each other.
 const LOCAL_WRITES = 1;
 // ...and up to four ready chunks (~1 MiB) per write: a quarter of the hand-offs to libuv's threads
-// and back. 512 MiB downloads in-process, interleaved runs: 690-850 MiB/s against 560-750 one
-// chunk per write; 16 chunks per write were no faster than 4.
+// and back; 16 were no faster than 4. Figures for both: perf/DECISIONS.md.
 const LOCAL_WRITE_BATCH = 4;
 
 /** One end of one file's copy, open. */
@@ -168,10 +166,9 @@ export function localFiles(): Side {
 }
 
 /**
- * How many lanes a file starts on: one for a small file; for a large one two (on loopback two
- * channels moved 1.3-1.6x what one did for uploads, 1.2-1.3x for downloads, and 3 or 4 were
- * slower than 2 on a 2-core host), or for an upload as many as the path needs by what the copy
- * has measured (copyFlow.ts).
+ * How many lanes a file starts on: one for a small file; for a large one two (faster than one on
+ * loopback, and 3 or 4 slower than 2 on a 2-core host: perf/DECISIONS.md), or for an upload as
+ * many as the path needs by what the copy has measured (copyFlow.ts).
  */
 function lanesFor(bytes: number, copy: CopyContext, direction: 'upload' | 'download'): number {
   if (bytes < TWO_CHANNELS_FROM) return 1;

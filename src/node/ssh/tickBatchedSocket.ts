@@ -3,8 +3,8 @@ import { connect, type Socket } from 'node:net';
 // ssh2 hands its socket each encrypted packet as a write of its own, so a 255 KiB SFTP write (eight
 // packets) cost eight send() calls: Nagle is off, as it must be for keystrokes. Held to the end of
 // the current turn of the event loop, the packets of one turn leave in one writev. A keystroke's
-// packet is still sent in the turn that made it. 512 MiB uploads in-process, interleaved runs:
-// system CPU 140-210 ms against 165-265 ms, throughput 625-655 MiB/s against 585-615.
+// packet is still sent in the turn that made it. Less system CPU and faster uploads: figures in
+// perf/DECISIONS.md.
 
 /** Makes the writes given to `sock` in one turn of the event loop leave in one system call. */
 export function batchWritesPerTick(sock: Socket): Socket {

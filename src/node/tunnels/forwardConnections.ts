@@ -36,8 +36,8 @@ export interface Forward {
   remote?: RemoteForward;
 }
 // A forward's local sockets may hold this much unsent data. With the default 16 KiB (half an SSH
-// packet), a client reading slower than the tunnel delivers paused the channel at every packet;
-// `-L` 512 MiB through the CLI took 530-540 ms with 1 MiB against 580-590 ms (interleaved runs).
+// packet), a client reading slower than the tunnel delivers paused the channel at every packet
+// (the `-L` figures: perf/DECISIONS.md).
 export const LOCAL_BUFFER = 1 << 20;
 /** Asks the server to listen for `f` (-R) and joins each connection it hands over to the forward's destination. */
 export async function listenRemoteForward(f: Forward, conn: SshConnection, sockets: Set<Duplex>) {

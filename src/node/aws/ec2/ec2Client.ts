@@ -6,9 +6,9 @@ import { CLOCK_SKEW_ERROR_CODES, SKEW_THRESHOLD_MS, ec2AppError, isThrottle, isT
 import { signRequest } from './sigv4.js';
 import { parseXml } from './xml.js';
 
-// A small EC2 Query-API client. The full @aws-sdk/client-ec2 costs ~125 ms just to load and
-// initialise, which alone would break the CLI's start-up budget (`tagssh resolve` must beat the
-// aws CLI 5x). EC2's Query protocol is stable and simple: form-encoded POST, SigV4, XML back.
+// A small EC2 Query-API client. The full @aws-sdk/client-ec2 takes longer to load and initialise
+// than the CLI's whole start-up budget allows (`tagssh resolve` must beat the aws CLI 5x; figures
+// in perf/DECISIONS.md). EC2's Query protocol is stable and simple: form-encoded POST, SigV4, XML back.
 // Signing is SigV4 on node:crypto (sigv4.ts, checked against the SDK's SignatureV4 in a test);
 // credentials come from the SDK's provider chain.
 

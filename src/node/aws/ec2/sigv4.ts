@@ -2,8 +2,8 @@ import { createHash, createHmac } from 'node:crypto';
 import type { AwsCredentials } from '../config/credentials.js';
 
 // AWS Signature Version 4 for EC2's form-encoded POSTs, on node:crypto alone. The SDK's
-// @smithy/signature-v4 pulls ~250 kB of bundled code into every `tagssh resolve` (measured
-// 40-130 ms to load on the shared build machine), for what is a few HMACs. A unit test checks
+// @smithy/signature-v4 pulls ~250 kB of bundled code into every `tagssh resolve` (its load time:
+// perf/DECISIONS.md), for what is a few HMACs. A unit test checks
 // this signer against @smithy/signature-v4 byte for byte (test/unit/node/aws/ec2/sigv4.test.ts).
 
 interface SignInput {

@@ -3,7 +3,7 @@
 // elements become objects keyed by tag name, leaves become their (entity-decoded) text, `<x/>`
 // becomes '', and every <item> is collected into an array. EC2 responses use no attributes
 // (beyond xmlns), CDATA, comments or mixed content, so this is all they need; it loads in
-// well under a millisecond where fast-xml-parser costs ~15 ms of the CLI's start-up budget.
+// a small fraction of fast-xml-parser's load time (perf/DECISIONS.md).
 // test/unit/node/aws/ec2/xml.test.ts checks it against fast-xml-parser on real moto responses.
 //
 // The endpoint may be hostile or broken (a proxy, an emulator, a captive portal), so the scanner
