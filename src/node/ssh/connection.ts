@@ -20,16 +20,7 @@ import { MAX_TUNNEL_WINDOW, newPathMemory, ReceiveWindow, type PathMemory } from
 import type { ConnectTarget, TransportStream } from './types.js';
 
 export type { ConnectTarget } from './types.js';
-export type {
-  ConnectOptions,
-  ExecOptions,
-  ExecResult,
-  RemoteConnectionHandler,
-  RemoteForward,
-  ShellChannel,
-  ShellOptions,
-  SshConnection,
-} from './connectionTypes.js';
+export type * from './connectionTypes.js';
 
 // One SSH connection (possibly through a chain of bastions) carrying any number of channels:
 // exec, shell, port forwards. Every failure surfaces as an AppError naming the hop; nothing waits
