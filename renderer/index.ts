@@ -175,6 +175,8 @@ async function main(): Promise<void> {
   const store = new Disposables();
   const settings = observable<Settings>(defaultSettings());
   applyLanguage(settings.value); // the OS/browser languages until the saved choice arrives
+  // Asked for at once: the views are usable before it lands, and saves wait for it (serialSaves).
+  const loaded = api.call('settings.get', {}).then((s) => settings.set(s));
   settings.subscribe((s) => applyLanguage(s));
   const tools = createTerminalTools({ api, settings: () => settings.value });
   settings.subscribe(() => tools.settingsChanged());
@@ -185,7 +187,7 @@ async function main(): Promise<void> {
     instanceList: observable<InstanceList | null>(null),
     strip,
     tools,
-    saveSettings: serialSaves(settings, (next) => api.call('settings.set', next)),
+    saveSettings: serialSaves(settings, (next) => api.call('settings.set', next), loaded),
     openSettings: (field) => {
       strip.activate('settings');
       if (field) views.settingsView.focusField(field);
@@ -218,7 +220,7 @@ async function main(): Promise<void> {
   );
 
   try {
-    settings.set(await api.call('settings.get', {}));
+    await loaded;
   } catch {
     // defaults; the list shows any backend problem
   }

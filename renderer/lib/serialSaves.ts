@@ -10,9 +10,14 @@ function sameValue(a: unknown, b: unknown): boolean {
   return a === b || JSON.stringify(a) === JSON.stringify(b);
 }
 
-/** A save function for `current` that sends through `send` and keeps `current` as the backend answered. */
-export function serialSaves<T extends object>(current: Observable<T>, send: (next: T) => Promise<T>): (next: T) => Promise<void> {
-  let queue: Promise<unknown> = Promise.resolve();
+/**
+ * A save function for `current` that sends through `send` and keeps `current` as the backend answered.
+ * `loaded` is the first read of the saved settings: until it lands `current` holds defaults, and a
+ * save applied to them would overwrite every saved field (the key file, the port…) with its default.
+ * So the first save waits for it.
+ */
+export function serialSaves<T extends object>(current: Observable<T>, send: (next: T) => Promise<T>, loaded: Promise<unknown>): (next: T) => Promise<void> {
+  let queue: Promise<unknown> = loaded.catch(() => undefined);
   return (next) => {
     const seen = current.value;
     // A field the caller left out (an optional one cleared) counts as changed too.

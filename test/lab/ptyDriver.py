@@ -53,10 +53,12 @@ while time.time() < deadline and pump(0.1):
     pass
 # A command still waiting at the deadline (a prompt nobody answers) is killed, so a failing test
 # ends with what the terminal showed instead of hanging.
-done, status = os.waitpid(pid, os.WNOHANG)
-if done == 0:
+# (Output that ended before the deadline: the command is exiting, and is waited for below.)
+done, status = os.waitpid(pid, os.WNOHANG) if time.time() >= deadline else (0, 0)
+if done == 0 and time.time() >= deadline:
     os.kill(pid, 9)
     out += b'\n[ptyDriver: killed at the deadline]'
+if done == 0:
     _, status = os.waitpid(pid, 0)
 sys.stdout.write(out.decode('utf-8', 'replace'))
 sys.stdout.write('\nEXIT:%d\n' % (os.WEXITSTATUS(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status)))

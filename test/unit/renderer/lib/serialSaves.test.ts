@@ -27,7 +27,7 @@ describe('serialSaves', () => {
   it('two saves built from the same settings both survive, the second applied to what the first left', async () => {
     const settings = observable<S>({ user: 'ec2-user', port: 22, log: { on: false } });
     const backend = slowBackend();
-    const save = serialSaves(settings, backend.send);
+    const save = serialSaves(settings, backend.send, Promise.resolve());
     // Two places build their whole object from the settings of the moment, before either reply.
     const a = save({ ...settings.value, user: 'root' });
     const b = save({ ...settings.value, log: { on: true } });
@@ -45,7 +45,7 @@ describe('serialSaves', () => {
   it('a field the caller cleared is cleared, beside another save’s change', async () => {
     const settings = observable<S>({ user: 'a', port: 22, log: { on: false }, jump: 'bastion' });
     const backend = slowBackend();
-    const save = serialSaves(settings, backend.send);
+    const save = serialSaves(settings, backend.send, Promise.resolve());
     const { jump: _cleared, ...withoutJump } = settings.value;
     const a = save(withoutJump);
     const b = save({ ...settings.value, port: 2222 });
@@ -61,14 +61,43 @@ describe('serialSaves', () => {
   it('a failed save rejects for its caller and the next still runs', async () => {
     const settings = observable<S>({ user: 'a', port: 22, log: { on: false } });
     let calls = 0;
-    const save = serialSaves(settings, async (next) => {
-      calls++;
-      if (next.port === 0) throw new Error('refused');
-      return next;
-    });
+    const save = serialSaves(
+      settings,
+      async (next) => {
+        calls++;
+        if (next.port === 0) throw new Error('refused');
+        return next;
+      },
+      Promise.resolve(),
+    );
     await assert.rejects(save({ ...settings.value, port: 0 }), /refused/);
     await save({ ...settings.value, user: 'b' });
     assert.equal(calls, 2);
     assert.deepEqual(settings.value, { user: 'b', port: 22, log: { on: false } });
+  });
+
+  it('a save made before the saved settings are read waits for them: no saved field is overwritten with its default', async () => {
+    // The page starts on defaults; the saved settings (with a key file) arrive later.
+    const settings = observable<S>({ user: 'ec2-user', port: 22, log: { on: false } });
+    let arrive!: () => void;
+    const loaded = new Promise<void>((r) => (arrive = r)).then(() => settings.set({ user: 'ec2-user', port: 22, log: { on: false }, jump: 'bastion' }));
+    const backend = slowBackend();
+    const save = serialSaves(settings, backend.send, loaded);
+    // A tick in Settings › Session logs, built from the defaults on screen.
+    const ticked = save({ ...settings.value, log: { on: true } });
+    await new Promise((r) => setImmediate(r));
+    assert.equal(backend.sent.length, 0, 'nothing is sent before the saved settings are read');
+    arrive();
+    await new Promise((r) => setImmediate(r));
+    backend.answer();
+    await ticked;
+    assert.deepEqual(backend.stored(), { user: 'ec2-user', port: 22, log: { on: true }, jump: 'bastion' });
+  });
+
+  it('a first read that fails does not block saves', async () => {
+    const settings = observable<S>({ user: 'a', port: 22, log: { on: false } });
+    const save = serialSaves(settings, async (next) => next, Promise.reject(new Error('backend down')));
+    await save({ ...settings.value, user: 'b' });
+    assert.equal(settings.value.user, 'b');
   });
 });
