@@ -23,10 +23,10 @@ export interface S3Store {
   close(): void;
 }
 
-function noBucket(bucket: string, region: string): AppError {
+function noBucket(bucket: string): AppError {
   return new AppError(
     'NOT_FOUND',
-    `The S3 bucket "${bucket}" does not exist (looked for from ${region}).`,
+    `The S3 bucket "${bucket}" does not exist.`,
     'Check the bucket name, and that the credentials in use belong to the account that owns it.',
     { reason: 's3-no-bucket', path: bucket },
   );
@@ -52,7 +52,7 @@ export async function sdkS3Store(scope: AwsScope, region: string, env: NodeJS.Pr
     try {
       return await run();
     } catch (e) {
-      if (isMissingBucket(e)) throw noBucket(bucket, current);
+      if (isMissingBucket(e)) throw noBucket(bucket);
       if ((e as { name?: string })?.name === 'AbortError') throw new AppError('CANCELLED', 'The copy through S3 was cancelled.');
       throw sdkAppError(e, 'S3', current, `s3.${current}`, scope.profile);
     }

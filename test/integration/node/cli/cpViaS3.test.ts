@@ -80,7 +80,7 @@ describe('tagssh cp --via-s3', () => {
     const local = fresh('local');
     writeFileSync(join(local, 'a.bin'), randomBytes(5 * 1024 * 1024 + 17));
     const remote = fresh('remote');
-    const up = await tagssh(['cp', '--via-s3', `s3://${BUCKET}/stage`, '--progress', join(local, 'a.bin'), `files:${remote}/`]);
+    const up = await tagssh(['cp', '--via-s3', `s3://${BUCKET}/stage`, '--progress', '-v', join(local, 'a.bin'), `files:${remote}/`]);
     assert.equal(up.code, 0, up.stderr);
     assert.match(up.stderr, /100%.*via S3 tagssh-xfer\/stage/);
     assert.doesNotMatch(up.stderr, /X-Amz|https?:\/\//, 'no presigned URL is printed');
@@ -134,7 +134,7 @@ describe('tagssh cp --via-s3', () => {
 
     const missing = await via('s3://no-such-bucket-here/x', join(local, 'f'), `files:${remote}/`);
     assert.equal(missing.code, 1, missing.stderr);
-    assert.match(missing.stderr, /The S3 bucket "no-such-bucket-here" does not exist[\s\S]*→ Check the bucket in --via-s3/);
+    assert.match(missing.stderr, /^tagssh: The S3 bucket "no-such-bucket-here" does not exist\.\n {2}→ Check the bucket in --via-s3/);
 
     const noCurl = await via(`s3://${BUCKET}`, join(local, 'f'), `bare:${remote}/f`);
     assert.equal(noCurl.code, 1, noCurl.stderr);
