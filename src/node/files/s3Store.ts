@@ -23,6 +23,8 @@ export interface S3Store {
   close(): void;
 }
 
+const PERMISSIONS = 's3:ListBucket on the bucket and s3:PutObject, s3:GetObject and s3:DeleteObject on its objects';
+
 function noBucket(bucket: string): AppError {
   return new AppError(
     'NOT_FOUND',
@@ -54,7 +56,9 @@ export async function sdkS3Store(scope: AwsScope, region: string, env: NodeJS.Pr
     } catch (e) {
       if (isMissingBucket(e)) throw noBucket(bucket);
       if ((e as { name?: string })?.name === 'AbortError') throw new AppError('CANCELLED', 'The copy through S3 was cancelled.');
-      throw sdkAppError(e, 'S3', current, `s3.${current}`, scope.profile);
+      const err = sdkAppError(e, 'S3', current, `s3.${current}`, scope.profile);
+      if (err.code !== 'ACCESS_DENIED') throw err;
+      throw new AppError(err.code, `${err.message} (bucket "${bucket}"; a copy through S3 needs ${PERMISSIONS}).`, err.hint, err.details);
     }
   };
   const opts = (signal?: AbortSignal) => (signal ? { abortSignal: signal } : {});
