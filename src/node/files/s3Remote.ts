@@ -18,6 +18,7 @@ export const REMOTE_EXIT = {
   noSource: 96,
   notRegular: 97,
   unreadable: 98,
+  unwritable: 99,
 } as const;
 
 const E = REMOTE_EXIT;
@@ -27,19 +28,30 @@ const NEED = `need() { command -v "$1" >/dev/null 2>&1 || { echo "tagssh-missing
 // -f: an HTTP error is a failure, not a saved error page; -S -#: errors and a percentage on stderr.
 const CURL = `curl -f -S -# --connect-timeout 30 --retry 2 -H "Expect:" -K -`;
 
+// Upload, instance side: where the file goes (inside `dest` when it is a directory), and the
+// temporary name beside it. Arguments: $1 dest, $2 the source's name, $3 SHA-256, $4 a suffix.
+const DESTINATION =
+  NEED +
+  'dst=$1; ' +
+  `case $dst in */) [ -d "$dst" ] || { echo tagssh-nodir >&2; exit ${E.noDirectory}; };; esac; ` +
+  'if [ -d "$dst" ]; then dst=${dst%/}/$2; fi; ' +
+  'case $dst in */*) dir=${dst%/*}; [ -n "$dir" ] || dir=/;; *) dir=.;; esac; ' +
+  `[ -d "$dir" ] || { echo tagssh-nodir >&2; exit ${E.noDirectory}; }; ` +
+  `[ -w "$dir" ] || { echo tagssh-unwritable >&2; exit ${E.unwritable}; }; ` +
+  'tmp=$dir/.${dst##*/}.tagssh-s3-$4; ';
+
+/** Upload, before any byte goes to S3: the tools are there and the destination's directory is writable. */
+export function probeCommand(dest: string, name: string): string {
+  return shJoin(['sh', '-c', DESTINATION + `printf 'tagssh-ok %s\\n' "$dst"`, 'tagssh-s3', dest, name, '', 'probe']);
+}
+
 /**
- * Upload, instance side: fetch the object into a temporary name beside the destination (inside it
- * when it is a directory), check its SHA-256, then rename it into place. Prints `tagssh-ok PATH`.
+ * Upload, instance side: fetch the object into a temporary name beside the destination, check its
+ * SHA-256, then rename it into place. Prints `tagssh-ok PATH`.
  */
 export function fetchCommand(dest: string, name: string, sha256: string, suffix: string): string {
   const script =
-    NEED +
-    'dst=$1; ' +
-    `case $dst in */) [ -d "$dst" ] || { echo tagssh-nodir >&2; exit ${E.noDirectory}; };; esac; ` +
-    'if [ -d "$dst" ]; then dst=${dst%/}/$2; fi; ' +
-    'case $dst in */*) dir=${dst%/*}; [ -n "$dir" ] || dir=/;; *) dir=.;; esac; ' +
-    `[ -d "$dir" ] || { echo tagssh-nodir >&2; exit ${E.noDirectory}; }; ` +
-    'tmp=$dir/.${dst##*/}.tagssh-s3-$4; ' +
+    DESTINATION +
     `${CURL} -o "$tmp" || { s=$?; rm -f -- "$tmp"; echo "tagssh-curl $s" >&2; exit ${E.curl}; }; ` +
     `got=$(sha256sum < "$tmp") || { rm -f -- "$tmp"; exit ${E.hash}; }; ` +
     'got=${got%% *}; ' +

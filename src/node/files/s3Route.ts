@@ -8,7 +8,7 @@ import { AppError, toAppError } from '../../common/errors.js';
 import { s3Label, type S3Location } from '../../common/files/s3Uri.js';
 import type { SshConnection } from '../ssh/connection.js';
 import type { ExecResult } from '../ssh/connectionTypes.js';
-import { curlConfig, curlErrors, curlPercent, fetchCommand, inspectCommand, REMOTE_EXIT, sendCommand, withoutSecrets } from './s3Remote.js';
+import { curlConfig, curlErrors, curlPercent, fetchCommand, inspectCommand, probeCommand, REMOTE_EXIT, sendCommand, withoutSecrets } from './s3Remote.js';
 import type { S3Store } from './s3Store.js';
 import type { TransferProgress } from './transfer.js';
 
@@ -135,6 +135,7 @@ export function remoteFailure(host: string, path: string, r: Pick<ExecResult, 'c
         path,
       });
     case REMOTE_EXIT.unreadable:
+    case REMOTE_EXIT.unwritable:
       return new AppError('REMOTE_FAILED', `Permission denied on ${host}:${path}.`, undefined, { reason: 'permission', path });
     default: {
       const said = withoutSecrets(
@@ -171,6 +172,9 @@ export async function uploadViaS3(conn: SshConnection, src: string, dest: string
     });
   if (s.size > MAX_S3_OBJECT) throw tooLarge(src, s.size);
   const started = performance.now();
+  // curl, sha256sum and a writable directory there are checked before any byte goes to S3.
+  const probe = await conn.exec(probeCommand(dest, basename(src)), o.signal ? { signal: o.signal } : {});
+  if (probe.code !== 0) throw remoteFailure(host, dest, probe);
   const key = `${o.location.prefix}tagssh-cp-${hex(12)}`;
   try {
     const h = hasher(phaseReporter(o, `${basename(src)} → S3 ${s3Label(o.location)}`, s.size));

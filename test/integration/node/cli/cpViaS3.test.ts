@@ -110,6 +110,21 @@ describe('tagssh cp --via-s3', () => {
     assert.deepEqual(await objects(), []);
   });
 
+  it('copies several files into a directory, and refuses to put several into one file name', async () => {
+    const local = fresh('local');
+    writeFileSync(join(local, 'one'), '1');
+    writeFileSync(join(local, 'two'), '22');
+    const remote = fresh('remote');
+    const r = await tagssh(['cp', '--via-s3', `s3://${BUCKET}`, join(local, 'one'), join(local, 'two'), `files:${remote}`]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(readFileSync(join(remote, 'one'), 'utf8'), '1');
+    assert.equal(readFileSync(join(remote, 'two'), 'utf8'), '22');
+    const notDir = await tagssh(['cp', '--via-s3', `s3://${BUCKET}`, join(local, 'one'), join(local, 'two'), `files:${remote}/one-file`]);
+    assert.equal(notDir.code, 1, notDir.stderr);
+    assert.ok(!existsSync(join(remote, 'one-file')));
+    assert.deepEqual(await objects(), []);
+  });
+
   it('refuses wrong inputs with a clear error and cp’s exit codes, and leaves nothing behind', async () => {
     const local = fresh('local');
     writeFileSync(join(local, 'f'), 'x');

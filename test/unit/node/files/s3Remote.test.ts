@@ -12,6 +12,7 @@ import {
   curlPercent,
   fetchCommand,
   inspectCommand,
+  probeCommand,
   REMOTE_EXIT,
   sendCommand,
   withoutSecrets,
@@ -97,6 +98,19 @@ describe('s3Remote', () => {
     assert.equal(run(sendCommand('-T'), d, curlConfig(urlOf(join(d, 'dash-out')))).code, 0);
     assert.equal(readFileSync(join(d, 'dash-out'), 'utf8'), 'dash');
     assert.ok(!existsSync(join(d, 'PWNED')));
+  });
+
+  it('probe: the destination a copy would write, before anything is fetched; an unwritable or missing directory by status', () => {
+    const d = fresh();
+    mkdirSync(join(d, 'in'));
+    assert.equal(run(probeCommand('in', ODD), d, '').stdout, `tagssh-ok in/${ODD}\n`);
+    assert.equal(run(probeCommand('new name', ODD), d, '').stdout, 'tagssh-ok new name\n');
+    assert.equal(run(probeCommand('absent/x', ODD), d, '').code, REMOTE_EXIT.noDirectory);
+    if (process.getuid?.() !== 0) {
+      mkdirSync(join(d, 'ro'), { mode: 0o555 });
+      assert.equal(run(probeCommand('ro/x', ODD), d, '').code, REMOTE_EXIT.unwritable);
+    }
+    assert.deepEqual(readdirSync(d).sort(), ['in', ...(process.getuid?.() !== 0 ? ['ro'] : [])]);
   });
 
   it('names the missing tool', () => {

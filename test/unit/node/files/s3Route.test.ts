@@ -36,6 +36,8 @@ function localConn(cwd: string): SshConnection {
       p.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
       p.stderr.on('data', (d: Buffer) => (opts.onStderr ? opts.onStderr(d) : (stderr += d.toString())));
       p.on('close', (code) => resolve({ code, signal: null, stdout, stderr }));
+      // A script that never reads its stdin may have exited before it is written.
+      p.stdin.on('error', () => undefined);
       p.stdin.end(opts.stdin ?? '');
     });
   return { target: { label: 'web' }, exec } as unknown as SshConnection;

@@ -39,7 +39,7 @@ export function register(program: Command): void {
     .option('--pick <id>', 'choose this instance id when several match the name')
     .option(
       '--via-s3 <s3://bucket/prefix>',
-      'move the bytes through this S3 bucket (your credentials; the instance fetches or sends with curl and a 15-minute presigned URL): far faster than an SSM session; one file at a time, up to 5 GiB',
+      'move the bytes through this S3 bucket (your credentials; the instance fetches or sends with curl and a 15-minute presigned URL): far faster than an SSM session; files only (no -r), each up to 5 GiB',
     );
   // cp runs no remote command: a swallowed path is fixed by moving the flag, not by `--`.
   addConnectOptions(cmd, { portShort: '-P', acceptNewPlace: 'to trust a new host key without one, put --accept-new after the paths' }).action(

@@ -105,10 +105,12 @@ async function copyEach(
       status = EXIT_COPY_FAILED;
     },
   };
+  // Several sources go into a directory (as scp): a trailing / makes the instance refuse anything else.
+  const dest = plan.direction === 'upload' && local.sources.length > 1 && !plan.dest.endsWith('/') ? `${plan.dest}/` : plan.dest;
   try {
     for (const src of local.sources) {
       try {
-        await (plan.direction === 'upload' ? uploadViaS3(conn, src, plan.dest, opts) : downloadViaS3(conn, src, plan.dest, opts));
+        await (plan.direction === 'upload' ? uploadViaS3(conn, src, dest, opts) : downloadViaS3(conn, src, dest, opts));
       } catch (e) {
         bar.done();
         const err = toAppError(e);
