@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { CreateBucketCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import type { Moto } from '../../../lab/moto.js';
 import { startCliLab, type CliLab } from '../../../lab/cliLab.js';
-import { seedInstance, sshdTags } from '../../../lab/seed.js';
+import { privateSubnet, seedInstance, sshdTags } from '../../../lab/seed.js';
+import { startSsmLab, type SsmLab } from '../../../lab/ssmServer.js';
 import { freePort } from '../../../lab/ports.js';
 import type { SshdHost } from '../../../lab/sshd.js';
 import { runTagssh, type Run } from '../../../lab/run.js';
@@ -22,6 +23,7 @@ let host: SshdHost;
 let home: string;
 let s3: S3Client;
 let bare: string;
+let ssm: SsmLab;
 let n = 0;
 const BUCKET = 'tagssh-xfer';
 const ODD = `it's "odd" $(touch PWNED) sp ace.bin`;
@@ -32,7 +34,7 @@ const fresh = (name: string) => {
   mkdirSync(d, { recursive: true });
   return d;
 };
-const env = () => ({ PATH: process.env.PATH, ...moto.env, AWS_ENDPOINT_URL_S3: moto.endpoint, HOME: home, TAGSSH_HOME: join(home, 'tagssh') });
+const env = () => ({ PATH: process.env.PATH, ...moto.env, ...ssm.env, AWS_ENDPOINT_URL_S3: moto.endpoint, HOME: home, TAGSSH_HOME: join(home, 'tagssh') });
 const tagssh = (args: string[]): Promise<Run> => runTagssh(args, env());
 const objects = async () => (await s3.send(new ListObjectsV2Command({ Bucket: BUCKET }))).Contents ?? [];
 
@@ -65,12 +67,18 @@ before(async () => {
   const tags = sshdTags(host);
   await seedInstance(lab.ec2, { name: 'files', eip: '127.0.0.93', keyName: 'team-key', tags });
   await seedInstance(lab.ec2, { name: 'bare', eip: '127.0.0.94', keyName: 'team-key', tags });
+  // An instance with no address this machine reaches: only a Session Manager session gets to its sshd.
+  ssm = await startSsmLab();
+  const hidden = await seedInstance(lab.ec2, { name: 'hidden', subnetId: await privateSubnet(lab.ec2), keyName: 'team-key', tags });
+  ssm.nodes.set(hidden.id, { sshHost: '127.0.0.93' });
+  assert.equal((await tagssh(['ssh', 'hidden', '--transport', 'ssm', '--accept-new', '--', 'true'])).code, 0);
   assert.equal((await tagssh(['ssh', 'files', '--accept-new', '--', 'true'])).code, 0);
   assert.equal((await tagssh(['ssh', 'bare', '--accept-new', '--', 'true'])).code, 0);
 });
 
 after(async () => {
   s3?.destroy();
+  await ssm?.stop();
   await lab?.stop();
   if (bare) rmSync(bare, { recursive: true, force: true });
 });
@@ -92,6 +100,21 @@ describe('tagssh cp --via-s3', () => {
     assert.equal(back.code, 0, back.stderr);
     assert.equal(back.stderr, '', 'no progress when stderr is not a terminal');
     assert.equal(sha(join(down, 'back.bin')), sha(join(local, 'a.bin')));
+    assert.deepEqual(await objects(), []);
+  });
+
+  it('through an SSM session: only commands cross it, the bytes go through S3', async () => {
+    const local = fresh('local');
+    writeFileSync(join(local, 'big.bin'), randomBytes(3 * 1024 * 1024));
+    const remote = fresh('remote');
+    const sessions = ssm.sessions.length;
+    const up = await tagssh(['cp', '--transport', 'ssm', '--via-s3', `s3://${BUCKET}/ssm`, '--progress', join(local, 'big.bin'), `hidden:${remote}/`]);
+    assert.equal(up.code, 0, up.stderr);
+    assert.match(up.stderr, /100%.*via S3 tagssh-xfer\/ssm/);
+    assert.equal(sha(join(remote, 'big.bin')), sha(join(local, 'big.bin')));
+    const back = await tagssh(['cp', '--transport', 'ssm', '--via-s3', `s3://${BUCKET}/ssm`, `hidden:${remote}/big.bin`, join(fresh('down'), 'b.bin')]);
+    assert.equal(back.code, 0, back.stderr);
+    assert.equal(ssm.sessions.length, sessions + 2, 'one session per copy');
     assert.deepEqual(await objects(), []);
   });
 
