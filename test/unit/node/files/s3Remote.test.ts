@@ -2,7 +2,7 @@ import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -33,8 +33,8 @@ const fresh = () => {
 };
 const sha = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
 /** Runs the command as the login shell would (sh -c), in `cwd`, with `stdin`. */
-const run = (cmd: string, cwd: string, stdin: string, path = process.env.PATH) => {
-  const r = spawnSync('/bin/sh', ['-c', cmd], { cwd, input: stdin, encoding: 'utf8', env: { PATH: path ?? '' } });
+const run = (cmd: string, cwd: string, stdin: string, path = process.env.PATH, as: { uid?: number; gid?: number } = {}) => {
+  const r = spawnSync('/bin/sh', ['-c', cmd], { cwd, input: stdin, encoding: 'utf8', env: { PATH: path ?? '' }, ...as });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 };
 const urlOf = (p: string) => pathToFileURL(p).href;
@@ -106,11 +106,13 @@ describe('s3Remote', () => {
     assert.equal(run(probeCommand('in', ODD), d, '').stdout, `tagssh-ok in/${ODD}\n`);
     assert.equal(run(probeCommand('new name', ODD), d, '').stdout, 'tagssh-ok new name\n');
     assert.equal(run(probeCommand('absent/x', ODD), d, '').code, REMOTE_EXIT.noDirectory);
-    if (process.getuid?.() !== 0) {
-      mkdirSync(join(d, 'ro'), { mode: 0o555 });
-      assert.equal(run(probeCommand('ro/x', ODD), d, '').code, REMOTE_EXIT.unwritable);
-    }
-    assert.deepEqual(readdirSync(d).sort(), ['in', ...(process.getuid?.() !== 0 ? ['ro'] : [])]);
+    mkdirSync(join(d, 'ro'), { mode: 0o555 });
+    // Root may write anywhere: the probe then runs as nobody, as a login user would meet the folder.
+    const asUser = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
+    chmodSync(box, 0o755);
+    chmodSync(d, 0o755);
+    assert.equal(run(probeCommand('ro/x', ODD), d, '', process.env.PATH, asUser).code, REMOTE_EXIT.unwritable);
+    assert.deepEqual(readdirSync(d).sort(), ['in', 'ro']);
   });
 
   it('names the missing tool', () => {
