@@ -17,34 +17,39 @@ import type { ConnectTarget } from '../../../ssh/types.js';
 // The terminal side of `tagssh cp`: connect as `tagssh ssh` does (prompts included), then copy
 // each source in turn over one SFTP channel, reporting progress on stderr.
 
-const EXIT_COPY_FAILED = 1;
-const EXIT_CONNECTION_LOST = 255;
-const EXIT_INTERRUPTED = 130;
+export const EXIT_COPY_FAILED = 1;
+export const EXIT_CONNECTION_LOST = 255;
+export const EXIT_INTERRUPTED = 130;
 
 /** A copy from this size on is announced with its route and expected time before it starts. */
 const LARGE_COPY = 64 * 1024 * 1024;
 
-export function progressText(p: TransferProgress, route: CopyRoute): string {
+/** The route as the progress line ends: "direct SSH", "via jump host …", "via S3 bucket/prefix". */
+export function routeWords(route: CopyRoute): string {
+  return route.kind === 'direct' ? 'direct SSH' : route.text;
+}
+
+export function progressText(p: TransferProgress, route: string): string {
   const pct = p.totalBytes ? Math.floor((p.bytes / p.totalBytes) * 100) : 100;
   const eta = p.rate > 0 ? Math.round((p.totalBytes - p.bytes) / p.rate) : 0;
   const files = p.totalFiles > 1 ? ` ${p.files}/${p.totalFiles} files` : '';
-  return `${p.current}  ${pct}%  ${mib(p.bytes)}/${mib(p.totalBytes)}  ${mib(p.rate)}/s  ETA ${clock(eta)}${files}  ${route.kind === 'direct' ? 'direct SSH' : route.text}`;
+  return `${p.current}  ${pct}%  ${mib(p.bytes)}/${mib(p.totalBytes)}  ${mib(p.rate)}/s  ETA ${clock(eta)}${files}  ${route}`;
 }
 
 /** The engine's words, with the flags that fix them (the engine names no CLI flags). */
-function inCliWords(e: AppError): AppError {
+export function inCliWords(e: AppError): AppError {
   const reason = detailsAs(e, FileErrorDetailsSchema)?.reason;
   if (reason === 'isDirectory') return new AppError(e.code, `${e.message.replace(/\.$/, '')} (not copied).`, 'Add -r to copy it with its contents.', e.details);
   if (e.code === 'CANCELLED') return new AppError(e.code, e.message, 'Run the same command with --resume to continue where it stopped.', e.details);
   return e;
 }
 
-function connectionLost(e: AppError, connClosed: boolean): boolean {
+export function connectionLost(e: AppError, connClosed: boolean): boolean {
   return connClosed || e.code === 'SESSION_CLOSED' || e.code === 'CONNECT_FAILED' || e.code === 'TIMEOUT';
 }
 
 /** The local side, checked before any connection: missing sources reported (the others still copied), the destination a directory when it must be. */
-async function localSources(plan: CopyPlan): Promise<{ sources: string[]; status: number }> {
+export async function localSources(plan: CopyPlan): Promise<{ sources: string[]; status: number }> {
   if (plan.direction === 'upload') {
     const present: string[] = [];
     let status = 0;
@@ -91,7 +96,7 @@ function copyReports(bar: ReturnType<typeof progressLine>, route: CopyRoute, sho
       // A terminal line is rewritten in place; a log gets a line a second.
       if (!process.stderr.isTTY && now - last < 1000 && p.bytes < p.totalBytes) return;
       last = now;
-      bar(progressText(p, route));
+      bar(progressText(p, routeWords(route)));
     },
     onResume: (src: string, bytes: number, complete: boolean) => {
       bar.done();

@@ -9,4 +9,6 @@ export interface CpFlags extends ConnectFlags {
   resume?: boolean;
   progress?: boolean;
   pick?: string;
+  /** s3://BUCKET[/prefix]: the bytes go through S3 (cp/viaS3.ts). */
+  viaS3?: string;
 }
