@@ -76,7 +76,7 @@ function settingsControls(store: Disposables) {
   );
   bindText(store, language.options[0]!, () => t('languageAuto'));
   const message = h('p', { class: 'form-message', role: 'status' });
-  // A switch empties the line: what it said (Saved, a refused field) was about the form as it was.
+  // A switch empties the line; a Save that switched the language then says Saved in the new one.
   onWords(store, () => (message.textContent = ''));
   return {
     f: settingsFields(store),
