@@ -2,9 +2,10 @@ import type { ImportPlan } from '../../../src/common/import/contract.js';
 import { AppError } from '../../../src/common/errors.js';
 import type { Api } from '../../lib/api.js';
 import { formatBytes } from '../../lib/bytes.js';
+import { Disposables } from '../../lib/disposables.js';
 import { clear, h } from '../../lib/dom.js';
+import { bindAttr, bindText, onWords } from '../../lib/words.js';
 import { describeError } from '../../i18n/errors.js';
-import { onLocaleChange } from '../../i18n/index.js';
 import { toBase64 } from '../files/base64.js';
 import { t } from './messages.js';
 import { planNodes } from './planView.js';
@@ -33,8 +34,8 @@ async function encodePicked(list: FileList | null): Promise<{ files: Array<{ pat
   return { files: encoded };
 }
 
-/** The dialog's parts, unworded; Read and Import are wired by the caller. */
-function importControls() {
+/** The dialog's parts, worded (Import's count aside); Read and Import are wired by the caller. */
+function importControls(store: Disposables) {
   const title = h('h2');
   const intro = h('p', { class: 'hint' });
   const filesInput = h('input', { type: 'file', multiple: true, hidden: true, 'data-testid': 'import-files' });
@@ -59,21 +60,22 @@ function importControls() {
     result,
     h('div', { class: 'dialog-actions' }, closeBtn, confirmBtn),
   );
-  return { title, intro, filesInput, folderInput, filesBtn, folderBtn, pathLabel, path, readBtn, status, result, confirmBtn, closeBtn, dlg };
+  const word = (el: HTMLElement, key: Parameters<typeof t>[0]) => bindText(store, el, () => t(key));
+  word(title, 'title');
+  bindAttr(store, dlg, 'aria-label', () => t('title'));
+  word(intro, 'intro');
+  word(filesBtn, 'chooseFiles');
+  word(folderBtn, 'chooseFolder');
+  word(pathLabel, 'pathLabel');
+  bindAttr(store, path, 'placeholder', () => t('pathPh'));
+  word(readBtn, 'read');
+  word(closeBtn, 'close');
+  return { filesInput, folderInput, path, readBtn, status, result, confirmBtn, dlg };
 }
 
-function applyImportWords(x: ReturnType<typeof importControls>, plan: ImportPlan | null) {
-  const { title, intro, filesBtn, folderBtn, pathLabel, path, readBtn, confirmBtn, closeBtn, dlg } = x;
-  title.textContent = t('title');
-  dlg.setAttribute('aria-label', t('title'));
-  intro.textContent = t('intro');
-  filesBtn.textContent = t('chooseFiles');
-  folderBtn.textContent = t('chooseFolder');
-  pathLabel.textContent = t('pathLabel');
-  path.placeholder = t('pathPh');
-  readBtn.textContent = t('read');
-  closeBtn.textContent = t('close');
-  confirmBtn.textContent = t('confirm', { n: plan ? new Set(plan.rows.filter((r) => r.instance).map((r) => r.instance!.id)).size : 0 });
+/** How many instances a plan would import into. */
+function matchedInstances(plan: ImportPlan | null): number {
+  return plan ? new Set(plan.rows.filter((r) => r.instance).map((r) => r.instance!.id)).size : 0;
 }
 
 function appliedText(r: { instances: number; hostKeysAdded: number; hostKeyConflicts: string[] }): string {
@@ -82,8 +84,9 @@ function appliedText(r: { instances: number; hostKeysAdded: number; hostKeyConfl
 }
 
 export function openImportDialog(deps: { api: Api; imported(): void }): void {
-  const x = importControls();
-  const { filesInput, folderInput, path, readBtn, status, result, confirmBtn, dlg } = x;
+  // The dialog's bound words; Close disposes them, so a closed dialog is not repainted.
+  const store = new Disposables();
+  const { filesInput, folderInput, path, readBtn, status, result, confirmBtn, dlg } = importControls(store);
   readBtn.addEventListener('click', () => void readPath());
   confirmBtn.addEventListener('click', () => void apply());
   let plan: ImportPlan | null = null;
@@ -151,21 +154,18 @@ export function openImportDialog(deps: { api: Api; imported(): void }): void {
     }
   }
 
-  function applyWords() {
-    applyImportWords(x, plan);
-    render();
-  }
-
   for (const input of [filesInput, folderInput]) input.addEventListener('change', () => void readPicked(input.files));
   path.addEventListener('keydown', (e) => {
     if (e.key === 'Enter') void readPath();
   });
-  const off = onLocaleChange(applyWords);
   dlg.addEventListener('close', () => {
-    off();
+    store.dispose();
     dlg.remove();
   });
   document.body.append(dlg);
-  applyWords();
+  onWords(store, () => {
+    confirmBtn.textContent = t('confirm', { n: matchedInstances(plan) });
+    render();
+  });
   dlg.showModal();
 }

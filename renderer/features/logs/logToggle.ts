@@ -2,7 +2,9 @@ import type { LogKind } from '../../../src/common/log/contract.js';
 import type { Settings } from '../../../src/common/model/settings.js';
 import { AppError } from '../../../src/common/errors.js';
 import type { Api } from '../../lib/api.js';
+import type { Disposables } from '../../lib/disposables.js';
 import { h } from '../../lib/dom.js';
+import { bindAttr, bindText } from '../../lib/words.js';
 import { describeError } from '../../i18n/errors.js';
 
 // A terminal tools-bar checkbox that keeps one kind of record of the active tab's session: the
@@ -32,6 +34,8 @@ interface Entry {
 }
 
 interface LogToggleDeps {
+  /** The bar's store: the label's words are bound to it. */
+  store: Disposables;
   api: Api;
   settings(): Settings;
   kind: LogKind;
@@ -60,6 +64,8 @@ export function createLogToggle(deps: LogToggleDeps) {
   const label = h('label', { for: deps.id });
   const el = h('span', { class: 'tools-group' }, box, label);
   const { kind, words } = deps;
+  bindText(deps.store, label, words.label);
+  if (words.title) bindAttr(deps.store, label, 'title', words.title);
   const everySession = () => {
     const s = deps.settings().sessionLog;
     return s.always && (s.format === 'both' || s.format === kind);
@@ -132,10 +138,6 @@ export function createLogToggle(deps: LogToggleDeps) {
     sessionEnded(id: string) {
       const e = entries.get(id);
       if (e) e.session = null;
-    },
-    applyWords() {
-      label.textContent = words.label();
-      if (words.title) label.title = words.title();
     },
   };
 }

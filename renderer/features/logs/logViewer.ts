@@ -1,16 +1,19 @@
 import type { LogEntry } from '../../../src/common/log/contract.js';
 import { formatBytes } from '../../lib/bytes.js';
+import type { Disposables } from '../../lib/disposables.js';
 import { h } from '../../lib/dom.js';
+import { bindText } from '../../lib/words.js';
 import { t } from './messages.js';
 
 // The Logs view's reader: one text log shown under the list (its start when the file is large),
 // with a Close button.
 
-export function createLogViewer() {
+export function createLogViewer(store: Disposables) {
   const title = h('h2');
   const note = h('p', { class: 'hint' });
   const text = h('pre', { class: 'log-text', 'data-testid': 'log-text' });
   const close = h('button', { class: 'btn', type: 'button', 'data-testid': 'log-close', onClick: () => (el.hidden = true) });
+  bindText(store, close, () => t('closeViewer'));
   const el = h(
     'section',
     { class: 'log-viewer', 'data-testid': 'log-viewer', hidden: true },
@@ -26,9 +29,6 @@ export function createLogViewer() {
       note.textContent = r.truncated ? t('truncated', { size: formatBytes(e.size) }) : '';
       el.hidden = false;
       el.scrollIntoView({ block: 'nearest' });
-    },
-    applyWords() {
-      close.textContent = t('closeViewer');
     },
   };
 }

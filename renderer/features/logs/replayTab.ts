@@ -2,9 +2,10 @@ import { Terminal } from '@xterm/xterm';
 import { CastError, outputUntil, parseCast, ReplayFilter, sizeAt, type Cast } from '../../../src/common/log/asciicast.js';
 import type { Settings } from '../../../src/common/model/settings.js';
 import type { Api } from '../../lib/api.js';
+import { Disposables } from '../../lib/disposables.js';
 import { h } from '../../lib/dom.js';
+import { bindAttr, bindText, onWords } from '../../lib/words.js';
 import { describeError } from '../../i18n/errors.js';
-import { onLocaleChange } from '../../i18n/index.js';
 import { AppError } from '../../../src/common/errors.js';
 import { TERMINAL_THEMES } from '../terminal/themes.js';
 import { t } from './messages.js';
@@ -39,7 +40,8 @@ export class ReplayTab {
   private readonly seek = h('input', { type: 'range', min: '0', max: '0', step: '0.01', value: '0', 'data-testid': 'replay-seek' });
   private readonly time = h('span', { class: 'replay-time', 'data-testid': 'replay-time' });
   private readonly status = h('p', { class: 'form-message', role: 'status', 'data-testid': 'replay-status' });
-  private readonly offLocale: () => void;
+  /** The tab's bound words; closing the tab disposes them. */
+  private readonly store = new Disposables();
 
   constructor(
     private readonly deps: { api: Api; settings(): Settings },
@@ -75,8 +77,11 @@ export class ReplayTab {
       if (this.playing) this.schedule();
     });
     this.seek.addEventListener('input', () => this.seekTo(Number(this.seek.value)));
-    this.offLocale = onLocaleChange(() => this.words());
-    this.words();
+    bindText(this.store, this.restartBtn, () => t('restart'));
+    bindText(this.store, this.speedLabel, () => t('speed'));
+    bindAttr(this.store, this.seek, 'aria-label', () => t('position'));
+    bindAttr(this.store, this.el, 'aria-label', () => this.label);
+    onWords(this.store, () => this.paintPlay());
   }
 
   get label(): string {
@@ -111,7 +116,7 @@ export class ReplayTab {
     this.playing = true;
     this.status.textContent = '';
     this.schedule();
-    this.words();
+    this.paintPlay();
   }
 
   pause(): void {
@@ -119,7 +124,7 @@ export class ReplayTab {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     this.advanceClock();
-    this.words();
+    this.paintPlay();
   }
 
   /** Redraws the screen as it was `t` seconds in. */
@@ -153,7 +158,7 @@ export class ReplayTab {
       this.pos = cast.duration;
       this.status.textContent = t('ended');
       this.showTime();
-      this.words();
+      this.paintPlay();
       return;
     }
     this.startedAt = performance.now();
@@ -176,17 +181,14 @@ export class ReplayTab {
     this.time.textContent = t('at', { at: clock(this.pos), total: clock(this.cast?.duration ?? 0) });
   }
 
-  private words(): void {
+  /** Play or Pause, as the replay stands. */
+  private paintPlay(): void {
     this.playBtn.textContent = this.playing ? t('pause') : t('play');
-    this.restartBtn.textContent = t('restart');
-    this.speedLabel.textContent = t('speed');
-    this.seek.setAttribute('aria-label', t('position'));
-    this.el.setAttribute('aria-label', this.label);
   }
 
   dispose(): void {
     this.pause();
-    this.offLocale();
+    this.store.dispose();
     this.term.dispose();
     this.el.remove();
   }

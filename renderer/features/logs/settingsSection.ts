@@ -1,7 +1,8 @@
 import { LOG_FORMATS, SessionLogSettingsSchema, type SessionLogSettings, type Settings } from '../../../src/common/model/settings.js';
 import { logFileName, patternProblem } from '../../../src/common/log/fileName.js';
+import { Disposables } from '../../lib/disposables.js';
 import { h } from '../../lib/dom.js';
-import { onLocaleChange } from '../../i18n/index.js';
+import { bindAttr, bindText, onWords } from '../../lib/words.js';
 import { t } from './messages.js';
 
 // Settings › Session logs: log every session (and stamp lines) — saved as they are ticked — and
@@ -92,19 +93,21 @@ function showExample(x: LogSettingsForm) {
   x.example.classList.toggle('error', !!problem);
 }
 
-function applyWords(x: LogSettingsForm) {
-  x.legend.textContent = t('logLegend');
-  x.alwaysLabel.textContent = t('logAlways');
-  x.stampsLabel.textContent = t('logTimestamps');
-  x.folderLabel.textContent = t('logFolder');
-  x.folder.placeholder = t('logFolderPh');
-  x.patternLabel.textContent = t('logPattern');
-  x.help.textContent = t('logPatternHelp');
-  x.formatLabel.textContent = t('logFormat');
-  const words = { text: t('formatText'), cast: t('formatCast'), both: t('formatBoth') };
-  LOG_FORMATS.forEach((f, i) => (x.format.options[i]!.text = words[f]));
-  x.saveFiles.textContent = t('logSaveFiles');
-  showExample(x);
+/** Every word of the form, bound once; the pattern's example is reworded too. */
+function bindWords(store: Disposables, x: LogSettingsForm) {
+  const word = (el: HTMLElement, key: Parameters<typeof t>[0]) => bindText(store, el, () => t(key));
+  word(x.legend, 'logLegend');
+  word(x.alwaysLabel, 'logAlways');
+  word(x.stampsLabel, 'logTimestamps');
+  word(x.folderLabel, 'logFolder');
+  bindAttr(store, x.folder, 'placeholder', () => t('logFolderPh'));
+  word(x.patternLabel, 'logPattern');
+  word(x.help, 'logPatternHelp');
+  word(x.formatLabel, 'logFormat');
+  const words = { text: 'formatText', cast: 'formatCast', both: 'formatBoth' } as const;
+  LOG_FORMATS.forEach((f, i) => word(x.format.options[i]!, words[f]));
+  word(x.saveFiles, 'logSaveFiles');
+  onWords(store, () => showExample(x));
 }
 
 /** The folder, pattern and format as typed, or a refusal shown on the field at fault. */
@@ -150,8 +153,8 @@ export function createLogSettings(deps: LogSettingsDeps) {
     x.format.value = s.format;
     showExample(x);
   }
-  onLocaleChange(() => applyWords(x));
-  applyWords(x);
+  // The section lives as long as the page: its store is never disposed.
+  bindWords(new Disposables(), x);
   refresh();
   return { el: x.el, refresh };
 }

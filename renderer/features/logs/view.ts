@@ -2,9 +2,11 @@ import type { LogEntry } from '../../../src/common/log/contract.js';
 import { AppError } from '../../../src/common/errors.js';
 import type { Api } from '../../lib/api.js';
 import { formatBytes } from '../../lib/bytes.js';
-import { clear, h } from '../../lib/dom.js';
+import { Disposables } from '../../lib/disposables.js';
+import { h } from '../../lib/dom.js';
+import { bindText, onWords } from '../../lib/words.js';
 import { describeError } from '../../i18n/errors.js';
-import { formatDateTime, onLocaleChange } from '../../i18n/index.js';
+import { formatDateTime } from '../../i18n/index.js';
 import { createLogViewer } from './logViewer.js';
 import { t } from './messages.js';
 import './logs.css';
@@ -44,6 +46,8 @@ function filterLogs(entries: readonly LogEntry[], f: LogFilter): LogEntry[] {
   );
 }
 
+const COLUMNS = ['colName', 'colInstance', 'colStarted', 'colKind', 'colSize'] as const;
+
 interface RowActions {
   open(e: LogEntry): void;
   replay(e: LogEntry): void;
@@ -71,7 +75,7 @@ function logRow(e: LogEntry, act: RowActions): HTMLTableRowElement {
   );
 }
 
-function logFilters() {
+function logFilters(store: Disposables) {
   const input = (type: string, id: string, testId: string) =>
     h('input', { type, id, 'data-testid': testId, ...(type === 'search' ? { spellcheck: 'false' } : {}) });
   const filter = {
@@ -80,22 +84,21 @@ function logFilters() {
     date: input('date', 'logs-date', 'logs-filter-date'),
   };
   const labels = { name: h('label', { for: 'logs-name' }), instance: h('label', { for: 'logs-instance' }), date: h('label', { for: 'logs-date' }) };
+  bindText(store, labels.name, () => t('filterName'));
+  bindText(store, labels.instance, () => t('filterInstance'));
+  bindText(store, labels.date, () => t('filterDate'));
   return {
     filter,
     nodes: [labels.name, filter.name, labels.instance, filter.instance, labels.date, filter.date],
     value: (): LogFilter => ({ name: filter.name.value, instance: filter.instance.value, date: filter.date.value }),
-    applyWords() {
-      labels.name.textContent = t('filterName');
-      labels.instance.textContent = t('filterInstance');
-      labels.date.textContent = t('filterDate');
-    },
   };
 }
 
 /** Where a log is on this machine: shown by the file manager, or said with a Copy path button. */
-function logReveal(api: Api, fail: (e: unknown) => void) {
+function logReveal(store: Disposables, api: Api, fail: (e: unknown) => void) {
   const message = h('p', { class: 'form-message', role: 'status', 'data-testid': 'logs-message' });
   const copyBtn = h('button', { class: 'btn', type: 'button', 'data-testid': 'logs-copy-path', hidden: true, onClick: () => void copyPath() });
+  bindText(store, copyBtn, () => t('copyPath'));
   let revealedPath = '';
   async function copyPath() {
     try {
@@ -119,18 +122,20 @@ function logReveal(api: Api, fail: (e: unknown) => void) {
         fail(err);
       }
     },
-    applyWords() {
-      copyBtn.textContent = t('copyPath');
-    },
   };
 }
 
 export function createLogsView(deps: LogsViewDeps) {
+  // The view lives as long as the page: its store is never disposed.
+  const store = new Disposables();
   const heading = h('h1');
+  bindText(store, heading, () => t('logsTitle'));
   const where = h('p', { class: 'hint', 'data-testid': 'logs-folder' });
-  const filters = logFilters();
+  const filters = logFilters(store);
   const refreshBtn = h('button', { class: 'btn', type: 'button', 'data-testid': 'logs-refresh', onClick: () => void refresh() });
+  bindText(store, refreshBtn, () => t('refresh'));
   const head = h('tr');
+  onWords(store, () => head.replaceChildren(...COLUMNS.map((k) => h('th', { text: t(k) })), h('th')));
   const body = h('tbody', { 'data-testid': 'logs-rows' });
   const table = h('table', { class: 'logs-table' }, h('thead', {}, head), body);
   const empty = h('p', { class: 'muted', 'data-testid': 'logs-empty', hidden: true });
@@ -138,8 +143,8 @@ export function createLogsView(deps: LogsViewDeps) {
     revealer.message.className = 'form-message error';
     revealer.message.textContent = t('failed', { error: describeError(e instanceof AppError ? e : new AppError('INTERNAL', String(e))).title });
   };
-  const revealer = logReveal(deps.api, fail);
-  const viewer = createLogViewer();
+  const revealer = logReveal(store, deps.api, fail);
+  const viewer = createLogViewer(store);
   const el = h(
     'section',
     { class: 'logs-view' },
@@ -185,19 +190,7 @@ export function createLogsView(deps: LogsViewDeps) {
     }
   }
 
-  function applyWords() {
-    heading.textContent = t('logsTitle');
-    filters.applyWords();
-    refreshBtn.textContent = t('refresh');
-    revealer.applyWords();
-    viewer.applyWords();
-    clear(head);
-    for (const k of ['colName', 'colInstance', 'colStarted', 'colKind', 'colSize'] as const) head.append(h('th', { text: t(k) }));
-    head.append(h('th'));
-    render();
-  }
   for (const f of Object.values(filters.filter)) f.addEventListener('input', render);
-  onLocaleChange(applyWords);
-  applyWords();
+  onWords(store, render);
   return { el, refresh };
 }

@@ -1,10 +1,12 @@
 import { SettingsSchema, type Settings } from '../../../src/common/model/settings.js';
 import { TRANSPORT_CHOICES } from '../../../src/common/model/transport.js';
 import { AppError } from '../../../src/common/errors.js';
+import { Disposables } from '../../lib/disposables.js';
 import { h } from '../../lib/dom.js';
-import { onLocaleChange, pickLocale, setLocale } from '../../i18n/index.js';
+import { bindAttr, bindText, onWords } from '../../lib/words.js';
+import { pickLocale, setLocale } from '../../i18n/index.js';
 import { t } from './messages.js';
-import { check, choice, input, type Field } from './fields.js';
+import { check, choice, input, type Field, type Words } from './fields.js';
 
 // The settings form. It edits names and paths only: credentials stay in the AWS config and keys
 // stay in their files; a passphrase is asked for when needed and never saved.
@@ -36,23 +38,34 @@ const list = (s: string) =>
     .filter(Boolean);
 const orNull = (s: string) => (s.trim() ? s.trim() : null);
 
-/** The form's fields and parts, unworded and unfilled. */
-function settingsControls() {
-  const f = {
-    profile: input('profile', 'profile', 'profilePh', 'textProblem'),
-    profiles: input('profiles', 'profiles', 'profilesPh', 'textProblem'),
-    regions: input('regions', 'regions', 'regionsPh', 'regionsProblem'),
-    myIpUrl: input('myIpUrl', 'myIpUrl', 'myIpUrlPh', 'urlProblem', 'url'),
-    defaultUser: input('defaultUser', 'defaultUser', 'defaultUserPh', 'userProblem'),
-    identityFile: input('identityFile', 'identityFile', 'identityFilePh', 'textProblem'),
-    port: input('port', 'port', undefined, 'portProblem', 'number', '22'),
-    jumpHost: input('jumpHost', 'jumpHost', 'jumpHostPh', 'textProblem'),
-    tagJumpHosts: input('tagJumpHosts', 'tagJumpHosts', 'tagJumpHostsPh', 'tagJumpHostsProblem'),
-    fontFamily: input('fontFamily', 'fontFamily', undefined, 'textProblem', 'text', 'monospace'),
-    fontSize: input('fontSize', 'fontSize', undefined, 'fontSizeProblem', 'number', '13'),
+/** The text fields, worded. */
+function settingsFields(store: Disposables) {
+  return {
+    profile: input(store, 'profile', 'profile', 'profilePh', 'textProblem'),
+    profiles: input(store, 'profiles', 'profiles', 'profilesPh', 'textProblem'),
+    regions: input(store, 'regions', 'regions', 'regionsPh', 'regionsProblem'),
+    myIpUrl: input(store, 'myIpUrl', 'myIpUrl', 'myIpUrlPh', 'urlProblem', 'url'),
+    defaultUser: input(store, 'defaultUser', 'defaultUser', 'defaultUserPh', 'userProblem'),
+    identityFile: input(store, 'identityFile', 'identityFile', 'identityFilePh', 'textProblem'),
+    port: input(store, 'port', 'port', undefined, 'portProblem', 'number', '22'),
+    jumpHost: input(store, 'jumpHost', 'jumpHost', 'jumpHostPh', 'textProblem'),
+    tagJumpHosts: input(store, 'tagJumpHosts', 'tagJumpHosts', 'tagJumpHostsPh', 'tagJumpHostsProblem'),
+    fontFamily: input(store, 'fontFamily', 'fontFamily', undefined, 'textProblem', 'text', 'monospace'),
+    fontSize: input(store, 'fontSize', 'fontSize', undefined, 'fontSizeProblem', 'number', '13'),
   };
+}
+
+/** An element saying one catalogue word. */
+function worded<E extends HTMLElement>(store: Disposables, el: E, word: Words): E {
+  bindText(store, el, () => t(word));
+  return el;
+}
+
+/** The form's fields and parts, worded and unfilled. */
+function settingsControls(store: Disposables) {
   const theme = h('select', { id: 'set-theme', name: 'theme' }, h('option', { value: 'dark' }), h('option', { value: 'light' }));
-  const themeLabel = h('label', { for: 'set-theme' });
+  bindText(store, theme.options[0]!, () => t('themeDark'));
+  bindText(store, theme.options[1]!, () => t('themeLight'));
   // Each language is named in its own words, so a user who cannot read the current one finds theirs.
   const language = h(
     'select',
@@ -61,92 +74,70 @@ function settingsControls() {
     h('option', { value: 'en', text: 'English', lang: 'en' }),
     h('option', { value: 'ja', text: '日本語', lang: 'ja' }),
   );
-  const languageLabel = h('label', { for: 'set-language' });
-  // How instances are reached, and when EC2 Instance Connect pushes a key (the tags can still override per instance).
-  const transport = choice('transport', TRANSPORT_CHOICES, {
-    auto: 'transportAuto',
-    direct: 'transportDirect',
-    jump: 'transportJump',
-    eice: 'transportEice',
-    ssm: 'transportSsm',
-  });
-  const instanceConnect = choice('instanceConnect', ['ask', 'always', 'never'] as const, {
-    ask: 'instanceConnectAsk',
-    always: 'instanceConnectAlways',
-    never: 'instanceConnectNever',
-  });
-  const restoreTabs = choice('restoreTabs', ['ask', 'always', 'never'] as const, {
-    ask: 'restoreTabsAsk',
-    always: 'restoreTabsAlways',
-    never: 'restoreTabsNever',
-  });
-  // OpenSSH's ForwardAgent and SendEnv LANG LC_*, as ticks.
-  const agentForward = check('agentForward');
-  const sendLocale = check('sendLocale');
-  const copyOnSelect = check('copyOnSelect');
-  const rightClickPaste = check('rightClickPaste');
-  const reconnectAutomatically = check('reconnectAutomatically');
+  bindText(store, language.options[0]!, () => t('languageAuto'));
   const message = h('p', { class: 'form-message', role: 'status' });
-  const save = h('button', { class: 'btn primary', type: 'submit' });
-  const legends = { aws: h('legend', {}), ssh: h('legend', {}), terminal: h('legend', {}), app: h('legend', {}) };
-  const note = h('p', { class: 'note' });
-  const heading = h('h1', {});
-
+  // A switch empties the line; a Save that switched the language then says Saved in the new one.
+  onWords(store, () => (message.textContent = ''));
   return {
-    f,
+    f: settingsFields(store),
     theme,
-    themeLabel,
+    themeLabel: worded(store, h('label', { for: 'set-theme' }), 'theme'),
     language,
-    languageLabel,
-    transport,
-    instanceConnect,
-    restoreTabs,
-    agentForward,
-    sendLocale,
-    copyOnSelect,
-    rightClickPaste,
-    reconnectAutomatically,
+    languageLabel: worded(store, h('label', { for: 'set-language' }), 'language'),
+    // How instances are reached, and when EC2 Instance Connect pushes a key (the tags can still override per instance).
+    transport: choice(store, 'transport', TRANSPORT_CHOICES, {
+      auto: 'transportAuto',
+      direct: 'transportDirect',
+      jump: 'transportJump',
+      eice: 'transportEice',
+      ssm: 'transportSsm',
+    }),
+    instanceConnect: choice(store, 'instanceConnect', ['ask', 'always', 'never'] as const, {
+      ask: 'instanceConnectAsk',
+      always: 'instanceConnectAlways',
+      never: 'instanceConnectNever',
+    }),
+    restoreTabs: choice(store, 'restoreTabs', ['ask', 'always', 'never'] as const, {
+      ask: 'restoreTabsAsk',
+      always: 'restoreTabsAlways',
+      never: 'restoreTabsNever',
+    }),
+    // OpenSSH's ForwardAgent and SendEnv LANG LC_*, as ticks.
+    agentForward: check(store, 'agentForward'),
+    sendLocale: check(store, 'sendLocale'),
+    copyOnSelect: check(store, 'copyOnSelect'),
+    rightClickPaste: check(store, 'rightClickPaste'),
+    reconnectAutomatically: check(store, 'reconnectAutomatically'),
     message,
-    save,
-    legends,
-    note,
-    heading,
+    save: worded(store, h('button', { class: 'btn primary', type: 'submit' }), 'save'),
+    legends: {
+      aws: worded(store, h('legend', {}), 'aws'),
+      ssh: worded(store, h('legend', {}), 'ssh'),
+      terminal: worded(store, h('legend', {}), 'terminal'),
+      app: worded(store, h('legend', {}), 'app'),
+    },
+    note: worded(store, h('p', { class: 'note' }), 'note'),
+    heading: worded(store, h('h1', {}), 'title'),
   };
 }
 type SettingsParts = ReturnType<typeof settingsControls>;
 
-function settingsForm() {
-  const parts = settingsControls();
-  return { ...parts, form: settingsLayout(parts) };
+function settingsForm(store: Disposables) {
+  const parts = settingsControls(store);
+  const form = settingsLayout(parts);
+  bindAttr(store, form, 'aria-label', () => t('formLabel'));
+  return { ...parts, form };
 }
 type SettingsForm = ReturnType<typeof settingsForm>;
 
 /** The fieldsets: app, AWS, SSH, terminal. */
 function settingsLayout(p: SettingsParts): HTMLFormElement {
-  const {
-    f,
-    theme,
-    themeLabel,
-    language,
-    languageLabel,
-    transport,
-    instanceConnect,
-    restoreTabs,
-    agentForward,
-    sendLocale,
-    copyOnSelect,
-    rightClickPaste,
-    reconnectAutomatically,
-    message,
-    save,
-    legends,
-    note,
-  } = p;
+  const { f, legends } = p;
   const field = (x: Field) => h('div', { class: 'field' }, x.label_, x.input);
-  const form = h(
+  return h(
     'form',
     { class: 'settings-form', novalidate: true },
-    h('fieldset', {}, legends.app, h('div', { class: 'field' }, languageLabel, language), restoreTabs.field),
+    h('fieldset', {}, legends.app, h('div', { class: 'field' }, p.languageLabel, p.language), p.restoreTabs.field),
     h('fieldset', {}, legends.aws, field(f.profile), field(f.profiles), field(f.regions), field(f.myIpUrl)),
     h(
       'fieldset',
@@ -157,10 +148,10 @@ function settingsLayout(p: SettingsParts): HTMLFormElement {
       field(f.port),
       field(f.jumpHost),
       field(f.tagJumpHosts),
-      transport.field,
-      instanceConnect.field,
-      agentForward.field,
-      sendLocale.field,
+      p.transport.field,
+      p.instanceConnect.field,
+      p.agentForward.field,
+      p.sendLocale.field,
     ),
     h(
       'fieldset',
@@ -168,66 +159,14 @@ function settingsLayout(p: SettingsParts): HTMLFormElement {
       legends.terminal,
       field(f.fontFamily),
       field(f.fontSize),
-      h('div', { class: 'field' }, themeLabel, theme),
-      copyOnSelect.field,
-      rightClickPaste.field,
-      reconnectAutomatically.field,
+      h('div', { class: 'field' }, p.themeLabel, p.theme),
+      p.copyOnSelect.field,
+      p.rightClickPaste.field,
+      p.reconnectAutomatically.field,
     ),
-    note,
-    h('div', { class: 'form-actions' }, save, message),
+    p.note,
+    h('div', { class: 'form-actions' }, p.save, p.message),
   );
-  return form;
-}
-
-function applyWords(x: SettingsForm, el: HTMLElement) {
-  const {
-    f,
-    theme,
-    themeLabel,
-    language,
-    languageLabel,
-    transport,
-    instanceConnect,
-    restoreTabs,
-    agentForward,
-    sendLocale,
-    copyOnSelect,
-    rightClickPaste,
-    reconnectAutomatically,
-    message,
-    save,
-    legends,
-    note,
-    heading,
-    form,
-  } = x;
-  el.setAttribute('aria-label', t('pageLabel'));
-  form.setAttribute('aria-label', t('formLabel'));
-  heading.textContent = t('title');
-  for (const x of Object.values(f)) {
-    x.label_.textContent = t(x.label);
-    if (x.placeholder) x.input.placeholder = t(x.placeholder);
-  }
-  legends.aws.textContent = t('aws');
-  legends.ssh.textContent = t('ssh');
-  legends.terminal.textContent = t('terminal');
-  legends.app.textContent = t('app');
-  themeLabel.textContent = t('theme');
-  theme.options[0]!.text = t('themeDark');
-  theme.options[1]!.text = t('themeLight');
-  languageLabel.textContent = t('language');
-  transport.words();
-  instanceConnect.words();
-  restoreTabs.words();
-  agentForward.words();
-  sendLocale.words();
-  copyOnSelect.words();
-  rightClickPaste.words();
-  reconnectAutomatically.words();
-  language.options[0]!.text = t('languageAuto');
-  note.textContent = t('note');
-  save.textContent = t('save');
-  message.textContent = '';
 }
 
 function fillForm(x: SettingsForm, s: Settings) {
@@ -289,17 +228,17 @@ function readForm(x: SettingsForm, current: Settings) {
 }
 
 export function createSettingsView(deps: SettingsViewDeps): SettingsView {
-  const parts = settingsForm();
+  // The view lives as long as the page: its store is never disposed.
+  const store = new Disposables();
+  const parts = settingsForm(store);
   const { f, form, message } = parts;
   const el = h('section', { class: 'settings' }, parts.heading, form);
+  bindAttr(store, el, 'aria-label', () => t('pageLabel'));
   form.addEventListener('submit', (e) => {
     e.preventDefault();
     void submit();
   });
   for (const x of Object.values(f)) x.input.addEventListener('input', () => x.input.removeAttribute('aria-invalid'));
-
-  const words = () => applyWords(parts, el);
-  onLocaleChange(words);
 
   function refresh() {
     fillForm(parts, deps.settings());
@@ -344,7 +283,6 @@ export function createSettingsView(deps: SettingsViewDeps): SettingsView {
     x.input.classList.add('attention');
   }
 
-  words();
   refresh();
   return { el, refresh, focusField };
 }

@@ -1,8 +1,9 @@
 import { SnippetSchema, type Snippet } from '../../../src/common/snippets.js';
 import type { Settings } from '../../../src/common/model/settings.js';
+import { Disposables } from '../../lib/disposables.js';
 import { h, clear } from '../../lib/dom.js';
+import { bindAttr, bindText, onWords } from '../../lib/words.js';
 import { confirmDialog } from '../../lib/dialog.js';
-import { onLocaleChange } from '../../i18n/index.js';
 import { parseTagFilter } from '../broadcast/router.js';
 import { t } from './messages.js';
 
@@ -15,7 +16,8 @@ interface SnippetSettingsDeps {
   save(next: Settings): Promise<void>;
 }
 
-function snippetForm() {
+/** The form, worded but for Add/Update (which follows what is being edited). */
+function snippetForm(store: Disposables) {
   const legend = h('legend');
   const intro = h('p', { class: 'hint' });
   const list = h('ul', { class: 'snippet-list', 'data-testid': 'snippet-list' });
@@ -40,8 +42,15 @@ function snippetForm() {
     h('div', { class: 'actions' }, submit, cancel),
     message,
   );
-
-  return { legend, intro, list, nameLabel, name, commandLabel, command, tagLabel, tag, submit, cancel, message, snippetsSet };
+  const word = (el: HTMLElement, key: Parameters<typeof t>[0]) => bindText(store, el, () => t(key));
+  word(legend, 'legend');
+  word(intro, 'intro');
+  word(nameLabel, 'name');
+  word(commandLabel, 'command');
+  word(tagLabel, 'tag');
+  bindAttr(store, tag, 'placeholder', () => t('tagPh'));
+  word(cancel, 'cancelEdit');
+  return { list, name, command, tag, submit, cancel, message, snippetsSet };
 }
 
 /** One snippet in the list, with its Edit and Delete buttons. */
@@ -65,19 +74,6 @@ const confirmDelete = (s: Snippet) =>
 
 type SnippetForm = ReturnType<typeof snippetForm>;
 
-function applySnippetWords(x: SnippetForm, editing: string | null) {
-  const { legend, intro, nameLabel, commandLabel, tagLabel, tag, submit, cancel } = x;
-  legend.textContent = t('legend');
-  intro.textContent = t('intro');
-  nameLabel.textContent = t('name');
-  commandLabel.textContent = t('command');
-  tagLabel.textContent = t('tag');
-  tag.placeholder = t('tagPh');
-  submit.textContent = editing ? t('update') : t('add');
-  cancel.textContent = t('cancelEdit');
-  cancel.hidden = editing === null;
-}
-
 /** The snippet the form holds, or why not (and the field at fault). */
 function readSnippet(x: SnippetForm): { snippet: Snippet } | { bad: HTMLElement; text: string } {
   const { name, command, tag } = x;
@@ -95,7 +91,9 @@ function readSnippet(x: SnippetForm): { snippet: Snippet } | { bad: HTMLElement;
 
 export function createSnippetSettings(deps: SnippetSettingsDeps) {
   let editing: string | null = null;
-  const x = snippetForm();
+  // The section lives as long as the page: its store is never disposed.
+  const store = new Disposables();
+  const x = snippetForm(store);
   const { list, name, command, tag, submit, cancel, message, snippetsSet } = x;
   submit.addEventListener('click', () => void save());
   cancel.addEventListener('click', () => resetForm());
@@ -134,7 +132,7 @@ export function createSnippetSettings(deps: SnippetSettingsDeps) {
     name.value = s.name;
     command.value = s.command;
     tag.value = s.tag ? `${s.tag.key}=${s.tag.value}` : '';
-    applyWords();
+    paintEditing();
     name.focus();
   }
 
@@ -144,7 +142,7 @@ export function createSnippetSettings(deps: SnippetSettingsDeps) {
     command.value = '';
     tag.value = '';
     message.textContent = '';
-    applyWords();
+    paintEditing();
     refresh();
   }
 
@@ -162,12 +160,15 @@ export function createSnippetSettings(deps: SnippetSettingsDeps) {
       );
   }
 
-  const applyWords = () => applySnippetWords(x, editing);
-  onLocaleChange(() => {
-    applyWords();
+  /** Add or Update, and Cancel only while a snippet is being edited. */
+  function paintEditing() {
+    submit.textContent = editing ? t('update') : t('add');
+    cancel.hidden = editing === null;
+  }
+
+  onWords(store, () => {
+    paintEditing();
     refresh();
   });
-  applyWords();
-  refresh();
   return { el, refresh };
 }

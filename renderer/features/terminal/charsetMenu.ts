@@ -1,6 +1,7 @@
 import { CHARSETS, DEFAULT_CHARSET, type Charset } from '../../../src/common/charset.js';
-import { onLocaleChange } from '../../i18n/index.js';
+import { Disposables } from '../../lib/disposables.js';
 import { h } from '../../lib/dom.js';
+import { bindAttr } from '../../lib/words.js';
 import { t } from './messages.js';
 
 // The tab's character set (Tera Term's Setup → General → Coding): UTF-8, or Shift_JIS / EUC-JP
@@ -20,17 +21,15 @@ export function charsetMenu(changed: (charset: Charset) => void): CharsetMenu {
   const select = h('select', { class: 'term-charset', 'data-testid': 'charset' }, ...CHARSETS.map((c) => h('option', { value: c, text: NAMES[c] })));
   select.value = DEFAULT_CHARSET;
   select.addEventListener('change', () => changed(select.value as Charset));
-  const words = () => {
-    select.setAttribute('aria-label', t('charsetLabel'));
-    select.title = t('charsetTitle');
-  };
-  words();
+  const store = new Disposables();
+  bindAttr(store, select, 'aria-label', () => t('charsetLabel'));
+  bindAttr(store, select, 'title', () => t('charsetTitle'));
   return {
     el: select,
     get value() {
       return select.value as Charset;
     },
     set: (charset) => void (select.value = charset),
-    dispose: onLocaleChange(words),
+    dispose: () => store.dispose(),
   };
 }

@@ -1,5 +1,7 @@
 import type { SearchAddon } from '@xterm/addon-search';
+import type { Disposables } from '../../lib/disposables.js';
 import { h } from '../../lib/dom.js';
+import { bindAttr } from '../../lib/words.js';
 import { t, type TerminalWord } from './messages.js';
 
 // Find in the scrollback (Ctrl+Shift+F): a search field with previous/next/close.
@@ -9,8 +11,9 @@ export class SearchBar {
   private readonly input: HTMLInputElement;
   private readonly buttons: HTMLButtonElement[];
 
-  /** `focusTerminal` gives the keyboard back to the terminal when the bar closes. */
+  /** `focusTerminal` gives the keyboard back to the terminal when the bar closes; the words are bound to `store`. */
   constructor(
+    store: Disposables,
     private readonly search: SearchAddon,
     private readonly focusTerminal: () => void,
   ) {
@@ -21,6 +24,10 @@ export class SearchBar {
       h('button', { class: 'btn subtle', type: 'button', text: '✕', onClick: () => this.toggle(false) }),
     ];
     this.el = h('div', { class: 'term-search', hidden: true }, this.input, ...this.buttons);
+    bindAttr(store, this.input, 'placeholder', () => t('searchPh'));
+    bindAttr(store, this.input, 'aria-label', () => t('searchPh'));
+    const names: TerminalWord[] = ['searchPrev', 'searchNext', 'searchClose'];
+    this.buttons.forEach((b, i) => bindAttr(store, b, 'aria-label', () => t(names[i]!)));
     this.input.addEventListener('keydown', (e) => {
       if (e.key === 'Enter' && e.shiftKey) this.search.findPrevious(this.input.value);
       else if (e.key === 'Enter') this.search.findNext(this.input.value);
@@ -32,12 +39,5 @@ export class SearchBar {
     this.el.hidden = !show;
     if (show) this.input.focus();
     else this.focusTerminal();
-  }
-
-  applyWords(): void {
-    this.input.placeholder = t('searchPh');
-    this.input.setAttribute('aria-label', t('searchPh'));
-    const names: TerminalWord[] = ['searchPrev', 'searchNext', 'searchClose'];
-    this.buttons.forEach((b, i) => b.setAttribute('aria-label', t(names[i]!)));
   }
 }

@@ -4,9 +4,10 @@ import type { Settings } from '../../../src/common/model/settings.js';
 import type { LogKind } from '../../../src/common/log/contract.js';
 import type { AttachedSession, SessionInfo } from '../../../src/common/contract.js';
 import type { Api } from '../../lib/api.js';
+import { Disposables } from '../../lib/disposables.js';
 import { h } from '../../lib/dom.js';
+import { onWords } from '../../lib/words.js';
 import type { ErrorField } from '../../i18n/errors.js';
-import { onLocaleChange } from '../../i18n/index.js';
 import type { FilePanel } from '../files/panel.js';
 import { endNoticeLine, showDisconnected, type SessionEnd } from './disconnected.js';
 import { terminalShortcuts } from './keys.js';
@@ -92,7 +93,8 @@ export class TerminalTab {
   private disposed = false;
   /** The open in flight, so Cancel (or closing the tab) can stop its wait. */
   private openId: string | null = null;
-  private readonly offLocale: () => void;
+  /** The tab's bound words; closing the tab disposes them. */
+  private readonly store = new Disposables();
   /** Settings › Reconnect automatically at work: since when the session is gone, tries so far, the next try's timer, how it ended. */
   private auto: { lostAt: number; attempt: number; timer?: ReturnType<typeof setTimeout>; end: SessionEnd } | null = null;
 
@@ -108,7 +110,7 @@ export class TerminalTab {
       () => showClipboardRefused(this.status),
     );
     this.term = this.screen.term;
-    this.searchBar = new SearchBar(this.screen.search, () => this.term.focus());
+    this.searchBar = new SearchBar(this.store, this.screen.search, () => this.term.focus());
     this.toolbar = new TabToolbar(
       {
         api: deps.api,
@@ -129,9 +131,8 @@ export class TerminalTab {
       this.searchBar.el,
       h('div', { class: 'term-body' }, this.screen.el, this.files.el),
     );
-    this.applyWords();
-    this.offLocale = onLocaleChange(() => {
-      this.applyWords();
+    onWords(this.store, () => {
+      this.paintLabel();
       this.status.redraw();
     });
 
@@ -205,9 +206,9 @@ export class TerminalTab {
     };
   }
 
-  private applyWords(): void {
+  /** The tab's accessible name, which says its title (painted again when a session names it). */
+  private paintLabel(): void {
     this.el.setAttribute('aria-label', t('terminalLabel', { label: this.title }));
-    this.searchBar.applyWords();
   }
 
   /** Called when the tab becomes visible. */
@@ -299,7 +300,7 @@ export class TerminalTab {
     }
     this.status.hide();
     this.setState('open');
-    this.applyWords();
+    this.paintLabel();
     // A serial console says first which endpoint and host key it reached, then watches for a refused login.
     const serial = info.serialConsole;
     if (serial) batcher.push(serialOpenedLines(info.label, serial));
@@ -357,7 +358,7 @@ export class TerminalTab {
     if (this.disposed) return;
     this.disposed = true;
     this.stopReconnecting();
-    this.offLocale();
+    this.store.dispose();
     this.toolbar.dispose();
     this.batcher?.dispose();
     if (this.openId) void this.deps.api.call('session.cancelOpen', { openId: this.openId }).catch(() => {});

@@ -51,7 +51,7 @@ export function createTerminalTools(deps: TerminalToolsDeps) {
   const indicator = broadcastIndicator(store, ctx);
   const chooser = broadcastChooser(store, ctx);
   const snippets = snippetTools(store, ctx);
-  const logs = logToggles(ctx);
+  const logs = logToggles(store, ctx);
   const row = h('div', { class: 'term-tools-row' }, chooser.choose, snippets.el, ...logs.map((l) => l.el), saveOutputButton(store, ctx), ctx.noteEl);
   const el = h('div', { class: 'term-tools', role: 'toolbar', hidden: true }, indicator.el, row, chooser.el);
   bindAttr(store, el, 'aria-label', () => t('toolsLabel'));
@@ -60,7 +60,6 @@ export function createTerminalTools(deps: TerminalToolsDeps) {
     snippets.paintRunAll();
   };
   onWords(store, () => {
-    for (const l of logs) l.applyWords();
     for (const e of ctx.entries.values()) e.badge.textContent = t('badge');
     paintBroadcast();
     snippets.fill();

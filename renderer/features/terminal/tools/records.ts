@@ -14,9 +14,9 @@ import type { ToolsContext } from './context.js';
 export type LogToggle = ReturnType<typeof createLogToggle>;
 
 /** The Log to file and Record toggles, in that order. */
-export function logToggles(ctx: ToolsContext): LogToggle[] {
+export function logToggles(store: Disposables, ctx: ToolsContext): LogToggle[] {
   const toggle = (kind: LogKind, id: string, testId: string, words: Parameters<typeof createLogToggle>[0]['words']) =>
-    createLogToggle({ api: ctx.deps.api, settings: ctx.deps.settings, kind, id, testId, words, note: (text) => ctx.note(text) });
+    createLogToggle({ store, api: ctx.deps.api, settings: ctx.deps.settings, kind, id, testId, words, note: (text) => ctx.note(text) });
   return [
     toggle('text', 'term-log', 'log-toggle', {
       label: () => t('log'),
