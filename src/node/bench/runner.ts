@@ -54,14 +54,17 @@ interface Watch {
 
 /**
  * Runs the bound preset once on `host`. `held` are the parameter sets a matrix runs on this host
- * after this one: kept with the result when it detaches, for the re-attach to run.
+ * after this one: saved with the run while it runs (an engine that dies leaves it "running") and
+ * kept when it detaches, for the re-attach to run; dropped once it ends here.
  */
 async function runOne(ctx: Ctx, host: BenchHost, peer: BenchHost | undefined, batchId: string, series?: SeriesInfo, held: Params[] = []): Promise<BenchResult> {
   const r = newResult(ctx, host, peer, batchId, series);
+  if (held.length) r.pendingSets = held;
   const { runDir, peerRunDir } = r.remote!;
   const finish = async () => {
     r.endedAt = new Date().toISOString();
-    if (r.status === 'detached' && held.length) holdSets(r, held);
+    if (r.status === 'detached' && held.length) noteHeld(r, held);
+    else delete r.pendingSets;
     await ctx.opts.enrich?.(r).catch(() => undefined);
     ctx.opts.store?.save(r);
     ctx.emit({ type: 'finished', runId: r.id, result: r });
@@ -106,8 +109,7 @@ async function runOne(ctx: Ctx, host: BenchHost, peer: BenchHost | undefined, ba
 
 type Params = Record<string, unknown>;
 
-function holdSets(r: BenchResult, held: Params[]): void {
-  r.pendingSets = held;
+function noteHeld(r: BenchResult, held: Params[]): void {
   r.notes.push(
     `${held.length} more parameter set${held.length === 1 ? '' : 's'} of the matrix wait for this run on ${r.instance.label}; the re-attach that collects it runs them.`,
   );

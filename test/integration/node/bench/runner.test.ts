@@ -216,6 +216,7 @@ describe('bench runner', () => {
       if (!dirs.includes(own)) dirs.push(own);
     };
     let dropped = false;
+    let whileRunning: Record<string, unknown>[] | undefined;
     const first = await runBench({
       preset: 'smallfiles',
       paramSets: [
@@ -230,6 +231,8 @@ describe('bench runner', () => {
         onEvent(e);
         if (e.type === 'phase' && e.phase === 'create' && !dropped) {
           dropped = true;
+          // Saved while it runs too: an engine that dies now leaves a "running" run that knows them.
+          whileRunning = store.get(e.runId).pendingSets;
           conns[0]!.close(); // the network goes away in the first set
         }
       },
@@ -244,6 +247,7 @@ describe('bench runner', () => {
       [200],
       'the held set is kept with the detached run',
     );
+    assert.deepEqual(whileRunning, first[0]!.pendingSets);
     const out = await attachInSeries(store.get(first[0]!.id), { host: lab.host(2) }, { store, connectOptions: lab.connectOptions(), onEvent });
     assert.deepEqual(overlaps, []);
     assert.equal(out.collected.status, 'ok', JSON.stringify(out.collected.error));
