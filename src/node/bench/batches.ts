@@ -23,8 +23,16 @@ interface Batch {
   followers: Follower[];
   /** By run id, in start order. */
   runs: Map<string, RunSoFar>;
-  /** The series its runs belong to: a re-attach by a series id finds the batch too. */
-  series: Set<string>;
+}
+
+/**
+ * Whether the batch still follows the run or series `id`: its latest run of it has not come back
+ * detached (a detached run is the re-attach's to collect, while the batch goes on with other hosts).
+ */
+function follows(batch: Batch, id: string): boolean {
+  const mine = [...batch.runs].filter(([runId, r]) => runId === id || (r.started?.type === 'started' && r.started.series?.id === id));
+  const last = mine[mine.length - 1]?.[1].finished;
+  return mine.length > 0 && !(last?.type === 'finished' && last.result.status === 'detached');
 }
 
 /** What the page sees of an event: a finished run without its raw output and scripts (those stay in the store). */
@@ -47,7 +55,7 @@ export class BenchBatches {
    * says to every follower how it ended.
    */
   start(batchId: string, emit: Emit, work: (signal: AbortSignal, onEvent: (e: BenchEvent) => void) => Promise<unknown>): void {
-    const batch: Batch = { abort: new AbortController(), followers: [{ emit, batchId }], runs: new Map(), series: new Set() };
+    const batch: Batch = { abort: new AbortController(), followers: [{ emit, batchId }], runs: new Map() };
     this.live.add(batch);
     const tell = (event: BenchEventPayload) => {
       for (const f of batch.followers) f.emit('bench.event', { batchId: f.batchId, event });
@@ -70,7 +78,7 @@ export class BenchBatches {
    * each run as it stands first. False when no batch here has it.
    */
   join(id: string, emit: Emit, batchId: string): boolean {
-    const batch = [...this.live].find((b) => b.runs.has(id) || b.series.has(id));
+    const batch = [...this.live].find((b) => follows(b, id));
     if (!batch) return false;
     for (const run of batch.runs.values())
       for (const type of ['started', 'peer', 'phase', 'progress', 'finished'] as const) {
@@ -101,10 +109,7 @@ export class BenchBatches {
 
   private record(batch: Batch, event: BenchEventPayload): void {
     if (event.type === 'batchDone' || event.type === 'output') return;
-    if (event.type === 'started') {
-      batch.runs.set(event.runId, {});
-      if (event.series) batch.series.add(event.series.id);
-    }
+    if (event.type === 'started') batch.runs.set(event.runId, {});
     const run = batch.runs.get(event.runId);
     if (run) run[event.type] = event;
   }

@@ -76,3 +76,19 @@ test('a page that comes back joins the running batch: runs as they stand, then t
   assert.deepEqual(batches.running(), []);
   assert.equal(batches.has('b-again'), false);
 });
+
+test('a run that came back detached is not joined while its batch goes on with other hosts: the re-attach collects it', () => {
+  const batches = new BenchBatches();
+  let say!: (e: BenchEvent) => void;
+  batches.start('b1', page().emit, (_s, onEvent) => {
+    say = onEvent;
+    return new Promise<void>(() => undefined);
+  });
+  say({ type: 'started', runId: 'r1', batchId: 'b1', host, preset: 'smallfiles', series: { id: 's1', index: 0 } });
+  say({ type: 'started', runId: 'r9', batchId: 'b1', host, preset: 'smallfiles' });
+  say({ type: 'finished', runId: 'r1', result: { ...result('r1', 0), status: 'detached' } });
+  assert.equal(batches.join('r1', page().emit, 'b2'), false);
+  assert.equal(batches.join('s1', page().emit, 'b3'), false);
+  assert.equal(batches.join('r9', page().emit, 'b4'), true);
+  assert.deepEqual(batches.running(), ['r9']);
+});
