@@ -10,6 +10,8 @@ import { progressRow, updateRun, type RunState } from './runProgress.js';
 
 // The batch the view follows — one it started or a run it re-attached to: the Run and Cancel
 // buttons, one progress row per run, and the live output. Events of any other batch are ignored.
+// When the engine is replaced mid-batch, the runs still going on their instances are re-attached
+// (each under a batch id of its own, followed together), so their series go on and end here.
 
 const MAX_LOG = 200_000;
 
@@ -37,7 +39,8 @@ export class BatchRun {
   private readonly runBtn = h('button', { class: 'btn primary', type: 'button', 'data-testid': 'bench-run' });
   private readonly cancelBtn = h('button', { class: 'btn', type: 'button', disabled: true, 'data-testid': 'bench-cancel' });
   private readonly runs = new Map<string, RunState>();
-  private current: string | null = null;
+  /** The batch ids followed: one, or one per run re-attached after the engine was replaced. */
+  private readonly followed = new Set<string>();
   /** The parameters the followed batch varies (a matrix), to label its run rows. */
   private varying: string[] = [];
 
@@ -49,16 +52,22 @@ export class BatchRun {
     bindAttr(store, this.log, 'aria-label', () => t('liveOutput'));
     this.actions = h('div', { class: 'bench-actions' }, this.runBtn, this.cancelBtn);
     store.add(deps.api.on('bench.event', ({ batchId, event }) => this.onEvent(batchId, event)));
+    store.add(deps.api.on('engine.restarted', () => this.engineReplaced()));
     store.listen(this.runBtn, 'click', () => deps.run());
     store.listen(this.cancelBtn, 'click', () => {
-      if (this.current) void deps.api.call('bench.cancel', { batchId: this.current });
+      for (const batchId of this.followed) void deps.api.call('bench.cancel', { batchId });
     });
   }
 
   /** The script previewed (the form is runnable) or not; Run stays off while a batch is followed. */
   previewed(ok: boolean): void {
     if (!ok) this.runBtn.disabled = true;
-    else if (!this.current) this.runBtn.disabled = false;
+    else if (!this.following) this.runBtn.disabled = false;
+  }
+
+  /** Whether a batch is followed now. */
+  get following(): boolean {
+    return this.followed.size > 0;
   }
 
   /**
@@ -67,20 +76,43 @@ export class BatchRun {
    */
   async follow(varying: string[], call: (batchId: string) => Promise<unknown>): Promise<void> {
     this.runs.clear();
+    this.followed.clear();
     this.varying = varying;
     this.log.textContent = '';
     this.deps.say(null);
-    this.current = newBatchId();
+    await this.add(call);
+  }
+
+  /** Follows one more batch beside those followed (their rows stay). */
+  private async add(call: (batchId: string) => Promise<unknown>): Promise<void> {
+    const batchId = newBatchId();
+    this.followed.add(batchId);
     this.runBtn.disabled = true;
     this.cancelBtn.disabled = false;
     try {
-      await call(this.current);
+      await call(batchId);
     } catch (e) {
       this.deps.say({ text: toAppError(e).message });
-      this.current = null;
-      this.runBtn.disabled = false;
-      this.cancelBtn.disabled = true;
+      this.ended(batchId);
     }
+  }
+
+  /** A followed batch ended (or never started); the last one lets Run be pressed again. */
+  private ended(batchId: string): boolean {
+    this.followed.delete(batchId);
+    if (this.following) return false;
+    this.runBtn.disabled = false;
+    this.cancelBtn.disabled = true;
+    return true;
+  }
+
+  /** The engine was replaced: the batches it ran are gone, but their runs go on over there. */
+  private engineReplaced(): void {
+    if (!this.following) return;
+    this.followed.clear();
+    const open = [...this.runs].filter(([, r]) => !r.status).map(([id]) => id);
+    for (const id of open) void this.add((batchId) => this.deps.api.call('bench.attach', { id, batchId }));
+    if (!open.length && this.ended('')) this.deps.done();
   }
 
   paint(): void {
@@ -88,16 +120,13 @@ export class BatchRun {
   }
 
   private onEvent(batchId: string, event: BenchEventPayload): void {
-    if (batchId !== this.current) return;
+    if (!this.followed.has(batchId)) return;
     if (event.type === 'output' && event.stream !== 'peer') this.appendLog(event.text);
     else if (event.type === 'finished' && this.runs.has(event.runId)) this.deps.finished(event.result.id);
     updateRun(this.runs, event, this.varying);
     if (event.type === 'batchDone') {
-      this.current = null;
-      this.cancelBtn.disabled = true;
-      this.runBtn.disabled = false;
       if (event.error) this.deps.say({ text: event.error.message });
-      this.deps.done();
+      if (this.ended(batchId)) this.deps.done();
     }
     this.paint();
   }

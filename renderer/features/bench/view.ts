@@ -96,6 +96,16 @@ export function createBenchView(deps: BenchDeps): BenchView {
     batch.paint();
   }
 
+  /**
+   * A page that comes back (a reload, a second window) follows what the engine still runs: the
+   * runs and series it started earlier go on there, and their progress and statistics end here.
+   */
+  async function rejoin(): Promise<void> {
+    if (batch.following) return;
+    const [id] = (await api.call('bench.running', {})).ids;
+    if (id && !batch.following) await batch.follow([], (batchId) => api.call('bench.attach', { id, batchId }));
+  }
+
   const runTitle = h('h2');
   bindText(store, runTitle, () => t('runTitle'));
   const el = h(
@@ -122,6 +132,7 @@ export function createBenchView(deps: BenchDeps): BenchView {
         if (!form.hasPresets) form.setPresets((await api.call('bench.presets', {})).presets);
         form.setInstances(await deps.instances());
         await results.load();
+        await rejoin();
       } catch (e) {
         say({ text: toAppError(e).message });
       }

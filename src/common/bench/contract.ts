@@ -113,7 +113,12 @@ export const benchCalls = {
     z.object({ batchId: z.string() }),
   ),
   'bench.cancel': call(z.object({ batchId: z.string().max(64) }), z.null()),
-  /** Re-attaches to a detached run (after a dropped connection); progress as `bench.event` of `batchId`. */
+  /** The runs under way in the engine's batches, whichever page started them (a reloaded page follows them with bench.attach). */
+  'bench.running': call(z.object({}), z.object({ ids: z.array(ResultId) })),
+  /**
+   * Re-attaches to a detached run (after a dropped connection); progress as `bench.event` of `batchId`.
+   * A run (or series) a batch of this engine still follows is joined instead: its runs as they stand, then its events.
+   */
   'bench.attach': call(z.object({ id: ResultId, batchId: z.string().regex(/^[a-z0-9-]{6,64}$/) }), z.null()),
   'bench.results': call(z.object({ preset: Preset.optional() }), z.object({ results: z.array(BenchResultSummarySchema) })),
   'bench.result': call(z.object({ id: ResultId }), BenchResultSchema),

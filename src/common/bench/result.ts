@@ -65,6 +65,11 @@ export const BenchResultSchema = z.object({
   /** The exact script(s) the run started. */
   script: z.string().optional(),
   peerScript: z.string().optional(),
+  /**
+   * A matrix's parameter sets that were to run on this host after this run, held back while it
+   * is detached (they would compete with it for the host): the re-attach that collects it runs them.
+   */
+  pendingSets: z.array(z.record(z.string(), z.unknown())).optional(),
   /** Where a detached run lives on the host(s), for re-attaching after a dropped connection. */
   remote: z.object({ runDir: z.string(), peerRunDir: z.string().optional() }).optional(),
 });

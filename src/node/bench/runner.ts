@@ -52,11 +52,19 @@ interface Watch {
   end(): void;
 }
 
-async function runOne(ctx: Ctx, host: BenchHost, peer: BenchHost | undefined, batchId: string, series?: SeriesInfo): Promise<BenchResult> {
+/**
+ * Runs the bound preset once on `host`. `held` are the parameter sets a matrix runs on this host
+ * after this one: saved with the run while it runs (an engine that dies leaves it "running") and
+ * kept when it detaches, for the re-attach to run; dropped once it ends here.
+ */
+async function runOne(ctx: Ctx, host: BenchHost, peer: BenchHost | undefined, batchId: string, series?: SeriesInfo, held: Params[] = []): Promise<BenchResult> {
   const r = newResult(ctx, host, peer, batchId, series);
+  if (held.length) r.pendingSets = held;
   const { runDir, peerRunDir } = r.remote!;
   const finish = async () => {
     r.endedAt = new Date().toISOString();
+    if (r.status === 'detached' && held.length) noteHeld(r, held);
+    else delete r.pendingSets;
     await ctx.opts.enrich?.(r).catch(() => undefined);
     ctx.opts.store?.save(r);
     ctx.emit({ type: 'finished', runId: r.id, result: r });
@@ -97,6 +105,14 @@ async function runOne(ctx: Ctx, host: BenchHost, peer: BenchHost | undefined, ba
     one.peerConn?.close();
   }
   return await finish();
+}
+
+type Params = Record<string, unknown>;
+
+function noteHeld(r: BenchResult, held: Params[]): void {
+  r.notes.push(
+    `${held.length} more parameter set${held.length === 1 ? '' : 's'} of the matrix wait for this run on ${r.instance.label}; the re-attach that collects it runs them.`,
+  );
 }
 
 /** A run's record as it starts: running on `host` (with `peer`), its remote directories noted. */
@@ -330,18 +346,22 @@ export async function runBench(req: RunRequest): Promise<BenchResult[]> {
   const worker = async () => {
     while (next < req.hosts.length) {
       const i = next++;
+      const host = req.hosts[i]!;
       for (const [j, ctx] of ctxs.entries()) {
-        const host = req.hosts[i]!;
-        if (!plan) {
-          runs[i * ctxs.length + j] = [await runOne(ctx, host, req.peer, batchId)];
-          continue;
-        }
+        const held = ctxs.slice(j + 1).map((c) => ({ ...c.run.params }));
+        const once = (series?: SeriesInfo) => runOne(ctx, host, req.peer, batchId, series, held);
         const id = newRunId();
-        runs[i * ctxs.length + j] = await repeatRuns(
-          plan,
-          (index) => runOne(ctx, host, req.peer, batchId, { id, index, plan }),
-          () => !!req.signal?.aborted,
-        );
+        const series = plan
+          ? await repeatRuns(
+              plan,
+              (index) => once({ id, index, plan }),
+              () => !!req.signal?.aborted,
+            )
+          : [await once()];
+        runs[i * ctxs.length + j] = series;
+        // Still running there: the next set would compete with it for the host, so it waits for
+        // the re-attach that collects this one (the sets are held with it).
+        if (series[series.length - 1]!.status === 'detached') break;
       }
     }
   };

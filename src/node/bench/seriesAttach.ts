@@ -2,7 +2,7 @@ import { AppError } from '../../common/errors.js';
 import { getPreset } from '../../common/bench/index.js';
 import { seriesVerdict } from '../../common/bench/repeat.js';
 import type { BenchResult } from '../../common/bench/result.js';
-import { attachRun, continueSeries, type BenchHost, type RunOptions } from './runner.js';
+import { attachRun, continueSeries, runBench, type BenchHost, type RunOptions } from './runner.js';
 import type { ResultsStore } from './store.js';
 
 // Re-attaching inside a series (`--repeat N` / `--until-stable` whose connection dropped): a
@@ -10,7 +10,9 @@ import type { ResultsStore } from './store.js';
 // it is collected, the series is whole again up to that run, and its repeat rule decides as if
 // the connection had never dropped: the remaining runs go on, on the same host, numbered on
 // from it. A run that is not the series' last, or a preset that uploads a local file, is
-// collected alone, and the outcome says why the series did not go on.
+// collected alone, and the outcome says why the series did not go on. A matrix's parameter sets
+// held back on the host while the run was detached (BenchResult.pendingSets) run after that, one
+// after another, as they would have without the drop.
 
 export interface SeriesAttach {
   /** The re-attached run, collected (ok, failed…). */
@@ -21,6 +23,8 @@ export interface SeriesAttach {
   continued: BenchResult[];
   /** Why the series' rule wanted more runs and none were started. */
   notContinued?: string;
+  /** The runs of the matrix's held parameter sets, started after the series. */
+  rest: BenchResult[];
 }
 
 /** A series' runs in the store, in order. */
@@ -52,23 +56,64 @@ function cannotContinue(runs: BenchResult[], collected: BenchResult): string | u
   return undefined;
 }
 
-/** Re-attaches to a detached run and, inside a series, runs the rest of the series (see above). */
-export async function attachInSeries(
-  result: BenchResult,
-  hosts: { host: BenchHost; peer?: BenchHost },
-  opts: RunOptions & { store: ResultsStore },
-): Promise<SeriesAttach> {
-  const collected = await attachRun(result, hosts, opts);
-  if (!collected.series) return { collected, runs: [collected], continued: [] };
+type Hosts = { host: BenchHost; peer?: BenchHost };
+type AttachOptions = RunOptions & { store: ResultsStore };
+
+/** Re-attaches to a detached run and, inside a series, runs the rest of the series, then the matrix's held sets (see above). */
+export async function attachInSeries(result: BenchResult, hosts: Hosts, opts: AttachOptions): Promise<SeriesAttach> {
+  // Taken off the run: once collected, they are run from here (or held again by a run that detaches).
+  const { pendingSets: held = [], ...bare } = result;
+  const collected = await attachRun(bare, hosts, opts);
+  const series = await seriesAfter(collected, hosts, opts);
+  const last = series.continued[series.continued.length - 1] ?? collected;
+  return { collected, ...series, rest: await runHeld(held, last, hosts, opts) };
+}
+
+/** The parameter sets held back on the host, after `last` (the series' last run) ended. */
+async function runHeld(held: Record<string, unknown>[], last: BenchResult, hosts: Hosts, opts: AttachOptions): Promise<BenchResult[]> {
+  if (!held.length) return [];
+  const why = last.status === 'detached' ? undefined : opts.signal?.aborted ? 'the re-attach was cancelled' : cannotRunHeld(last.preset, held);
+  if (last.status === 'detached' || why) {
+    // Still running there, the run keeps them for the next re-attach; otherwise it says why they did not run.
+    if (why) last.notes.push(`The matrix's next parameter sets did not run after this re-attached run: ${why}.`);
+    else last.pendingSets = held;
+    opts.store.save(last);
+    return [];
+  }
+  const plan = last.series?.plan;
+  return runBench({
+    ...opts,
+    preset: last.preset,
+    paramSets: held,
+    hosts: [hosts.host],
+    ...(hosts.peer ? { peer: hosts.peer } : {}),
+    batchId: last.batchId ?? last.id,
+    ...(plan ? { repeat: plan } : {}),
+  });
+}
+
+function cannotRunHeld(presetId: string, held: Record<string, unknown>[]): string | undefined {
+  const preset = getPreset(presetId);
+  try {
+    if (held.some((p) => preset.bind(p).upload())) return `${preset.title} uploads a local file, which a re-attach does not send again; run the matrix again`;
+  } catch {
+    return 'their recorded parameters are no longer valid';
+  }
+  return undefined;
+}
+
+/** The series' runs after its re-attached run was collected: the rest of the series, or why none. */
+async function seriesAfter(collected: BenchResult, hosts: Hosts, opts: AttachOptions): Promise<Omit<SeriesAttach, 'collected' | 'rest'>> {
+  if (!collected.series) return { runs: [collected], continued: [] };
   const runs = seriesRuns(opts.store, collected.series.id).map((r) => (r.id === collected.id ? collected : r));
-  if (opts.signal?.aborted || !seriesVerdict(collected.series.plan, runs).again) return { collected, runs, continued: [] };
+  if (opts.signal?.aborted || !seriesVerdict(collected.series.plan, runs).again) return { runs, continued: [] };
   const why = cannotContinue(runs, collected);
   if (why) {
     // Said with the run, so details and exports show why its series is short.
     collected.notes.push(`The series did not go on after this re-attached run: ${why}.`);
     opts.store.save(collected);
-    return { collected, runs, continued: [], notContinued: why };
+    return { runs, continued: [], notContinued: why };
   }
   const continued = await continueSeries(runs, hosts, opts);
-  return { collected, runs: [...runs, ...continued], continued };
+  return { runs: [...runs, ...continued], continued };
 }

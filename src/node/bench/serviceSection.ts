@@ -1,17 +1,19 @@
-import { AppError, toAppError } from '../../common/errors.js';
+import { AppError } from '../../common/errors.js';
 import { describeParams, getPreset, PRESET_IDS, type BoundPreset } from '../../common/bench/index.js';
 import { expandMatrix, variantLabel, varyingParams, type MatrixValues } from '../../common/bench/matrix.js';
 import type { Emit, Handlers, Parsed } from '../../common/contract.js';
 import type { AppServiceDeps, HandlerSection } from '../service/types.js';
 import type { Instance } from '../../common/model/instance.js';
-import type { BenchHost, BenchEvent } from './runner.js';
+import type { BenchHost } from './runner.js';
+import { batchesOf, type BenchBatches } from './batches.js';
 import type { ResultsStore } from './store.js';
 import type { UploadFile } from './localTarball.js';
 import { pooledConnect } from '../ssh/pooledConnect.js';
 
 // The benchmark handlers of the app service (one set per UI connection): presets, preview (the
 // exact script and what needs confirmation), run with progress pushed as `bench.event`, cancel,
-// results. Runs go through the same runner and results store as the CLI.
+// results. Runs go through the same runner and results store as the CLI. Batches belong to the
+// engine (batches.ts): a page that reloads follows its runs again.
 
 interface BenchSectionOptions {
   store?: () => ResultsStore;
@@ -29,8 +31,8 @@ function runsOf(id: string, params: Record<string, string | number | boolean>, m
 interface BenchCtx {
   deps: AppServiceDeps;
   emit: Emit;
-  /** Batches running for this connection, by id (a cancel aborts one). */
-  batches: Map<string, AbortController>;
+  /** The engine's running batches (a cancel aborts one; a re-attach may join one). */
+  batches: BenchBatches;
   storeOf: () => Promise<ResultsStore>;
 }
 
@@ -48,27 +50,6 @@ async function hostFor(deps: AppServiceDeps, ref: { id: string; region: string }
   const inventory: Instance[] = await listInstances(scope, { useCache: 'prefer' });
   const instance = inventory.find((i) => i.id === ref.id);
   return instance ? { target, instance } : { target };
-}
-
-/**
- * Runs a batch (or a re-attach) in the background under `batchId`: its events go to the UI
- * without the raw output (that stays in the store), and a final batchDone says how it ended.
- */
-function inBackground({ batches, emit }: BenchCtx, batchId: string, work: (signal: AbortSignal, onEvent: (e: BenchEvent) => void) => Promise<unknown>): void {
-  const ac = new AbortController();
-  batches.set(batchId, ac);
-  const onEvent = (event: BenchEvent) => {
-    if (event.type === 'finished') {
-      const { raw: _raw, script: _script, peerScript: _peerScript, ...summary } = event.result;
-      emit('bench.event', { batchId, event: { ...event, result: summary } });
-    } else emit('bench.event', { batchId, event });
-  };
-  work(ac.signal, onEvent)
-    .then(
-      () => emit('bench.event', { batchId, event: { type: 'batchDone', runId: batchId } }),
-      (e) => emit('bench.event', { batchId, event: { type: 'batchDone', runId: batchId, error: toAppError(e).toJSON() } }),
-    )
-    .finally(() => batches.delete(batchId));
 }
 
 /** The preset's script, what needs confirmation, and the matrix's variants, before anything runs. */
@@ -114,7 +95,7 @@ async function startRun(c: BenchCtx, input: Parsed<'bench.run'>): Promise<{ batc
   const pool = borrowedConnect(c.deps);
   const settings = c.deps.settings.get();
   const enrich = (await import('./enrich.js')).awsEnricher(settings.profile ? { profile: settings.profile } : {});
-  inBackground(c, batchId, (signal, onEvent) =>
+  c.batches.start(batchId, c.emit, (signal, onEvent) =>
     runBench({
       preset: p.id,
       paramSets,
@@ -136,8 +117,12 @@ async function startRun(c: BenchCtx, input: Parsed<'bench.run'>): Promise<{ batc
 
 /** Follows a stored run that is still running on its instance (and, inside a series, the rest of the series). */
 async function attachRun(c: BenchCtx, { id, batchId }: Parsed<'bench.attach'>): Promise<null> {
+  if (c.batches.has(batchId)) throw new AppError('INVALID_INPUT', `Batch ${batchId} is already running.`);
   const store = await c.storeOf();
   const result = store.get(id);
+  // Followed by a batch of this engine already (the page reloaded, or another window): join it.
+  const joined = () => c.batches.join(id, c.emit, batchId) || (!!result.series && c.batches.join(result.series.id, c.emit, batchId));
+  if (joined()) return null;
   const ref = (h: typeof result.instance) => {
     if (!h.instanceId || !h.region) throw new AppError('INVALID_INPUT', `Result ${id} was not run on an EC2 instance; it cannot be re-attached from here.`);
     return { id: h.instanceId, region: h.region };
@@ -146,15 +131,18 @@ async function attachRun(c: BenchCtx, { id, batchId }: Parsed<'bench.attach'>): 
   // Inside a series, the rest of the series follows the collected run (see seriesAttach.ts).
   const { attachInSeries } = await import('./seriesAttach.js');
   const pool = borrowedConnect(c.deps);
-  inBackground(c, batchId, (signal, onEvent) =>
+  // Checked again after the waits above: nothing between this check and the start yields.
+  if (joined()) return null;
+  c.batches.start(batchId, c.emit, (signal, onEvent) =>
     attachInSeries(result, { host, ...(peer ? { peer } : {}) }, { store, signal, onEvent, ...(pool ? { connect: pool } : {}) }),
   );
   return null;
 }
 
 export function benchSection(o: BenchSectionOptions = {}): HandlerSection {
-  return ({ deps, emit }) => {
-    const batches = new Map<string, AbortController>();
+  return ({ deps, emit, onDispose }) => {
+    const batches = batchesOf(deps);
+    onDispose(() => batches.leave(emit));
     const storeOf = async () => o.store?.() ?? (await import('./store.js')).resultsStore();
     const c: BenchCtx = { deps, emit, batches, storeOf };
 
@@ -171,9 +159,10 @@ export function benchSection(o: BenchSectionOptions = {}): HandlerSection {
       'bench.run': (input) => startRun(c, input),
       'bench.attach': (input) => attachRun(c, input),
       'bench.cancel'({ batchId }) {
-        batches.get(batchId)?.abort();
+        batches.cancel(batchId);
         return null;
       },
+      'bench.running': () => ({ ids: batches.running() }),
       async 'bench.results'({ preset }) {
         const store = await storeOf();
         return { results: store.list(preset ? { preset } : {}).map(({ raw: _raw, script: _script, peerScript: _peerScript, ...rest }) => rest) };

@@ -196,6 +196,70 @@ describe('bench runner', () => {
     assert.throws(() => detachedRunFor(store, seriesId), /no detached run/);
   });
 
+  it('a matrix on one host: a detached set holds the next one back until it is re-attached and collected', async () => {
+    const conns: SshConnection[] = [];
+    const connectSpy: Connector = async (t, o) => {
+      const c = await connect(t, o);
+      conns.push(c);
+      return c;
+    };
+    const store = resultsStore(join(lab.dir, 'results-matrix-detach'));
+    // Each started set, with whether a run directory of an earlier set was still on the host then.
+    const overlaps: string[] = [];
+    const dirs: string[] = [];
+    const onEvent = (e: BenchEvent) => {
+      if (e.type !== 'started') return;
+      // A re-attach starts following its own run, whose directory is there by design.
+      const own = `/tmp/tagssh-${e.runId}`;
+      const busy = dirs.filter((d) => d !== own && existsSync(d));
+      if (busy.length) overlaps.push(`count=${String(e.params?.count)} started while ${busy.join(', ')} still ran`);
+      if (!dirs.includes(own)) dirs.push(own);
+    };
+    let dropped = false;
+    let whileRunning: Record<string, unknown>[] | undefined;
+    const first = await runBench({
+      preset: 'smallfiles',
+      paramSets: [
+        { dir: '/var/tmp', count: 1200 },
+        { dir: '/var/tmp', count: 200 },
+      ],
+      hosts: [lab.host(2)],
+      store,
+      connect: connectSpy,
+      connectOptions: lab.connectOptions(),
+      onEvent: (e) => {
+        onEvent(e);
+        if (e.type === 'phase' && e.phase === 'create' && !dropped) {
+          dropped = true;
+          // Saved while it runs too: an engine that dies now leaves a "running" run that knows them.
+          whileRunning = store.get(e.runId).pendingSets;
+          conns[0]!.close(); // the network goes away in the first set
+        }
+      },
+    });
+    assert.deepEqual(overlaps, [], 'the second set must not start while the first still runs on the host');
+    assert.deepEqual(
+      first.map((r) => [r.params.count, r.status]),
+      [[1200, 'detached']],
+    );
+    assert.deepEqual(
+      first[0]!.pendingSets?.map((s) => s.count),
+      [200],
+      'the held set is kept with the detached run',
+    );
+    assert.deepEqual(whileRunning, first[0]!.pendingSets);
+    const out = await attachInSeries(store.get(first[0]!.id), { host: lab.host(2) }, { store, connectOptions: lab.connectOptions(), onEvent });
+    assert.deepEqual(overlaps, []);
+    assert.equal(out.collected.status, 'ok', JSON.stringify(out.collected.error));
+    assert.equal(out.collected.pendingSets, undefined);
+    assert.deepEqual(
+      out.rest.map((r) => [r.params.count, r.status, r.batchId]),
+      [[200, 'ok', first[0]!.batchId]],
+    );
+    assert.equal(store.get(first[0]!.id).pendingSets, undefined, 'the held sets ran: a second re-attach would not run them again');
+    for (const r of [out.collected, ...out.rest]) assert.deepEqual(leftovers(r.id, '/var/tmp'), []);
+  });
+
   it('runs the same preset on 3 hosts concurrently', async () => {
     const started: string[] = [];
     const results = await runBench({

@@ -283,10 +283,15 @@ export async function attachCommand(id: string, flags: BenchFlags, cancel: boole
   } finally {
     process.off('SIGINT', onSigint);
   }
-  const mine = [out.collected, ...out.continued];
-  if (flags.json) printJson(out.collected.series ? out.runs : out.collected);
-  else if (!out.collected.series) printResult(out.collected);
-  else printSeriesAttach(out);
+  const mine = [out.collected, ...out.continued, ...out.rest];
+  const shown = out.collected.series ? out.runs : out.collected;
+  // A matrix's sets held back while the run was detached ran after it: listed after it.
+  if (flags.json) printJson(out.rest.length ? [shown, ...out.rest].flat() : shown);
+  else {
+    if (!out.collected.series) printResult(out.collected);
+    else printSeriesAttach(out);
+    for (const r of out.rest) printResult(r);
+  }
   return mine.every((r) => r.status === 'ok') ? 0 : 31;
 }
 
