@@ -205,6 +205,7 @@ async function main(): Promise<void> {
     }),
   };
   const views = addViews(shell);
+  holdUntilRead(views.settingsView.el, loaded);
   const restoreNotice = createRestoreNotice();
   const appbar = h(
     'header',
@@ -227,6 +228,21 @@ async function main(): Promise<void> {
   views.settingsView.refresh();
   const reopened = reopenSessions(shell, restoreNotice);
   await Promise.all([views.instancesView.load(false), reopened]);
+}
+
+/**
+ * Until the saved settings are read, the Settings sections show defaults, and what a person typed
+ * there would be overwritten when they arrive (the sections repaint from them): their fieldsets
+ * stay disabled until then, whether the read succeeds or fails.
+ */
+function holdUntilRead(el: HTMLElement, loaded: Promise<unknown>) {
+  const held = [...el.querySelectorAll('fieldset')].filter((f) => !f.disabled);
+  for (const f of held) f.disabled = true;
+  void loaded
+    .catch(() => undefined)
+    .then(() => {
+      for (const f of held) f.disabled = false;
+    });
 }
 
 void main();

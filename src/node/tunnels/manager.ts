@@ -180,6 +180,8 @@ export class TunnelManager extends EventEmitter {
       this.running.delete(key);
       this.failures.set(key, { id: t.id, instanceId, error: toAppError(e).toJSON() });
       this.send(t.id, instanceId);
+      // Another run's start may have listed this one while it was starting: the last word drops it.
+      this.emit('runs', this.runs());
       throw e;
     }
     this.emit('runs', this.runs());

@@ -64,3 +64,28 @@ test('a run whose rebuild meets a changed host key is failed, listed with its er
   assert.deepEqual([...new Set(sent.map((s) => s.state))], ['connecting', 'open', 'reconnecting', 'failed'], 'each change was pushed to the windows');
   manager.stopAll();
 });
+
+test('a run that fails to start while another starts is not left in the runs workspace restore keeps', async () => {
+  const manager = new TunnelManager();
+  const tunnel = (id: string, label: string) => ({
+    id,
+    instanceId: `i-0${id.padStart(16, '0')}`,
+    region: 'us-east-1',
+    label,
+    kind: 'local' as const,
+    port: 0,
+    host: 'db',
+    hostPort: 5432,
+  });
+  const runs: string[][] = [];
+  manager.on('runs', (r: Array<{ label: string }>) => runs.push(r.map((x) => x.label)));
+  let refuse!: (e: Error) => void;
+  // gone-1's connect hangs until app-1 is up (and its 'runs' names gone-1 as starting), then fails.
+  const gone = manager.start(tunnel('2', 'gone-1'), () => new Promise((_, reject) => (refuse = reject)));
+  await manager.start(tunnel('1', 'app-1'), async () => ({ connection: new FakeLink() as unknown as SshConnection, release: () => {} }));
+  assert.deepEqual(runs.at(-1), ['gone-1', 'app-1']);
+  refuse(new AppError('NOT_FOUND', 'No instance named gone-1.'));
+  await assert.rejects(gone, /No instance named gone-1/);
+  assert.deepEqual(runs.at(-1), ['app-1'], 'the last word on the runs drops the one that never started');
+  manager.stopAll();
+});
