@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 // The character sets a terminal session can speak: UTF-8, and the two that older Japanese
 // servers still use (Tera Term's Setup → General → Coding). One definition for the contract,

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { InstanceSchema, CandidateSchema } from './model/instance.js';
 import { SettingsSchema } from './model/settings.js';
 import { TRANSPORTS } from './model/transport.js';

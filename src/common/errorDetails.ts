@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { CandidateSchema } from './model/instance.js';
 import { USER_SOURCES } from './login.js';
 import type { AppErrorData, ErrorCode } from './errors.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { INSTANCE_ID, parsePortText, TAG } from './vocab.js';
 
 // Who to log in as, on which port, with which key: the ONE order every face and feature uses

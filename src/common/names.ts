@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 // "Did you mean web-1?" for a Name typed almost right: another case (Web-1), a missing or extra
 // separator (web1, web_1), spaces around it ('web-1 '), full-width characters from an IME

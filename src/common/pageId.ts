@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * A page's identity across reloads (kept in the page's sessionStorage): the engine keeps the

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { AppError, ERROR_CODES, toAppError, type AppErrorData, type ErrorCode } from './errors.js';
 
 // The wire protocol between a UI and the one backend, whatever carries it (Electron IPC or a

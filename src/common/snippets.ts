@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 // Saved commands ("snippets"): a name, the command text, and optionally the tag an instance must
 // carry for the snippet to be offered there (e.g. env=staging); without a tag it is global. A

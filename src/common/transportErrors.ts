@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 // The details of the errors the private-instance transports raise (src/node/transport,
 // src/node/aws/instances/instanceConnect.ts): which piece is missing, or which permission the role lacks.

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { z } from 'zod';
+import * as z from 'zod';
 import { createDispatcher, type ResponseEnvelope } from '../../src/common/rpc.js';
 import { feedAll, unansweredAfter } from './scenarios/fuzz.js';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { CONFIRM_WORD_IDS } from './confirmWords.js';
 import { INSTANCE_ID, REGION_NAME } from '../vocab.js';
 import { call } from '../rpc.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { AppError } from '../errors.js';
 import { registerPreset, type Preset } from './preset.js';
 import { sysinfo } from './presets/sysinfo.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { marks } from './script.js';
 
 // What a published number needs beside it (PerfKitBenchmarker attaches zone, image, machine type,

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 // Which file system a benchmark directory lives on, read from the instance's mount table
 // (/proc/self/mountinfo), so a comparison of /mnt/efs and /mnt/s3fs reads "nfs4 (EFS)" and

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 // Which address the iperf3 client uses to reach its peer. `auto` picks what a person would: the
 // private address when both instances are in the same VPC (no NAT, no data-transfer charge over

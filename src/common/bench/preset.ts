@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { AppError } from '../errors.js';
 import type { Confirmation, LocalUpload, PeerAddressing, PresetDef, ScriptContext } from './types.js';
 import { PREVIEW_PEER_ADDRESS } from './peerAddress.js';

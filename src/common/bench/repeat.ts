@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { rsdPercent } from './stats.js';
 
 // Repeats: a run done N times, or again and again until its headline metric is stable — the

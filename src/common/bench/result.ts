@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { PeerAddressChoiceSchema } from './peerAddress.js';
 import { MountFactsSchema } from './mounts.js';
 import { BenchMetaSchema } from './meta.js';

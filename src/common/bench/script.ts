@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { shQuote } from '../shell.js';
 
 // The prelude/epilogue every preset script shares. Only values passed through shQuote() (or

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { call } from '../rpc.js';
 import { REMOTE_PATH_MAX, nameProblem } from './paths.js';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { call } from '../rpc.js';
 import { InstanceLoginSchema as ConnectAsSchema } from '../login.js';
 import { INSTANCE_ID, REGION_NAME } from '../vocab.js';

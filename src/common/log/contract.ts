@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { call } from '../rpc.js';
 
 // The session-log part of the app contract (spread into src/common/contract.ts). A tab's

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 // An EC2 instance as TagSSH sees it. Identity is (region, id): addresses change on every
 // stop/start, so nothing that must survive a restart (host keys, results) is keyed by IP.

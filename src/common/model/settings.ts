@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ALL_REGIONS, isRegionName } from '../vocab.js';
 import { TRANSPORT_CHOICES } from './transport.js';
 import { CONNECTION_DEFAULTS } from './settingsDefaults.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 // What TagSSH found when an SSH connect timed out: does a security group of the instance let the
 // user's current public IP in on the SSH port? Carried as the TIMEOUT error's details, so the CLI

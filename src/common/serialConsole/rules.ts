@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { AppErrorData } from '../errors.js';
 import { transportDetailsOf } from '../transportErrors.js';
 import { SERIAL_CONSOLE_ENDPOINTS } from './endpoints.js';

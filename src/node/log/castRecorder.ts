@@ -54,15 +54,21 @@ export class CastRecorder {
    * name from the Settings' pattern, `.cast`. The file is made when the session begins.
    */
   static open(path: string | undefined, subject: LogSubject, opts: CastOptions): CastRecorder {
-    const file = path ?? defaultLogPath(subject, opts.start ?? new Date(), opts.naming, 1, '.cast');
     if (path && existsSync(path)) throw cannotRecord(path, 'the file exists');
-    try {
-      closeSync(openSync(file, 'wx', 0o600));
-      unlinkSync(file);
-    } catch (e) {
-      throw cannotRecord(file, (e as NodeJS.ErrnoException).code ?? String(e));
+    const start = opts.start ?? new Date();
+    const named = (n: number) => defaultLogPath(subject, start, opts.naming, n, '.cast');
+    let file = path ?? named(1);
+    for (let n = 2; ; n++) {
+      try {
+        closeSync(openSync(file, 'wx', 0o600));
+        unlinkSync(file);
+        return new CastRecorder(file, !!path, subject, { ...opts, start });
+      } catch (e) {
+        // A name of our own making taken by another recording of the same second gets a number, as begin() does.
+        if (!path && (e as NodeJS.ErrnoException).code === 'EEXIST') file = named(n);
+        else throw cannotRecord(file, (e as NodeJS.ErrnoException).code ?? String(e));
+      }
     }
-    return new CastRecorder(file, !!path, subject, opts);
   }
 
   /** The session opened: the file is made and the header written; time 0 is now. */

@@ -1,5 +1,5 @@
 import { dirname, join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { SavedTunnelSchema, type SavedTunnel } from '../../common/tunnels/contract.js';
 import { withFileLock } from '../store/fileLock.js';
 import { readJsonFile, writeJsonFile } from '../store/jsonFile.js';

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   MAX_WORKSPACE_TABS,
   MAX_WORKSPACE_TUNNELS,

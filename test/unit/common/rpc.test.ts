@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { z } from 'zod';
+import * as z from 'zod';
 import { call, createClient, createDispatcher, type Envelope, type ResponseEnvelope, type Transport } from '../../../src/common/rpc.js';
 import { contract } from '../../../src/common/contract.js';
 import { AppError } from '../../../src/common/errors.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Metric, ParsedOutput, PresetDef } from '../types.js';
 import { MARK, section, wrapScript } from '../script.js';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ConfirmSay } from '../confirmWords.js';
 import type { Metric, ParsedOutput, PresetDef } from '../types.js';
 import { BENCH_DIR_RULE, fields, isBenchDir, marks, sizeParam, sizeToBytes, wrapScript } from '../script.js';

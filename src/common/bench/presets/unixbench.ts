@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { LocalUpload, Metric, ParsedOutput, PresetDef } from '../types.js';
 import { marks, stripMarks, wrapScript } from '../script.js';
 import { shQuote } from '../../shell.js';

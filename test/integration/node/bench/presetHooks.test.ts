@@ -2,7 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { registerPreset, type LocalUpload } from '../../../../src/common/bench/index.js';
 import { emptyParsed } from '../../../../src/common/bench/types.js';
 import { MARK, wrapScript } from '../../../../src/common/bench/script.js';

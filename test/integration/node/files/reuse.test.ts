@@ -10,7 +10,7 @@ import { pooledConnect } from '../../../../src/node/ssh/pooledConnect.js';
 import { FileSession } from '../../../../src/node/files/index.js';
 import type { ConnectTarget } from '../../../../src/node/ssh/types.js';
 import type { AppError } from '../../../../src/common/errors.js';
-import { z } from 'zod';
+import * as z from 'zod';
 import { registerPreset } from '../../../../src/common/bench/index.js';
 import { emptyParsed } from '../../../../src/common/bench/types.js';
 import { wrapScript } from '../../../../src/common/bench/script.js';

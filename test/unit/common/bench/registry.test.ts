@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { z } from 'zod';
+import * as z from 'zod';
 import { getPreset, PRESET_IDS, registerPreset, validateParams } from '../../../../src/common/bench/index.js';
 import { emptyParsed } from '../../../../src/common/bench/types.js';
 
