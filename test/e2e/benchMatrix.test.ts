@@ -1,10 +1,9 @@
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, openApp, saveScreenshot } from './browser.js';
-import { startAppLab, type AppLab } from './lab.js';
+import { saveScreenshot } from './browser.js';
+import { benchVerbs, useBenchUi } from './benchLab.js';
 
 // A matrix run from the Benchmarks form, as a person makes one: "+ value" gives a field a second
 // value (a bad one is refused by name, "×" takes one away), the form says how many runs that
@@ -12,29 +11,9 @@ import { startAppLab, type AppLab } from './lab.js';
 // value and its file system (read from the host's mount table), and the details show the mount.
 // The two directories: one on this machine's disk, one a symlink into /dev/shm (a tmpfs).
 
-let lab: AppLab;
-let browser: Browser;
-let page: Page;
-let errors: string[];
-let work: string;
-
-before(async () => {
-  work = mkdtempSync(join('/var/tmp', 'tagssh-e2e-matrix-'));
-  mkdirSync(join(work, 'disk'));
-  symlinkSync('/dev/shm', join(work, 'shm'));
-  lab = await startAppLab([{ name: 'matrix-m5', address: '127.0.0.72' }]);
-  browser = await launchBrowser();
-  ({ page, errors } = await openApp(browser, lab.server.openUrl, { width: 1400, height: 900 }));
-});
-
-after(async () => {
-  await browser?.close();
-  await lab?.stop();
-  rmSync(work, { recursive: true, force: true });
-});
-
-const view = () => page.locator('section.bench');
-const script = () => page.locator('[data-testid=bench-script]').innerText();
+const ui = useBenchUi('matrix', [{ name: 'matrix-m5', address: '127.0.0.72' }], { width: 1400, height: 900 });
+const { view, ...b } = benchVerbs(ui);
+const script = () => ui.page.locator('[data-testid=bench-script]').innerText();
 
 /** The file-system type of this machine's root mount (the disk directory is on it). */
 function rootFstype(): string {
@@ -47,16 +26,10 @@ function rootFstype(): string {
 }
 
 test('"+ value" on a field runs the preset once per value, compared side by side with each directory\'s file system', async () => {
-  const disk = join(work, 'disk');
-  const shm = join(work, 'shm');
-  await page.locator('#tab-bench').click();
-  await view().getByTestId('bench-preset').selectOption('smallfiles');
-  await page.waitForFunction(() => document.querySelector('[data-testid=bench-script]')?.textContent?.includes('# TagSSH benchmark: small files'));
-  await view().getByRole('checkbox', { name: 'matrix-m5', exact: true }).check();
-  await view().getByTestId('bench-accept-new').check();
-  await view().locator('[data-param=dir]').fill(disk);
-  await view().locator('[data-param=count]').fill('20');
-  await page.waitForFunction(() => document.querySelector('[data-testid=bench-script]')?.textContent?.includes('N=20'));
+  const { page } = ui;
+  const disk = join(ui.work, 'disk');
+  const shm = join(ui.work, 'shm');
+  await b.smallFiles({ hosts: ['matrix-m5'], dir: disk, count: 20 });
   assert.equal(await view().getByTestId('bench-matrix-note').isHidden(), true, 'one value per field: one run, no note');
 
   // A second directory; first a wrong one, refused by its value.
@@ -120,22 +93,19 @@ test('"+ value" on a field runs the preset once per value, compared side by side
   assert.deepEqual(readdirSync(disk), [], 'scratch removed');
 
   // The new controls speak Japanese too.
-  await page.locator('#tab-settings').click();
-  await page.locator('#set-language').selectOption('ja');
-  await page.locator('#set-language').evaluate((e) => (e as HTMLSelectElement).form?.requestSubmit());
+  await b.language('ja');
   await page.locator('#tab-bench').click();
   await page.waitForFunction(() => document.querySelector('[data-testid=bench-add-dir]')?.textContent === '+ 値を追加');
   assert.equal(await view().getByRole('button', { name: 'dir のこの値を削除' }).count(), 1);
   assert.match(await note.innerText(), /^各インスタンスで 2 回、順番に実行します:/);
   assert.match(await mounts.innerText(), new RegExp(`${shm} は tmpfs 上にあります（tmpfs を /dev/shm にマウント、`));
-  await page.locator('#tab-settings').click();
-  await page.locator('#set-language').selectOption('en');
-  await page.locator('#set-language').evaluate((e) => (e as HTMLSelectElement).form?.requestSubmit());
-  assert.deepEqual(errors, []);
+  await b.language('en');
+  assert.deepEqual(ui.errors, []);
 });
 
 test('transfer from the form: a second method from "+ value" on a list field, both copies verified and compared', async () => {
-  const to = join(work, 'xfer');
+  const { page } = ui;
+  const to = join(ui.work, 'xfer');
   mkdirSync(to);
   await page.locator('#tab-bench').click();
   await page.waitForFunction(() => document.querySelector('[data-testid=bench-run]')?.textContent === 'Run');
@@ -188,5 +158,5 @@ test('transfer from the form: a second method from "+ value" on a list field, bo
   await page.waitForFunction(() => document.querySelector('[data-testid=bench-details]')?.textContent?.includes('verified'));
   assert.match(await view().getByTestId('bench-details').innerText(), /verified\s+12 of 12 files, 24576 of 24576 bytes; 12 checksums match/);
   assert.deepEqual(readdirSync(to), [], 'both copies removed');
-  assert.deepEqual(errors, []);
+  assert.deepEqual(ui.errors, []);
 });

@@ -1,11 +1,10 @@
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { unzipSync, strFromU8 } from 'fflate';
-import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, openApp, saveScreenshot } from './browser.js';
-import { startAppLab, type AppLab } from './lab.js';
+import { saveScreenshot } from './browser.js';
+import { benchVerbs, useBenchUi } from './benchLab.js';
 
 // Repeats and what comes of them in the Benchmarks tab, as a person uses it: "Repeat" set to
 // "Until stable" (its three numbers) and to "A number of times", a wrong number refused in the
@@ -14,55 +13,15 @@ import { startAppLab, type AppLab } from './lab.js';
 // significant (only those coloured), shows the price per hour, and "Export report" downloads a
 // zip with the Markdown, charts and scripts; History picks a Name, preset, metric and baseline.
 
-let lab: AppLab;
-let browser: Browser;
-let page: Page;
-let errors: string[];
-let work: string;
-
-before(async () => {
-  work = mkdtempSync(join('/var/tmp', 'tagssh-e2e-stats-'));
-  mkdirSync(join(work, 'disk'));
-  symlinkSync('/dev/shm', join(work, 'shm'));
-  lab = await startAppLab([
-    { name: 'stats-m5', address: '127.0.0.74', instanceType: 'm5.large' },
-    { name: 'stats-m5a', address: '127.0.0.75', instanceType: 'm5a.large' },
-  ]);
-  browser = await launchBrowser();
-  ({ page, errors } = await openApp(browser, lab.server.openUrl, { width: 1500, height: 950 }));
-});
-
-after(async () => {
-  await browser?.close();
-  await lab?.stop();
-  rmSync(work, { recursive: true, force: true });
-});
-
-const view = () => page.locator('section.bench');
-const rows = () => view().locator('[data-testid=bench-results] tbody tr');
-
-async function runAndWait(expectedRows: number): Promise<void> {
-  await view().getByTestId('bench-run').click();
-  await page.getByRole('dialog').getByRole('button', { name: 'Run it' }).click();
-  await page.waitForFunction(() => document.querySelector<HTMLButtonElement>('[data-testid=bench-run]')?.disabled === true);
-  await page.waitForFunction(
-    (n) =>
-      document.querySelector<HTMLButtonElement>('[data-testid=bench-run]')?.disabled === false &&
-      document.querySelectorAll('[data-testid=bench-results] tbody tr').length === n,
-    expectedRows,
-    { timeout: 90_000 },
-  );
-}
+const ui = useBenchUi('stats', [
+  { name: 'stats-m5', address: '127.0.0.74', instanceType: 'm5.large' },
+  { name: 'stats-m5a', address: '127.0.0.75', instanceType: 'm5a.large' },
+]);
+const { view, rows, runAndWait, ...b } = benchVerbs(ui);
 
 test('Until stable on two instance types: one row per series with its run count, details with statistics and metadata', async () => {
-  await page.locator('#tab-bench').click();
-  await view().getByTestId('bench-preset').selectOption('smallfiles');
-  await page.waitForFunction(() => document.querySelector('[data-testid=bench-script]')?.textContent?.includes('# TagSSH benchmark: small files'));
-  for (const n of ['stats-m5', 'stats-m5a']) await view().getByRole('checkbox', { name: n, exact: true }).check();
-  await view().getByTestId('bench-accept-new').check();
-  await view().locator('[data-param=dir]').fill(join(work, 'disk'));
-  await view().locator('[data-param=count]').fill('40');
-  await page.waitForFunction(() => document.querySelector('[data-testid=bench-script]')?.textContent?.includes('N=40'));
+  const { page } = ui;
+  await b.smallFiles({ hosts: ['stats-m5', 'stats-m5a'], dir: join(ui.work, 'disk'), count: 40 });
   const repeat = view().getByTestId('bench-repeat');
   await repeat.selectOption('until-stable');
   assert.equal(await view().getByTestId('bench-repeat-min').isVisible(), true);
@@ -102,13 +61,14 @@ test('Until stable on two instance types: one row per series with its run count,
 });
 
 test('A number of times, then compare: significance in words, only significant cells coloured, price per hour, Export report', async () => {
+  const { page } = ui;
   await view().getByTestId('bench-repeat').selectOption('fixed');
   assert.equal(await view().getByTestId('bench-repeat-count').isVisible(), true);
   await view().getByTestId('bench-repeat-count').fill('0');
   await view().getByTestId('bench-run').click();
   assert.equal(await view().getByTestId('bench-form-error').innerText(), 'Runs must be a whole number from 1 to 50.');
   await view().getByTestId('bench-repeat-count').fill('2');
-  await view().locator('[data-param=dir]').fill(join(work, 'shm'));
+  await view().locator('[data-param=dir]').fill(join(ui.work, 'shm'));
   await runAndWait(4);
   assert.match((await rows().allInnerTexts()).slice(0, 2).join('\n'), /ok \(2 runs\)[\s\S]*ok \(2 runs\)/);
   // Compare the two until-stable series (m5 vs m5a on the disk).
@@ -147,6 +107,7 @@ test('A number of times, then compare: significance in words, only significant c
 });
 
 test('History: a Name, its preset, a metric and a baseline; the latest against it; in Japanese too', async () => {
+  const { page } = ui;
   await view().getByTestId('bench-history').click();
   const panel = view().getByTestId('bench-history-panel');
   await panel.waitFor();
@@ -165,17 +126,13 @@ test('History: a Name, its preset, a metric and a baseline; the latest against i
   await view().getByTestId('bench-history-verdict').waitFor();
   await view().getByTestId('bench-history-panel').scrollIntoViewIfNeeded();
   await saveScreenshot(page, 'benchmarks-history');
-  await page.locator('#tab-settings').click();
-  await page.locator('#set-language').selectOption('ja');
-  await page.locator('#set-language').evaluate((e) => (e as HTMLSelectElement).form?.requestSubmit());
+  await b.language('ja');
   await page.locator('#tab-bench').click();
   await page.waitForFunction(() => document.querySelector('[data-testid=bench-history]')?.textContent === '履歴');
   assert.match(await view().getByTestId('bench-history-panel').innerText(), /Name ごとの履歴/);
   assert.equal(await view().getByTestId('bench-repeat').locator('option:checked').innerText(), '指定回数');
   await view().getByTestId('bench-history-close').click();
   assert.equal(await view().getByTestId('bench-history-panel').isHidden(), true);
-  await page.locator('#tab-settings').click();
-  await page.locator('#set-language').selectOption('en');
-  await page.locator('#set-language').evaluate((e) => (e as HTMLSelectElement).form?.requestSubmit());
-  assert.deepEqual(errors, []);
+  await b.language('en');
+  assert.deepEqual(ui.errors, []);
 });

@@ -16,15 +16,21 @@ export interface AppUi {
   errors: string[];
 }
 
+export interface AppUiOptions extends AppLabOptions {
+  /** The page's size (openApp's default when not given). */
+  viewport?: { width: number; height: number };
+}
+
 /** Registers before/after hooks for this test file; the returned object is filled in before(). */
-export function useAppUi(specs: LabHostSpec[], opts: AppLabOptions = {}): AppUi {
+export function useAppUi(specs: LabHostSpec[], opts: AppUiOptions = {}): AppUi {
   const ui = {} as AppUi;
+  const { viewport, ...labOpts } = opts;
   before(async () => {
-    ui.lab = await startAppLab(specs, opts);
+    ui.lab = await startAppLab(specs, labOpts);
     // As shipped: the page talks to an engine in a process of its own, unless the file says why not.
     if (opts.engine !== 'inline') assert.notEqual(ui.lab.server.enginePid() ?? process.pid, process.pid, 'the engine runs in its own process');
     ui.browser = await launchBrowser();
-    const opened = await openApp(ui.browser, ui.lab.server.openUrl);
+    const opened = await openApp(ui.browser, ui.lab.server.openUrl, viewport);
     ui.page = opened.page;
     ui.errors = opened.errors;
   });

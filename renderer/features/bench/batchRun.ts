@@ -39,6 +39,8 @@ export class BatchRun {
   private readonly runBtn = h('button', { class: 'btn primary', type: 'button', 'data-testid': 'bench-run' });
   private readonly cancelBtn = h('button', { class: 'btn', type: 'button', disabled: true, 'data-testid': 'bench-cancel' });
   private readonly runs = new Map<string, RunState>();
+  /** The runs re-attached after the engine was replaced: their rows say so. */
+  private readonly reattached = new Set<string>();
   /** The batch ids followed: one, or one per run re-attached after the engine was replaced. */
   private readonly followed = new Set<string>();
   /** The parameters the followed batch varies (a matrix), to label its run rows. */
@@ -76,6 +78,7 @@ export class BatchRun {
    */
   async follow(varying: string[], call: (batchId: string) => Promise<unknown>): Promise<void> {
     this.runs.clear();
+    this.reattached.clear();
     this.followed.clear();
     this.varying = varying;
     this.log.textContent = '';
@@ -111,12 +114,14 @@ export class BatchRun {
     if (!this.following) return;
     this.followed.clear();
     const open = [...this.runs].filter(([, r]) => !r.status).map(([id]) => id);
+    for (const id of open) this.reattached.add(id);
+    this.paint();
     for (const id of open) void this.add((batchId) => this.deps.api.call('bench.attach', { id, batchId }));
     if (!open.length && this.ended('')) this.deps.done();
   }
 
   paint(): void {
-    this.progress.replaceChildren(...[...this.runs].map(([id, r]) => progressRow(id, r, this.deps.settingsButton)));
+    this.progress.replaceChildren(...[...this.runs].map(([id, r]) => progressRow(id, r, this.deps.settingsButton, this.reattached.has(id))));
   }
 
   private onEvent(batchId: string, event: BenchEventPayload): void {

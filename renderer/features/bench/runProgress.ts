@@ -22,8 +22,12 @@ export interface RunState {
   run?: number;
 }
 
-/** One run's row: its host, variant or number in a series, progress, phase or outcome, and notes. */
-export function progressRow(id: string, r: RunState, settingsButton: (r: BenchResultSummary) => HTMLElement | null): HTMLElement {
+/**
+ * One run's row: its host, variant or number in a series, progress, phase or outcome, and notes
+ * (`reattached`: followed again after the engine was replaced, so the person knows why the run
+ * starts over from its first phase and that it was not run twice).
+ */
+export function progressRow(id: string, r: RunState, settingsButton: (r: BenchResultSummary) => HTMLElement | null, reattached = false): HTMLElement {
   const bar = h('progress', { max: '1', value: String(r.status ? 1 : r.fraction) });
   const res = r.result;
   const text = res
@@ -44,6 +48,7 @@ export function progressRow(id: string, r: RunState, settingsButton: (r: BenchRe
     r.run ? h('span', { class: 'bench-run-note bench-run-index', text: t('runOf', { n: r.run }) }) : null,
     bar,
     h('span', { class: 'bench-run-phase', text }),
+    reattached ? h('span', { class: 'bench-run-note', 'data-testid': 'bench-reattached-note', text: t('reattachedAfterRestart') }) : null,
     r.peer ? h('span', { class: 'bench-run-note', 'data-testid': 'bench-peer-note', text: peerSentence(r.peer.name, r.peer.choice) }) : null,
     hint ? h('span', { class: 'bench-run-note bench-hint', text: hint }) : null,
     res ? settingsButton(res) : null,

@@ -66,6 +66,8 @@ export async function attachRun(result: BenchResult, hosts: { host: BenchHost; p
   if (peerRunDir && hosts.peer) await withConn(ctx, hosts.peer.target, (c) => stopRun(c, peerRunDir)).catch(() => undefined);
   delete r.remote;
   r.endedAt = new Date().toISOString();
+  // As every run that ends where it started: its metadata from AWS, before it is saved.
+  await opts.enrich?.(r).catch(() => undefined);
   opts.store?.save(r);
   emit({ type: 'finished', runId: r.id, result: r });
   return r;

@@ -52,6 +52,12 @@ async function hostFor(deps: AppServiceDeps, ref: { id: string; region: string }
   return instance ? { target, instance } : { target };
 }
 
+/** The AWS metadata lookups for a batch's results (a re-attach's too: the runs it collects and starts). */
+async function enricherFor(deps: AppServiceDeps) {
+  const { profile } = deps.settings.get();
+  return (await import('./enrich.js')).awsEnricher(profile ? { profile } : {});
+}
+
 /** The preset's script, what needs confirmation, and the matrix's variants, before anything runs. */
 function preview({ preset: id, params, matrix }: Parsed<'bench.preview'>) {
   const runs = runsOf(id, params, matrix);
@@ -93,8 +99,7 @@ async function startRun(c: BenchCtx, input: Parsed<'bench.run'>): Promise<{ batc
   const batchId = input.batchId ?? newRunId();
   if (c.batches.has(batchId)) throw new AppError('INVALID_INPUT', `Batch ${batchId} is already running.`);
   const pool = borrowedConnect(c.deps);
-  const settings = c.deps.settings.get();
-  const enrich = (await import('./enrich.js')).awsEnricher(settings.profile ? { profile: settings.profile } : {});
+  const enrich = await enricherFor(c.deps);
   c.batches.start(batchId, c.emit, (signal, onEvent) =>
     runBench({
       preset: p.id,
@@ -131,10 +136,11 @@ async function attachRun(c: BenchCtx, { id, batchId }: Parsed<'bench.attach'>): 
   // Inside a series, the rest of the series follows the collected run (see seriesAttach.ts).
   const { attachInSeries } = await import('./seriesAttach.js');
   const pool = borrowedConnect(c.deps);
+  const enrich = await enricherFor(c.deps);
   // Checked again after the waits above: nothing between this check and the start yields.
   if (joined()) return null;
   c.batches.start(batchId, c.emit, (signal, onEvent) =>
-    attachInSeries(result, { host, ...(peer ? { peer } : {}) }, { store, signal, onEvent, ...(pool ? { connect: pool } : {}) }),
+    attachInSeries(result, { host, ...(peer ? { peer } : {}) }, { store, signal, onEvent, enrich, ...(pool ? { connect: pool } : {}) }),
   );
   return null;
 }

@@ -93,7 +93,12 @@ describe('bench attach inside a series (CLI)', () => {
     assert.match(back.stdout, /attach-0 .*: 3 runs, RSD [\d.]+% \(create\.ops\)/);
     assert.match(back.stdout, /create \(touch\) ops\/s\s+3\s/);
 
-    const saved = JSON.parse((await tagssh(['results', '--format', 'json'])).stdout) as { id: string; status: string; series: { id: string; index: number } }[];
+    const saved = JSON.parse((await tagssh(['results', '--format', 'json'])).stdout) as {
+      id: string;
+      status: string;
+      series: { id: string; index: number };
+      meta?: { amiName?: string | null };
+    }[];
     const mine = saved.filter((r) => r.series?.id === seriesId).sort((a, b) => a.series.index - b.series.index);
     assert.deepEqual(
       mine.map((r) => [r.series.index, r.status]),
@@ -102,6 +107,13 @@ describe('bench attach inside a series (CLI)', () => {
         [1, 'ok'],
         [2, 'ok'],
       ],
+    );
+    // The runs the attach collected and started have their AWS metadata, as the first run has.
+    const ami = mine[0]!.meta?.amiName;
+    assert.ok(ami, 'the first run has its AMI name (moto knows the image)');
+    assert.deepEqual(
+      mine.map((r) => r.meta?.amiName),
+      [ami, ami, ami],
     );
     assert.deepEqual(readdirSync(work), [], 'every run removed its files');
     for (const r of mine)

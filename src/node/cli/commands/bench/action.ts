@@ -279,7 +279,8 @@ export async function attachCommand(id: string, flags: BenchFlags, cancel: boole
   process.once('SIGINT', onSigint);
   let out: Awaited<ReturnType<typeof attachInSeries>>;
   try {
-    out = await attachInSeries(result, hosts, { store, signal: ac.signal, onEvent: eventPrinter(flags, new Map()) });
+    const enrich = (await import('../../../bench/enrich.js')).awsEnricher(awsScopeFrom(flags));
+    out = await attachInSeries(result, hosts, { store, signal: ac.signal, onEvent: eventPrinter(flags, new Map()), enrich });
   } finally {
     process.off('SIGINT', onSigint);
   }
