@@ -6,7 +6,7 @@ import { duplexPair, type Duplex } from 'node:stream';
 import { AppError } from '../../../../src/common/errors.js';
 import type { SshConnection } from '../../../../src/node/ssh/connection.js';
 import { linkDeadline, renewAt, RENEW_AHEAD_MS } from '../../../../src/node/tunnels/linkPlan.js';
-import { TunnelRunner, type AcquireReason, type Clock, type RebuildInfo } from '../../../../src/node/tunnels/runner.js';
+import { TunnelRunner, type AcquireReason, type Clock, type RebuildInfo, type RetryInfo } from '../../../../src/node/tunnels/runner.js';
 
 // The runner's plans, on a clock the test moves: a link with a known end (an EC2 Instance Connect
 // Endpoint tunnel's hour) is replaced before it, new connections go to the replacement at once
@@ -236,6 +236,8 @@ describe('TunnelRunner with a clock the test moves', () => {
   it('a drop is rebuilt with doubling delays; clients arriving meanwhile wait and land on the new link', async () => {
     let down = false;
     const { clock, links, asked, runner, rebuilt } = harness({ failWith: () => (down ? new AppError('CONNECT_FAILED', 'sshd is restarting') : undefined) });
+    const retries: RetryInfo[] = [];
+    runner.on('retrying', (r: RetryInfo) => retries.push(r));
     await runner.start();
     try {
       const address = runner.status().forwards[0]!.address!;
@@ -252,6 +254,11 @@ describe('TunnelRunner with a clock the test moves', () => {
       for (const ms of [500, 1000, 2000, 4000, 4000]) await clock.advance(ms);
       assert.equal(asked.length, 6, 'start + 5 attempts at 0.5, 1, 2, 4, 4 s');
       assert.equal(runner.status().error?.message, 'sshd is restarting');
+      assert.deepEqual(
+        retries.map((r) => [r.attempts, r.error.code, r.nextInMs]),
+        [1, 2, 3, 4, 5].map((n) => [n, 'CONNECT_FAILED', Math.min(500 * 2 ** n, 4000)]),
+        'each failed attempt is told, with when the next one starts',
+      );
       down = false;
       await clock.advance(4000);
       assert.equal(await waiting, 'link2:hello');
