@@ -201,10 +201,10 @@ describe('tagssh tunnel over Session Manager rebuilds its link', () => {
       assert.equal(sha, createHash('sha256').update(streamBytes(0, TOTAL)).digest('hex'), 'the bytes arrived intact');
       assert.ok(connections >= 2, 'the recycle cut the transfer, which resumed on the rebuilt link');
       assert.deepEqual(dialed.wrong, [], `every dial answered (${dialed.made} made)`);
-      const first = ssm.sessions[sessions]!;
-      assert.equal(first.sessionId, recycled);
+      const first = ssm.sessions[sessions - 1]!;
+      assert.equal(first.sessionId, recycled, "the tunnel's session was the one recycled");
       assert.ok(first.terminated, 'the recycled session was ended (TerminateSession)');
-      assert.equal(ssm.sessions.length, sessions + 2, 'one new session for the rebuild');
+      assert.equal(ssm.sessions.length, sessions + 1, 'one new session for the rebuild');
       assert.equal(t.stderr().trim().split('\n').length, 1, `one line for one rebuild: ${t.stderr()}`);
       assert.match(REBUILT.exec(rebuilds(t)[0]!)![2]!, /stream without ending the session \(WebSocket code 1000: Bye\)/, 'the line says why the link went');
     } finally {

@@ -67,6 +67,15 @@ class FakeLink extends EventEmitter {
     this.channels.push(near, far);
     return Promise.resolve(near);
   }
+  /**
+   * The link drops as an ssh2 connection does when its transport goes: the connection says it
+   * closed, then every channel ends as if its EOF had come, then closes.
+   */
+  dropAsSsh2(err = new AppError('SESSION_CLOSED', 'the stream closed')) {
+    this.closed = true;
+    this.emit('close', err);
+    for (let i = 1; i < this.channels.length; i += 2) this.channels[i]!.end();
+  }
   /** The link drops: its channels are cut (no EOF), then it closes. */
   drop(err = new AppError('NETWORK', 'lab stopped answering')) {
     this.closed = true;
@@ -204,6 +213,39 @@ describe('TunnelRunner with a clock the test moves', () => {
       assert.equal(await c.ended, 'error ECONNRESET');
       assert.equal(runner.status().state, 'open');
       assert.equal(await ask(address, 'y'), 'link2:y');
+    } finally {
+      runner.stop();
+    }
+  });
+
+  it('a connection open on a link that drops is reset even when the SSH library ends its channel as if whole', async () => {
+    const { links, runner } = harness();
+    await runner.start();
+    try {
+      const address = runner.status().forwards[0]!.address!;
+      const c = await keep(address);
+      assert.equal(await c.reply('x'), 'link1:x');
+      links[0]!.dropAsSsh2();
+      assert.equal(await c.ended, 'error ECONNRESET', 'reset, not ended as if complete');
+    } finally {
+      runner.stop();
+    }
+  });
+
+  it('a channel whose EOF came before its link dropped ends cleanly', async () => {
+    const { links, runner } = harness();
+    await runner.start();
+    try {
+      const address = runner.status().forwards[0]!.address!;
+      const c = await keep(address);
+      assert.equal(await c.reply('x'), 'link1:x');
+      let eof = false;
+      c.sock.once('end', () => (eof = true));
+      links[0]!.channels[1]!.end();
+      for (let i = 0; i < 50 && !eof; i++) await settle();
+      assert.ok(eof, 'the EOF reached the client');
+      links[0]!.dropAsSsh2();
+      assert.equal(await c.ended, 'closed');
     } finally {
       runner.stop();
     }
