@@ -30,6 +30,18 @@ export type { LossMode, ManagedNode, SessionRecord };
 // error text there (empty when sshd or the shell simply ended).
 // A loss mode drops and duplicates frames in both directions (a fixed-seed generator, so a run
 // is repeatable) to exercise retransmission and duplicate handling.
+// Recycling (recycle()): the service closes a session's client WebSocket with close 1000 "Bye",
+// about every 60 minutes, while the session goes on (aws/session-manager-plugin issue 135, from
+// the plugin's and the agent's logs; the service publishes nothing about it). The plugin at
+// 61cf1288 reads that as a read error (src/communicator/websocketchannel.go: OnError after
+// RetryAttempt failed reads), then calls ResumeSession for a new token and reopens the same
+// StreamUrl (src/sessionmanagerplugin/session/sessionhandler.go ResumeSessionHandler,
+// src/datachannel/streaming.go Reconnect); the agent at 1c217c89 does the same on its side
+// (agent/session/datachannel/datachannel.go onErrorHandler: a new token, Reconnect). The lab
+// serves no ResumeSession: a recycled session's agent side ends with its WebSocket, and a client
+// must start a new session (which is what TagSSH does).
+// StartSession is signed (SigV4): when credentialCheck is set, a request whose access key it
+// refuses is answered as AWS answers expired temporary credentials (ExpiredTokenException).
 
 export interface SsmLab {
   endpoint: string;
@@ -41,6 +53,14 @@ export interface SsmLab {
   stats: { dropped: number; duplicated: number; agentRetransmissions: number; badDigests: number };
   /** Next StartSession returns this StreamUrl instead of the lab's (to test unreachable streams). */
   streamUrlOverride: string | undefined;
+  /** When set, StartSession signed with an access key this refuses is answered ExpiredTokenException. */
+  credentialCheck: ((accessKeyId: string) => boolean) | undefined;
+  /**
+   * Closes the client WebSocket of a session (the newest open one when none is named) as the
+   * service recycles it: close 1000 "Bye" ('close'), or the TCP connection cut with no close frame
+   * ('cut'). Returns the session recycled, or undefined when none was open.
+   */
+  recycle(sessionId?: string, how?: 'close' | 'cut'): SessionRecord | undefined;
   stop(): Promise<void>;
 }
 
@@ -61,6 +81,11 @@ async function body(req: IncomingMessage): Promise<Record<string, unknown>> {
   for await (const c of req) chunks.push(c as Buffer);
   const text = Buffer.concat(chunks).toString('utf8');
   return text ? (JSON.parse(text) as Record<string, unknown>) : {};
+}
+
+/** The access key id a SigV4 Authorization header names ("… Credential=AKID/date/region/service/aws4_request, …"). */
+function signingKey(req: IncomingMessage): string {
+  return /Credential=([^/,\s]+)\//.exec(String(req.headers.authorization ?? ''))?.[1] ?? '';
 }
 
 function reply(res: ServerResponse, status: number, value: unknown): void {
@@ -85,6 +110,8 @@ export async function startSsmLab(opts: SsmLabOptions = {}): Promise<SsmLab> {
     loss: undefined,
     stats: { dropped: 0, duplicated: 0, agentRetransmissions: 0, badDigests: 0 },
     streamUrlOverride: undefined,
+    credentialCheck: undefined,
+    recycle: () => undefined,
     stop: async () => {},
   };
   const handler: RequestListener = (req, res) => {
@@ -100,6 +127,9 @@ export async function startSsmLab(opts: SsmLabOptions = {}): Promise<SsmLab> {
         return reply(res, 200, { InstanceInformationList: list });
       }
       if (target === 'AmazonSSM.StartSession') {
+        const accessKeyId = signingKey(req);
+        if (lab.credentialCheck && !lab.credentialCheck(accessKeyId))
+          return reply(res, 400, { __type: 'ExpiredTokenException', message: 'The security token included in the request is expired' });
         const id = String(input.Target ?? '');
         const node = lab.nodes.get(id);
         if (node?.deny)
@@ -118,6 +148,7 @@ export async function startSsmLab(opts: SsmLabOptions = {}): Promise<SsmLab> {
           droppedWhileAway: 0,
           notReady: 0,
           beforeHandshake: 0,
+          accessKeyId,
         };
         if (params.portNumber?.[0]) rec.portNumber = params.portNumber[0];
         lab.sessions.push(rec);
@@ -139,6 +170,8 @@ export async function startSsmLab(opts: SsmLabOptions = {}): Promise<SsmLab> {
   const server: Server = opts.tls ? createTlsServer(opts.tls, handler) : createServer(handler);
   const wss = new WebSocketServer({ server, path: undefined });
   const sockets = new Set<WebSocket>();
+  /** Each session's client WebSocket, once its token checked out. */
+  const clients = new Map<string, WebSocket>();
   const children = new Set<ChildProcess>();
   wss.on('connection', (ws) => {
     sockets.add(ws);
@@ -153,6 +186,9 @@ export async function startSsmLab(opts: SsmLabOptions = {}): Promise<SsmLab> {
       }
       if (!rec) return ws.close(4001, 'invalid token');
       tokens.delete((JSON.parse(String(first)) as { TokenValue: string }).TokenValue);
+      const session = rec;
+      clients.set(session.sessionId, ws);
+      ws.on('close', () => clients.delete(session.sessionId));
       serveSession(ws, {
         node: lab.nodes.get(rec.instanceId)!,
         rec,
@@ -169,6 +205,15 @@ export async function startSsmLab(opts: SsmLabOptions = {}): Promise<SsmLab> {
   const port = (server.address() as AddressInfo).port;
   lab.endpoint = `${opts.tls ? 'https' : 'http'}://127.0.0.1:${port}`;
   lab.env = { AWS_ENDPOINT_URL_SSM: lab.endpoint };
+  lab.recycle = (sessionId, how = 'close') => {
+    const rec = sessionId ? lab.sessions.find((s) => s.sessionId === sessionId) : [...lab.sessions].reverse().find((s) => clients.has(s.sessionId));
+    const ws = rec && clients.get(rec.sessionId);
+    if (!rec || !ws) return undefined;
+    rec.recycled = true;
+    if (how === 'close') ws.close(1000, 'Bye');
+    else ws.terminate();
+    return rec;
+  };
   lab.stop = async () => {
     for (const c of children) c.kill('SIGKILL');
     for (const s of sockets) s.terminate();

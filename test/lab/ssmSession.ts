@@ -58,6 +58,10 @@ export interface SessionRecord {
   beforeHandshake: number;
   /** The Output of the channel_closed the lab sent, once sent. */
   closedOutput?: string;
+  /** The access key id StartSession was signed with ('' when unsigned). */
+  accessKeyId: string;
+  /** The lab closed its client WebSocket as the service recycles one (SsmLab.recycle). */
+  recycled?: boolean;
 }
 
 export interface SessionContext {

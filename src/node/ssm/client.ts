@@ -120,6 +120,19 @@ function wsError(e: Error & { code?: string }, host: string): AppError {
   );
 }
 
+/**
+ * The stream closed with no channel_closed before it: the session did not end, its WebSocket went
+ * (the service recycles them, with close 1000 "Bye"; see test/lab/ssmServer.ts). The plugin
+ * resumes the session; TagSSH does not, so this session is over, and not cleanly: a byte stream
+ * that ended here would look complete to whatever reads it.
+ */
+function streamRecycled(said: string): AppError {
+  return new AppError(
+    'SESSION_CLOSED',
+    `Session Manager closed the session's stream without ending the session (WebSocket ${said}), as it does when it recycles a stream.`,
+  );
+}
+
 function openTimeoutError(o: DataChannelOptions, url: URL): AppError {
   return new AppError(
     'TIMEOUT',
@@ -287,16 +300,10 @@ class ClientEnd {
       );
     });
     ws.on('error', (e) => this.end(wsError(e, url.host)));
-    ws.on('close', (code, reason) =>
-      this.end(
-        this.ready
-          ? undefined
-          : new AppError(
-              'CONNECT_FAILED',
-              `The Session Manager stream closed before the session opened (code ${code}${reason.length ? `: ${escapeControls(reason.toString('utf8'))}` : ''}).`,
-            ),
-      ),
-    );
+    ws.on('close', (code, reason) => {
+      const said = `code ${code}${reason.length ? `: ${escapeControls(reason.toString('utf8'))}` : ''}`;
+      this.end(this.ready ? streamRecycled(said) : new AppError('CONNECT_FAILED', `The Session Manager stream closed before the session opened (${said}).`));
+    });
   }
 }
 

@@ -54,7 +54,7 @@ export async function listenRemoteForward(f: Forward, conn: SshConnection, socke
     } as net.NetConnectOpts);
     local.once('connect', () => {
       local.removeAllListeners('error');
-      join(f, local, accept(), sockets);
+      join(f, local, accept(), sockets, undefined, conn);
     });
     local.once('error', (err) => {
       f.status.error = `${formatAddress(spec.host!, spec.hostPort!)} did not answer: ${err.message}`;
@@ -106,12 +106,18 @@ export async function acceptSocks(f: Forward, sock: net.Socket, channel: OpenCha
   }
 }
 
+/** Whether the channel's far end already sent its EOF (its readable side was ended, maybe not yet read out). */
+function eofReceived(ch: Duplex): boolean {
+  return (ch as unknown as { _readableState?: { ended?: boolean } })._readableState?.ended === true;
+}
+
 /**
  * Pipes a local socket and an SSH channel both ways, counting bytes; either side closing ends
  * both. `link` (absent for -R, whose channels the link itself opened) counts its channels, so
- * that a replaced link is let go once its last one ends.
+ * that a replaced link is let go once its last one ends. `conn` is the connection the channel
+ * rides on (the link's when not given).
  */
-export function join(f: Forward, local: Duplex, remote: Duplex, sockets: Set<Duplex>, link?: Link) {
+export function join(f: Forward, local: Duplex, remote: Duplex, sockets: Set<Duplex>, link?: Link, conn: SshConnection | undefined = link?.connection) {
   const st = f.status;
   st.active++;
   st.total++;
@@ -121,7 +127,7 @@ export function join(f: Forward, local: Duplex, remote: Duplex, sockets: Set<Dup
   local.on('data', (c: Buffer) => (st.bytesOut += c.length));
   remote.on('data', (c: Buffer) => (st.bytesIn += c.length));
   local.pipe(remote);
-  remote.pipe(local);
+  remote.pipe(local, { end: false });
   const destroyBoth = () => {
     local.destroy();
     remote.destroy();
@@ -129,14 +135,23 @@ export function join(f: Forward, local: Duplex, remote: Duplex, sockets: Set<Dup
   local.on('error', destroyBoth);
   remote.on('error', destroyBoth);
   // Half-closes pass through (allowHalfOpen on both sides): EOF one way leaves the other way
-  // open, as for `ssh -L`. A channel that closes without its EOF was cut off (its link
-  // dropped): the client is reset, so that it cannot take a cut stream for a whole one.
-  remote.once('close', () => {
-    if (remote.readableEnded) return;
+  // open, as for `ssh -L`. A channel that ends without its EOF was cut off (its link dropped):
+  // the client is reset, so that it cannot take a cut stream for a whole one. ssh2 ends every
+  // channel of a connection that died as if its EOF had come (push(null), after the connection's
+  // 'close'), so a channel whose EOF had not come when its connection closed counts as cut.
+  let cut = false;
+  const onDrop = () => (cut = !eofReceived(remote));
+  conn?.once('close', onDrop);
+  const reset = () => {
     if (local instanceof net.Socket && !local.destroyed) local.resetAndDestroy();
     else local.destroy();
+  };
+  remote.once('end', () => (cut ? reset() : local.end()));
+  remote.once('close', () => {
+    if (!remote.readableEnded || cut) reset();
   });
   local.once('close', () => {
+    conn?.off('close', onDrop);
     st.active--;
     sockets.delete(local);
     sockets.delete(remote);

@@ -12,12 +12,24 @@ import {
   type Clock,
   type ListenProblem,
   type RebuildInfo,
+  type RetryInfo,
   type TunnelDeps,
   type TunnelState,
   type TunnelStatus,
 } from './runnerTypes.js';
 
-export type { AcquiredLink, AcquireReason, Clock, ForwardStatus, ListenProblem, RebuildInfo, TunnelDeps, TunnelState, TunnelStatus } from './runnerTypes.js';
+export type {
+  AcquiredLink,
+  AcquireReason,
+  Clock,
+  ForwardStatus,
+  ListenProblem,
+  RebuildInfo,
+  RetryInfo,
+  TunnelDeps,
+  TunnelState,
+  TunnelStatus,
+} from './runnerTypes.js';
 export { realClock } from './runnerTypes.js';
 
 // Runs a set of tunnels over one SSH link to one target, and keeps them up. Local listeners (-L,
@@ -286,7 +298,9 @@ export class TunnelRunner extends EventEmitter {
           if (FATAL.has(err.code)) return this.fail(err);
           this.noteError(err);
           this.emit('state', this.status());
-          this.retry(Math.min(delay * 2, max));
+          const next = Math.min(delay * 2, max);
+          this.emit('retrying', { attempts: this.attempts, error: err, nextInMs: next } satisfies RetryInfo);
+          this.retry(next);
         },
       );
     }, delay);

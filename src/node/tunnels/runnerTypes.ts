@@ -49,6 +49,15 @@ export interface RebuildInfo {
   cause: AppErrorData | null;
 }
 
+/** One failed attempt at rebuilding the link, as the 'retrying' event tells it. */
+export interface RetryInfo {
+  /** Attempts made since the drop. */
+  attempts: number;
+  error: AppErrorData;
+  /** When the next attempt starts. */
+  nextInMs: number;
+}
+
 /** Which problem a forward's local listen met (worded by each face). */
 export type ListenProblem = 'portInUse' | 'portPrivileged' | 'bindUnavailable';
 

@@ -187,6 +187,22 @@ it("channel_closed (the service's 112-byte layout) mid-session ends it, with the
   assert.match(reason?.message ?? '', /Session Manager closed the session: Session terminated by an administrator\\x1b\[2J/);
 });
 
+it('the stream closed with no channel_closed (the service recycling it, close 1000 "Bye"): the session ends in an error that says so, not cleanly', async () => {
+  script = (ws, agent) =>
+    handshakeThen(agent, { CustomerMessage: '' }, () => {
+      void agent.sendOutput(PT.output, Buffer.from('SSH-2.0-x\r\n'));
+      setTimeout(() => ws.close(1000, 'Bye'), 50);
+    });
+  const dc = await openDataChannel({ streamUrl: url, token: 't' });
+  dc.onOutput = () => {};
+  const reason = (await new Promise<Error | undefined>((r) => (dc.onClose = r))) as AppError | undefined;
+  assert.equal(reason?.code, 'SESSION_CLOSED');
+  assert.match(
+    reason?.message ?? '',
+    /closed the session's stream without ending the session \(WebSocket code 1000: Bye\), as it does when it recycles a stream/,
+  );
+});
+
 it('channel_closed before the first byte of a port session: the agent could not reach sshd, with what to check', async () => {
   script = (ws, agent) => handshakeThen(agent, { CustomerMessage: '' }, () => setTimeout(() => ws.send(closedFrame('')), 50));
   const dc = await openDataChannel({ streamUrl: url, token: 't' });

@@ -6,7 +6,7 @@ import { duplexPair, type Duplex } from 'node:stream';
 import { AppError } from '../../../../src/common/errors.js';
 import type { SshConnection } from '../../../../src/node/ssh/connection.js';
 import { linkDeadline, renewAt, RENEW_AHEAD_MS } from '../../../../src/node/tunnels/linkPlan.js';
-import { TunnelRunner, type AcquireReason, type Clock, type RebuildInfo } from '../../../../src/node/tunnels/runner.js';
+import { TunnelRunner, type AcquireReason, type Clock, type RebuildInfo, type RetryInfo } from '../../../../src/node/tunnels/runner.js';
 
 // The runner's plans, on a clock the test moves: a link with a known end (an EC2 Instance Connect
 // Endpoint tunnel's hour) is replaced before it, new connections go to the replacement at once
@@ -66,6 +66,15 @@ class FakeLink extends EventEmitter {
     far.on('end', () => far.end());
     this.channels.push(near, far);
     return Promise.resolve(near);
+  }
+  /**
+   * The link drops as an ssh2 connection does when its transport goes: the connection says it
+   * closed, then every channel ends as if its EOF had come, then closes.
+   */
+  dropAsSsh2(err = new AppError('SESSION_CLOSED', 'the stream closed')) {
+    this.closed = true;
+    this.emit('close', err);
+    for (let i = 1; i < this.channels.length; i += 2) this.channels[i]!.end();
   }
   /** The link drops: its channels are cut (no EOF), then it closes. */
   drop(err = new AppError('NETWORK', 'lab stopped answering')) {
@@ -209,6 +218,39 @@ describe('TunnelRunner with a clock the test moves', () => {
     }
   });
 
+  it('a connection open on a link that drops is reset even when the SSH library ends its channel as if whole', async () => {
+    const { links, runner } = harness();
+    await runner.start();
+    try {
+      const address = runner.status().forwards[0]!.address!;
+      const c = await keep(address);
+      assert.equal(await c.reply('x'), 'link1:x');
+      links[0]!.dropAsSsh2();
+      assert.equal(await c.ended, 'error ECONNRESET', 'reset, not ended as if complete');
+    } finally {
+      runner.stop();
+    }
+  });
+
+  it('a channel whose EOF came before its link dropped ends cleanly', async () => {
+    const { links, runner } = harness();
+    await runner.start();
+    try {
+      const address = runner.status().forwards[0]!.address!;
+      const c = await keep(address);
+      assert.equal(await c.reply('x'), 'link1:x');
+      let eof = false;
+      c.sock.once('end', () => (eof = true));
+      links[0]!.channels[1]!.end();
+      for (let i = 0; i < 50 && !eof; i++) await settle();
+      assert.ok(eof, 'the EOF reached the client');
+      links[0]!.dropAsSsh2();
+      assert.equal(await c.ended, 'closed');
+    } finally {
+      runner.stop();
+    }
+  });
+
   it('a failed replacement is tried again with backoff while the old link lasts', async () => {
     let failing = true;
     const { clock, links, asked, runner } = harness({
@@ -236,6 +278,8 @@ describe('TunnelRunner with a clock the test moves', () => {
   it('a drop is rebuilt with doubling delays; clients arriving meanwhile wait and land on the new link', async () => {
     let down = false;
     const { clock, links, asked, runner, rebuilt } = harness({ failWith: () => (down ? new AppError('CONNECT_FAILED', 'sshd is restarting') : undefined) });
+    const retries: RetryInfo[] = [];
+    runner.on('retrying', (r: RetryInfo) => retries.push(r));
     await runner.start();
     try {
       const address = runner.status().forwards[0]!.address!;
@@ -252,6 +296,11 @@ describe('TunnelRunner with a clock the test moves', () => {
       for (const ms of [500, 1000, 2000, 4000, 4000]) await clock.advance(ms);
       assert.equal(asked.length, 6, 'start + 5 attempts at 0.5, 1, 2, 4, 4 s');
       assert.equal(runner.status().error?.message, 'sshd is restarting');
+      assert.deepEqual(
+        retries.map((r) => [r.attempts, r.error.code, r.nextInMs]),
+        [1, 2, 3, 4, 5].map((n) => [n, 'CONNECT_FAILED', Math.min(500 * 2 ** n, 4000)]),
+        'each failed attempt is told, with when the next one starts',
+      );
       down = false;
       await clock.advance(4000);
       assert.equal(await waiting, 'link2:hello');

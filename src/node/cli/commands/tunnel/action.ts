@@ -12,7 +12,9 @@ import type { ConnectTarget } from '../../../ssh/types.js';
 import type { TargetOptions } from '../../../ssh/target.js';
 import type { Instance } from '../../../../common/model/instance.js';
 import type { SavedTunnel } from '../../../../common/tunnels/contract.js';
-import { TunnelRunner, WAIT_MS, type ForwardStatus, type RebuildInfo, type TunnelStatus } from '../../../tunnels/runner.js';
+import { TunnelRunner, WAIT_MS, type ForwardStatus, type RebuildInfo, type RetryInfo, type TunnelStatus } from '../../../tunnels/runner.js';
+import type { AppErrorData } from '../../../../common/errors.js';
+import { cliWords } from '../../errorWords.js';
 import { linkDeadline } from '../../../tunnels/linkPlan.js';
 import { specOf } from '../../../tunnels/manager.js';
 import { checkSavedNames, chooseSaved, FLAG, instanceText, noneApplies, savedFor, savedTable, savedText } from './savedChoice.js';
@@ -112,6 +114,20 @@ function rebuiltLine(label: string, info: RebuildInfo, at: Date): string {
   const why = info.cause ? `: it had dropped (${escapeControls(info.cause.message)})` : '';
   const tries = info.attempts === 1 ? '1 attempt' : `${info.attempts} attempts`;
   return `[${clockTime(at)}] Link to ${label} rebuilt (rebuild ${info.count}) after ${seconds(info.gapMs)}, ${tries}${why}; the local ports stayed open.`;
+}
+
+/**
+ * Rebuild failures that retrying alone will not clear: credentials that could not be refreshed,
+ * access taken away. Each is said once (the runner keeps trying, so a fresh `aws sso login`
+ * brings the link back by itself); passing ones (sshd still restarting) stay on the progress line.
+ */
+const NEEDS_A_PERSON = new Set<AppErrorData['code']>(['NO_CREDENTIALS', 'CREDENTIALS_EXPIRED', 'ACCESS_DENIED']);
+
+/** The line a rebuild failure that needs a person prints, with what to do on the next. */
+function retryLines(label: string, r: RetryInfo, at: Date): string {
+  const w = cliWords(r.error);
+  const hint = w.hint ? `\n  → ${escapeControls(w.hint)}` : '';
+  return `[${clockTime(at)}] Rebuilding the link to ${label} failed: ${escapeControls(w.message)} The local ports stay open; trying again (next in ${seconds(r.nextInMs)}) until it works or Ctrl-C.${hint}`;
 }
 
 /** The progress line while the link is down (on a terminal only; overwritten, never logged). */
@@ -235,7 +251,15 @@ async function untilStopped(runner: TunnelRunner, label: string): Promise<void> 
       resolve();
     });
   });
+  let told = '';
+  runner.on('retrying', (r: RetryInfo) => {
+    if (!NEEDS_A_PERSON.has(r.error.code) || told === r.error.message) return;
+    told = r.error.message;
+    rebuilding.done();
+    process.stderr.write(`${retryLines(label, r, new Date())}\n`);
+  });
   runner.on('rebuilt', (info: RebuildInfo) => {
+    told = '';
     rebuilding.done();
     process.stderr.write(`${rebuiltLine(label, info, new Date())}\n`);
     for (const f of runner.status().forwards)
