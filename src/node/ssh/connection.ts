@@ -17,6 +17,7 @@ import type {
 import { connectError } from './errors.js';
 import { bannerOf, connectHop } from './hop.js';
 import { MAX_TUNNEL_WINDOW, newPathMemory, ReceiveWindow, type PathMemory } from './receiveWindow.js';
+import { siblingOf } from './sibling.js';
 import type { ConnectTarget, TransportStream } from './types.js';
 
 export type { ConnectTarget } from './types.js';
@@ -128,6 +129,8 @@ class Connection extends EventEmitter implements SshConnection {
     readonly target: ConnectTarget,
     private readonly clients: Client[],
     readonly notice = '',
+    /** Another connection like this one (sibling.ts); absent when the route takes only one. */
+    readonly another?: (signal?: AbortSignal) => Promise<SshConnection>,
   ) {
     super();
     // Every open channel (a shell per app tab, an exec per benchmark step) listens for 'close'
@@ -389,5 +392,5 @@ export async function connect(target: ConnectTarget, opts: ConnectOptions = {}):
     for (const c of clients.reverse()) c.end();
     throw e;
   }
-  return new Connection(target, clients, notice);
+  return new Connection(target, clients, notice, siblingOf(target, opts, connect));
 }
