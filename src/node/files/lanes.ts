@@ -1,4 +1,5 @@
 import type { SshConnection } from '../ssh/connection.js';
+import { isChannelRefusal } from '../ssh/errors.js';
 import { MAX_LANES } from './copyFlow.js';
 import { SftpDataChannel, type DataHandle } from './sftpDataChannel.js';
 import type { SftpOps } from './sftpOps.js';
@@ -136,10 +137,11 @@ export class ChannelPool {
       }
       this.onRoundTrip(dc.roundTripMs);
       return dc;
-    } catch {
+    } catch (e) {
       this.current = Math.max(this.current, k + 1);
       // A new connection that takes not even one channel: this host will not give the copy more.
-      if (k > 0 && nth === 0) this.noMore = true;
+      // Nor does anything but a refused channel (its sftp-server failing, a dropped connection) call for another connection.
+      if ((k > 0 && nth === 0) || !isChannelRefusal(e)) this.noMore = true;
       return null;
     }
   }

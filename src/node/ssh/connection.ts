@@ -14,7 +14,7 @@ import type {
   ShellOptions,
   SshConnection,
 } from './connectionTypes.js';
-import { connectError } from './errors.js';
+import { asChannelRefusal, connectError } from './errors.js';
 import { bannerOf, connectHop } from './hop.js';
 import { MAX_TUNNEL_WINDOW, newPathMemory, ReceiveWindow, type PathMemory } from './receiveWindow.js';
 import { siblingOf } from './sibling.js';
@@ -314,7 +314,8 @@ class Connection extends EventEmitter implements SshConnection {
     if (this.ended) return this.closedError();
     return new Promise((resolve, reject) => {
       this.client.subsys(name, (err, ch) => {
-        if (err) return reject(new AppError('REMOTE_FAILED', `${this.target.label} refused to open the ${name} subsystem: ${err.message}.`));
+        if (err)
+          return reject(asChannelRefusal(new AppError('REMOTE_FAILED', `${this.target.label} refused to open the ${name} subsystem: ${err.message}.`), err));
         // As for sftp(): a dropped connection closes the channel, so nothing waits on it forever.
         const onConnClose = () => ch.destroy();
         this.once('close', onConnClose);

@@ -8,6 +8,8 @@ import { connect, type SshConnection } from '../../../../src/node/ssh/connection
 import { FileSession, partialNameFor, type TransferProgress } from '../../../../src/node/files/index.js';
 import { SftpDataChannel } from '../../../../src/node/files/sftpDataChannel.js';
 import type { ConnectTarget } from '../../../../src/node/ssh/types.js';
+import { asChannelRefusal } from '../../../../src/node/ssh/errors.js';
+import { AppError } from '../../../../src/common/errors.js';
 
 // Uploads and downloads against a real sshd's SFTP subsystem. The lab's sshd runs on this
 // machine, so "remote" paths are checked straight on disk: checksums, modes, times, leftovers.
@@ -111,7 +113,10 @@ describe('FileSession transfers', () => {
       return originalSftp();
     };
     conn.subsystem = async (name: string) => {
-      if (refuse(++asked)) throw Object.assign(new Error('(SSH) Channel open failure: open failed'), { reason: 1 });
+      if (refuse(++asked)) {
+        const raw = Object.assign(new Error('(SSH) Channel open failure: open failed'), { reason: 1 });
+        throw asChannelRefusal(new AppError('REMOTE_FAILED', `lab refused to open the sftp subsystem: ${raw.message}.`), raw);
+      }
       const ch = await original(name);
       const seen = { closed: false };
       ch.once('close', () => (seen.closed = true));
@@ -159,8 +164,8 @@ describe('FileSession transfers', () => {
   });
 
   it('falls back to the channels the host allows when no other connection can be had: one data channel, or none (the SFTP channel carries the bytes)', async () => {
-    // OpenSSH refuses channels past MaxSessions with "open failed"; here the refusal is ssh2's own
-    // error for it, raised where it would be (a real MaxSessions: maxSessions.test.ts). A second
+    // OpenSSH refuses channels past MaxSessions with "open failed"; here the refusal is the
+    // connection's error for it, raised where it would be (a real MaxSessions: maxSessions.test.ts). A second
     // connection, which the copy would then open, fails as one needing a prompt would.
     const src = join(fresh('src'), 'large.bin');
     writeFileSync(src, randomBytes(24 * 1024 * 1024));
