@@ -24,6 +24,11 @@ const { startDelayRelay } = (await import(relayModule)) as {
 };
 
 const MIB = 1024 * 1024;
+/**
+ * MiB in a large copy: long enough that the lanes on another connection join before it ends (a
+ * connection and a file channel take some 12 round trips to open, longer on a loaded machine).
+ */
+const LARGE = 128;
 const tight = useSshd({ prefix: 'tagssh-files-maxsessions-', address: '127.0.0.17', maxSessions: 2 });
 const roomy = useSshd({ prefix: 'tagssh-files-maxsessions-roomy-', address: '127.0.0.18' });
 const sha = (p: string) => createHash('sha256').update(readFileSync(p)).digest('hex');
@@ -82,7 +87,7 @@ async function onlyOwnOpen(counter: TcpCounter): Promise<number> {
 describe('a host with MaxSessions 2, 80 ms away', () => {
   it('gets a large upload over more than one SSH connection, byte for byte, and the extra ones close with the copy', async () => {
     const far = await farPath(tight);
-    const src = source(tight, 64);
+    const src = source(tight, LARGE);
     const remote = fresh(tight, 'remote');
     await far.files.upload([src], remote);
     assert.equal(sha(join(remote, 'far.bin')), sha(src));
@@ -95,9 +100,11 @@ describe('a host with MaxSessions 2, 80 ms away', () => {
 
   it('gets a large download over more than one SSH connection too (two lanes, as a roomy host gives), byte for byte', async () => {
     const far = await farPath(tight);
-    const src = source(tight, 64);
+    // A download here is as fast as this machine's CPU, and would end before the second connection
+    // is up: two reads in flight keep it at a network's pace, long enough for the lane to join.
+    const src = source(tight, 24);
     const back = join(fresh(tight, 'back'), 'far.bin');
-    await far.files.download([src], back);
+    await far.files.download([src], back, { concurrency: 2 });
     assert.equal(sha(back), sha(src));
     assert.equal(far.counter.connections.length, 2, 'one more connection for the second lane');
     assert.equal(far.carried('down'), 2, 'both carried the file');
@@ -123,7 +130,7 @@ describe('a host with MaxSessions 2, 80 ms away', () => {
 describe('a host with room for the channels (MaxSessions 50), 80 ms away', () => {
   it('gets the same upload over the one connection', async () => {
     const far = await farPath(roomy);
-    const src = source(roomy, 64);
+    const src = source(roomy, LARGE);
     const remote = fresh(roomy, 'remote');
     await far.files.upload([src], remote);
     assert.equal(sha(join(remote, 'far.bin')), sha(src));
