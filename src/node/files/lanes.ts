@@ -260,19 +260,23 @@ export class FileLanes {
     for (let i = 0; i < Math.min(count, MAX_LANES); i++) {
       if (this.slots.has(i)) continue;
       this.slots.add(i);
-      const pool = this.pool;
-      this.growing.push(
-        pool
-          .channel(i)
-          .then(async (dc) => {
-            if (!dc || dc.closed || this.closed) return;
-            const lane = dataLane(dc, await dc.openFile(this.path, this.again));
-            // A lane whose requests would be smaller than the copy's chunks is not used.
-            if (this.closed || lane.maxRead < chunkMax || lane.maxWrite < chunkMax) await lane.close();
-            else this.lanes.push(lane);
-          })
-          .catch(() => undefined),
-      );
+      // Only a lane opening the file is waited for by close(): a channel still coming (another
+      // connection's handshake, up to its deadline) must not hold up the end of this file.
+      void this.pool.channel(i).then((dc) => {
+        if (dc && !dc.closed && !this.closed) this.growing.push(this.join(dc, chunkMax));
+      });
+    }
+  }
+
+  /** Opens the file on `dc` and adds the lane, unless the file was closed meanwhile. */
+  private async join(dc: SftpDataChannel, chunkMax: number): Promise<void> {
+    try {
+      const lane = dataLane(dc, await dc.openFile(this.path, this.again));
+      // A lane whose requests would be smaller than the copy's chunks is not used.
+      if (this.closed || lane.maxRead < chunkMax || lane.maxWrite < chunkMax) await lane.close();
+      else this.lanes.push(lane);
+    } catch {
+      // The host would not open the file again: the lanes so far carry it.
     }
   }
 

@@ -2,6 +2,7 @@ import { afterEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
 import { join } from 'node:path';
 import { useSshd, type SshdLab } from '../../../lab/useSshd.js';
 import { startTcpCounter, type TcpCounter } from '../../../lab/tcpCounter.js';
@@ -59,7 +60,7 @@ afterEach(async () => {
 });
 
 /** The lab's sshd 40 ms away each way, through a counter: TagSSH -> relay -> counter -> sshd (or where `route` sends a connection). */
-async function farPath(lab: SshdLab, route?: (n: number) => { host: string; port: number } | undefined): Promise<FarPath> {
+async function farPath(lab: SshdLab, route?: (n: number) => { host: string; port: number } | undefined, timeoutMs?: number): Promise<FarPath> {
   await lab.ready;
   const sshd = { host: lab.host.address, port: lab.host.port };
   const counter = await startTcpCounter(lab.host.address, (i) => route?.(i) ?? sshd);
@@ -71,7 +72,12 @@ async function farPath(lab: SshdLab, route?: (n: number) => { host: string; port
     delayMs: 40,
   });
   cleanups.push(() => relay.stop());
-  const conn: SshConnection = await connect(lab.target({ port: relay.port }), { knownHosts: lab.store, consoleOutput: null, agent: null });
+  const conn: SshConnection = await connect(lab.target({ port: relay.port }), {
+    knownHosts: lab.store,
+    consoleOutput: null,
+    agent: null,
+    ...(timeoutMs ? { timeoutMs } : {}),
+  });
   cleanups.push(() => conn.close());
   const files = await FileSession.open(conn);
   cleanups.push(() => files.close());
@@ -124,6 +130,28 @@ describe('a host with MaxSessions 2, 80 ms away', () => {
     assert.ok(far.counter.connections[1]!.up < 64 * 1024, `the impostor got ${far.counter.connections[1]!.up} bytes: a handshake, no file`);
     const trusted = readFileSync(join(tight.dir, 'known_hosts.json'), 'utf8');
     for (const k of roomy.host.hostKeys) assert.ok(!trusted.includes(k.publicKey.split(' ')[1]!), `${k.type}: the impostor's key is not trusted`);
+  });
+});
+
+describe('a second route that never answers', () => {
+  it('holds up no file: the copy ends on its own connection and drops the one still in its handshake', { timeout: 60_000 }, async () => {
+    // The copy's extra connection reaches a port that accepts and says nothing; its handshake
+    // deadline (inherited from the first connection's, here 120 s) is far past the test's timeout.
+    const held = new Set<net.Socket>();
+    const silent = net.createServer((s) => void held.add(s.on('error', () => {})));
+    await new Promise<void>((r) => silent.listen(0, tight.host.address, r));
+    cleanups.push(() => {
+      for (const s of held) s.destroy();
+      return new Promise<void>((r) => silent.close(() => r()));
+    });
+    await tight.ready;
+    const far = await farPath(tight, (i) => (i === 1 ? { host: tight.host.address, port: (silent.address() as net.AddressInfo).port } : undefined), 120_000);
+    const src = source(tight, 24);
+    const remote = fresh(tight, 'remote');
+    await far.files.upload([src], remote);
+    assert.equal(sha(join(remote, 'far.bin')), sha(src));
+    assert.equal(far.counter.connections.length, 2, 'one more connection tried');
+    assert.equal(await onlyOwnOpen(far.counter), 1, 'the silent one was dropped with the copy');
   });
 });
 
