@@ -26,14 +26,15 @@ export function opensshArgs(identity, knownHosts) {
 
 /**
  * Starts the lab on `address` in a fresh temp dir (`prefix`). With `name`, seeds an instance of
- * that Name (from `imageId`) on the address, tagged with the sshd's user and port. stop() ends the
+ * that Name (from `imageId`) on the address, tagged with the sshd's user and port. `sshd`: more of
+ * the lab sshd's options (test/lab/sshd.ts), e.g. { maxSessions: 2 }. stop() ends the
  * sshd and removes its files; the section's temp dir goes with the run.
  */
-export async function startSshLab(ctx, { address, prefix, name, imageId = LAB_IMAGE }) {
+export async function startSshLab(ctx, { address, prefix, name, imageId = LAB_IMAGE, sshd = {} }) {
   const { startSshd, makeKey, cleanupSshd } = await load(ctx, 'test/lab/sshd.ts');
   const dir = ctx.tmpdir(prefix);
   const key = makeKey(join(dir, 'keys'), 'ed25519');
-  const host = await startSshd({ address, authorizedKeys: [key.publicKey] });
+  const host = await startSshd({ ...sshd, address, authorizedKeys: [key.publicKey] });
   const stop = async () => {
     await host.stop();
     cleanupSshd(host);

@@ -13,6 +13,8 @@
 // Size: DISTANCE_MIB (default 512, the issue's figure; --quick: 64); runs per cell:
 // DISTANCE_RUNS (default 1: at 200 ms an scp of 512 MiB alone takes about a minute).
 // RTTs: DISTANCE_RTTS (comma-separated ms, default 0,30,100,200).
+// Then a hardened host (sshd MaxSessions 2) at 100 ms: an upload with tagssh cp against scp
+// (perf/lib/maxSessionsCopy.mjs). DISTANCE_MAXSESSIONS=only runs that part alone, =0 leaves it out.
 import { spawnSync } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { createHash, randomBytes } from 'node:crypto';
@@ -21,6 +23,7 @@ import { join } from 'node:path';
 import { compileRelay, startDelayRelay } from '../lib/delayRelay.mjs';
 import { load, startSshLab } from '../lib/sshLab.mjs';
 import { drain, startSource, startSshTunnel, startTagsshTunnel } from '../lib/tcpKit.mjs';
+import { maxSessionsRows } from '../lib/maxSessionsCopy.mjs';
 
 export const title = 'Distance: copies and -L through a delay relay at 0/30/100/200 ms RTT (vs scp, sftp, ssh -L)';
 
@@ -58,7 +61,8 @@ async function streamRate(port, mib) {
 export async function run(ctx) {
   const mib = Number(process.env.DISTANCE_MIB ?? (ctx.quick ? 64 : 512));
   const runs = Number(process.env.DISTANCE_RUNS ?? 1);
-  const rtts = (process.env.DISTANCE_RTTS ?? '0,30,100,200').split(',').map(Number);
+  const maxSessions = process.env.DISTANCE_MAXSESSIONS ?? '1';
+  const rtts = maxSessions === 'only' ? [] : (process.env.DISTANCE_RTTS ?? '0,30,100,200').split(',').map(Number);
   const sizeNote = mib === 512 ? `${mib} MiB` : `${mib} MiB (DISTANCE_MIB; the issue's figure is 512)`;
   ctx.log(`distance: ${sizeNote}, ${runs} run(s) per cell, RTTs ${rtts.join(', ')} ms`);
   const { freePort } = await load(ctx, 'test/lab/ports.ts');
@@ -74,7 +78,7 @@ export async function run(ctx) {
     const ceilingMib = Math.max(mib, 256);
     const source = await startSource(ceilingMib);
     stops.push(() => source.close());
-    for (const rtt of [0, Math.max(...rtts)]) {
+    for (const rtt of rtts.length ? [0, Math.max(...rtts)] : []) {
       const relay = await startDelayRelay({
         binary,
         listen: { address: '127.0.0.1' },
@@ -234,6 +238,10 @@ export async function run(ctx) {
         theirs.stop();
       }
     }
+
+    // 3. A hardened host: MaxSessions 2 at 100 ms.
+    if (maxSessions !== '0')
+      rows.push(...(await maxSessionsRows(ctx, { binary, mib, runs, sizeNote, src, want, roomy: lab, relayCap: RELAY_CAP, sha, settle })));
   } finally {
     for (const stop of stops) stop();
     await lab.stop();

@@ -65,6 +65,8 @@ export interface SshdOptions {
   passwords?: boolean;
   /** The sftp subsystem's command (default internal-sftp); sshd refuses a second `Subsystem sftp` line, so extraConfig cannot replace it. */
   sftpSubsystem?: string;
+  /** sshd's MaxSessions: channels one connection may open (default 50 here); as with the keywords above, extraConfig cannot lower it. */
+  maxSessions?: number;
 }
 
 export function makeKey(dir: string, type: KeyType, opts: { passphrase?: string; format?: 'openssh' | 'pem'; name?: string } = {}): KeyPair {
@@ -118,7 +120,7 @@ export async function startSshd(opts: SshdOptions = {}): Promise<SshdHost> {
       'PrintMotd no',
       'LogLevel VERBOSE',
       'MaxStartups 100:30:200',
-      'MaxSessions 50',
+      `MaxSessions ${opts.maxSessions ?? 50}`,
       'ClientAliveInterval 0',
       `Subsystem sftp ${opts.sftpSubsystem ?? 'internal-sftp'}`,
       `SetEnv TAGSSH_TEST_HOST=${address} ${labSessionEnv(dir)}`,

@@ -7,7 +7,8 @@ import { inFlightFor, MIN_WINDOW, RateMeter, RoundTrip } from '../ssh/pathRate.j
 // - Downloads: that many bytes of reads in flight (the file channels' receive windows are larger
 //   than any of it, see FILE_CHANNEL_WINDOW).
 // - Uploads: the server's window per channel is fixed (OpenSSH: 2 MiB per session channel), so a
-//   file goes over as many channels (lanes) as that many bytes need, up to MAX_LANES.
+//   file goes over as many channels (lanes) as that many bytes need, up to MAX_LANES — over more
+//   than one SSH connection when the host's MaxSessions refuses them (lanes.ts, MAX_CONNECTIONS).
 // Memory bound: a file's copy holds at most 2 × MAX_IN_FLIGHT = 64 MiB of chunks (read ahead of
 // the writes, see pipe.ts), whatever the path; small files copied side by side hold at
 // most 2 × their size each.

@@ -14,9 +14,10 @@ import type {
   ShellOptions,
   SshConnection,
 } from './connectionTypes.js';
-import { connectError } from './errors.js';
+import { asChannelRefusal, connectError } from './errors.js';
 import { bannerOf, connectHop } from './hop.js';
 import { MAX_TUNNEL_WINDOW, newPathMemory, ReceiveWindow, type PathMemory } from './receiveWindow.js';
+import { siblingOf } from './sibling.js';
 import type { ConnectTarget, TransportStream } from './types.js';
 
 export type { ConnectTarget } from './types.js';
@@ -128,6 +129,8 @@ class Connection extends EventEmitter implements SshConnection {
     readonly target: ConnectTarget,
     private readonly clients: Client[],
     readonly notice = '',
+    /** Another connection like this one (sibling.ts); absent when the route takes only one. */
+    readonly another?: (signal?: AbortSignal) => Promise<SshConnection>,
   ) {
     super();
     // Every open channel (a shell per app tab, an exec per benchmark step) listens for 'close'
@@ -311,7 +314,8 @@ class Connection extends EventEmitter implements SshConnection {
     if (this.ended) return this.closedError();
     return new Promise((resolve, reject) => {
       this.client.subsys(name, (err, ch) => {
-        if (err) return reject(new AppError('REMOTE_FAILED', `${this.target.label} refused to open the ${name} subsystem: ${err.message}.`));
+        if (err)
+          return reject(asChannelRefusal(new AppError('REMOTE_FAILED', `${this.target.label} refused to open the ${name} subsystem: ${err.message}.`), err));
         // As for sftp(): a dropped connection closes the channel, so nothing waits on it forever.
         const onConnClose = () => ch.destroy();
         this.once('close', onConnClose);
@@ -389,5 +393,5 @@ export async function connect(target: ConnectTarget, opts: ConnectOptions = {}):
     for (const c of clients.reverse()) c.end();
     throw e;
   }
-  return new Connection(target, clients, notice);
+  return new Connection(target, clients, notice, siblingOf(target, opts, connect));
 }

@@ -89,6 +89,11 @@ export interface SshConnection {
   close(): void;
   readonly closed: boolean;
   /**
+   * Opens another connection to the same target with the same login and host-key checks, asking
+   * nobody anything (sibling.ts); the caller closes it. Absent when the route takes only one.
+   */
+  readonly another?: (signal?: AbortSignal) => Promise<SshConnection>;
+  /**
    * The text the server sent before login (sshd's Banner: often a legal notice), as it came; empty
    * when none. Untrusted: it reaches a terminal only through `terminalLines`.
    */

@@ -8,7 +8,7 @@ import type { DetailsFor } from '../../common/errorDetails.js';
 interface RawSshError extends Error {
   code?: string | number;
   level?: string;
-  reason?: string;
+  reason?: string | number;
 }
 
 export function where(t: { label: string; host: string; port: number }): string {
@@ -67,4 +67,18 @@ export function connectError(e: unknown, t: { label: string; host: string; port:
     at,
     text: msg,
   } satisfies DetailsFor<'ssh-failed'>);
+}
+
+/** Errors for a channel the server would not open (SSH_MSG_CHANNEL_OPEN_FAILURE: sshd's MaxSessions among its reasons). */
+const refusals = new WeakSet<Error>();
+
+/** `e`, marked as a channel the server refused when `raw` (ssh2's error) is a channel-open failure. */
+export function asChannelRefusal<E extends Error>(e: E, raw: unknown): E {
+  if (typeof (raw as RawSshError | undefined)?.reason === 'number') refusals.add(e);
+  return e;
+}
+
+/** Whether `e` says the server refused to open a channel (not that the connection or the channel's program failed). */
+export function isChannelRefusal(e: unknown): boolean {
+  return e instanceof Error && refusals.has(e);
 }

@@ -8,6 +8,8 @@ import { connect, type SshConnection } from '../../../../src/node/ssh/connection
 import { FileSession, partialNameFor, type TransferProgress } from '../../../../src/node/files/index.js';
 import { SftpDataChannel } from '../../../../src/node/files/sftpDataChannel.js';
 import type { ConnectTarget } from '../../../../src/node/ssh/types.js';
+import { asChannelRefusal } from '../../../../src/node/ssh/errors.js';
+import { AppError } from '../../../../src/common/errors.js';
 
 // Uploads and downloads against a real sshd's SFTP subsystem. The lab's sshd runs on this
 // machine, so "remote" paths are checked straight on disk: checksums, modes, times, leftovers.
@@ -111,7 +113,10 @@ describe('FileSession transfers', () => {
       return originalSftp();
     };
     conn.subsystem = async (name: string) => {
-      if (refuse(++asked)) throw Object.assign(new Error('(SSH) Channel open failure: open failed'), { reason: 1 });
+      if (refuse(++asked)) {
+        const raw = Object.assign(new Error('(SSH) Channel open failure: open failed'), { reason: 1 });
+        throw asChannelRefusal(new AppError('REMOTE_FAILED', `lab refused to open the sftp subsystem: ${raw.message}.`), raw);
+      }
       const ch = await original(name);
       const seen = { closed: false };
       ch.once('close', () => (seen.closed = true));
@@ -158,31 +163,43 @@ describe('FileSession transfers', () => {
     }
   });
 
-  it('falls back to the channels the host allows: one data channel, or none (the SFTP channel carries the bytes)', async () => {
-    // OpenSSH refuses channels past MaxSessions with "open failed"; the lab's sshd (internal-sftp)
-    // does not enforce it, so the refusal is ssh2's own error for it, raised where it would be.
+  it('falls back to the channels the host allows when no other connection can be had: one data channel, or none (the SFTP channel carries the bytes)', async () => {
+    // OpenSSH refuses channels past MaxSessions with "open failed"; here the refusal is the
+    // connection's error for it, raised where it would be (a real MaxSessions: maxSessions.test.ts). A second
+    // connection, which the copy would then open, fails as one needing a prompt would.
     const src = join(fresh('src'), 'large.bin');
     writeFileSync(src, randomBytes(24 * 1024 * 1024));
-    // After a refusal a copy asks for no more channels (the host's MaxSessions is reached).
-    for (const [what, refuse, used, asked] of [
-      ['none allowed', () => true, 0, 2],
-      ['the second refused', (n: number) => n % 2 === 0, 1, 4],
-    ] as const) {
-      const watch = watchDataChannels(refuse);
-      try {
-        const remote = fresh('remote');
-        await files.upload([src], remote);
-        assert.equal(sha(join(remote, 'large.bin')), sha(src), what);
-        const back = join(fresh('back'), 'large.bin');
-        await files.download([join(remote, 'large.bin')], back);
-        assert.equal(sha(back), sha(src), what);
-        assert.equal(watch.asked(), asked, `${what}: each copy asked for two channels, or one when the first was refused`);
-        assert.equal(watch.opened.length, 2 * used, what);
-        assert.equal(watch.sftpOpened(), 0, what);
-      } finally {
-        watch.restore();
+    const another = conn.another;
+    let tried = 0;
+    (conn as { another?: unknown }).another = () => {
+      tried++;
+      return Promise.reject(new Error('a login that would need a prompt'));
+    };
+    // After a refusal a copy asks this connection for no more channels (the host's MaxSessions is reached).
+    try {
+      for (const [what, refuse, used, asked] of [
+        ['none allowed', () => true, 0, 2],
+        ['the second refused', (n: number) => n % 2 === 0, 1, 4],
+      ] as const) {
+        const watch = watchDataChannels(refuse);
+        try {
+          const remote = fresh('remote');
+          await files.upload([src], remote);
+          assert.equal(sha(join(remote, 'large.bin')), sha(src), what);
+          const back = join(fresh('back'), 'large.bin');
+          await files.download([join(remote, 'large.bin')], back);
+          assert.equal(sha(back), sha(src), what);
+          assert.equal(watch.asked(), asked, `${what}: each copy asked for two channels, or one when the first was refused`);
+          assert.equal(watch.opened.length, 2 * used, what);
+          assert.equal(watch.sftpOpened(), 0, what);
+        } finally {
+          watch.restore();
+        }
       }
+    } finally {
+      (conn as { another?: unknown }).another = another;
     }
+    assert.equal(tried, 4, 'another connection tried once per copy, not once per channel');
   });
 
   it("a data channel takes OpenSSH's request limits (255 KiB) and reports its statuses with the path", async () => {
