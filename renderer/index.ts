@@ -187,7 +187,12 @@ async function main(): Promise<void> {
     instanceList: observable<InstanceList | null>(null),
     strip,
     tools,
-    saveSettings: serialSaves(settings, (next) => api.call('settings.set', next), loaded),
+    saveSettings: serialSaves(
+      settings,
+      (next) => api.call('settings.set', next),
+      loaded,
+      () => api.call('settings.get', {}),
+    ),
     openSettings: (field) => {
       strip.activate('settings');
       if (field) views.settingsView.focusField(field);

@@ -204,10 +204,13 @@ const exportCalls = {
     z.object({}),
     z.object({ tagsshCommand: z.array(z.string().min(1)).min(1).nullable(), knownHostsFile: z.string().min(1), unavailable: z.string().optional() }),
   ),
-  /** The login user of each instance as a connection picks it (src/common/login.ts, the AMI looked up), so exports match the CLI's. */
+  /**
+   * The login user of each instance as a connection picks it (src/common/login.ts, the AMI looked
+   * up), and the local file of its EC2 key pair when there is one, so exports match the CLI's.
+   */
   'export.loginUsers': call(
     z.object({ instances: z.array(InstanceSchema).max(10_000) }),
-    z.object({ users: z.record(z.string(), z.object({ user: z.string(), source: z.enum(USER_SOURCES) })) }),
+    z.object({ users: z.record(z.string(), z.object({ user: z.string(), source: z.enum(USER_SOURCES), keyPairFile: z.string().max(4096).optional() })) }),
   ),
 };
 

@@ -135,6 +135,38 @@ test('an ambiguous name shows the candidates to pick from', async () => {
   await ui.page.getByRole('tab', { name: /twin/ }).getByRole('button', { name: /Close/ }).click();
 });
 
+test('in Japanese, the candidates of an ambiguous name say their state as the list does (実行中), not EC2’s English', async () => {
+  const page = ui.page;
+  const language = async (lang: 'ja' | 'en') => {
+    await page.locator('#tab-settings').click();
+    await page.locator('#set-language').selectOption(lang);
+    await page.locator('#set-language').evaluate((e) => (e as HTMLSelectElement).form?.requestSubmit());
+    await page.waitForFunction((l) => document.documentElement.lang === l, lang);
+  };
+  await language('ja');
+  try {
+    await page.locator('#tab-instances').click();
+    const quick = page.getByRole('textbox', { name: '名前で接続' });
+    await quick.fill('twin');
+    await quick.press('Enter');
+    const candidates = activePanel().getByTestId('candidates');
+    await candidates.waitFor({ timeout: 20_000 });
+    const buttons = await candidates.getByRole('button').allInnerTexts();
+    assert.equal(buttons.length, 2);
+    for (const text of buttons) {
+      assert.match(text, / · 実行中 · /, text);
+      assert.doesNotMatch(text, /running/, text);
+    }
+  } finally {
+    await page
+      .getByRole('tab', { name: /twin/ })
+      .getByRole('button', { name: /閉じる/ })
+      .click();
+    await language('en');
+    await page.locator('#tab-instances').click();
+  }
+});
+
 test('Sort and Group rearrange the rows; group headings count their rows', async () => {
   const sortSel = ui.page.getByRole('combobox', { name: 'Sort by' });
   const groupSel = ui.page.getByRole('combobox', { name: 'Group by' });

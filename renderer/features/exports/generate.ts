@@ -15,7 +15,7 @@ export type ExportFormat = 'ssh-config' | 'teraterm';
 
 export interface ExportChoices {
   format: ExportFormat;
-  /** OpenSSH: IdentityFile for every host (default: each instance's Connect as…, else the Settings' key file, as the CLI does). */
+  /** OpenSSH: IdentityFile for every host (default: each instance's Connect as…, its key pair's file, else the Settings' key file, as the CLI does). */
   sshKeyFile?: string | null;
   /** Tera Term: how TTSSH authenticates; 'publickey' needs `keyFile` (an absolute Windows path). */
   auth?: Extract<TtlAuth, 'publickey' | 'pageant' | 'password'>;
@@ -36,8 +36,8 @@ export interface GeneratedExport {
 
 const WINDOWS_PATH = /^(?:[A-Za-z]:[\\/]|\\\\[^\\/]+[\\/])/;
 
-/** Login users by instance id, as the engine picks them for a connection (`export.loginUsers`). */
-export type LoginUsers = Record<string, { user: string }>;
+/** Login users (and the key pairs' local files) by instance id, as the engine picks them for a connection (`export.loginUsers`). */
+export type LoginUsers = Record<string, { user: string; keyPairFile?: string | undefined }>;
 
 /**
  * The files an export writes, from the one generator the CLI uses (src/common/export/generate.ts)
@@ -58,7 +58,7 @@ export function generateExport(
     if (!sshEnv?.tagsshCommand) throw new AppError('EXPORT_INVALID', t('noTagssh'), t('noTagsshHint'));
     const block = exportSshConfig(
       instances,
-      { userOf, settings, ...(choices.sshKeyFile ? { identityFile: choices.sshKeyFile } : {}) },
+      { userOf, keyPairFileOf: (i) => users[i.id]?.keyPairFile, settings, ...(choices.sshKeyFile ? { identityFile: choices.sshKeyFile } : {}) },
       { profile: settings.profile, exportedAt, tagsshCommand: sshEnv.tagsshCommand, knownHostsFile: sshEnv.knownHostsFile },
     );
     return { files: [{ fileName: SSH_CONFIG_FILE, content: `${block.text}\n` }], mapping: block.mapping };

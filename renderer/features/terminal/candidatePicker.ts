@@ -24,7 +24,7 @@ export function pickCandidate(status: StatusBar, label: string, candidates: Cand
             h('button', {
               class: 'btn',
               type: 'button',
-              text: [c.id, c.state, c.az ?? c.region, c.launchTime ? t('launched', { time: formatDateTime(Date.parse(c.launchTime)) }) : null]
+              text: [c.id, t(`state.${c.state}`), c.az ?? c.region, c.launchTime ? t('launched', { time: formatDateTime(Date.parse(c.launchTime)) }) : null]
                 .filter(Boolean)
                 .join(' · '),
               onClick: () => pick(c),

@@ -98,8 +98,10 @@ export function teraTermHostsFrom(instances: readonly Instance[], o: TeraTermHos
 export interface SshConfigHostOptions {
   user?: string;
   userOf?: (i: Instance) => string | undefined;
-  /** IdentityFile for every host (a flag, the dialog's field); else each instance's "Connect as…", else Settings'. */
+  /** IdentityFile for every host (a flag, the dialog's field); else each instance's "Connect as…", its key pair's file, else Settings'. */
   identityFile?: string;
+  /** The local file of the instance's EC2 key pair (~/.ssh/<KeyName>.pem), found by the engine: a connection offers it before Settings' key. */
+  keyPairFileOf?: (i: Instance) => string | undefined;
   /** Jump host for every instance (else tag tagssh:jump, else Settings'). */
   jump?: string;
   settings?: ExportSettings;
@@ -115,9 +117,10 @@ export function sshConfigHostsFrom(instances: readonly Instance[], o: SshConfigH
       user: o.user ?? o.userOf?.(i) ?? defaultUser(i, o.settings),
       port: portOf(i, o.settings),
     };
+    // The order of a connection (src/node/ssh/target.ts): flag or Connect as…, the key pair's file, Settings.
     const identity = o.settings
-      ? (chosenIdentity({ instanceId: i.id, settings: o.settings, flagIdentity: o.identityFile }) ?? o.settings.identityFile)
-      : o.identityFile;
+      ? (chosenIdentity({ instanceId: i.id, settings: o.settings, flagIdentity: o.identityFile }) ?? o.keyPairFileOf?.(i) ?? o.settings.identityFile)
+      : (o.identityFile ?? o.keyPairFileOf?.(i));
     if (identity) h.identityFile = identity;
     const jump = exportedJump(i, o.jump, o.settings);
     if (jump && jump !== i.name && jump !== i.id) {

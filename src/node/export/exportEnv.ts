@@ -27,6 +27,13 @@ interface SshConfigEnvInput {
 
 const CLI_ENTRY = 'tagssh.mjs';
 
+/**
+ * Set by `tagssh web` in its engine's environment: the CLI script serving the app. The engine runs
+ * in a process of its own (argv[1] is the engine host), yet the app is the tagssh command's, so
+ * its exports run that command, as `tagssh export` does. Only a file named tagssh.mjs counts.
+ */
+export const CLI_SCRIPT_ENV = 'TAGSSH_CLI_SCRIPT';
+
 function isExecutableFile(path: string): boolean {
   try {
     accessSync(path, constants.X_OK);
@@ -89,7 +96,7 @@ function startedAsCli(script: string | undefined): boolean {
 
 export function sshConfigEnv(input: SshConfigEnvInput = {}): SshConfigEnv {
   const env = input.env ?? process.env;
-  const script = 'script' in input ? input.script : process.argv[1];
+  const script = 'script' in input ? input.script : env[CLI_SCRIPT_ENV] || process.argv[1];
   const knownHostsFile = resolve(knownHostsPath(env));
   if (startedAsCli(script)) {
     try {

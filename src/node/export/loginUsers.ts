@@ -2,28 +2,45 @@ import type { Instance } from '../../common/model/instance.js';
 import type { UserSource } from '../../common/login.js';
 import type { Settings } from '../../common/model/settings.js';
 import { describeImage, loginUserFor } from '../ssh/users.js';
+import { keyPairFile } from '../ssh/sshPaths.js';
 
 // The login user of each exported instance, picked as a connection picks it (src/common/login.ts,
-// with the AMI looked up here), so the CLI's and the app's exports and `tagssh ssh` always agree.
+// with the AMI looked up here), so the CLI's and the app's exports and `tagssh ssh` always agree;
+// and the local file of its EC2 key pair (~/.ssh/<KeyName>.pem), which a connection offers before
+// Settings' key, so that the exported config logs in with the key TagSSH logs in with.
+
+export interface ExportLogin {
+  user: string;
+  source: UserSource;
+  keyPairFile?: string;
+}
 
 export async function exportLoginUsers(
   instances: readonly Instance[],
   settings: Pick<Settings, 'defaultUser' | 'connectAs'> | undefined,
   opts: { flagUser?: string | undefined; profile?: string | undefined } = {},
-): Promise<Record<string, { user: string; source: UserSource }>> {
+): Promise<Record<string, ExportLogin>> {
   const pairs = await Promise.all(
     instances.map(
       async (i) =>
         [
           i.id,
-          await loginUserFor({
-            instance: i,
-            ...(opts.flagUser ? { flagUser: opts.flagUser } : {}),
-            ...(settings ? { settings } : {}),
-            lookupImage: (imageId) => describeImage(opts.profile ? { profile: opts.profile } : {}, i.region, imageId),
-          }),
+          withKeyPairFile(
+            i,
+            await loginUserFor({
+              instance: i,
+              ...(opts.flagUser ? { flagUser: opts.flagUser } : {}),
+              ...(settings ? { settings } : {}),
+              lookupImage: (imageId) => describeImage(opts.profile ? { profile: opts.profile } : {}, i.region, imageId),
+            }),
+          ),
         ] as const,
     ),
   );
   return Object.fromEntries(pairs);
+}
+
+function withKeyPairFile(i: Instance, login: { user: string; source: UserSource }): ExportLogin {
+  const file = keyPairFile(i.keyName);
+  return file ? { ...login, keyPairFile: file } : login;
 }

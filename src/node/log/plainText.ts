@@ -1,10 +1,11 @@
-import { stripVTControlCharacters } from 'node:util';
-
-// Terminal output → plain text lines for a session log. Escape sequences go through Node's own
-// stripper (util.stripVTControlCharacters); what a terminal would do with the few controls that
-// shape a line is applied here: CR LF ends a line, a lone CR starts the line over (progress bars,
-// prompt redraws), BS takes back one character, other controls are dropped. Output arrives in
-// arbitrary chunks, so an escape sequence cut at a chunk's end is held until its end arrives.
+// Terminal output → plain text lines for a session log. Escape sequences are removed by their
+// ECMA-48 shape, not by Node's util.stripVTControlCharacters, which knows only some final bytes:
+// it left "buntu@web: ~" of every prompt that sets a window title with a space in it (Ubuntu's,
+// Amazon Linux's) and took the letter after ESC 7 with it. What a terminal would do with the few
+// controls that shape a line is applied here: CR LF ends a line, a lone CR starts the line over
+// (progress bars, prompt redraws), BS takes back one character, other controls are dropped. Output
+// arrives in arbitrary chunks, so an escape sequence cut at a chunk's end is held until its end
+// arrives.
 
 /** Longest unfinished escape sequence held back before it is given up on as garbage. */
 const MAX_HELD = 4096;
@@ -15,6 +16,14 @@ const MAX_LINE = 64 * 1024;
 // without BEL or ST, or a two-byte ESC sequence missing its second byte.
 // eslint-disable-next-line no-control-regex -- matches escape sequences on purpose
 const UNFINISHED = /\x1b(?:\[[0-?]*[ -/]*|[\]PX^_](?:[^\x07\x1b]|\x1b(?!\\))*\x1b?|[ -/]*)?$/;
+// A whole one: CSI (parameters, intermediates, any final byte @ to ~), a string (OSC, DCS, SOS,
+// PM, APC) up to BEL or ST, or ESC with intermediates and one final byte (ESC 7, ESC (B, ESC =).
+// eslint-disable-next-line no-control-regex -- matches escape sequences on purpose
+const SEQUENCE = /\x1b(?:\[[0-?]*[ -/]*[@-~]|[\]PX^_](?:[^\x07\x1b]|\x1b(?!\\))*(?:\x07|\x1b\\)|[ -/]*[0-~])/g;
+
+function stripSequences(s: string): string {
+  return s.replace(SEQUENCE, '');
+}
 
 export class PlainTextLines {
   private held = '';
@@ -38,13 +47,13 @@ export class PlainTextLines {
       this.held = m[0];
       s = s.slice(0, m.index);
     }
-    this.apply(stripVTControlCharacters(s));
+    this.apply(stripSequences(s));
   }
 
   /** Writes out the unfinished line (the session ended). */
   end(): void {
     // eslint-disable-next-line no-control-regex -- a lone ESC left of a sequence that never ended
-    if (this.held) this.apply(stripVTControlCharacters(this.held).replace(/\x1b/g, ''));
+    if (this.held) this.apply(stripSequences(this.held).replace(/\x1b/g, ''));
     this.held = '';
     if (this.line) this.emit();
   }

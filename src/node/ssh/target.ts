@@ -1,5 +1,4 @@
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Settings } from '../../common/model/settings.js';
 import type { Instance } from '../../common/model/instance.js';
 import type { TransportChoice } from '../../common/model/transport.js';
@@ -10,7 +9,7 @@ import { chosenIdentity, DEFAULT_LOGIN_USER, loginPort, type InstanceLogin } fro
 import { parseHostSpec, tagJumpVerdict, type TagJumpRefusedDetails } from '../../common/jumpTag.js';
 import type { AwsScope } from '../aws/config/scope.js';
 import { settingsPath } from '../store/settingsPath.js';
-import { expandHome, sshDir } from './sshPaths.js';
+import { expandHome, keyPairFile } from './sshPaths.js';
 import { describeImage, loginUserFor } from './users.js';
 import type { ConnectTarget } from './types.js';
 import type { TransportDecision, TransportProbes } from '../transport/choose.js';
@@ -259,12 +258,6 @@ function addLoginExtras(t: ConnectTarget, inst: Instance, { opts, settings, dept
     if (env) t.env = env;
   }
   if (opts.acceptNew !== undefined) t.acceptNewHostKey = opts.acceptNew;
-}
-
-/** The local private key named after the instance's EC2 key pair, if there is one. */
-function keyPairFile(keyName: string | null | undefined, dir = sshDir()): string | undefined {
-  if (!keyName || /[/\\]/.test(keyName)) return undefined;
-  return [join(dir, `${keyName}.pem`), join(dir, keyName)].find((p) => existsSync(p));
 }
 
 /** Throws, naming the tag and how to allow it, when an instance's tagssh:jump names an outside host Settings do not allow. */

@@ -52,6 +52,18 @@ describe('export entries from instances', () => {
     assert.equal(teraTermHostsFrom(list, { private: true })[0]!.address, '10.0.0.1');
   });
 
+  it("IdentityFile in a connection's order: the flag or Connect as…, the key pair's local file, then Settings'", () => {
+    const a = inst({ keyName: 'team' });
+    const b = inst({ id: 'i-00000000000000002', name: 'b', keyName: 'team' });
+    const c = inst({ id: 'i-00000000000000003', name: 'c', keyName: 'gone' });
+    const settings = { defaultUser: null, port: 22, identityFile: '~/.ssh/settings.pem', connectAs: { [b.id]: { identityFile: '~/.ssh/b.pem' } } };
+    const keyPairFileOf = (i: Instance) => (i.keyName === 'team' ? '/home/me/.ssh/team.pem' : undefined);
+    const files = (o: Parameters<typeof sshConfigHostsFrom>[1]) => sshConfigHostsFrom([a, b, c], o).map((h) => h.identityFile);
+    assert.deepEqual(files({ settings, keyPairFileOf }), ['/home/me/.ssh/team.pem', '~/.ssh/b.pem', '~/.ssh/settings.pem']);
+    assert.deepEqual(files({ settings, keyPairFileOf, identityFile: '~/.ssh/flag.pem' }), ['~/.ssh/flag.pem', '~/.ssh/flag.pem', '~/.ssh/flag.pem']);
+    assert.deepEqual(files({ keyPairFileOf }), ['/home/me/.ssh/team.pem', '/home/me/.ssh/team.pem', undefined]);
+  });
+
   it('a jump host (option or tagssh:jump) means the private IP through ProxyJump', () => {
     const list = [inst({ name: 'bastion', id: 'i-00000000000000009' }), inst({ name: 'db', tags: { 'tagssh:jump': 'bastion' } })];
     const sc = sshConfigHostsFrom(list, { identityFile: '~/.ssh/k' });

@@ -23,6 +23,20 @@ describe('PlainTextLines', () => {
     ]);
   });
 
+  it('strips what real shells and editors send, whatever bytes a sequence ends with', () => {
+    // The prompts of Amazon Linux (PROMPT_COMMAND) and Ubuntu/Debian (PS1) set the window title
+    // to user@host: dir; bash's line editor inserts (ICH), vim sets the cursor shape (DECSCUSR),
+    // save/restore cursor (DECSC/DECRC), erase characters (ECH), go to a row (VPA), keyboard modes.
+    assert.deepEqual(
+      plain([
+        '\x1b]0;ec2-user@ip-10-0-1-5:~\x07[ec2-user@ip-10-0-1-5 ~]$ ls\r\n',
+        '\x1b]0;ubuntu@ip-10-0-0-1: ~/app\x07ubuntu@ip-10-0-0-1:~/app$ \r\n',
+        'ab\x1b[1@c\x1b[@d\x1b[2 q\x1b7Busy\x1b8 \x1b[5Xe\x1b[10df\x1b[>4;1mg\x1b[=5uh\x1b[!pi\r\n',
+      ]),
+      ['[ec2-user@ip-10-0-1-5 ~]$ ls', 'ubuntu@ip-10-0-0-1:~/app$ ', 'abcdBusy efghi'],
+    );
+  });
+
   it('holds an escape sequence cut between two chunks until its end arrives', () => {
     assert.deepEqual(plain(['red: \x1b[3', '1mRED\x1b', '[0m done\r\n']), ['red: RED done']);
     assert.deepEqual(plain(['a\x1b]0;ti', 'tle\x07b\r\n']), ['ab']);

@@ -42,6 +42,27 @@ describe('serialSaves', () => {
     assert.deepEqual(settings.value, { user: 'root', port: 22, log: { on: true } });
   });
 
+  it('applies a change to the settings as saved now (another process wrote them), one level down in object fields', async () => {
+    interface C {
+      language: string;
+      connectAs: Record<string, { user: string }>;
+    }
+    const settings = observable<C>({ language: 'en', connectAs: {} });
+    // The CLI's import wrote i-1's choice after this window read the settings.
+    let file: C = { language: 'en', connectAs: { 'i-1': { user: 'deploy' } } };
+    const send = async (next: C) => (file = structuredClone(next));
+    const save = serialSaves(settings, send, Promise.resolve(), async () => structuredClone(file));
+    await save({ ...settings.value, connectAs: { ...settings.value.connectAs, 'i-2': { user: 'admin' } } });
+    assert.deepEqual(file.connectAs, { 'i-1': { user: 'deploy' }, 'i-2': { user: 'admin' } });
+    file = { ...file, connectAs: { ...file.connectAs, 'i-3': { user: 'ops' } } };
+    await save({ ...settings.value, language: 'ja' });
+    assert.deepEqual(file, { language: 'ja', connectAs: { 'i-1': { user: 'deploy' }, 'i-2': { user: 'admin' }, 'i-3': { user: 'ops' } } });
+    const { 'i-2': _gone, ...rest } = settings.value.connectAs;
+    await save({ ...settings.value, connectAs: rest });
+    assert.deepEqual(file.connectAs, { 'i-1': { user: 'deploy' }, 'i-3': { user: 'ops' } });
+    assert.deepEqual(settings.value, file);
+  });
+
   it('a field the caller cleared is cleared, beside another save’s change', async () => {
     const settings = observable<S>({ user: 'a', port: 22, log: { on: false }, jump: 'bastion' });
     const backend = slowBackend();

@@ -15,9 +15,8 @@ export async function exportSettings() {
   return existsSync(settingsPath()) ? jsonSettingsStore().get() : undefined;
 }
 
-/** Login users as `tagssh ssh` picks them (src/common/login.ts), by instance id. */
+/** Login users as `tagssh ssh` picks them (src/common/login.ts), and the key pairs' local files, by instance id. */
 export async function loginUsers(instances: readonly Instance[], flags: AwsFlags & { user?: string }, settings: Awaited<ReturnType<typeof exportSettings>>) {
   const { exportLoginUsers } = await import('../../../export/loginUsers.js');
-  const users = await exportLoginUsers(instances, settings, { flagUser: flags.user, profile: flags.profile });
-  return new Map(Object.entries(users).map(([id, u]) => [id, u.user]));
+  return new Map(Object.entries(await exportLoginUsers(instances, settings, { flagUser: flags.user, profile: flags.profile })));
 }

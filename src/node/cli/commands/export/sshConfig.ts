@@ -38,7 +38,8 @@ export async function exportSshConfigCommand(names: string[], flags: SshConfigFl
   const users = await loginUsers(instances, flags, settings);
   // The app's export and this one come from one generator with the same Settings: key file, jump host, port, users.
   const hosts = {
-    userOf: (i: Instance) => users.get(i.id),
+    userOf: (i: Instance) => users.get(i.id)?.user,
+    keyPairFileOf: (i: Instance) => users.get(i.id)?.keyPairFile,
     ...(settings ? { settings } : {}),
     // ssh reads a relative IdentityFile against its own working directory: pin it now.
     ...(flags.identity ? { identityFile: /^[~%/]/.test(flags.identity) ? flags.identity : resolve(flags.identity) } : {}),

@@ -26,7 +26,7 @@ export async function exportTeraTermCommand(names: string[], flags: TeraTermFlag
   const files = exportTeraTerm(
     instances,
     {
-      userOf: (i) => users.get(i.id),
+      userOf: (i) => users.get(i.id)?.user,
       ...(settings ? { settings } : {}),
       ...(flags.keyfile ? { keyFile: flags.keyfile } : {}),
       keyHasPassphrase: !!flags.askPassphrase || (flags.keyfile ? keyLooksEncrypted(flags.keyfile) === true : false),

@@ -4,9 +4,11 @@ import type { WebFlags } from './flags.js';
 // `tagssh web`: serves the UI until Ctrl-C, printing a fresh one-use link on Enter.
 
 export async function webCommand(opts: WebFlags): Promise<void> {
-  const { createServer } = await import('../../../server/index.js');
+  const [{ createServer }, { CLI_SCRIPT_ENV }] = await Promise.all([import('../../../server/index.js'), import('../../../export/exportEnv.js')]);
   const server = await createServer({
     ...(opts.port !== undefined ? { port: opts.port } : {}),
+    // The engine runs in a process of its own: tell it that this tagssh serves the app (what exports run).
+    ...(process.argv[1] ? { engineEnv: { ...process.env, [CLI_SCRIPT_ENV]: process.argv[1] } } : {}),
     onSignIn: (n) => process.stdout.write(`A browser tab signed in (${n} so far). If that was not you, press Ctrl-C.\n`),
   });
   const enter = 'Press Enter for a fresh link (another tab or browser), Ctrl-C to stop.';
