@@ -2,7 +2,7 @@ import type { Instance } from '../../common/model/instance.js';
 import type { UserSource } from '../../common/login.js';
 import type { Settings } from '../../common/model/settings.js';
 import { describeImage, loginUserFor } from '../ssh/users.js';
-import { keyPairFile } from '../ssh/sshPaths.js';
+import { expandHome, keyPairFile } from '../ssh/sshPaths.js';
 
 // The login user of each exported instance, picked as a connection picks it (src/common/login.ts,
 // with the AMI looked up here), so the CLI's and the app's exports and `tagssh ssh` always agree;
@@ -17,7 +17,7 @@ export interface ExportLogin {
 
 export async function exportLoginUsers(
   instances: readonly Instance[],
-  settings: Pick<Settings, 'defaultUser' | 'connectAs'> | undefined,
+  settings: Pick<Settings, 'defaultUser' | 'connectAs' | 'identityFile'> | undefined,
   opts: { flagUser?: string | undefined; profile?: string | undefined } = {},
 ): Promise<Record<string, ExportLogin>> {
   const pairs = await Promise.all(
@@ -27,6 +27,7 @@ export async function exportLoginUsers(
           i.id,
           withKeyPairFile(
             i,
+            settings?.identityFile,
             await loginUserFor({
               instance: i,
               ...(opts.flagUser ? { flagUser: opts.flagUser } : {}),
@@ -40,7 +41,9 @@ export async function exportLoginUsers(
   return Object.fromEntries(pairs);
 }
 
-function withKeyPairFile(i: Instance, login: { user: string; source: UserSource }): ExportLogin {
+function withKeyPairFile(i: Instance, settingsKey: string | null | undefined, login: { user: string; source: UserSource }): ExportLogin {
   const file = keyPairFile(i.keyName);
-  return file ? { ...login, keyPairFile: file } : login;
+  if (!file) return login;
+  // The same file as Settings' key keeps the person's own spelling (~/.ssh/team.pem stays so).
+  return { ...login, keyPairFile: settingsKey && expandHome(settingsKey) === file ? settingsKey : file };
 }
