@@ -88,7 +88,9 @@ export function scanFiles(files: ImportFile[]): ScanResult {
     const ini = iniFor(at.file);
     const h = hostOf(at, spec, via, ini);
     if (passwordTyped) h.passwordFound = true;
-    if (h.passwordFound) result.notes.push({ code: 'password-found', at });
+    // One note per place: a macro followed down several paths reaches the same connect line again.
+    if (h.passwordFound && !result.notes.some((n) => n.code === 'password-found' && n.at.file === at.file && n.at.line === at.line))
+      result.notes.push({ code: 'password-found', at });
     result.hosts.push(h);
   };
   const ttlHost = (file: string): TtlHost => ({
@@ -101,7 +103,7 @@ export function scanFiles(files: ImportFile[]): ScanResult {
         .map((c) => awsLookupOf(c.argv, at))
         .find((l) => l) ?? null,
   });
-  const runTtl = (path: string, text: string, params: Value[] = []) => {
+  const runTtl = (path: string, text: string, params?: Value[]) => {
     const r = runMacro(path, text, dirOf(path), ttlHost(path), params);
     result.notes.push(...r.notes);
     for (const c of r.connects) add(c.at, c.spec, 'ttl', c.passwordTyped);

@@ -7,6 +7,6 @@ import type { Note, Value } from './types.js';
 // so neither of the two imports the other.
 
 /** Follows one macro file (with its params: param2… as ttpmacro.exe passes them). */
-export function runMacro(file: string, text: string, dir: string, host: TtlHost, params: Value[] = []): { connects: FoundConnect[]; notes: Note[] } {
+export function runMacro(file: string, text: string, dir: string, host: TtlHost, params?: Value[]): { connects: FoundConnect[]; notes: Note[] } {
   return followMacro(file, text, dir, host, params, ttlCommand);
 }

@@ -81,7 +81,7 @@ export function followMacro(
   text: string,
   dir: string,
   host: TtlHost,
-  params: Value[],
+  params: Value[] | undefined,
   command: CommandRunner,
 ): { connects: FoundConnect[]; notes: Note[] } {
   const ctx: RunContext = { host, command, programs: new Map(), found: [], notes: [], queue: [], seen: new Set(), steps: 0 };
@@ -91,9 +91,14 @@ export function followMacro(
     ['inputstr', str('')],
     ['matchstr', str('')],
     ['param1', str(file)],
-    ['paramcnt', { n: params.length + 1 }],
+    // A macro read on its own (params undefined): its parameters are known only when it runs.
+    ['paramcnt', params ? { n: params.length + 1 } : UNKNOWN_INT],
   ]);
-  for (let i = 2; i <= 9; i++) vars.set(`param${i}`, params[i - 2] ? { s: params[i - 2]! } : str(''));
+  const param = (i: number): Val => {
+    if (!params) return { s: [{ from: `param${i}`, at: { file, line: 0 } }] };
+    return params[i - 2] ? { s: params[i - 2]! } : str('');
+  };
+  for (let i = 2; i <= 9; i++) vars.set(`param${i}`, param(i));
   ctx.queue.push({
     frames: [{ prog, pc: 0 }],
     calls: [],

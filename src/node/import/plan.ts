@@ -164,7 +164,8 @@ export function buildPlan(input: PlanInput): PlanInternals {
     knownHosts,
     notes: scan.notes,
     files: scan.files,
-    passwordsFound: rows.filter((r) => r.passwordLeftOut).length,
+    // Places, not rows: the paths through one macro may reach one connect line with different values.
+    passwordsFound: new Set(rows.filter((r) => r.passwordLeftOut).map((r) => `${r.at.file}:${r.at.line}`)).size,
     profile: input.profile,
     regions: input.inventory.regions,
   };

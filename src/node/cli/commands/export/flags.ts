@@ -23,6 +23,8 @@ export interface SshConfigFlags extends AwsFlags {
   identity?: string;
   jump?: string;
   file?: string;
+  /** The same as file (the word `export teraterm` uses). */
+  out?: string;
   dryRun?: boolean;
   start?: boolean;
   private?: boolean;

@@ -55,8 +55,13 @@ export function register(program: Command): void {
     .option('--start', 'connecting starts a stopped instance and waits for it (tagssh proxy --start)')
     .option('--private', 'connect to the private IPs (over a VPN): tagssh proxy --private')
     .option('--file <path>', 'config file to update (default: ~/.ssh/config)')
+    // `export teraterm` names its destination --out: the same word works here.
+    .option('--out <path>', 'the same as --file')
     .option('--dry-run', 'print the new block and the alias mapping; change nothing');
   addAwsOptions(sc).action(async (names: string[], flags: SshConfigFlags) => {
+    if (flags.out !== undefined && flags.file !== undefined && flags.out !== flags.file)
+      sc.error("error: --out and --file are the same option: give the config file's path once", { code: 'commander.conflictingOption', exitCode: 1 });
+    flags.file ??= flags.out;
     const { exportSshConfigCommand } = await import('./sshConfig.js');
     await exportSshConfigCommand(names, flags);
   });

@@ -13,7 +13,7 @@ import type { WebFlags } from './flags.js';
 export function register(program: Command): void {
   program
     .command('web')
-    .description('Open the TagSSH UI in your browser (served on 127.0.0.1 only; each link works once).')
+    .description('open the TagSSH UI in your browser (served on 127.0.0.1 only; each link works once)')
     .option('-p, --port <port>', 'port to listen on (default: a free one)', (v) => {
       const n = Number(v);
       if (!Number.isInteger(n) || n < 0 || n > 65535)
