@@ -3,13 +3,13 @@ import { h } from '../../lib/dom.js';
 import { addressOf } from './model.js';
 import { t } from './messages.js';
 import { t as serialWords } from '../serialConsole/messages.js';
+import { instanceStateWord } from '../../i18n/instanceState.js';
 
 // One instance's row in the list: name, id and tags, state, type, zone, address, key pair, and
 // its buttons (Start/Stop, Connect or Start and connect). What the buttons and keys do is the
 // list's business; the row only says which was used.
 
 export type Busy = 'busyStarting' | 'busyStopping';
-type Words = Parameters<typeof t>[0];
 
 export interface RowActions {
   connect(i: Instance): void;
@@ -85,7 +85,7 @@ export function instanceRow(i: Instance, index: number, busy: Busy | undefined, 
   const addr = addressOf(i);
   const canConnect = i.state === 'running' || i.state === 'stopped';
   const tagText = tagsText(i);
-  const stateText = busy ? t(busy) : t(`state.${i.state}` as Words);
+  const stateText = busy ? t(busy) : instanceStateWord(i.state);
   const tr = h(
     'tr',
     { class: 'row', tabindex: '-1', 'data-id': i.id, 'data-index': String(index), 'aria-label': `${i.name ?? i.id} ${stateText}` },

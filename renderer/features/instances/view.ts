@@ -9,6 +9,7 @@ import { confirmDialog } from '../../lib/dialog.js';
 import type { Observable } from '../../lib/observable.js';
 import { bindAttr } from '../../lib/words.js';
 import { onLocaleChange } from '../../i18n/index.js';
+import { instanceStateWord } from '../../i18n/instanceState.js';
 import type { SettingsField } from '../settings/view.js';
 import { arrange, linesOf } from './model.js';
 import { createScopePickers, type ScopePickers } from './scopePickers.js';
@@ -58,8 +59,6 @@ export interface InstancesView {
 
 const STALE_MS = 30_000;
 
-type Words = Parameters<typeof t>[0];
-
 export function createInstancesView(deps: InstancesDeps): InstancesView {
   return new InstanceListView(deps);
 }
@@ -105,7 +104,7 @@ class InstanceListView implements InstancesView {
     this.table = new VirtualList({
       store: this.store,
       rowOf: (l) => instanceRow(l.instance, l.index, this.busy.get(l.instance.id), rowActions),
-      groupTitle: (title, n) => t('groupTitle', { title: this.controls.group() === 'state' ? t(`state.${title}` as Words) : title, n }),
+      groupTitle: (title, n) => t('groupTitle', { title: this.controls.group() === 'state' ? instanceStateWord(title) : title, n }),
     });
     this.el = h(
       'section',

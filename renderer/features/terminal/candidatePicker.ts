@@ -1,6 +1,7 @@
 import type { Candidate } from '../../../src/common/model/instance.js';
 import { h } from '../../lib/dom.js';
 import { formatDateTime } from '../../i18n/index.js';
+import { instanceStateWord } from '../../i18n/instanceState.js';
 import { t } from './messages.js';
 import type { StatusBar } from './statusBar.js';
 
@@ -24,7 +25,12 @@ export function pickCandidate(status: StatusBar, label: string, candidates: Cand
             h('button', {
               class: 'btn',
               type: 'button',
-              text: [c.id, t(`state.${c.state}`), c.az ?? c.region, c.launchTime ? t('launched', { time: formatDateTime(Date.parse(c.launchTime)) }) : null]
+              text: [
+                c.id,
+                instanceStateWord(c.state),
+                c.az ?? c.region,
+                c.launchTime ? t('launched', { time: formatDateTime(Date.parse(c.launchTime)) }) : null,
+              ]
                 .filter(Boolean)
                 .join(' · '),
               onClick: () => pick(c),
