@@ -75,6 +75,12 @@ describe('the app’s words for each reason', () => {
     });
   }
 
+  it('an unknown Name is quoted, so a Name with spaces or punctuation reads as one', () => {
+    const d: ReasonDetails = { reason: 'no-such-name', ref: 'db primary', suggestions: [], manyRegions: false };
+    assert.match(cause('NOT_FOUND', d, 'en').detail, /“db primary”/);
+    assert.match(cause('NOT_FOUND', d, 'ja').detail, /「db primary」/);
+  });
+
   it('a refused login: the detail names the machine, the user and what was tried, in each language', () => {
     const err = loginFailedError(
       { user: 'ec2-user', userSource: 'settings', label: 'web-1' },
