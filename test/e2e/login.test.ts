@@ -211,7 +211,7 @@ test('in Japanese: the refused key, its cause and its hint in the app’s words;
   await box.press('Enter');
   await openError().waitFor({ timeout: 20_000 });
   assert.equal(await openError().getAttribute('data-code'), 'NOT_FOUND');
-  assert.equal(await openError().locator('.detail').innerText(), '存在しない-9 という名前のインスタンスはありません。');
+  assert.equal(await openError().locator('.detail').innerText(), '「存在しない-9」という名前のインスタンスはありません。');
   assert.doesNotMatch(await openError().innerText(), /No instance|--region|tagssh list/);
   await saveSettings({ language: 'en', identityFile: ui.lab.clientKey.privatePath });
 });
