@@ -14,9 +14,17 @@ const page = () => ui.page;
 const SJIS = String.raw`printf 'sjis:\223\372\226\173:end\n'`;
 const EUC = String.raw`printf 'euc:\306\374\313\334:end\n'`;
 
-/** Types 日本 into `od` and waits for the bytes it received. */
+let odRuns = 0;
+
+/**
+ * Types 日本 into `od` and waits for the bytes it received. The keys wait for a line printed once
+ * bash has handed the terminal back from its line editor: typed sooner, they are queued under the
+ * editor's raw mode and Enter reaches od as CR (CI once read `93 fa 96 7b 0d`).
+ */
 async function typedBytes(hex: string) {
-  await typeInTerminal('od -An -tx1');
+  const ready = `od-ready-${++odRuns}`;
+  await typeInTerminal(`echo ${ready}; od -An -tx1`);
+  await waitForTerminal(new RegExp(`^${ready}$`, 'm'));
   await page().keyboard.type('日本');
   await page().keyboard.press('Enter');
   await page().keyboard.press('Control+D');
