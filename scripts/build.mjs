@@ -4,7 +4,7 @@
 // Usage: node scripts/build.mjs [cli|renderer|main ...]   (no argument: everything)
 import { build } from 'esbuild';
 import { cpSync, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -14,6 +14,21 @@ const want = (t) => wanted.size === 0 || wanted.has(t);
 
 // Native or Electron-provided modules stay outside the bundles.
 const nodeExternal = ['ssh2', 'cpu-features', 'electron', 'playwright-core'];
+// The CLI bundles ssh2's JavaScript too: a connect starts a fresh process, and loading ssh2 from
+// node_modules meant ~30 files to find, read and compile one by one (perf/DECISIONS.md). Only its
+// compiled addon stays outside, required by its package path so that it still resolves from dist/.
+const cliExternal = ['cpu-features', 'electron', 'playwright-core'];
+const nativeAddonsByPackagePath = {
+  name: 'native-addons-by-package-path',
+  setup(b) {
+    b.onResolve({ filter: /\.node$/ }, (args) => {
+      const absolute = join(args.resolveDir, args.path).split(sep).join('/');
+      const at = absolute.lastIndexOf('/node_modules/');
+      if (at < 0) return { errors: [{ text: `a native addon outside node_modules: ${absolute}` }] };
+      return { path: absolute.slice(at + '/node_modules/'.length), external: true };
+    });
+  },
+};
 
 const jobs = [];
 
@@ -34,17 +49,27 @@ if (want('cli')) {
     legalComments: 'none',
     sourcemap: 'linked',
     logLevel: 'warning',
-    // Bundled CommonJS dependencies call require(); give ESM chunks a real one.
-    banner: { js: "import { createRequire as __tagsshCreateRequire } from 'node:module'; const require = __tagsshCreateRequire(import.meta.url);" },
+    // Bundled CommonJS dependencies call require() and read __dirname; give ESM chunks real ones.
+    banner: {
+      js: [
+        "import { createRequire as __tagsshCreateRequire } from 'node:module';",
+        "import { fileURLToPath as __tagsshFileURLToPath } from 'node:url';",
+        "import { dirname as __tagsshDirname } from 'node:path';",
+        'const require = __tagsshCreateRequire(import.meta.url);',
+        'const __filename = __tagsshFileURLToPath(import.meta.url);',
+        'const __dirname = __tagsshDirname(__filename);',
+      ].join(' '),
+    },
+    plugins: [nativeAddonsByPackagePath],
   };
   const cliJobs = [
-    build({ ...cliBase, entryPoints: { tagssh: at('src/node/cli/main.ts') }, splitting: true, chunkNames: 'chunks/[name]-[hash]', external: nodeExternal }),
+    build({ ...cliBase, entryPoints: { tagssh: at('src/node/cli/main.ts') }, splitting: true, chunkNames: 'chunks/[name]-[hash]', external: cliExternal }),
     // `tagssh resolve` fast path: one self-contained module (no chunks to load); the AWS SDK's
     // credential chain, needed only for profiles/SSO, stays in node_modules and loads on demand.
     build({
       ...cliBase,
       entryPoints: { 'tagssh-resolve': at('src/node/cli/commands/resolve/main.ts') },
-      external: [...nodeExternal, '@aws-sdk/*', '@smithy/*'],
+      external: [...cliExternal, '@aws-sdk/*', '@smithy/*'],
     }),
   ];
   jobs.push(Promise.all(cliJobs).then(() => swapIn(stage, at('dist/cli'))));

@@ -65,7 +65,7 @@ export function addConnectOptions<C extends Command>(cmd: C, opts: { portShort?:
       `how to reach the instance: ${TRANSPORT_CHOICES.join('|')} (default: tag tagssh:transport, else settings, else auto: jump host if one is configured, else public address, else EC2 Instance Connect Endpoint, else SSM)`,
       parseTransportFlag,
     )
-    .option('-v, --verbose', 'say how the connection is made (the transport and why, and which rule chose the login user)')
+    .option('-v, --verbose', 'say how the connection is made (the transport and why, which rule chose the login user, and the cipher)')
     .option(
       '--eic',
       'log in with a fresh key pushed through EC2 Instance Connect (valid 60 s, never stored); without it, a refused login asks first on a terminal',

@@ -1,9 +1,11 @@
 import { AppError, isAppError } from '../../common/errors.js';
 import { detailsOf } from '../../common/errorDetails.js';
 import type { SshConnection } from '../ssh/connection.js';
+import { sshNativeCrypto } from '../ssh/nativeCrypto.js';
 import { connectTargetFor, type TargetOptions } from '../ssh/target.js';
 import type { ConnectTarget } from '../ssh/types.js';
 import { escapeControls } from '../../common/safeText.js';
+import { afterFirstRequest } from './afterFirstRequest.js';
 import type { SecretQuestion } from '../ssh/authHandler.js';
 import type { UserSource } from '../../common/login.js';
 
@@ -56,8 +58,17 @@ function withAcceptance(t: ConnectTarget, hop: { label: string }, fingerprint: s
 
 /** Resolves `name` to a target while ssh2 and its native crypto load: EC2's answer is waited for anyway. */
 export async function resolveWhileLoading(name: string, opts: TargetOptions): Promise<ConnectTarget> {
-  const target = connectTargetFor(name, opts);
-  await Promise.all([target, import('../ssh/connection.js')]).catch(() => undefined);
+  // Compiling ssh2 holds the event loop for tens of ms: begun before the lookup's request is
+  // written, it delays the question; begun once the request is out, it fills the wait for the answer.
+  const loading = afterFirstRequest(() => import('../ssh/connection.js'));
+  const target = connectTargetFor(name, opts).then(
+    (t) => (loading.now(), t),
+    (e: unknown) => {
+      loading.cancel();
+      throw e;
+    },
+  );
+  await Promise.all([target, loading.done]).catch(() => undefined);
   return target;
 }
 
@@ -76,6 +87,15 @@ async function askSecretOnTerminal(q: SecretQuestion): Promise<string[]> {
 export function userSourceLine(t: Pick<ConnectTarget, 'user' | 'userSource'>): string {
   const why = t.userSource ? USER_SOURCE_WORDS[t.userSource] : 'given';
   return `tagssh: logging in as ${escapeControls(t.user)} (${why})\n`;
+}
+
+/** "cipher aes128-gcm@openssh.com (ssh2's compiled addon)": what encrypts this connection's bytes, for -v. */
+export function cipherLine(conn: Pick<SshConnection, 'cipher'>): string {
+  if (!conn.cipher) return '';
+  const how = sshNativeCrypto
+    ? "ssh2's compiled addon"
+    : "in JavaScript: ssh2's compiled addon did not load, so copies and tunnels take several times the CPU; `npm rebuild ssh2` builds it";
+  return `tagssh: cipher ${escapeControls(conn.cipher)} (${how})\n`;
 }
 
 const USER_SOURCE_WORDS: Record<UserSource, string> = {

@@ -15,7 +15,7 @@ import type {
   SshConnection,
 } from './connectionTypes.js';
 import { asChannelRefusal, connectError } from './errors.js';
-import { bannerOf, connectHop } from './hop.js';
+import { bannerOf, cipherOf, connectHop } from './hop.js';
 import { MAX_TUNNEL_WINDOW, newPathMemory, ReceiveWindow, type PathMemory } from './receiveWindow.js';
 import { siblingOf } from './sibling.js';
 import type { ConnectTarget, TransportStream } from './types.js';
@@ -152,6 +152,11 @@ class Connection extends EventEmitter implements SshConnection {
   /** The target's banner (the last hop's: a bastion's banner is the bastion's, not the instance's). */
   get banner(): string {
     return bannerOf(this.clients[this.clients.length - 1]!);
+  }
+
+  /** The target's cipher (the last hop's: the bytes to the instance travel under it). */
+  get cipher(): string {
+    return cipherOf(this.clients[this.clients.length - 1]!);
   }
 
   private finish() {

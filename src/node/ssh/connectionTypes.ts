@@ -98,6 +98,8 @@ export interface SshConnection {
    * when none. Untrusted: it reaches a terminal only through `terminalLines`.
    */
   readonly banner: string;
+  /** The cipher the target's hop negotiated; absent where the transport is not SSH of TagSSH's own. */
+  readonly cipher?: string;
   /** Words for the user from the first hop's transport (Session Manager's CustomerMessage), '' when none. Untrusted, like `banner`. */
   readonly notice: string;
   /**

@@ -1,6 +1,6 @@
 import type { Duplex } from 'node:stream';
 import ssh2 from 'ssh2';
-import type { Client, ConnectConfig } from 'ssh2';
+import type { Client, ConnectConfig, NegotiatedAlgorithms } from 'ssh2';
 import { AppError } from '../../common/errors.js';
 import type { DetailsFor } from '../../common/errorDetails.js';
 import { defaultAgent, defaultIdentityFiles, expandHome, keyFileProblem } from './auth.js';
@@ -33,6 +33,14 @@ const banners = new WeakMap<Client, string>();
 /** The banner `client`'s server sent before login ('' when none). */
 export function bannerOf(client: Client): string {
   return banners.get(client) ?? '';
+}
+
+/** Each client's cipher, as its last key exchange chose it (client to server). */
+const ciphers = new WeakMap<Client, string>();
+
+/** The cipher `client` encrypts with ('' before its first key exchange). */
+export function cipherOf(client: Client): string {
+  return ciphers.get(client) ?? '';
 }
 
 function abortError(t: ConnectTarget): AppError {
@@ -226,6 +234,7 @@ export function connectHop(t: ConnectTarget, opts: HopOptions): Promise<Client> 
   return new Promise<Client>((resolve, reject) => {
     const client = new ssh2.Client();
     client.on('banner', (message: string) => banners.set(client, (banners.get(client) ?? '') + message));
+    client.on('handshake', (negotiated: NegotiatedAlgorithms) => ciphers.set(client, negotiated.cs.cipher));
     let settled = false;
     const refused: { error?: AppError } = {};
     const settle = () => {

@@ -46,6 +46,8 @@ describe('the login user the person set is the one used', () => {
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stdout, `${lab.host.user}\n`);
     assert.match(r.stderr, new RegExp(`^tagssh: logging in as ${lab.host.user} \\(Settings' default login user\\)$`, 'm'));
+    // The shipped CLI bundles ssh2 and requires its compiled addon by package path: -v says the addon encrypts.
+    assert.match(r.stderr, /^tagssh: cipher aes128-gcm@openssh\.com \(ssh2's compiled addon\)$/m);
   });
 
   it("without a Settings user the AMI's user is tried, the error says so and does not send the person back to it", async () => {

@@ -10,7 +10,7 @@ import type { CopyPlan } from './plan.js';
 import { targetOptionsFrom } from '../../connectOptions.js';
 import { progressLine } from '../../output.js';
 import { reportError } from '../../report.js';
-import { connectInteractively, resolveWhileLoading } from '../../interactiveConnect.js';
+import { cipherLine, connectInteractively, resolveWhileLoading } from '../../interactiveConnect.js';
 import type { SshConnection } from '../../../ssh/connection.js';
 import type { ConnectTarget } from '../../../ssh/types.js';
 
@@ -83,6 +83,7 @@ export async function runCopy(plan: CopyPlan, flags: CpFlags, scope: AwsScope): 
   const target = await resolveWhileLoading(plan.remote.name, { ...opts, ...scope, onProgress: progress });
   const conn = await connectInteractively(target, undefined, progress);
   progress.done();
+  if (flags.verbose) process.stderr.write(cipherLine(conn));
   return copyOver(conn, target, plan, flags, local);
 }
 

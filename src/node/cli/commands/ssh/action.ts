@@ -7,7 +7,7 @@ import type { AwsScope } from '../../../aws/config/scope.js';
 import type { SshConnection } from '../../../ssh/connection.js';
 import { KnownHostsStore } from '../../../ssh/knownHosts.js';
 import { targetOptionsFrom } from '../../connectOptions.js';
-import { connectInteractively, resolveWhileLoading, userSourceLine } from '../../interactiveConnect.js';
+import { cipherLine, connectInteractively, resolveWhileLoading, userSourceLine } from '../../interactiveConnect.js';
 import { progressLine } from '../../output.js';
 import type { SshFlags } from './flags.js';
 import { prepareShellExtras, type ShellExtras } from './shellExtras.js';
@@ -39,6 +39,7 @@ export async function runSsh(name: string, command: string[], flags: SshFlags, s
     throw await explainTimeout(e, target, scope, await configuredMyIpUrl());
   });
   progress.done();
+  if (flags.verbose) process.stderr.write(cipherLine(conn));
   // What the transport asks to show (Session Manager's CustomerMessage, as the plugin prints it),
   // then the server's login banner, to stderr as OpenSSH shows it, escaped: neither is our text.
   if (conn.notice) process.stderr.write(terminalLines(conn.notice));
