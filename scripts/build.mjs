@@ -15,17 +15,19 @@ const want = (t) => wanted.size === 0 || wanted.has(t);
 // Native or Electron-provided modules stay outside the bundles.
 const nodeExternal = ['ssh2', 'cpu-features', 'electron', 'playwright-core'];
 // The CLI bundles ssh2's JavaScript too: a connect starts a fresh process, and loading ssh2 from
-// node_modules meant ~30 files to find, read and compile one by one (perf/DECISIONS.md). Only its
-// compiled addon stays outside, required by its package path so that it still resolves from dist/.
+// node_modules meant ~30 files to find, read and compile one by one (perf/DECISIONS.md). It takes
+// ssh2 through scripts/ssh2Client.mjs (the client alone); ssh2's compiled addon stays outside,
+// required by its package path so that it still resolves from dist/.
 const cliExternal = ['cpu-features', 'electron', 'playwright-core'];
-const nativeAddonsByPackagePath = {
-  name: 'native-addons-by-package-path',
+const ssh2ForTheCli = {
+  name: 'ssh2-for-the-cli',
   setup(b) {
+    b.onResolve({ filter: /^ssh2$/ }, () => ({ path: at('scripts/ssh2Client.mjs') }));
     b.onResolve({ filter: /\.node$/ }, (args) => {
       const absolute = join(args.resolveDir, args.path).split(sep).join('/');
-      const at = absolute.lastIndexOf('/node_modules/');
-      if (at < 0) return { errors: [{ text: `a native addon outside node_modules: ${absolute}` }] };
-      return { path: absolute.slice(at + '/node_modules/'.length), external: true };
+      const cut = absolute.lastIndexOf('/node_modules/');
+      if (cut < 0) return { errors: [{ text: `a native addon outside node_modules: ${absolute}` }] };
+      return { path: absolute.slice(cut + '/node_modules/'.length), external: true };
     });
   },
 };
@@ -60,7 +62,7 @@ if (want('cli')) {
         'const __dirname = __tagsshDirname(__filename);',
       ].join(' '),
     },
-    plugins: [nativeAddonsByPackagePath],
+    plugins: [ssh2ForTheCli],
   };
   const cliJobs = [
     build({ ...cliBase, entryPoints: { tagssh: at('src/node/cli/main.ts') }, splitting: true, chunkNames: 'chunks/[name]-[hash]', external: cliExternal }),

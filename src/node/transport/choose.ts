@@ -6,7 +6,7 @@ import { label } from '../aws/instances/lifecycle.js';
 import { TAG } from '../../common/vocab.js';
 import type { InstanceConnectEndpoint } from '../aws/instances/instanceConnect.js';
 import type { ConnectTarget, TransportOpener } from '../ssh/types.js';
-import { noEndpointError } from './eice.js';
+import { noEndpointError, notManagedError } from './missing.js';
 
 // Which way the first hop reaches an instance. Precedence: --transport > tagssh:transport tag >
 // the settings' default > auto. Auto: a jump host configured for it (--via, tagssh:jump, the
@@ -65,15 +65,6 @@ export function needsPrivateAddress(instance: Pick<Instance, 'publicIp' | 'state
   if (jumpHosts.length > 0 || choice === 'eice' || choice === 'ssm' || choice === 'jump') return true;
   if (choice === 'direct') return false;
   return instance.state === 'running' && !instance.publicIp;
-}
-
-function notManagedError(instance: Instance): AppError {
-  return new AppError(
-    'NOT_FOUND',
-    `${label(instance)} is not an SSM managed node (Systems Manager does not list it online in ${instance.region}).`,
-    'Install and start the SSM Agent, give the instance a role with AmazonSSMManagedInstanceCore, or choose another transport.',
-    { missing: 'ssm-managed-node' },
-  );
 }
 
 interface ChooseOptions {

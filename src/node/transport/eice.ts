@@ -10,6 +10,7 @@ import { credentialsFor } from '../aws/config/clients.js';
 import { ec2Settings } from '../aws/config/awsSettings.js';
 import { agentFor } from '../aws/config/httpProxy.js';
 import { findInstanceConnectEndpoint, type InstanceConnectEndpoint } from '../aws/instances/instanceConnect.js';
+import { noEndpointError } from './missing.js';
 import { presignUrl } from './presign.js';
 import { EICE_MAX_TUNNEL_SECONDS } from './limits.js';
 
@@ -43,15 +44,6 @@ interface EiceSocketOptions {
   /** Found already (by the transport choice); looked up when absent. */
   endpoint?: InstanceConnectEndpoint;
   timeoutMs?: number;
-}
-
-export function noEndpointError(instance: Pick<Instance, 'id' | 'name' | 'vpcId' | 'region'>): AppError {
-  return new AppError(
-    'NOT_FOUND',
-    `No EC2 Instance Connect Endpoint in ${instance.vpcId ?? 'the VPC'} (${instance.region}) of ${label(instance)}.`,
-    'Create one in that VPC (VPC console → Endpoints → EC2 Instance Connect Endpoint), or choose another transport.',
-    { missing: 'eice-endpoint', vpcId: instance.vpcId },
-  );
 }
 
 /** The address an endpoint tunnels to: the private IPv4, else the IPv6 address (an IPv6-only subnet), as the aws CLI picks it. */

@@ -6,7 +6,7 @@ import { AppError } from '../../../../src/common/errors.js';
 import type { Instance } from '../../../../src/common/model/instance.js';
 import { instanceOf } from '../../../support/instance.js';
 import { chooseTransport, type TransportProbes } from '../../../../src/node/transport/choose.js';
-import { noEndpointError } from '../../../../src/node/transport/eice.js';
+import { noEndpointError } from '../../../../src/node/transport/missing.js';
 import { sshdUnreachable } from '../../../../src/node/ssm/client.js';
 
 // The app's words for the private-instance transport errors, built by the engine's own

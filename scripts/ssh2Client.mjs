@@ -1,0 +1,8 @@
+// The part of ssh2 the CLI uses (its client and two key utilities), for the CLI bundle
+// (scripts/build.mjs). ssh2's own index.js also loads its server and its HTTP agents, and with
+// those node:https and node:tls, on every start of every command.
+import Client from 'ssh2/lib/client.js';
+import keygen from 'ssh2/lib/keygen.js';
+import keyParser from 'ssh2/lib/protocol/keyParser.js';
+
+export default { Client, utils: { parseKey: keyParser.parseKey, generateKeyPairSync: keygen.generateKeyPairSync } };
