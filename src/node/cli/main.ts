@@ -14,5 +14,5 @@ export function buildProgram() {
 export { reportError };
 
 preferThroughputGc();
-finish(await runCli(process.argv, registerCommands));
+finish(await runCli(process.argv, (program) => registerCommands(program, process.argv)));
 export { AppError };
