@@ -1,5 +1,5 @@
 import type { AppErrorData } from '../../src/common/errors.js';
-import { reasonDetailsOf, type ReasonDetails } from '../../src/common/errorDetails.js';
+import { reasonDetailsOf, type DetailsFor, type ReasonDetails } from '../../src/common/errorDetails.js';
 import { defineMessages } from './index.js';
 import type { ErrorField } from './errorWords.js';
 
@@ -32,6 +32,9 @@ const t = defineMessages({
     'my-ip-lookup': 'Could not look up your public IP at {origin}: {text}.',
     myIpNotAnAddress: '{origin} did not answer with an IP address.',
     'no-such-name': 'No instance is named “{ref}”.',
+    noSuchNameIn: 'No instance is named “{ref}” in {regions}.',
+    noSuchNameInMany: 'No instance is named “{ref}” in any of the {count} regions searched.',
+    regionSeparator: ', ',
     'pick-not-candidate': '{pick} is not an instance named {ref}.',
     stopped: '{ref} is not running.',
     'no-public-ip': '{label} has no public IP address.',
@@ -78,6 +81,9 @@ const t = defineMessages({
     'my-ip-lookup': '{origin} でパブリック IP を調べられませんでした: {text}',
     myIpNotAnAddress: '{origin} は IP アドレスを返しませんでした。',
     'no-such-name': '「{ref}」という名前のインスタンスはありません。',
+    noSuchNameIn: 'リージョン {regions} に「{ref}」という名前のインスタンスはありません。',
+    noSuchNameInMany: '検索した {count} のリージョンのどこにも「{ref}」という名前のインスタンスはありません。',
+    regionSeparator: '、',
     'pick-not-candidate': '{pick} は {ref} という名前のインスタンスではありません。',
     stopped: '{ref} は実行されていません。',
     'no-public-ip': '{label} にはパブリック IP アドレスがありません。',
@@ -111,6 +117,16 @@ interface ReasonWords {
   field?: ErrorField | null;
 }
 
+/**
+ * "No instance is named “web-9” in eu-west-1.": the regions searched, so a person looking in the
+ * wrong one can tell; more than three are counted, as the CLI's message does.
+ */
+export function nameNotFound(d: DetailsFor<'no-such-name'>): string {
+  if (!d.regions.length) return t('no-such-name', { ref: d.ref });
+  if (d.regions.length > 3) return t('noSuchNameInMany', { ref: d.ref, count: d.regions.length });
+  return t('noSuchNameIn', { ref: d.ref, regions: d.regions.join(t('regionSeparator')) });
+}
+
 function detailOf(d: ReasonDetails): string {
   switch (d.reason) {
     case 'no-credentials':
@@ -126,9 +142,7 @@ function detailOf(d: ReasonDetails): string {
     case 'my-ip-lookup':
       return d.text === null ? t('myIpNotAnAddress', { origin: d.origin }) : t('my-ip-lookup', { origin: d.origin, text: d.text });
     case 'no-such-name':
-      return d.suggestions.length
-        ? `${t('no-such-name', { ref: d.ref })} ${t('didYouMean', { names: d.suggestions.join(t('or')) })}`
-        : t('no-such-name', { ref: d.ref });
+      return d.suggestions.length ? `${nameNotFound(d)} ${t('didYouMean', { names: d.suggestions.join(t('or')) })}` : nameNotFound(d);
     case 'no-public-ip':
       return d.privateIp ? `${t('no-public-ip', { label: d.label })} ${t('privateIs', { privateIp: d.privateIp })}` : t('no-public-ip', { label: d.label });
     case 'export-no-such-name':

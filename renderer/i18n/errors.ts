@@ -80,6 +80,9 @@ const t = defineMessages({
     userFrom_ami:
       '“{user}” was guessed from the AMI. If this machine takes another user, set it with Connect as…, Settings › Default login user, or its tagssh:user tag.',
     userFrom_default: 'Nothing named a user, so TagSSH tried “{user}”. Set the right one with Connect as… or Settings › Default login user.',
+    amiRefused: 'The server refused the login as “{user}”, a user guessed from the AMI.',
+    amiRefused_hint:
+      'If this machine takes another user, set it with Connect as… (this instance only), Settings › Default login user, or its tagssh:user tag. If “{user}” is right, the key was refused: check that its public half is in that user’s ~/.ssh/authorized_keys on the instance, or choose another key file (Settings › Default private key file, or Connect as…).',
     noRegion: 'No AWS region is set.',
     noRegion_hint: 'Choose a region in the region picker above the list (or in Settings › Regions).',
     authDetail: '{label} refused the login as “{user}”; tried: {tried}.',
@@ -153,6 +156,9 @@ const t = defineMessages({
     userFrom_ami:
       '「{user}」は AMI から推定しました。このマシンのユーザーが違う場合は、「接続ユーザー…」、設定の「既定のログインユーザー」、または tagssh:user タグで設定してください。',
     userFrom_default: 'ユーザーの指定がないため「{user}」を試しました。「接続ユーザー…」か設定の「既定のログインユーザー」で正しいユーザーを設定してください。',
+    amiRefused: 'サーバーが「{user}」でのログインを拒否しました。「{user}」は AMI から推定したユーザーです。',
+    amiRefused_hint:
+      'このマシンのユーザーが違う場合は、「接続ユーザー…」（このインスタンスだけ）、設定の「既定のログインユーザー」、または tagssh:user タグで設定してください。「{user}」で正しい場合は鍵が拒否されています。この鍵の公開鍵がインスタンスのそのユーザーの ~/.ssh/authorized_keys にあるか確認するか、別の鍵ファイルを選んでください（設定の「既定の秘密鍵ファイル」、または「接続ユーザー…」）。',
     noRegion: 'AWS のリージョンが設定されていません。',
     noRegion_hint: '一覧の上のリージョン選択（または設定の「リージョン」）でリージョンを選んでください。',
     authDetail: '{label} に「{user}」としてログインできませんでした。試したもの: {tried}',
@@ -191,10 +197,17 @@ const FIELD: Partial<Record<ErrorCode, ErrorField>> = {
   CONNECT_FAILED: 'port',
 };
 
-/** AUTH_FAILED in the app's words: the real cause first, then what to change — never the source that already chose the user. */
+/**
+ * AUTH_FAILED in the app's words: the real cause first, then what to change — never the source
+ * that already chose the user. A user guessed from the AMI is the likelier culprit when the server
+ * refuses (it cannot say whether the user or the key was wrong), so then the user leads.
+ */
 function describeLogin(err: AppErrorData): ErrorWords | null {
   const d = detailsOf(err, 'AUTH_FAILED');
   if (!d?.cause) return null;
+  const detail = d.label ? t('authDetail', { label: d.label, user: d.user, tried: d.tried.length ? d.tried.join(', ') : t('triedNothing') }) : err.message;
+  if (d.cause === 'refused' && d.userSource === 'ami')
+    return { title: t('amiRefused', { user: d.user }), hint: t('amiRefused_hint', { user: d.user }), detail, field: 'defaultUser' };
   const key = d.keyFile ?? '';
   const title = d.cause === 'key-format' && d.ppk ? t('auth_ppk') : t(`auth_${d.cause}`);
   const userHint = t(`userFrom_${d.userSource ?? 'default'}`, { user: d.user });
@@ -210,7 +223,7 @@ function describeLogin(err: AppErrorData): ErrorWords | null {
   return {
     title,
     hint: hints[d.cause],
-    detail: d.label ? t('authDetail', { label: d.label, user: d.user, tried: d.tried.length ? d.tried.join(', ') : t('triedNothing') }) : err.message,
+    detail,
     field: d.cause === 'password-refused' || d.cause === 'instance-connect-refused' ? null : 'identityFile',
   };
 }

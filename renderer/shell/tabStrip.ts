@@ -68,6 +68,7 @@ export class TabStrip {
 
   constructor(private readonly deps: TabStripDeps) {
     deps.store.listen(this.el, 'keydown', (e) => this.arrowKey(e));
+    deps.store.listen(this.el, 'wheel', (e) => this.wheel(e));
     onWords(deps.store, () => {
       this.el.setAttribute('aria-label', t('views'));
       for (const entry of this.tabs.values()) this.paint(entry);
@@ -96,6 +97,8 @@ export class TabStrip {
       x.panel.hidden = !on;
     }
     entry.onActivate?.();
+    // A tab chosen off the strip's end (a new session, the arrow keys) is brought into view.
+    entry.button.scrollIntoView({ block: 'nearest', inline: 'nearest' });
   }
 
   paint(entry: TabEntry): void {
@@ -136,6 +139,14 @@ export class TabStrip {
     this.panels.append(entry.panel);
     this.paint(full);
     return full;
+  }
+
+  /** A mouse wheel turns up and down: over a strip that overflows, it moves the tabs sideways. */
+  private wheel(e: WheelEvent): void {
+    const strip = this.el;
+    if (e.shiftKey || Math.abs(e.deltaX) >= Math.abs(e.deltaY) || strip.scrollWidth <= strip.clientWidth) return;
+    strip.scrollLeft += e.deltaMode === WheelEvent.DOM_DELTA_LINE ? e.deltaY * 16 : e.deltaY;
+    e.preventDefault();
   }
 
   private arrowKey(e: KeyboardEvent): void {

@@ -164,7 +164,8 @@ const ReasonDetailsSchema = z.discriminatedUnion('reason', [
   reasonOf('lacks-permission', { permission: z.string(), region: z.string() }),
   reasonOf('my-ip-lookup', { origin: z.string(), addressFlag: z.string(), text: z.string().nullable() }),
   // finding the instance
-  reasonOf('no-such-name', { ref: z.string(), suggestions: z.array(z.string()).max(3), manyRegions: z.boolean() }),
+  /** `regions`: where it was looked for (empty when the lookup named none), so a person in the wrong region can tell. */
+  reasonOf('no-such-name', { ref: z.string(), suggestions: z.array(z.string()).max(3), manyRegions: z.boolean(), regions: z.array(z.string()) }),
   reasonOf('pick-not-candidate', { ref: z.string(), pick: z.string(), candidates: z.array(CandidateSchema) }),
   reasonOf('stopped', { ref: z.string(), candidates: z.array(CandidateSchema) }),
   reasonOf('no-public-ip', { label: z.string(), privateIp: z.string().nullable() }),

@@ -13,9 +13,14 @@ declare global {
 
 export const CHROMIUM = process.env.CHROMIUM_BIN ?? '/usr/bin/chromium';
 
-export async function launchBrowser(): Promise<Browser> {
+/**
+ * `scrollbars`: drawn as the browser draws them for a person. Playwright starts headless Chromium
+ * with --hide-scrollbars, under which a scrollbar takes no room and covers nothing.
+ */
+export async function launchBrowser(opts: { scrollbars?: boolean } = {}): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
+    ...(opts.scrollbars ? { ignoreDefaultArgs: ['--hide-scrollbars'] } : {}),
     args: [
       '--headless',
       '--no-sandbox',

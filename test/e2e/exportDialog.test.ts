@@ -182,7 +182,7 @@ test('Download saves the previewed macros as one zip, which unzip reads whole (U
   await dialog().waitFor({ state: 'detached' });
 });
 
-test('in Japanese, the Tera Term macros speak Japanese to whoever runs them: their message boxes and the menu', async () => {
+test('in Japanese, the Tera Term macros speak Japanese to whoever runs them or opens them: their message boxes, the menu and the header comments', async () => {
   const page = ui.page;
   await page.locator('#tab-settings').click();
   await page.locator('#set-language').selectOption('ja');
@@ -199,6 +199,9 @@ test('in Japanese, the Tera Term macros speak Japanese to whoever runs them: the
   assert.match(web, /の使えるアドレスが見つかりません。/);
   assert.match(web, /は停止しています。いま起動して、実行中になるまで待ちますか？/);
   assert.doesNotMatch(web, /is stopped\. Start it now/);
+  // The header comments a person reads in an editor follow the language too.
+  assert.match(web, /^; TagSSH: web-1 に接続\r?\n; TagSSH が \S+ に書き出しました。編集せず、書き出し直してください。\r?\n/m);
+  assert.doesNotMatch(web, /Exported by TagSSH|Do not edit/);
   await ja.getByRole('button', { name: '閉じる' }).click();
   await ja.waitFor({ state: 'detached' });
   await page.locator('#tab-settings').click();

@@ -14,12 +14,12 @@ import { defaultSettings } from '../../src/common/model/settings.js';
 
 // A Tera Term user's first hour, walked as one person would, once in English and once in Japanese
 // (Settings › Language): `tagssh web` as `npm run web` starts it on a machine without a desktop
-// prints a link that works and says no browser was opened; the AMI's guess (ec2-user) is refused,
-// Settings › Default login user is then the user logged in as and the tab says so; a wrong key
-// file is named as refused — not blamed on EC2 Instance Connect — and PuTTY keys (v3 with a
-// passphrase, v2) log in through Connect as…; a reload brings all three live sessions back with
-// their output, and typing reaches the same shells. Only what the page and the terminal show is
-// asserted. The lab: moto, real sshd hosts; none of the instances has a tagssh:user tag, and
+// prints a link that works and says no browser was opened; the AMI's guess (ec2-user) is refused
+// and the error leads with that user, Settings › Default login user is then the user logged in as
+// and the tab says so; a wrong key file is named as refused — not blamed on EC2 Instance Connect —
+// and PuTTY keys (v3 with a passphrase, v2) log in through Connect as…; a reload brings all three
+// live sessions back with their output, and typing reaches the same shells. Only what the page and
+// the terminal show is asserted. The lab: moto, real sshd hosts; none of the instances has a tagssh:user tag, and
 // moto's Amazon Linux 2 image makes the AMI's guess "ec2-user", a user the lab's hosts do not have.
 
 const WORDS = {
@@ -31,7 +31,10 @@ const WORDS = {
     save: 'Save settings',
     saved: 'Saved.',
     refused: 'The server did not accept the key.',
-    amiGuess: '“ec2-user” was guessed from the AMI.',
+    amiRefused: 'The server refused the login as “ec2-user”, a user guessed from the AMI.',
+    amiWhere: 'set it with Connect as… (this instance only), Settings › Default login user',
+    amiKey: 'If “ec2-user” is right, the key was refused',
+    openUserSettings: 'Open Settings › Default login user',
     fromSettings: (user: string) => `Logged in as ${user}: Settings › Default login user`,
     fromConnectAs: (user: string) => `Logged in as ${user}: this instance’s Connect as…`,
     dialog: (name: string) => `Connect to ${name} as…`,
@@ -50,7 +53,10 @@ const WORDS = {
     save: '設定を保存',
     saved: '保存しました。',
     refused: 'サーバーが鍵を受け付けませんでした。',
-    amiGuess: '「ec2-user」は AMI から推定しました。',
+    amiRefused: 'サーバーが「ec2-user」でのログインを拒否しました。「ec2-user」は AMI から推定したユーザーです。',
+    amiWhere: '「接続ユーザー…」（このインスタンスだけ）、設定の「既定のログインユーザー」',
+    amiKey: '「ec2-user」で正しい場合は鍵が拒否されています',
+    openUserSettings: '設定を開く › 既定のログインユーザー',
     fromSettings: (user: string) => `${user} としてログイン: 設定 › 既定のログインユーザー`,
     fromConnectAs: (user: string) => `${user} としてログイン: このインスタンスの「接続ユーザー…」`,
     dialog: (name: string) => `${name} に接続するユーザー…`,
@@ -136,13 +142,16 @@ async function logIns(page: Page, lab: Lab, w: Words, keys: { wrong: string; ppk
   const openError = () => activePanel().getByTestId('open-error');
   const badge = () => activePanel().getByTestId('login-user');
 
-  // The first connect tries the AMI's guess, and the error says where that user came from.
+  // The first connect tries the AMI's guess, the likelier culprit when the server refuses: the
+  // error leads with that user, says where to set another, then the key.
   await connect('踏み台');
   await trustFirstContact(20_000, w.trust);
   await openError().waitFor({ timeout: 20_000 });
   const guessed = await openError().innerText();
-  assert.ok(guessed.startsWith(w.refused), guessed);
-  assert.ok(guessed.includes(w.amiGuess), guessed);
+  assert.ok(guessed.startsWith(w.amiRefused), guessed);
+  assert.ok(guessed.includes(w.amiWhere), guessed);
+  assert.ok(guessed.indexOf(w.amiWhere) < guessed.indexOf(w.amiKey), guessed);
+  assert.ok(await activePanel().getByRole('button', { name: w.openUserSettings }).isVisible());
   await closeActiveTab(page, w.closeTab);
 
   // Settings › Default login user, typed in the form: the next login uses it, and the tab says why.

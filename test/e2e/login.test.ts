@@ -181,15 +181,16 @@ test('user@NAME in the connect box; a password login is asked in the tab and kep
   assert.doesNotMatch(readFileSync(settingsPath(), 'utf8'), /テラターム/, 'the password is in no file');
 });
 
-test('a Name typed almost right: "did you mean" with a button that connects', async () => {
+test('a Name typed almost right: the region searched, "did you mean" with a button that connects', async () => {
   await quickConnect('ｗｅｂ－１');
   await openError().waitFor({ timeout: 20_000 });
-  assert.match(await openError().innerText(), /No instance is named “ｗｅｂ－１”\.\s+Did you mean web-1\?/);
+  // The region searched is named, so a person looking in the wrong region can tell.
+  assert.match(await openError().innerText(), /No instance is named “ｗｅｂ－１” in us-east-1\.\s+Did you mean web-1\?/);
   await activePanel().getByRole('button', { name: 'Connect to web-1' }).click();
   await waitForTerminal(/[#$]\s*$/m, 30_000);
 });
 
-test('in Japanese: the refused key, its cause and its hint in the app’s words; a Name that does not exist, in Japanese too', async () => {
+test('in Japanese: the refused key, its cause and its hint in the app’s words; a Name that does not exist, with the region searched, in Japanese too', async () => {
   await saveSettings({ language: 'ja', connectAs: {}, identityFile: wrong.privatePath });
   await ui.page.getByRole('tab', { name: 'インスタンス' }).click();
   await row('web-1').getByRole('button', { name: '接続', exact: true }).click();
@@ -211,7 +212,7 @@ test('in Japanese: the refused key, its cause and its hint in the app’s words;
   await box.press('Enter');
   await openError().waitFor({ timeout: 20_000 });
   assert.equal(await openError().getAttribute('data-code'), 'NOT_FOUND');
-  assert.equal(await openError().locator('.detail').innerText(), '「存在しない-9」という名前のインスタンスはありません。');
+  assert.equal(await openError().locator('.detail').innerText(), 'リージョン us-east-1 に「存在しない-9」という名前のインスタンスはありません。');
   assert.doesNotMatch(await openError().innerText(), /No instance|--region|tagssh list/);
   await saveSettings({ language: 'en', identityFile: ui.lab.clientKey.privatePath });
 });

@@ -19,17 +19,19 @@ export interface AppUi {
 export interface AppUiOptions extends AppLabOptions {
   /** The page's size (openApp's default when not given). */
   viewport?: { width: number; height: number };
+  /** Scrollbars drawn, as a person sees them (launchBrowser). */
+  scrollbars?: boolean;
 }
 
 /** Registers before/after hooks for this test file; the returned object is filled in before(). */
 export function useAppUi(specs: LabHostSpec[], opts: AppUiOptions = {}): AppUi {
   const ui = {} as AppUi;
-  const { viewport, ...labOpts } = opts;
+  const { viewport, scrollbars, ...labOpts } = opts;
   before(async () => {
     ui.lab = await startAppLab(specs, labOpts);
     // As shipped: the page talks to an engine in a process of its own, unless the file says why not.
     if (opts.engine !== 'inline') assert.notEqual(ui.lab.server.enginePid() ?? process.pid, process.pid, 'the engine runs in its own process');
-    ui.browser = await launchBrowser();
+    ui.browser = await launchBrowser({ scrollbars });
     const opened = await openApp(ui.browser, ui.lab.server.openUrl, viewport);
     ui.page = opened.page;
     ui.errors = opened.errors;

@@ -1,11 +1,11 @@
 import type { AppError, AppErrorData } from '../../../src/common/errors.js';
 import type { Candidate } from '../../../src/common/model/instance.js';
-import { detailsAs, detailsOf } from '../../../src/common/errorDetails.js';
-import { NameSuggestionsSchema } from '../../../src/common/names.js';
+import { detailsOf, reasonDetailsOf } from '../../../src/common/errorDetails.js';
 import type { Api } from '../../lib/api.js';
 import { h } from '../../lib/dom.js';
 import { confirmDialog } from '../../lib/dialog.js';
 import { describeError, type ErrorField } from '../../i18n/errors.js';
+import { nameNotFound } from '../../i18n/errorReasons.js';
 import { showSgDiagnosis, timeoutDiagnosis } from '../securityGroups/sgDiagnosis.js';
 import { pickCandidate } from './candidatePicker.js';
 import { promptHostKey, refuseHostKey } from './hostKeyViews.js';
@@ -71,15 +71,15 @@ export function showOpenProblem(err: AppError, host: OpenProblemHost): void {
     }
     case 'NOT_FOUND': {
       // A Name typed almost right (case, a dash, full-width characters): offer the ones that exist.
-      const near = detailsAs(err, NameSuggestionsSchema);
-      if (!near?.suggestions.length) return showOpenError(err, host);
+      const near = reasonDetailsOf(err);
+      if (near?.reason !== 'no-such-name' || !near.suggestions.length) return showOpenError(err, host);
       return status.view(
         'error',
         () =>
           h(
             'div',
             { 'data-testid': 'open-error', 'data-code': err.code },
-            h('strong', { text: t('noSuchName', { label }) }),
+            h('strong', { text: nameNotFound(near) }),
             h('p', { class: 'hint', text: t('didYouMean', { names: near.suggestions.join(t('or')) }) }),
           ),
         () => near.suggestions.map((n, i) => statusButton(t('connectTo', { name: n }), i === 0 ? 'primary' : '', () => host.rename(n))),

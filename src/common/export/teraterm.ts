@@ -4,7 +4,7 @@ import { base64UrlUtf8, truncateUtf8 } from './encoding.js';
 import { assertTtlLines, ttlComment, ttlString, ttsshValue } from './ttl.js';
 import { INSTANCE_ID, REGION_NAME } from '../vocab.js';
 import type { DocLang } from '../bench/words.js';
-import { ttlWord, type TtlWordId } from './ttlWords.js';
+import { ttlHeader, ttlWord, type TtlHeaderId, type TtlWordId } from './ttlWords.js';
 
 // Tera Term macros (.ttl) that connect to an EC2 instance by its Name tag.
 //  - dynamic (default): every run asks a helper (`tagssh resolve`, or the aws CLI) for the
@@ -46,7 +46,7 @@ export interface TeraTermOptions {
   tagsshPath?: string;
   /** ISO timestamp written in the header (passed in so output is reproducible). */
   exportedAt: string;
-  /** The language of the macro's message boxes and menu (default English). */
+  /** The language of the macro's message boxes, menu and header comments (default English). */
   lang?: DocLang;
 }
 
@@ -271,22 +271,19 @@ function dynamicBody(opts: TeraTermOptions): string[] {
   return L;
 }
 
+/** The header comments, in the macro's language; `title` is the first line's words. */
 function header(title: string, opts: TeraTermOptions, hosts: readonly TeraTermHost[]): string[] {
   const mode = opts.mode ?? 'dynamic';
-  const lines = [ttlComment(title), ttlComment(`Exported by TagSSH at ${opts.exportedAt}. Do not edit: export again instead.`)];
+  const word = (id: TtlHeaderId, params?: Record<string, string | number>) => ttlHeader(id, opts.lang, params);
+  const lines = [ttlComment(title), ttlComment(word('exported', { at: opts.exportedAt }))];
   for (const h of hosts.slice(0, 50)) {
-    lines.push(
-      ttlComment(`  ${truncateUtf8(displayName(h), 120)} = ${h.instanceId} (${h.region})${mode === 'static' ? ` at ${h.address ?? 'no address'}` : ''}`),
-    );
+    const at = mode === 'static' ? word('at', { address: h.address ?? word('noAddress') }) : '';
+    lines.push(ttlComment(`  ${truncateUtf8(displayName(h), 120)} = ${h.instanceId} (${h.region})${at}`));
   }
-  if (hosts.length > 50) lines.push(ttlComment(`  … and ${hosts.length - 50} more`));
-  if (mode === 'static') {
-    lines.push(ttlComment('Static: the address above is baked in and goes stale when the instance stops or its IP changes.'));
-  } else if ((opts.helper ?? 'tagssh') === 'aws-cli') {
-    lines.push(ttlComment('Dynamic: asks the aws CLI for the current address (by instance id) every time it runs.'));
-  } else {
-    lines.push(ttlComment('Dynamic: asks `tagssh resolve` for the current address every time it runs; needs tagssh on PATH.'));
-  }
+  if (hosts.length > 50) lines.push(ttlComment(word('more', { count: hosts.length - 50 })));
+  if (mode === 'static') lines.push(ttlComment(word('static')));
+  else if ((opts.helper ?? 'tagssh') === 'aws-cli') lines.push(ttlComment(word('dynamicAws')));
+  else lines.push(ttlComment(word('dynamicTagssh')));
   return lines;
 }
 
@@ -305,7 +302,8 @@ export function teraTermFileNames(hosts: readonly TeraTermHost[]): string[] {
 export function teraTermMacro(host: TeraTermHost, opts: TeraTermOptions, fileName?: string): ExportFile {
   checkOptions(opts);
   checkHost(host);
-  const lines = [...header(`TagSSH: connect to ${truncateUtf8(displayName(host), 200)}`, opts, [host]), ...targetAssignments(host, opts, '')];
+  const title = ttlHeader('titleOne', opts.lang, { name: truncateUtf8(displayName(host), 200) });
+  const lines = [...header(title, opts, [host]), ...targetAssignments(host, opts, '')];
   if ((opts.mode ?? 'dynamic') === 'static') lines.push('connect tg_cmdline', 'end');
   else lines.push(...dynamicBody(opts));
   return { fileName: fileName ?? teraTermFileNames([host])[0]!, content: finish(lines, `the macro for ${host.instanceId}`) };
@@ -320,7 +318,7 @@ export function teraTermMenuMacro(hosts: readonly TeraTermHost[], opts: TeraTerm
   const nameCount = new Map<string, number>();
   for (const h of hosts) if (h.name !== null) nameCount.set(h.name, (nameCount.get(h.name) ?? 0) + 1);
   hosts = hosts.map((h) => (h.name !== null && nameCount.get(h.name)! > 1 ? { ...h, resolveBy: 'id' as const } : h));
-  const lines = [...header(`TagSSH: pick one of ${hosts.length} instance(s) and connect`, opts, hosts), `strdim tg_items ${hosts.length}`];
+  const lines = [...header(ttlHeader('titleMenu', opts.lang, { count: hosts.length }), opts, hosts), `strdim tg_items ${hosts.length}`];
   hosts.forEach((h, i) => {
     const item = `${truncateUtf8(displayName(h), LABEL_BYTES)}  (${h.instanceId}, ${h.region})`;
     lines.push(`tg_items[${i}] = ${ttlString(item, `The menu entry for ${h.instanceId}`)}`);

@@ -1,7 +1,7 @@
 import type { DocLang } from '../bench/words.js';
 
-// What an exported Tera Term macro says to the person running it (its message boxes, its menu),
-// in the language the export was made in. A macro runs on someone's Windows desktop, often far
+// What an exported Tera Term macro says to the person running it (its message boxes, its menu,
+// its header comments), in the language the export was made in. A macro runs on someone's Windows desktop, often far
 // from TagSSH: these boxes are all the help they get. `%s`/`%d` are sprintf2's, filled at run time,
 // and the same in both languages, in the same order.
 
@@ -48,4 +48,38 @@ const ja: Record<TtlWordId, string> = {
 /** A macro's words in a language (English when none is given). */
 export function ttlWord(id: TtlWordId, lang: DocLang = 'en'): string {
   return (lang === 'ja' ? ja : en)[id];
+}
+
+// The macro's header comments, for whoever opens the file in an editor: in the same language as
+// its boxes. `{x}` is filled when the macro is made (Names and addresses verbatim; ttlComment
+// keeps them on their line).
+const headerEn = {
+  titleOne: 'TagSSH: connect to {name}',
+  titleMenu: 'TagSSH: pick one of {count} instance(s) and connect',
+  exported: 'Exported by TagSSH at {at}. Do not edit: export again instead.',
+  at: ' at {address}',
+  noAddress: 'no address',
+  more: '  … and {count} more',
+  static: 'Static: the address above is baked in and goes stale when the instance stops or its IP changes.',
+  dynamicAws: 'Dynamic: asks the aws CLI for the current address (by instance id) every time it runs.',
+  dynamicTagssh: 'Dynamic: asks `tagssh resolve` for the current address every time it runs; needs tagssh on PATH.',
+} as const;
+
+export type TtlHeaderId = keyof typeof headerEn;
+
+const headerJa: Record<TtlHeaderId, string> = {
+  titleOne: 'TagSSH: {name} に接続',
+  titleMenu: 'TagSSH: {count} 台のインスタンスから 1 台を選んで接続',
+  exported: 'TagSSH が {at} に書き出しました。編集せず、書き出し直してください。',
+  at: ' アドレス {address}',
+  noAddress: 'なし',
+  more: '  … ほか {count} 台',
+  static: '静的: 上のアドレスを埋め込んでいます。インスタンスが停止したり IP が変わったりすると使えなくなります。',
+  dynamicAws: '動的: 実行するたびに aws CLI で現在のアドレスを（インスタンス ID で）調べます。',
+  dynamicTagssh: '動的: 実行するたびに `tagssh resolve` で現在のアドレスを調べます。PATH に tagssh が必要です。',
+};
+
+/** A header comment's words in a language, `{x}` filled from params. */
+export function ttlHeader(id: TtlHeaderId, lang: DocLang = 'en', params: Record<string, string | number> = {}): string {
+  return (lang === 'ja' ? headerJa : headerEn)[id].replace(/\{(\w+)\}/g, (whole, k: string) => (Object.hasOwn(params, k) ? String(params[k]) : whole));
 }

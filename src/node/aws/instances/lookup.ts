@@ -113,6 +113,7 @@ export function notFound(ref: string, scope: AwsScope, regions?: string[], sugge
     ref,
     suggestions,
     manyRegions: !!regions && regions.length > 3,
+    regions: regions ?? [],
   } satisfies NameSuggestions & DetailsFor<'no-such-name'>);
 }
 

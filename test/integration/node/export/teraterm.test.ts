@@ -11,6 +11,7 @@ import { freePort } from '../../../lab/ports.js';
 import { runTtl, type World } from '../../../support/ttl/interpreter.js';
 import { parseCmdExec } from '../../../support/ttl/cmd.js';
 import { parseTtssh } from '../../../support/ttl/ttssh.js';
+import { detectEncoding } from '../../../../src/common/import/encoding.js';
 
 // TeraTerm macros from the real `tagssh export teraterm`, run by the test TTL interpreter. Their
 // `exec` lines are taken apart exactly as cmd.exe would (test/support/ttl/cmd.ts) and the command
@@ -187,7 +188,11 @@ describe('tagssh export teraterm, macros run against moto', () => {
   it('--lang ja: the macro that fails to look up says so in Japanese, naming the instance; --lang fr is refused before any AWS call', () => {
     const dir = join(work, 'ja');
     exportTtl(dir, TRICKY, '--user', 'ec2-user', '--lang', 'ja');
-    const macro = readFileSync(join(dir, 'web-1-it-s-100-id.ttl'), 'utf8');
+    const bytes = readFileSync(join(dir, 'web-1-it-s-100-id.ttl'));
+    // The header comments speak Japanese too, in bytes Tera Term reads as UTF-8.
+    assert.equal(detectEncoding(bytes), 'utf-8');
+    const macro = bytes.toString('utf8');
+    assert.match(macro, /^; TagSSH: .+ に接続\r\n; TagSSH が \S+ に書き出しました。編集せず、書き出し直してください。\r\n/);
     const r = runTtl(macro, {
       ...world(),
       env: { TEMP },

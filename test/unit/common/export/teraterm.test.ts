@@ -4,6 +4,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { teraTermMacro, teraTermMenuMacro, teraTermFileNames, type TeraTermHost, type TeraTermOptions } from '../../../../src/common/export/teraterm.js';
 import { ttlString } from '../../../../src/common/export/ttl.js';
+import { detectEncoding } from '../../../../src/common/import/encoding.js';
 import { AppError } from '../../../../src/common/errors.js';
 import { checkTtl } from '../../../support/ttl/checker.js';
 import { lex } from '../../../support/ttl/lexer.js';
@@ -224,6 +225,39 @@ describe('Tera Term macros', () => {
     assert.equal(teraTermMacro(web, { exportedAt: AT, lang: 'en' }).content, teraTermMacro(web, { exportedAt: AT }).content);
   });
 
+  it('in Japanese the header comments are Japanese too: UTF-8 bytes Tera Term reads as UTF-8, Names verbatim on their line', () => {
+    const menu = teraTermMenuMacro([web, db], { exportedAt: AT, lang: 'ja', mode: 'static' }).content;
+    golden('menu.static.ja.ttl', menu);
+    const many = Array.from({ length: 52 }, (_, i) => ({ ...web, instanceId: `i-0a1b2c3d4e5f6${String(i).padStart(4, '0')}`, name: `web-${i}` }));
+    const odd: TeraTermHost = { ...db, name: '{at} 踏み台\r\n; x' };
+    const macros = [
+      teraTermMacro(web, { exportedAt: AT, lang: 'ja' }).content,
+      teraTermMacro(web, { exportedAt: AT, lang: 'ja', helper: 'aws-cli' }).content,
+      teraTermMacro(odd, { exportedAt: AT, lang: 'ja', mode: 'static' }).content,
+      teraTermMenuMacro(many, { exportedAt: AT, lang: 'ja' }).content,
+      menu,
+    ];
+    for (const text of macros) {
+      const bytes = new TextEncoder().encode(text);
+      assert.notDeepEqual([...bytes.subarray(0, 3)], [0xef, 0xbb, 0xbf], 'no BOM');
+      assert.equal(detectEncoding(bytes), 'utf-8', 'Tera Term reads it as UTF-8, not in the ANSI code page (Shift_JIS)');
+      assert.ok(!/[^\r]\n/.test(text), 'CRLF');
+      checkTtl(text);
+      const header = text.split('\r\n').filter((l) => l.startsWith(';'));
+      assert.ok(header.length >= 4, text);
+      for (const line of header) assert.doesNotMatch(line, /Exported by|Do not edit|connect to|pick one|Dynamic|Static|\bat \d|and \d+ more/, line);
+      assert.match(header[0]!, /^; TagSSH: .*(に接続|を選んで接続)$/);
+      assert.match(header[1]!, /^; TagSSH が 2026-01-02T03:04:05Z に書き出しました。編集せず、書き出し直してください。$/);
+    }
+    assert.match(macros[1]!, /^; 動的: 実行するたびに aws CLI で現在のアドレスを（インスタンス ID で）調べます。\r$/m);
+    // A Name that looks like a placeholder, with a line break: verbatim, still one comment line.
+    assert.match(macros[2]!, /^; TagSSH: \{at\} 踏み台 {2}; x に接続\r$/m);
+    assert.match(macros[2]!, /^; {3}\{at\} 踏み台 {2}; x = i-0fedcba9876543210 \(eu-west-1\) アドレス 203\.0\.113\.20\r$/m);
+    assert.match(macros[3]!, /^; {3}… ほか 2 台\r$/m);
+    // The English macro keeps its English header (the golden files above).
+    assert.match(teraTermMacro(web, { exportedAt: AT }).content, /^; TagSSH: connect to web-1\r\n; Exported by TagSSH at /);
+  });
+
   it('fails the export clearly when Tera Term could not run it', () => {
     const bad =
       (h: Partial<TeraTermHost>, o: Partial<TeraTermOptions> = {}) =>
@@ -251,9 +285,10 @@ describe('Tera Term macros', () => {
   });
 
   it('every golden macro passes the checker and is UTF-8 without BOM with CRLF lines', () => {
-    for (const f of ['web-1.dynamic.ttl', 'db.dynamic-aws.ttl', 'db.static.ttl', 'menu.dynamic.ttl', 'menu.static.ttl']) {
+    for (const f of ['web-1.dynamic.ttl', 'db.dynamic-aws.ttl', 'db.static.ttl', 'menu.dynamic.ttl', 'menu.static.ttl', 'web-1.ja.ttl', 'menu.static.ja.ttl']) {
       const bytes = readFileSync(join(FIX, f));
       assert.notDeepEqual([...bytes.subarray(0, 3)], [0xef, 0xbb, 0xbf]);
+      assert.equal(detectEncoding(bytes), 'utf-8', f);
       const text = bytes.toString('utf8');
       assert.ok(!/[^\r]\n/.test(text), `${f} uses CRLF`);
       checkTtl(text);

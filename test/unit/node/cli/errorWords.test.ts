@@ -257,7 +257,13 @@ describe('the CLI’s words for the engine’s errors', () => {
     });
     assert.equal(
       errorLines(
-        new AppError('NOT_FOUND', 'No instance named \x1b[31mx.', undefined, { reason: 'no-such-name', ref: 'x', suggestions: [], manyRegions: true }),
+        new AppError('NOT_FOUND', 'No instance named \x1b[31mx.', undefined, {
+          reason: 'no-such-name',
+          ref: 'x',
+          suggestions: [],
+          manyRegions: true,
+          regions: ['us-east-1', 'us-east-2', 'us-west-1', 'us-west-2'],
+        }),
       ),
       'No instance named \\x1b[31mx.\n  → Names are exact and case-sensitive; run `tagssh list --region all` to see them.',
     );

@@ -5,6 +5,7 @@ import { describeError } from '../../../../renderer/i18n/errors.js';
 import { AppError, type ErrorCode } from '../../../../src/common/errors.js';
 import type { ReasonDetails } from '../../../../src/common/errorDetails.js';
 import { loginFailedError } from '../../../../src/node/ssh/authHandler.js';
+import { notFound } from '../../../../src/node/aws/instances/lookup.js';
 
 // The app's words for each reason an engine error names, in English and Japanese: the cause as
 // the detail line with the untrusted values (names, addresses, AWS's own text) verbatim, never a
@@ -29,7 +30,7 @@ const CASES: Array<[ErrorCode, ReasonDetails, string]> = [
   ['ACCESS_DENIED', { reason: 'lacks-permission', permission: 'ec2:Odd', region: 'eu-west-1' }, 'ec2:Odd'],
   ['NETWORK', { reason: 'my-ip-lookup', origin: 'https://ip.example', addressFlag: '--ip', text: 'HTTP 500' }, 'https://ip.example'],
   ['NETWORK', { reason: 'my-ip-lookup', origin: 'https://ip.example', addressFlag: '--ip', text: null }, 'https://ip.example'],
-  ['NOT_FOUND', { reason: 'no-such-name', ref: 'ｗｅｂ－９', suggestions: [], manyRegions: false }, 'ｗｅｂ－９'],
+  ['NOT_FOUND', { reason: 'no-such-name', ref: 'ｗｅｂ－９', suggestions: [], manyRegions: false, regions: ['ap-northeast-1'] }, 'ｗｅｂ－９'],
   ['NOT_FOUND', { reason: 'pick-not-candidate', ref: 'web-1', pick: 'i-0ccc', candidates: [] }, 'i-0ccc'],
   ['STOPPED', { reason: 'stopped', ref: 'db-1', candidates: [] }, 'db-1'],
   ['NOT_FOUND', { reason: 'no-public-ip', label: 'app (i-0aaa)', privateIp: '10.0.0.9' }, '10.0.0.9'],
@@ -76,9 +77,42 @@ describe('the app’s words for each reason', () => {
   }
 
   it('an unknown Name is quoted, so a Name with spaces or punctuation reads as one', () => {
-    const d: ReasonDetails = { reason: 'no-such-name', ref: 'db primary', suggestions: [], manyRegions: false };
+    const d: ReasonDetails = { reason: 'no-such-name', ref: 'db primary', suggestions: [], manyRegions: false, regions: [] };
     assert.match(cause('NOT_FOUND', d, 'en').detail, /“db primary”/);
     assert.match(cause('NOT_FOUND', d, 'ja').detail, /「db primary」/);
+  });
+
+  it('an unknown Name says which region(s) were searched, so a person in the wrong one can tell', () => {
+    const d = (regions: string[], suggestions: string[] = []): ReasonDetails => ({
+      reason: 'no-such-name',
+      ref: 'db-1',
+      suggestions,
+      manyRegions: regions.length > 3,
+      regions,
+    });
+    assert.equal(cause('NOT_FOUND', d(['eu-west-1']), 'en').detail, 'No instance is named “db-1” in eu-west-1.');
+    assert.equal(cause('NOT_FOUND', d(['eu-west-1']), 'ja').detail, 'リージョン eu-west-1 に「db-1」という名前のインスタンスはありません。');
+    assert.equal(cause('NOT_FOUND', d(['eu-west-1', 'ap-northeast-1']), 'en').detail, 'No instance is named “db-1” in eu-west-1, ap-northeast-1.');
+    assert.equal(
+      cause('NOT_FOUND', d(['eu-west-1', 'ap-northeast-1']), 'ja').detail,
+      'リージョン eu-west-1、ap-northeast-1 に「db-1」という名前のインスタンスはありません。',
+    );
+    // Every enabled region: counted, as the CLI's message counts them.
+    const all = ['us-east-1', 'us-east-2', 'us-west-1', 'us-west-2', 'eu-west-1'];
+    assert.equal(cause('NOT_FOUND', d(all), 'en').detail, 'No instance is named “db-1” in any of the 5 regions searched.');
+    assert.equal(cause('NOT_FOUND', d(all), 'ja').detail, '検索した 5 のリージョンのどこにも「db-1」という名前のインスタンスはありません。');
+    // The engine's own error carries the regions it searched.
+    setLocale('ja');
+    assert.equal(
+      describeError(notFound('db-1', {}, ['ap-northeast-1']).toJSON()).detail,
+      'リージョン ap-northeast-1 に「db-1」という名前のインスタンスはありません。',
+    );
+    // With a Name it was probably meant to be, the region still comes first.
+    assert.equal(cause('NOT_FOUND', d(['eu-west-1'], ['db-01']), 'en').detail, 'No instance is named “db-1” in eu-west-1. Did you mean db-01?');
+    assert.equal(
+      cause('NOT_FOUND', d(['eu-west-1'], ['db-01']), 'ja').detail,
+      'リージョン eu-west-1 に「db-1」という名前のインスタンスはありません。 db-01 のことですか？',
+    );
   });
 
   it('a refused login: the detail names the machine, the user and what was tried, in each language', () => {

@@ -34,7 +34,7 @@ export function register(program: Command): void {
       '--tagssh-path <path>',
       'how the macros run TagSSH on the Windows machine, e.g. C:\\Users\\me\\AppData\\Roaming\\npm\\tagssh.cmd (default: tagssh on PATH)',
     )
-    .option('--lang <lang>', "the language of the macros' message boxes and menu: en or ja (default en)")
+    .option('--lang <lang>', "the language of the macros' message boxes, menu and header comments: en or ja (default en)")
     .option('--out <dir>', 'directory for the .ttl files', '.');
   addAwsOptions(tt).action(async (names: string[], flags: TeraTermFlags) => {
     const { exportTeraTermCommand } = await import('./teraterm.js');
