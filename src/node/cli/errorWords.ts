@@ -209,8 +209,12 @@ export function cliErrorJson(err: AppErrorData): AppErrorData {
   return out;
 }
 
-/** An error in a list of results (its code may be a remote one): its message, then its hint on the next line; untrusted text escaped. */
-export function errorLines(err: { code: string; message: string; hint?: string; details?: unknown }): string {
+/**
+ * An error in a list of results or a progress report (its code may be a remote one): its message,
+ * then `then` (the caller's own sentence, e.g. what happens next), then its hint on the next line;
+ * the error's text escaped, the caller's not.
+ */
+export function errorLines(err: { code: string; message: string; hint?: string; details?: unknown }, then = ''): string {
   const w = cliWords(err as AppErrorData);
-  return `${escapeControls(w.message)}${w.hint ? `\n  → ${escapeControls(w.hint)}` : ''}`;
+  return `${escapeControls(w.message)}${then}${w.hint ? `\n  → ${escapeControls(w.hint)}` : ''}`;
 }
