@@ -14,6 +14,17 @@ const t = defineMessages({
     'no-such-profile': 'AWS profile “{profile}” does not exist.',
     'no-credentials': 'No AWS credentials were found for profile “{profile}”.',
     noCredentialsDefault: 'No AWS credentials were found.',
+    'credential-process-failed': 'The credential_process of AWS profile “{profile}” {how}{said}.',
+    cpExit: 'failed (exit status {code})',
+    cpSignal: 'was killed by {signal}',
+    'cp_invalid-json': 'printed no JSON credentials',
+    cp_version: 'printed credentials without "Version": 1',
+    'cp_missing-keys': 'printed no AccessKeyId and SecretAccessKey',
+    cp_expired: 'printed credentials that have already expired',
+    cpSaid: ': {stderr}',
+    cpSilent: ', printing nothing on stderr',
+    credentialProcess_hint:
+      'Run that profile’s credential_process command yourself to see what it needs (often a fresh login to the tool it calls), then try again, or choose another profile in Settings › AWS profile.',
     'no-enabled-regions': 'EC2 reports no enabled regions for this account.',
     'not-a-region': '“{region}” is not an AWS region.',
     didYouMean: 'Did you mean {names}?',
@@ -63,6 +74,17 @@ const t = defineMessages({
     'no-such-profile': 'AWS プロファイル「{profile}」は存在しません。',
     'no-credentials': 'プロファイル「{profile}」の AWS 認証情報が見つかりません。',
     noCredentialsDefault: 'AWS 認証情報が見つかりません。',
+    'credential-process-failed': 'AWS プロファイル「{profile}」の credential_process が{how}{said}。',
+    cpExit: '失敗しました（終了ステータス {code}）',
+    cpSignal: '{signal} で強制終了されました',
+    'cp_invalid-json': 'JSON の認証情報を出力しませんでした',
+    cp_version: '"Version": 1 のない認証情報を出力しました',
+    'cp_missing-keys': 'AccessKeyId と SecretAccessKey を出力しませんでした',
+    cp_expired: '期限切れの認証情報を出力しました',
+    cpSaid: '（標準エラー出力: {stderr}）',
+    cpSilent: '（標準エラー出力には何も出力していません）',
+    credentialProcess_hint:
+      'そのプロファイルの credential_process のコマンドを自分で実行して、何が必要か（多くは呼び出すツールへの再ログイン）を確かめてから再試行するか、設定の「AWS プロファイル」で別のプロファイルを選んでください。',
     'no-enabled-regions': 'EC2 によると、このアカウントで有効なリージョンがありません。',
     'not-a-region': '「{region}」は AWS のリージョンではありません。',
     didYouMean: '{names} のことですか？',
@@ -149,6 +171,11 @@ function detailOf(d: ReasonDetails): string {
       return d.suggestions.length
         ? `${t('export-no-such-name', { ref: d.ref })} ${t('didYouMean', { names: d.suggestions.join(t('or')) })}`
         : t('export-no-such-name', { ref: d.ref });
+    case 'credential-process-failed': {
+      const how = d.output ? t(`cp_${d.output}`) : d.signal ? t('cpSignal', { signal: d.signal }) : t('cpExit', { code: d.exitCode ?? '?' });
+      const said = d.stderr ? t('cpSaid', { stderr: d.stderr }) : d.output ? '' : t('cpSilent');
+      return t('credential-process-failed', { profile: d.profile, how, said });
+    }
     case 'no-region':
       return '';
     default: {
@@ -165,6 +192,7 @@ const REMEDY: Partial<Record<ReasonDetails['reason'], Omit<ReasonWords, 'detail'
   'jump-loop': { hint: 'jumpLoop_hint', field: 'jumpHost' },
   'key-file': { title: 'keyFile_title', hint: 'keyFile_hint', field: 'identityFile' },
   'ssh-unreachable': { hint: 'sshUnreachable_hint', field: 'jumpHost' },
+  'credential-process-failed': { hint: 'credentialProcess_hint', field: 'profile' },
 };
 
 /** The app's words for the reason an error names, or null when it names none the app knows. */

@@ -149,6 +149,14 @@ const ReasonDetailsSchema = z.discriminatedUnion('reason', [
   reasonOf('sso-expired', { profile: z.string() }),
   reasonOf('no-such-profile', { profile: z.string() }),
   reasonOf('no-credentials', { profile: z.string().nullable() }),
+  /** The profile's credential_process exited non-zero, was killed, or printed no usable credentials (`output`); `stderr` is its end, escaped. */
+  reasonOf('credential-process-failed', {
+    profile: z.string(),
+    exitCode: z.number().nullable(),
+    signal: z.string().nullable(),
+    output: z.enum(['invalid-json', 'version', 'missing-keys', 'expired']).nullable(),
+    stderr: z.string(),
+  }),
   reasonOf('no-region', { profile: z.string().nullable().optional() }),
   reasonOf('no-enabled-regions', {}),
   reasonOf('not-a-region', { region: z.string(), meant: z.array(z.string()) }),

@@ -1,5 +1,7 @@
 import type { BenchEventPayload, BenchResultSummary } from '../../../src/common/bench/contract.js';
 import { toAppError } from '../../../src/common/errors.js';
+import { detailsAs } from '../../../src/common/errorDetails.js';
+import { SeriesStopDetailsSchema, type SeriesStopDetails } from '../../../src/common/bench/seriesStop.js';
 import type { Api } from '../../lib/api.js';
 import type { Disposables } from '../../lib/disposables.js';
 import { h } from '../../lib/dom.js';
@@ -86,8 +88,11 @@ export class BatchRun {
     await this.add(call);
   }
 
-  /** Follows one more batch beside those followed (their rows stay). */
-  private async add(call: (batchId: string) => Promise<unknown>): Promise<void> {
+  /**
+   * Follows one more batch beside those followed (their rows stay). A failed call is said, unless
+   * `stopped` takes it (a re-attach that found the run lost or its series stopped).
+   */
+  private async add(call: (batchId: string) => Promise<unknown>, stopped?: (stop: SeriesStopDetails) => void): Promise<void> {
     const batchId = newBatchId();
     this.followed.add(batchId);
     this.runBtn.disabled = true;
@@ -95,8 +100,17 @@ export class BatchRun {
     try {
       await call(batchId);
     } catch (e) {
-      this.deps.say({ text: toAppError(e).message });
-      this.ended(batchId);
+      const err = toAppError(e);
+      const stop = stopped ? detailsAs(err, SeriesStopDetailsSchema)?.seriesStop : undefined;
+      if (!stop) {
+        this.deps.say({ text: err.message });
+        this.ended(batchId);
+        return;
+      }
+      stopped!(stop);
+      this.paint();
+      // The engine saved where the series stopped: the results list shows it.
+      if (this.ended(batchId)) this.deps.done();
     }
   }
 
@@ -109,15 +123,52 @@ export class BatchRun {
     return true;
   }
 
-  /** The engine was replaced: the batches it ran are gone, but their runs go on over there. */
+  /**
+   * The engine was replaced: the batches it ran are gone, but their runs go on over there. Each
+   * run still open is re-attached; a series with none open is asked about by its id, since the
+   * engine may have stopped between two of its runs. What the new engine finds nothing of (a run
+   * lost as it started, a series stopped early) is said on the rows.
+   */
   private engineReplaced(): void {
     if (!this.following) return;
     this.followed.clear();
-    const open = [...this.runs].filter(([, r]) => !r.status).map(([id]) => id);
-    for (const id of open) this.reattached.add(id);
+    const open = [...this.runs].filter(([, r]) => !r.status);
+    const openSeries = new Set(open.flatMap(([, r]) => (r.series ? [r.series.id] : [])));
+    const ended = new Set([...this.runs.values()].flatMap((r) => (r.series && !openSeries.has(r.series.id) ? [r.series.id] : [])));
+    for (const [id] of open) this.reattached.add(id);
     this.paint();
-    for (const id of open) void this.add((batchId) => this.deps.api.call('bench.attach', { id, batchId }));
-    if (!open.length && this.ended('')) this.deps.done();
+    const { api } = this.deps;
+    for (const [id, r] of open)
+      void this.add(
+        (batchId) => api.call('bench.attach', { id, batchId, ...(r.series ? { series: r.series } : {}) }),
+        (stop) => this.stopped(id, stop),
+      );
+    for (const sid of ended)
+      void this.add(
+        (batchId) => api.call('bench.attach', { id: sid, batchId }),
+        (stop) => this.stopped(this.lastOf(sid), stop),
+      );
+    if (!open.length && !ended.size && this.ended('')) this.deps.done();
+  }
+
+  /** The row of a series' last run here. */
+  private lastOf(seriesId: string): string {
+    let last = '';
+    let index = -1;
+    for (const [id, r] of this.runs)
+      if (r.series?.id === seriesId && r.series.index > index) {
+        last = id;
+        index = r.series.index;
+      }
+    return last;
+  }
+
+  /** Nothing was left to re-attach to: the row of `id` says why. */
+  private stopped(id: string, stop: SeriesStopDetails): void {
+    const r = this.runs.get(id);
+    if (!r) return;
+    r.stop = stop;
+    this.reattached.delete(id);
   }
 
   paint(): void {

@@ -119,7 +119,16 @@ export const benchCalls = {
    * Re-attaches to a detached run (after a dropped connection); progress as `bench.event` of `batchId`.
    * A run (or series) a batch of this engine still follows is joined instead: its runs as they stand, then its events.
    */
-  'bench.attach': call(z.object({ id: ResultId, batchId: z.string().regex(/^[a-z0-9-]{6,64}$/) }), z.null()),
+  'bench.attach': call(
+    z.object({
+      /** A run's id, or a series' id (its open run; a series cut short between two runs is said so). */
+      id: ResultId,
+      batchId: z.string().regex(/^[a-z0-9-]{6,64}$/),
+      /** The series and place the page saw the run start with: a run lost before its first save still names its series. */
+      series: z.object({ id: ResultId, index: z.number().int().min(0) }).optional(),
+    }),
+    z.null(),
+  ),
   'bench.results': call(z.object({ preset: Preset.optional() }), z.object({ results: z.array(BenchResultSummarySchema) })),
   'bench.result': call(z.object({ id: ResultId }), BenchResultSchema),
   'bench.delete': call(z.object({ id: ResultId }), z.null()),

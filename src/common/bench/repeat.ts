@@ -35,7 +35,17 @@ export const RepeatPlanSchema = z.discriminatedUnion('mode', [
 export type RepeatPlan = z.infer<typeof RepeatPlanSchema>;
 
 /** Where one run sits in its series (stored with the result). */
-export const SeriesInfoSchema = z.object({ id: z.string(), index: z.number().int().min(0), plan: RepeatPlanSchema });
+export const SeriesInfoSchema = z.object({
+  id: z.string(),
+  index: z.number().int().min(0),
+  plan: RepeatPlanSchema,
+  /**
+   * On the last saved run of a series whose rule wanted more: the process running the series
+   * (the engine, a tagssh command) stopped before the next run began (`lost`: while it was
+   * starting, before its first result was saved), so nothing will run the rest (seriesCutShort).
+   */
+  stopped: z.object({ lost: z.boolean() }).optional(),
+});
 export type SeriesInfo = z.infer<typeof SeriesInfoSchema>;
 
 type StopReason = 'count' | 'stable' | 'max' | 'failed';
@@ -119,4 +129,22 @@ export async function repeatRuns<R extends Runnable>(
     runs.push(await once(runs.length));
     if (stop() || !seriesVerdict(plan, runs).again) return runs;
   }
+}
+
+/** How far a series that ended before its rule was met got: `after` runs of `of` (`upTo`: of at most that many, until stable). */
+export interface SeriesShort {
+  after: number;
+  of: number;
+  upTo: boolean;
+}
+
+/**
+ * A series cut short: every run saved has ended (none is running or detached on its host), the
+ * last succeeded, and the rule still wants another. Nothing is left to start it, so the process
+ * running the series stopped between two runs. `runs` are the series' saved runs, in order.
+ */
+export function seriesCutShort(plan: RepeatPlan, runs: Runnable[]): SeriesShort | undefined {
+  if (!runs.length || runs.some((r) => r.status === 'running' || r.status === 'detached')) return undefined;
+  if (!seriesVerdict(plan, runs).again) return undefined;
+  return plan.mode === 'fixed' ? { after: runs.length, of: plan.count, upTo: false } : { after: runs.length, of: plan.max, upTo: true };
 }

@@ -4,6 +4,7 @@ import { seriesVerdict } from '../../common/bench/repeat.js';
 import type { BenchResult } from '../../common/bench/result.js';
 import { attachRun, continueSeries, runBench, type BenchHost, type RunOptions } from './runner.js';
 import type { ResultsStore } from './store.js';
+import { closeStoppedSeries, seriesRuns, seriesStoppedError } from './seriesStop.js';
 
 // Re-attaching inside a series (`--repeat N` / `--until-stable` whose connection dropped): a
 // detached run ends its series there and then, since nobody can tell how it will come out. Once
@@ -27,19 +28,23 @@ export interface SeriesAttach {
   rest: BenchResult[];
 }
 
-/** A series' runs in the store, in order. */
-export function seriesRuns(store: Pick<ResultsStore, 'list'>, seriesId: string): BenchResult[] {
-  return store
-    .list()
-    .filter((r) => r.series?.id === seriesId)
-    .sort((a, b) => a.series!.index - b.series!.index);
+/**
+ * A series' run to re-attach to (detached, or left running by a process that stopped); undefined
+ * when its runs have all ended. One cut short between two runs is recorded as stopped, and the
+ * error says so.
+ */
+export function openRunOf(store: Pick<ResultsStore, 'list' | 'save'>, seriesId: string): BenchResult | undefined {
+  const open = seriesRuns(store, seriesId).find((r) => r.remote && (r.status === 'detached' || r.status === 'running'));
+  if (open) return open;
+  const stopped = closeStoppedSeries(store, seriesId, false);
+  if (stopped) throw seriesStoppedError(seriesId, stopped);
+  return undefined;
 }
 
-/** The run to re-attach to for an id: a run's own, or the detached run of a series. */
-export function detachedRunFor(store: Pick<ResultsStore, 'list' | 'get'>, id: string): BenchResult {
-  const runs = seriesRuns(store, id);
-  if (!runs.length) return store.get(id);
-  const open = runs.find((r) => r.remote && (r.status === 'detached' || r.status === 'running'));
+/** The run to re-attach to for an id: a run's own, or the detached run of a series (see openRunOf). */
+export function detachedRunFor(store: Pick<ResultsStore, 'list' | 'get' | 'save'>, id: string): BenchResult {
+  if (!seriesRuns(store, id).length) return store.get(id);
+  const open = openRunOf(store, id);
   if (!open) throw new AppError('INVALID_INPUT', `Series ${id} has no detached run; there is no run to re-attach to.`, 'List results with `tagssh results`.');
   return open;
 }

@@ -1,4 +1,5 @@
-import { AppError } from '../../common/errors.js';
+import { AppError, isAppError } from '../../common/errors.js';
+import type { BenchResult } from '../../common/bench/result.js';
 import { describeParams, getPreset, PRESET_IDS, type BoundPreset } from '../../common/bench/index.js';
 import { expandMatrix, variantLabel, varyingParams, type MatrixValues } from '../../common/bench/matrix.js';
 import type { Emit, Handlers, Parsed } from '../../common/contract.js';
@@ -120,21 +121,47 @@ async function startRun(c: BenchCtx, input: Parsed<'bench.run'>): Promise<{ batc
   return { batchId };
 }
 
-/** Follows a stored run that is still running on its instance (and, inside a series, the rest of the series). */
-async function attachRun(c: BenchCtx, { id, batchId }: Parsed<'bench.attach'>): Promise<null> {
+/** The stored result of a run, or undefined when none is saved under that id. */
+function savedResult(store: ResultsStore, id: string): BenchResult | undefined {
+  try {
+    return store.get(id);
+  } catch (e) {
+    if (isAppError(e) && e.code === 'NOT_FOUND') return undefined;
+    throw e;
+  }
+}
+
+/**
+ * Follows a stored run that is still running on its instance (and, inside a series, the rest of
+ * the series). With no result saved under `id`: a series' id gives its open run, and a run the
+ * page saw start was lost before its first save (the engine that ran it stopped): said so.
+ */
+async function attachRun(c: BenchCtx, { id, batchId, series }: Parsed<'bench.attach'>): Promise<null> {
   if (c.batches.has(batchId)) throw new AppError('INVALID_INPUT', `Batch ${batchId} is already running.`);
   const store = await c.storeOf();
-  const result = store.get(id);
+  const saved = savedResult(store, id);
+  const seriesId = saved?.series?.id ?? series?.id;
   // Followed by a batch of this engine already (the page reloaded, or another window): join it.
-  const joined = () => c.batches.join(id, c.emit, batchId) || (!!result.series && c.batches.join(result.series.id, c.emit, batchId));
+  const joined = () => c.batches.join(id, c.emit, batchId) || (!!seriesId && c.batches.join(seriesId, c.emit, batchId));
   if (joined()) return null;
+  const { attachInSeries, openRunOf } = await import('./seriesAttach.js');
+  let result = saved;
+  if (!result) {
+    const { lostRunError, seriesRuns } = await import('./seriesStop.js');
+    if (!seriesRuns(store, id).length) throw lostRunError(store, id, series);
+    result = openRunOf(store, id);
+    if (!result) {
+      // A whole series: nothing to follow, the batch ends at once.
+      c.batches.start(batchId, c.emit, async () => []);
+      return null;
+    }
+  }
   const ref = (h: typeof result.instance) => {
     if (!h.instanceId || !h.region) throw new AppError('INVALID_INPUT', `Result ${id} was not run on an EC2 instance; it cannot be re-attached from here.`);
     return { id: h.instanceId, region: h.region };
   };
   const [host, peer] = await Promise.all([hostFor(c.deps, ref(result.instance)), result.peer ? hostFor(c.deps, ref(result.peer)) : undefined]);
   // Inside a series, the rest of the series follows the collected run (see seriesAttach.ts).
-  const { attachInSeries } = await import('./seriesAttach.js');
   const pool = borrowedConnect(c.deps);
   const enrich = await enricherFor(c.deps);
   // Checked again after the waits above: nothing between this check and the start yields.

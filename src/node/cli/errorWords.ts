@@ -38,6 +38,9 @@ const REASON_WORDS: { [R in Reason]: (d: DetailsFor<R>) => { message?: string; h
   'sso-expired': (d) => ({ hint: `Run \`aws sso login --profile ${d.profile}\` and try again.` }),
   'no-such-profile': () => ({ hint: 'Check the name with `aws configure list-profiles`, or pass another --profile.' }),
   'no-credentials': () => ({ hint: 'Run `aws configure` (or `aws sso login`), set AWS_PROFILE, or pass --profile.' }),
+  'credential-process-failed': (d) => ({
+    hint: `Run the credential_process command of [profile ${d.profile}] in your AWS config yourself to see what it needs (often a fresh login to the tool it calls), then try again; or pass another --profile.`,
+  }),
   'no-region': () => ({
     hint: 'Pass --region (e.g. --region eu-west-1 or --region all), set AWS_REGION, or add `region = …` to the profile in ~/.aws/config.',
   }),
@@ -209,8 +212,12 @@ export function cliErrorJson(err: AppErrorData): AppErrorData {
   return out;
 }
 
-/** An error in a list of results (its code may be a remote one): its message, then its hint on the next line; untrusted text escaped. */
-export function errorLines(err: { code: string; message: string; hint?: string; details?: unknown }): string {
+/**
+ * An error in a list of results or a progress report (its code may be a remote one): its message,
+ * then `then` (the caller's own sentence, e.g. what happens next), then its hint on the next line;
+ * the error's text escaped, the caller's not.
+ */
+export function errorLines(err: { code: string; message: string; hint?: string; details?: unknown }, then = ''): string {
   const w = cliWords(err as AppErrorData);
-  return `${escapeControls(w.message)}${w.hint ? `\n  → ${escapeControls(w.hint)}` : ''}`;
+  return `${escapeControls(w.message)}${then}${w.hint ? `\n  → ${escapeControls(w.hint)}` : ''}`;
 }

@@ -177,11 +177,11 @@ export class ChannelPool {
     this.ended = true;
     this.stop.abort();
     // A channel still opening on an extra connection fails with it instead of being waited for.
-    for (const c of this.extra) c.close();
+    // One whose handshake ends from here on is closed by connectMore, which sees `ended`.
+    for (const c of this.extra.splice(0)) c.close();
     const channels = await Promise.all(this.slots.map((s) => s.dc.catch(() => null)));
     this.slots.length = 0;
     for (const dc of channels) dc?.end();
-    for (const c of this.extra.splice(0)) c.close();
   }
 }
 

@@ -18,6 +18,8 @@ type CredentialScope = Pick<Scope, 'profile'>;
 // lazily: when credentials sit in the environment and no profile was asked for, reading them
 // directly spares the CLI the chain's start-up cost. Same precedence as the SDK (env first).
 //
+// A profile whose credentials come from its credential_process is served by credentialProcess.ts.
+//
 // Credentials that carry an expiration (SSO, assume-role, credential_process, IMDS, container)
 // are reused only while they are fresh: the chain runs again before they expire, so a
 // long-running app keeps working across expiries and picks up a new `aws sso login` by itself.
@@ -56,6 +58,12 @@ async function load(scope: CredentialScope): Promise<AwsCredentials> {
     if (env.AWS_SESSION_TOKEN) creds.sessionToken = env.AWS_SESSION_TOKEN;
     return creds;
   }
+  // A profile that takes its credentials from its credential_process: run here, so a failure
+  // says the process's own words (credentialProcess.ts).
+  const named = scope.profile ?? env.AWS_PROFILE ?? 'default';
+  const { directCredentialProcess, processCredentials } = await import('./credentialProcess.js');
+  const command = await directCredentialProcess(named);
+  if (command !== undefined) return processCredentials(named, command);
   // The SDK warns on every run under Node 20 about its future support window; a CLI user
   // can do nothing about it, so it is silenced unless they asked for it explicitly.
   env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';

@@ -14,7 +14,8 @@ import { runTagssh, TAGSSH_BIN, type Run } from '../../../lab/run.js';
 // session processes are killed while the second of three runs is creating its files (the run,
 // in its own session on the host, keeps going). The series stops at that run and says how to
 // collect it; `tagssh bench attach SERIES` collects it and runs the third, and the saved series
-// is three good runs in order with nothing left on the host.
+// is three good runs in order with nothing left on the host. And the command killed between two
+// runs of a series: `bench attach` says where the series stopped and why, and the saved run too.
 
 let moto: Moto;
 let host: SshdHost;
@@ -125,5 +126,65 @@ describe('bench attach inside a series (CLI)', () => {
     const again = await tagssh(['bench', 'attach', seriesId]);
     assert.equal(again.code, 2);
     assert.match(again.stderr, new RegExp(`Series ${seriesId} has no detached run`));
+  });
+
+  it('the command is killed between run 1 and run 2 of 3: attach says the series stopped after 1 of 3 and why, and the saved series says so', async () => {
+    // Run 2 is held before its first save: the lab sshd's listener is stopped once run 1 is under
+    // way (run 1's session goes on in its own process), so run 2's connection waits for a banner.
+    const p = spawn(
+      process.execPath,
+      [TAGSSH_BIN, 'bench', 'smallfiles', 'attach-0', '--param', `dir=${work}`, '--param', 'count=300', '--repeat', '3', '--yes', '--accept-new'],
+      { env: env(), stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let stderr = '';
+    let held = false;
+    const closed = new Promise<void>((res) => p.on('close', () => res()));
+    try {
+      const firstDone = new Promise<void>((res) =>
+        p.stderr.on('data', (d) => {
+          stderr += d;
+          if (!held && stderr.includes('run 1] create')) {
+            held = true;
+            process.kill(host.pid!, 'SIGSTOP');
+          }
+          if (stderr.includes('run 1] ok')) res();
+        }),
+      );
+      await Promise.race([firstDone, closed]);
+      assert.ok(held && stderr.includes('run 1] ok'), `run 1 ended with run 2 held: ${stderr}`);
+      // Run 2 has started and waits for the host's banner; nothing of it is saved yet.
+      await new Promise((r) => setTimeout(r, 500));
+      p.kill('SIGKILL');
+      await closed;
+    } finally {
+      if (held) process.kill(host.pid!, 'SIGCONT');
+    }
+    const before = JSON.parse((await tagssh(['results', '--format', 'json'])).stdout) as {
+      id: string;
+      status: string;
+      series?: { id: string; index: number };
+    }[];
+    const cut = before.filter((r) => r.series && before.filter((o) => o.series?.id === r.series!.id).length === 1);
+    assert.equal(cut.length, 1, JSON.stringify(before));
+    const seriesId = cut[0]!.series!.id;
+    assert.equal(cut[0]!.status, 'ok');
+
+    const back = await tagssh(['bench', 'attach', seriesId]);
+    assert.equal(back.code, 2, back.stdout + back.stderr);
+    assert.match(
+      back.stderr,
+      new RegExp(
+        `Series ${seriesId} stopped after 1 of 3 runs: the process running it stopped and run 2 never started on the instance\\. Nothing is left running to re-attach to\\.\\n {2}→ Run the series again for the rest; its saved runs stay\\.`,
+      ),
+    );
+    const list = await tagssh(['results']);
+    assert.match(list.stdout, new RegExp(`${seriesId} +smallfiles +ok \\(stopped after 1 of 3 runs\\)`), list.stdout);
+    const saved = JSON.parse((await tagssh(['results', '--format', 'json'])).stdout) as { notes: string[]; series?: { id: string; stopped?: unknown } }[];
+    const run1 = saved.find((r) => r.series?.id === seriesId)!;
+    assert.deepEqual(run1.series?.stopped, { lost: false });
+    assert.deepEqual(run1.notes, [
+      'The series stopped after 1 of 3 runs: the process running it (the engine or a tagssh command) stopped and run 2 never started on the instance. Run the series again for the rest.',
+    ]);
+    assert.deepEqual(readdirSync(work), [], 'run 1 removed its files; run 2 wrote none');
   });
 });

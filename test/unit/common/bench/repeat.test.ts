@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { nextRun, repeatRuns, RepeatPlanSchema, seriesStatus, stability, type RepeatPlan } from '../../../../src/common/bench/repeat.js';
+import { nextRun, repeatRuns, RepeatPlanSchema, seriesCutShort, seriesStatus, stability, type RepeatPlan } from '../../../../src/common/bench/repeat.js';
 
 // The repeat rules: a fixed count, or until the relative standard deviation of the headline metric
 // is below the threshold (PTS's dynamic run count), between a minimum and a maximum.
@@ -79,5 +79,32 @@ describe('repeat plan', () => {
     assert.deepEqual(seriesStatus(runs), { status: 'detached', open: runs[1] });
     assert.deepEqual(seriesStatus([{ status: 'ok' }, { status: 'failed' }]), { status: 'ok' });
     assert.deepEqual(seriesStatus([{ status: 'failed' }, { status: 'cancelled' }]), { status: 'cancelled' });
+  });
+});
+
+describe('a series cut short', () => {
+  const ok = (v: number) => ({ status: 'ok', metrics: [{ key: 'x', value: v }] });
+  it('fixed: every run ended, the last one good, fewer than N: stopped after K of N', () => {
+    const plan: RepeatPlan = { mode: 'fixed', count: 3 };
+    assert.deepEqual(seriesCutShort(plan, [ok(1)]), { after: 1, of: 3, upTo: false });
+    assert.deepEqual(seriesCutShort(plan, [ok(1), ok(2)]), { after: 2, of: 3, upTo: false });
+    assert.equal(seriesCutShort(plan, [ok(1), ok(2), ok(3)]), undefined, 'whole');
+    assert.equal(seriesCutShort(plan, []), undefined, 'nothing saved: nothing to say of the series');
+  });
+
+  it('a run still open on its host, or a last run that failed or was cancelled, is no cut', () => {
+    const plan: RepeatPlan = { mode: 'fixed', count: 3 };
+    assert.equal(seriesCutShort(plan, [ok(1), { status: 'detached', metrics: [] }]), undefined);
+    assert.equal(seriesCutShort(plan, [ok(1), { status: 'running', metrics: [] }]), undefined);
+    assert.equal(seriesCutShort(plan, [ok(1), { status: 'failed', metrics: [] }]), undefined, 'a failed run ends a series by its rule');
+    assert.equal(seriesCutShort(plan, [ok(1), { status: 'cancelled', metrics: [] }]), undefined);
+  });
+
+  it('until stable: cut before the rule was met, of up to its maximum; stable or at the maximum is whole', () => {
+    const plan = stable({ min: 3, max: 6 });
+    assert.deepEqual(seriesCutShort(plan, [ok(100), ok(100)]), { after: 2, of: 6, upTo: true });
+    assert.deepEqual(seriesCutShort(plan, [ok(100), ok(150), ok(60)]), { after: 3, of: 6, upTo: true }, 'not stable yet');
+    assert.equal(seriesCutShort(plan, [ok(100), ok(100), ok(100)]), undefined, 'stable');
+    assert.equal(seriesCutShort(plan, [ok(100), ok(150), ok(60), ok(140), ok(70), ok(130)]), undefined, 'at its maximum');
   });
 });

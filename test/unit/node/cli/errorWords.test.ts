@@ -268,4 +268,18 @@ describe('the CLI’s words for the engine’s errors', () => {
       'No instance named \\x1b[31mx.\n  → Names are exact and case-sensitive; run `tagssh list --region all` to see them.',
     );
   });
+
+  it('a sentence of the caller’s goes between the message and the hint line, unescaped; no hint, no hint line', () => {
+    const expired = new AppError('CREDENTIALS_EXPIRED', 'The session for profile "dev\x07" has expired.', undefined, {
+      reason: 'session-expired',
+      awsCode: 'ExpiredToken',
+      profile: 'dev',
+      clockUnsure: false,
+    });
+    assert.equal(
+      errorLines(expired, ' Trying again (next in 5.0 s).'),
+      'The session for profile "dev\\x07" has expired. Trying again (next in 5.0 s).\n  → Refresh them (`aws sso login --profile dev` for SSO, or renew the session token) and try again.',
+    );
+    assert.equal(errorLines(new AppError('INTERNAL', 'odd\x1b'), ' Next.'), 'odd\\x1b Next.');
+  });
 });

@@ -16,6 +16,11 @@ const CASES: Array<[ErrorCode, ReasonDetails, string]> = [
   ['CREDENTIALS_EXPIRED', { reason: 'sso-expired', profile: 'dev<b>' }, 'dev<b>'],
   ['NO_CREDENTIALS', { reason: 'no-such-profile', profile: 'prod-x' }, 'prod-x'],
   ['NO_CREDENTIALS', { reason: 'no-credentials', profile: 'ops' }, 'ops'],
+  [
+    'NO_CREDENTIALS',
+    { reason: 'credential-process-failed', profile: 'corp', exitCode: 3, signal: null, output: null, stderr: 'vault: token expired <x>' },
+    'vault: token expired <x>',
+  ],
   ['BAD_REGION', { reason: 'no-enabled-regions' }, ''],
   ['BAD_REGION', { reason: 'not-a-region', region: 'tokyo', meant: ['ap-northeast-1'] }, 'ap-northeast-1'],
   ['INVALID_INPUT', { reason: 'one-region', count: 2 }, ''],
@@ -124,6 +129,34 @@ describe('the app’s words for each reason', () => {
     assert.equal(describeError(err).detail, 'web-1 refused the login as “ec2-user”; tried: /keys/id_wrong.');
     setLocale('ja');
     assert.equal(describeError(err).detail, 'web-1 に「ec2-user」としてログインできませんでした。試したもの: /keys/id_wrong');
+  });
+
+  it('a failing credential_process: the profile, how it failed and its stderr, in each language; the hint and Settings field', () => {
+    const failed = (d: Partial<Extract<ReasonDetails, { reason: 'credential-process-failed' }>>, locale: Locale) =>
+      cause('NO_CREDENTIALS', { reason: 'credential-process-failed', profile: 'corp', exitCode: 3, signal: null, output: null, stderr: '', ...d }, locale);
+    assert.equal(failed({ stderr: 'login lapsed' }, 'en').detail, 'The credential_process of AWS profile “corp” failed (exit status 3): login lapsed.');
+    assert.equal(failed({}, 'en').detail, 'The credential_process of AWS profile “corp” failed (exit status 3), printing nothing on stderr.');
+    assert.equal(
+      failed({ exitCode: null, signal: 'SIGTERM' }, 'en').detail,
+      'The credential_process of AWS profile “corp” was killed by SIGTERM, printing nothing on stderr.',
+    );
+    assert.equal(failed({ exitCode: 0, output: 'invalid-json' }, 'en').detail, 'The credential_process of AWS profile “corp” printed no JSON credentials.');
+    assert.match(failed({}, 'en').hint, /credential_process command yourself .* Settings › AWS profile/);
+    assert.equal(
+      failed({ stderr: 'login lapsed' }, 'ja').detail,
+      'AWS プロファイル「corp」の credential_process が失敗しました（終了ステータス 3）（標準エラー出力: login lapsed）。',
+    );
+    assert.equal(failed({ exitCode: 0, output: 'expired' }, 'ja').detail, 'AWS プロファイル「corp」の credential_process が期限切れの認証情報を出力しました。');
+    setLocale('en');
+    const err = new AppError('NO_CREDENTIALS', 'x', undefined, {
+      reason: 'credential-process-failed',
+      profile: 'corp',
+      exitCode: 1,
+      signal: null,
+      output: null,
+      stderr: '',
+    });
+    assert.equal(describeError(err.toJSON()).field, 'profile');
   });
 
   it('a reason the app does not know keeps the engine’s message as the detail', () => {

@@ -1,6 +1,7 @@
 import { groupRuns } from '../../../../common/bench/compare.js';
 import { displayScale, formatNumber } from '../../../../common/bench/format.js';
-import { headlineKey, stability } from '../../../../common/bench/repeat.js';
+import { headlineKey, seriesCutShort, stability } from '../../../../common/bench/repeat.js';
+import { shortWords, stoppedWhy } from '../../../bench/seriesStop.js';
 import { hostTitle, type BenchResult } from '../../../../common/bench/result.js';
 import { summarize } from '../../../../common/bench/stats.js';
 import { escapeControls } from '../../../../common/safeText.js';
@@ -48,6 +49,14 @@ function seriesTable(runs: BenchResult[]): string {
   return table(['metric', 'runs', 'median', 'mean', 'sd', '95% CI', 'RSD', 'unit'], rows);
 }
 
+/** The line of a series the process running it left unfinished (series.stopped), else undefined. */
+function stoppedLine(runs: BenchResult[]): string | undefined {
+  const last = runs[runs.length - 1]!;
+  const short = last.series?.stopped ? seriesCutShort(last.series.plan, runs) : undefined;
+  if (!short || !last.series?.stopped) return undefined;
+  return `stopped after ${shortWords(short)}: the process running the series stopped and ${stoppedWhy(short, last.series.stopped.lost)}; run it again for the rest`;
+}
+
 /** Every series of the results: its head, its runs' ids, failures, and the statistics table. */
 export function printSeries(results: BenchResult[]): void {
   for (const runs of groupRuns(results)) {
@@ -62,6 +71,8 @@ export function printSeries(results: BenchResult[]): void {
           r.status === 'detached' ? `\n  → tagssh bench attach ${r.id} collects it, then runs the rest of the series` : ''
         }\n`,
       );
+    const stopped = stoppedLine(runs);
+    if (stopped) process.stdout.write(`  ${stopped}\n`);
     if (runs.some((r) => r.status === 'ok')) process.stdout.write(seriesTable(runs).replace(/^(?=.)/gm, '  '));
   }
 }

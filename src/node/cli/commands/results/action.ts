@@ -1,6 +1,7 @@
 import { compareResults, groupRuns, historyByType } from '../../../../common/bench/compare.js';
 import { getPreset } from '../../../../common/bench/index.js';
-import { seriesStatus } from '../../../../common/bench/repeat.js';
+import { seriesCutShort, seriesStatus } from '../../../../common/bench/repeat.js';
+import { shortWords } from '../../../bench/seriesStop.js';
 import { formatComparison, formatNumber, formatResultList, formatWithUnit, type ExportFormat } from '../../../../common/bench/format.js';
 import type { BenchResult } from '../../../../common/bench/result.js';
 import { AppError, type AppErrorData } from '../../../../common/errors.js';
@@ -91,6 +92,13 @@ function printTypeHistory(list: BenchResult[], metric: string, fmt: string | und
   process.stdout.write(table(['type', 'started', 'instance', 'id', metric], rows));
 }
 
+/** A series' status and runs: "ok (3 runs)", or "ok (stopped after 2 of 3 runs)" when the process running it stopped between runs. */
+function seriesCell(runs: BenchResult[]): string {
+  const plan = runs[0]!.series!.plan;
+  const short = runs[runs.length - 1]!.series?.stopped ? seriesCutShort(plan, runs) : undefined;
+  return `${seriesStatus(runs).status} (${short ? `stopped after ${shortWords(short)}` : `${runs.length} runs`})`;
+}
+
 /** The saved results as a table: a series (repeated runs) is one row, its id, how many runs, the mean of its headline. */
 function printList(list: BenchResult[]): void {
   if (list.length === 0) {
@@ -109,7 +117,7 @@ function printList(list: BenchResult[]): void {
         return [
           r.series?.id ?? r.id,
           r.preset,
-          r.series ? `${seriesStatus(runs).status} (${runs.length} runs)` : r.status,
+          r.series ? seriesCell(runs) : r.status,
           printable(r.instance.label),
           r.instance.type ?? '-',
           r.startedAt.replace('T', ' ').replace(/\..*/, ''),

@@ -14,7 +14,7 @@ import type { Instance } from '../../../../common/model/instance.js';
 import type { SavedTunnel } from '../../../../common/tunnels/contract.js';
 import { TunnelRunner, WAIT_MS, type ForwardStatus, type RebuildInfo, type RetryInfo, type TunnelStatus } from '../../../tunnels/runner.js';
 import type { AppErrorData } from '../../../../common/errors.js';
-import { cliWords } from '../../errorWords.js';
+import { errorLines } from '../../errorWords.js';
 import { linkDeadline } from '../../../tunnels/linkPlan.js';
 import { specOf } from '../../../tunnels/manager.js';
 import { checkSavedNames, chooseSaved, FLAG, instanceText, noneApplies, savedFor, savedTable, savedText } from './savedChoice.js';
@@ -125,9 +125,8 @@ const NEEDS_A_PERSON = new Set<AppErrorData['code']>(['NO_CREDENTIALS', 'CREDENT
 
 /** The line a rebuild failure that needs a person prints, with what to do on the next. */
 function retryLines(label: string, r: RetryInfo, at: Date): string {
-  const w = cliWords(r.error);
-  const hint = w.hint ? `\n  → ${escapeControls(w.hint)}` : '';
-  return `[${clockTime(at)}] Rebuilding the link to ${label} failed: ${escapeControls(w.message)} The local ports stay open; trying again (next in ${seconds(r.nextInMs)}) until it works or Ctrl-C.${hint}`;
+  const next = ` The local ports stay open; trying again (next in ${seconds(r.nextInMs)}) until it works or Ctrl-C.`;
+  return `[${clockTime(at)}] Rebuilding the link to ${label} failed: ${errorLines(r.error, next)}`;
 }
 
 /** The progress line while the link is down (on a terminal only; overwritten, never logged). */

@@ -64,6 +64,10 @@ before(async () => {
       'role_session_name = tagssh-test',
       'source_profile = base',
       '',
+      '[profile broken]',
+      'region = us-east-1',
+      `credential_process = ${join(dir, 'vault-helper.sh')}`,
+      '',
       '[profile ssox]',
       'region = us-east-1',
       'sso_session = corp',
@@ -75,6 +79,13 @@ before(async () => {
       'sso_region = us-east-1',
       '',
     ].join('\n'),
+  );
+  // A credential helper whose login has lapsed, as such helpers fail: words on stderr, a colour
+  // escape among them, exit status 3; on stdout a line that must never be shown.
+  writeFileSync(
+    join(dir, 'vault-helper.sh'),
+    `#!/bin/sh\necho 'partial ${CANARY_SECRET}'\nprintf 'vault: the session for corp has lapsed \\033[31m(sign in again)\\033[0m\\n' >&2\necho 'run: vault login corp' >&2\nexit 3\n`,
+    { mode: 0o755 },
   );
   // An SSO login from long ago: its token has expired and carries no refresh token.
   const cacheName = createHash('sha1').update('corp').digest('hex');
@@ -220,6 +231,43 @@ test('CLI: an expired SSO session is one line naming `aws sso login --profile ss
   const debug = await runTagssh(['list', '--cache', 'off'], { ...env, TAGSSH_DEBUG: '1' });
   assert.equal(debug.code, 7, debug.stderr);
   for (const secret of [CANARY_SECRET, CANARY_TOKEN, CANARY_SSO]) assert.ok(!(debug.stdout + debug.stderr).includes(secret), 'debug output printed a secret');
+});
+
+test('CLI: a failing credential_process says its own error: the profile, its exit status and stderr (escaped), and what to do', async () => {
+  useEnv();
+  for (const [args, env] of [
+    [['list', '--cache', 'off'], { AWS_PROFILE: 'broken' }],
+    [['resolve', 'refresh-web'], { AWS_PROFILE: 'broken' }],
+    [['list', '--profile', 'broken', '--cache', 'off'], {}],
+  ] as const) {
+    for (const client of ['lean', 'sdk']) {
+      const r = await runTagssh([...args], { ...process.env, ...env, TAGSSH_EC2_CLIENT: client });
+      const what = `${client} ${args.join(' ')}`;
+      assert.equal(r.code, 6, `${what}: ${r.stdout}${r.stderr}`);
+      assert.deepEqual(
+        r.stderr.trimEnd().split('\n'),
+        [
+          'tagssh: The credential_process of AWS profile "broken" failed (exit status 3): vault: the session for corp has lapsed \\x1b[31m(sign in again)\\x1b[0m / run: vault login corp.',
+          '  → Run the credential_process command of [profile broken] in your AWS config yourself to see what it needs (often a fresh login to the tool it calls), then try again; or pass another --profile.',
+        ],
+        what,
+      );
+      assert.ok(!(r.stdout + r.stderr).includes(CANARY_SECRET), `${what}: what the process printed on stdout is never shown`);
+    }
+  }
+  // --json carries the reason and its values for a script.
+  const json = await runTagssh(['list', '--json', '--cache', 'off'], { ...process.env, AWS_PROFILE: 'broken' });
+  assert.equal(json.code, 6);
+  const err = (JSON.parse(json.stdout) as { error: { code: string; details: unknown } }).error;
+  assert.equal(err.code, 'NO_CREDENTIALS');
+  assert.deepEqual(err.details, {
+    reason: 'credential-process-failed',
+    profile: 'broken',
+    exitCode: 3,
+    signal: null,
+    output: null,
+    stderr: 'vault: the session for corp has lapsed \\x1b[31m(sign in again)\\x1b[0m / run: vault login corp',
+  });
 });
 
 test('secrets never appear in errors: a refused signed request with canary credentials, CLI and library', async () => {
