@@ -56,7 +56,7 @@ async function linkOwnRate(ctx, { binary, rate, mbit, relayCap }) {
           tagssh: { value: got, unit: 'MiB/s' },
           incumbent: { value: cap, unit: 'MiB/s', label: 'the link rate' },
           ratio: got / cap,
-          note: `from connect to the last byte (at ${rtt} ms the first byte is half a round trip late); close to the link rate: the cap works, and nothing through it can beat it; load average ${loadavg()[0].toFixed(1)}`,
+          note: `from connect to the last byte${rtt ? ` (the first byte comes half a round trip after connecting)` : ''}; close to the link rate: the cap works, and nothing through it can beat it; load average ${loadavg()[0].toFixed(1)}`,
         });
       } finally {
         relay.stop();
