@@ -3,9 +3,20 @@
 // TARGET, then holds every byte DELAY_US microseconds in each direction before passing it on, so
 // a round trip through it takes twice that. Each direction queues at most CAP bytes: past that it
 // stops reading and TCP's own flow control pushes back on the sender (bounded memory, no loss).
-// End of stream is delayed like data. One thread, poll(); compiled by bench/lib/delayRelay.mjs.
+// End of stream is delayed like data. One thread, poll(); compiled by perf/lib/delayRelay.mjs.
 //
-// usage: delayRelay LISTEN_ADDR LISTEN_PORT TARGET_ADDR TARGET_PORT DELAY_US CAP_BYTES
+// Optionally a link rate per direction (bytes/s; 0 or absent: none, bytes leave as soon as their
+// delay is up). A real path across a sea has a capacity, loopback has none: without one, a copy at
+// 0 ms is bound by this host's CPU, not by any path, and "its rate at 0 ms" says nothing of what a
+// path carries. With a rate, each direction is one link that every connection through the relay
+// shares (as the connections of one path do: a client that opens more of them gets no more
+// capacity), and it serialises bytes in the order they are read: a chunk read at `now` leaves the
+// link at max(now, the previous chunk's departure) + len / rate, then is held the fixed delay. The
+// queue behind the link counts towards CAP, so a sender faster than the rate fills it and is then
+// pushed back by TCP (nothing is dropped).
+//
+// usage: delayRelay LISTEN_ADDR LISTEN_PORT TARGET_ADDR TARGET_PORT DELAY_US CAP_BYTES [RATE_UP [RATE_DOWN]]
+// RATE_UP: bytes/s from the listening side to the target; RATE_DOWN the other way (default: RATE_UP).
 // prints "listening PORT" once it accepts connections.
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -34,11 +45,18 @@ struct chunk {
   char data[];
 };
 
+// One direction of the path, shared by every connection through the relay.
+struct link {
+  uint64_t rate;    // bytes/s, 0: no link rate
+  uint64_t free_at; // when the link has sent what it was given so far (ns)
+};
+
 struct dir {
   int from, to;
   struct chunk *head, *tail;
   size_t queued;
   int eof_read;
+  struct link *link;
 };
 
 struct pair {
@@ -49,6 +67,7 @@ struct pair {
 static struct pair pairs[MAX_PAIRS];
 static uint64_t delay_ns;
 static size_t cap;
+static struct link up, down;
 static struct sockaddr_in target;
 static char buf[READ_SIZE];
 
@@ -106,12 +125,23 @@ static void on_accept(int lfd) {
     nonblock(c);
     nonblock(t);
     pairs[i].used = 1;
-    pairs[i].d[0] = (struct dir){.from = c, .to = t};
-    pairs[i].d[1] = (struct dir){.from = t, .to = c};
+    pairs[i].d[0] = (struct dir){.from = c, .to = t, .link = &up};
+    pairs[i].d[1] = (struct dir){.from = t, .to = c, .link = &down};
     return;
   }
   close(c);
   close(t);
+}
+
+// When `len` bytes read now reach the far side: once the link has sent them (at its rate, after
+// what it was given before), plus the delay. End of stream (len 0) follows the last byte.
+static uint64_t due_for(struct dir *d, size_t len) {
+  uint64_t now = now_ns();
+  struct link *l = d->link;
+  if (!l->rate) return now + delay_ns;
+  uint64_t start = l->free_at > now ? l->free_at : now;
+  l->free_at = start + (uint64_t)len * 1000000000ull / l->rate;
+  return l->free_at + delay_ns;
 }
 
 // Reads what is there (up to the cap); returns -1 when the pair is broken.
@@ -119,12 +149,12 @@ static int on_readable(struct dir *d) {
   while (d->queued < cap) {
     ssize_t n = read(d->from, buf, sizeof buf);
     if (n > 0) {
-      enqueue(d, buf, (size_t)n, now_ns() + delay_ns);
+      enqueue(d, buf, (size_t)n, due_for(d, (size_t)n));
       continue;
     }
     if (n == 0) {
       d->eof_read = 1;
-      enqueue(d, NULL, 0, now_ns() + delay_ns);
+      enqueue(d, NULL, 0, due_for(d, 0));
       return 0;
     }
     if (errno == EAGAIN || errno == EINTR) return 0;
@@ -154,8 +184,8 @@ static int on_writable(struct dir *d, uint64_t now) {
 }
 
 int main(int argc, char **argv) {
-  if (argc != 7) {
-    fprintf(stderr, "usage: %s LISTEN_ADDR LISTEN_PORT TARGET_ADDR TARGET_PORT DELAY_US CAP_BYTES\n", argv[0]);
+  if (argc < 7 || argc > 9) {
+    fprintf(stderr, "usage: %s LISTEN_ADDR LISTEN_PORT TARGET_ADDR TARGET_PORT DELAY_US CAP_BYTES [RATE_UP [RATE_DOWN]]\n", argv[0]);
     return 2;
   }
   signal(SIGPIPE, SIG_IGN);
@@ -165,6 +195,8 @@ int main(int argc, char **argv) {
   mallopt(M_TRIM_THRESHOLD, 256 * 1024 * 1024);
   delay_ns = strtoull(argv[5], NULL, 10) * 1000ull;
   cap = strtoull(argv[6], NULL, 10);
+  up.rate = argc > 7 ? strtoull(argv[7], NULL, 10) : 0;
+  down.rate = argc > 8 ? strtoull(argv[8], NULL, 10) : up.rate;
   target.sin_family = AF_INET;
   target.sin_port = htons((uint16_t)atoi(argv[4]));
   inet_pton(AF_INET, argv[3], &target.sin_addr);

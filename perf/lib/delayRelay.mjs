@@ -1,6 +1,11 @@
 // The bench's delay relay: every byte held DELAY ms in each direction (a round trip of 2 × DELAY),
 // with at most CAP bytes queued per direction (past that it stops reading: TCP pushes back on the
-// sender, nothing is dropped). The C version (delayRelay.c, compiled here with `cc` when there is
+// sender, nothing is dropped). Optionally a link rate per direction (bytes/s, 0: none): a real
+// path across a sea has a capacity, loopback has none, so without one a copy at 0 ms is bound by
+// this host's CPU rather than by a path. Each direction is then one link shared by every
+// connection through the relay, sending bytes in the order they were read: a chunk leaves at
+// max(now, the previous chunk's departure) + len / rate, then is held DELAY (linkDue below; the
+// queue behind the link counts towards CAP). The C version (delayRelay.c, compiled here with `cc` when there is
 // one) costs the 2-core host least; without a compiler the same relay runs in Node (this file,
 // run as a script with the C version's arguments). Either runs as its own process, so the bench
 // process, which reads some of the streams, does not share its event loop with it.
@@ -35,11 +40,14 @@ export function compileRelay(dir, log = () => {}) {
 
 /**
  * Starts a relay on `listen` (address, port 0 = any) to `to` (address, port), holding each
- * direction `delayMs`, with `capBytes` queued at most per direction. `binary`: compileRelay()'s
+ * direction `delayMs`, with `capBytes` queued at most per direction. `rate`: the link's bytes/s
+ * ({ up, down }: towards `to` and back; a number: both; 0: none). `binary`: compileRelay()'s
  * result (null: the Node relay).
  */
-export function startDelayRelay({ binary, listen, to, delayMs, capBytes = 64 * 1048576 }) {
+export function startDelayRelay({ binary, listen, to, delayMs, capBytes = 64 * 1048576, rate = 0 }) {
+  const { up, down } = typeof rate === 'number' ? { up: rate, down: rate } : rate;
   const args = [listen.address, String(listen.port ?? 0), to.address, String(to.port), String(Math.round(delayMs * 1000)), String(capBytes)];
+  if (up || down) args.push(String(Math.round(up)), String(Math.round(down)));
   const child = binary
     ? spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] })
     : spawn(process.execPath, [fileURLToPath(import.meta.url), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -56,12 +64,25 @@ export function startDelayRelay({ binary, listen, to, delayMs, capBytes = 64 * 1
   });
 }
 
+/**
+ * When `len` bytes read at `now` (ms) reach the far side: once `link` ({ rate: bytes/s, 0: none;
+ * freeAt: ms }) has sent them after what it was given before, plus `delay` ms. Moves link.freeAt.
+ */
+export function linkDue(link, now, len, delay) {
+  if (!link.rate) return now + delay;
+  link.freeAt = Math.max(now, link.freeAt) + (len * 1000) / link.rate;
+  return link.freeAt + delay;
+}
+
 /** The Node relay: same behaviour as delayRelay.c. */
-function runNodeRelay([listenAddr, listenPort, toAddr, toPort, delayUs, capBytes]) {
+function runNodeRelay([listenAddr, listenPort, toAddr, toPort, delayUs, capBytes, rateUp = '0', rateDown = rateUp]) {
   const delay = Number(delayUs) / 1000;
   const cap = Number(capBytes);
-  /** One direction: `from`'s bytes reach `dest` `delay` ms later; reading pauses past `cap`. */
-  const direction = (from, dest) => {
+  // One link each way, shared by every connection.
+  const up = { rate: Number(rateUp), freeAt: 0 };
+  const down = { rate: Number(rateDown), freeAt: 0 };
+  /** One direction: `from`'s bytes reach `dest` through `link`, `delay` ms later; reading pauses past `cap`. */
+  const direction = (from, dest, link) => {
     const queue = []; // { due, buf } (buf null: end of stream)
     let queued = 0;
     let timer = null;
@@ -78,10 +99,12 @@ function runNodeRelay([listenAddr, listenPort, toAddr, toPort, delayUs, capBytes
       if (queue.length) timer = setTimeout(flush, Math.max(0, queue[0].due - now));
     };
     const push = (buf) => {
-      queue.push({ due: performance.now() + delay, buf });
+      const now = performance.now();
+      const due = linkDue(link, now, buf ? buf.length : 0, delay);
+      queue.push({ due, buf });
       if (buf) queued += buf.length;
       if (queued >= cap) from.pause();
-      timer ??= setTimeout(flush, delay);
+      timer ??= setTimeout(flush, Math.max(0, due - now));
     };
     from.on('data', push);
     from.on('end', () => push(null));
@@ -94,8 +117,8 @@ function runNodeRelay([listenAddr, listenPort, toAddr, toPort, delayUs, capBytes
     };
     a.on('error', kill);
     b.on('error', kill);
-    direction(a, b);
-    direction(b, a);
+    direction(a, b, up);
+    direction(b, a, down);
   });
   server.listen(Number(listenPort), listenAddr, () => process.stdout.write(`listening ${server.address().port}\n`));
 }

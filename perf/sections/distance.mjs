@@ -15,6 +15,12 @@
 // RTTs: DISTANCE_RTTS (comma-separated ms, default 0,30,100,200).
 // Then a hardened host (sshd MaxSessions 2) at 100 ms: an upload with tagssh cp against scp
 // (perf/lib/maxSessionsCopy.mjs). DISTANCE_MAXSESSIONS=only runs that part alone, =0 leaves it out.
+// Then a capped path (perf/lib/cappedPath.mjs): a relay with a link rate of DISTANCE_LINK_MBIT
+// (default 1000; 0 leaves the part out) at 0 and 100 ms, its own rate shown by a plain stream, and
+// tagssh cp up and down through it; at 100 ms against its own rate at 0 ms through the same link,
+// the issue's ">= 0.8x of the path's capacity". DISTANCE_LINK_ONLY=1 runs that part alone.
+// The uncapped "against its own rate at 0 ms" rows are informational: at 0 ms with no link rate
+// the path is loopback, and the 2-core CPU, not a capacity, sets that rate.
 import { spawnSync } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { createHash, randomBytes } from 'node:crypto';
@@ -24,6 +30,7 @@ import { compileRelay, startDelayRelay } from '../lib/delayRelay.mjs';
 import { load, startSshLab } from '../lib/sshLab.mjs';
 import { drain, startSource, startSshTunnel, startTagsshTunnel } from '../lib/tcpKit.mjs';
 import { maxSessionsRows } from '../lib/maxSessionsCopy.mjs';
+import { cappedPathRows } from '../lib/cappedPath.mjs';
 
 export const title = 'Distance: copies and -L through a delay relay at 0/30/100/200 ms RTT (vs scp, sftp, ssh -L)';
 
@@ -61,10 +68,12 @@ async function streamRate(port, mib) {
 export async function run(ctx) {
   const mib = Number(process.env.DISTANCE_MIB ?? (ctx.quick ? 64 : 512));
   const runs = Number(process.env.DISTANCE_RUNS ?? 1);
-  const maxSessions = process.env.DISTANCE_MAXSESSIONS ?? '1';
-  const rtts = maxSessions === 'only' ? [] : (process.env.DISTANCE_RTTS ?? '0,30,100,200').split(',').map(Number);
+  const linkOnly = process.env.DISTANCE_LINK_ONLY === '1';
+  const maxSessions = linkOnly ? '0' : (process.env.DISTANCE_MAXSESSIONS ?? '1');
+  const linkMbit = maxSessions === 'only' ? 0 : Number(process.env.DISTANCE_LINK_MBIT ?? 1000);
+  const rtts = maxSessions === 'only' || linkOnly ? [] : (process.env.DISTANCE_RTTS ?? '0,30,100,200').split(',').map(Number);
   const sizeNote = mib === 512 ? `${mib} MiB` : `${mib} MiB (DISTANCE_MIB; the issue's figure is 512)`;
-  ctx.log(`distance: ${sizeNote}, ${runs} run(s) per cell, RTTs ${rtts.join(', ')} ms`);
+  ctx.log(`distance: ${sizeNote}, ${runs} run(s) per cell, RTTs ${rtts.join(', ')} ms${linkMbit ? `, and a ${linkMbit} Mbit/s link at 0 and 100 ms` : ''}`);
   const { freePort } = await load(ctx, 'test/lab/ports.ts');
   const { seedInstance } = await load(ctx, 'test/lab/seed.ts');
   const work = ctx.tmpdir('tagssh-bench-distance-bin-');
@@ -200,12 +209,11 @@ export async function run(ctx) {
         });
         if (p.rtt === 100 && ownAtZero[direction]) {
           rows.push({
-            name: `100 ms RTT: ${direction} ${mib} MiB, tagssh cp against its own rate at 0 ms through the relay`,
+            name: `100 ms RTT: ${direction} ${mib} MiB, tagssh cp against its own rate at 0 ms through the relay (no link rate)`,
             tagssh: { value: ours, unit: 'MiB/s' },
             incumbent: { value: ownAtZero[direction], unit: 'MiB/s', label: 'tagssh cp at 0 ms' },
             ratio: ours / ownAtZero[direction],
-            target: '>= 0.8x (the path carries it)',
-            pass: ours / ownAtZero[direction] >= 0.8,
+            note: `informational: with no link rate the path at 0 ms is loopback, and this 2-core host's CPU, not a capacity, sets tagssh's rate there; the issue's ">= 0.8x of the path's capacity" is carried by the ${linkMbit || 1000} Mbit/s link rows; whole commands`,
           });
         }
       }
@@ -242,6 +250,10 @@ export async function run(ctx) {
     // 3. A hardened host: MaxSessions 2 at 100 ms.
     if (maxSessions !== '0')
       rows.push(...(await maxSessionsRows(ctx, { binary, mib, runs, sizeNote, src, want, roomy: lab, relayCap: RELAY_CAP, sha, settle })));
+
+    // 4. A path with a capacity: a link rate at 0 and 100 ms.
+    if (linkMbit > 0)
+      rows.push(...(await cappedPathRows(ctx, { binary, mbit: linkMbit, mib, runs, sizeNote, src, remoteSrc, want, lab, relayCap: RELAY_CAP, sha, settle })));
   } finally {
     for (const stop of stops) stop();
     await lab.stop();

@@ -1,5 +1,6 @@
 import type { FileEntryWithStats, InputAttributes, OpenMode, SFTPWrapper, Stats } from 'ssh2';
 import { AppError } from '../../common/errors.js';
+import { RoundTrip } from '../ssh/pathRate.js';
 import { STATUS } from './sftpStatus.js';
 
 // ssh2's SFTP calls as promises, each failure an AppError naming the remote path. SFTP carries
@@ -34,6 +35,8 @@ export function sftpError(err: unknown, action: string, path: string, host: stri
 /** Promise-returning SFTP operations bound to one channel; `host` names the machine in errors. */
 export class SftpOps {
   private ended = false;
+  /** The quickest reply to any request: the round trip, known to a copy before its file channels open. */
+  private readonly rtt = new RoundTrip();
 
   constructor(
     readonly sftp: SFTPWrapper,
@@ -47,11 +50,23 @@ export class SftpOps {
     return this.ended;
   }
 
+  /** The quickest reply so far, in ms (Infinity before the first). */
+  get roundTripMs(): number {
+    return this.rtt.ms;
+  }
+
   // A request sent on a closed channel is never answered: refuse it instead of waiting forever.
   private call<T>(fn: (cb: (err: Error | null | undefined, v: T) => void) => void, action: string, path: string, host: string): Promise<T> {
     if (this.ended)
       return Promise.reject(new AppError('SESSION_CLOSED', `The file channel to ${host} is closed (${action} ${path}).`, 'Connect again.', { path, action }));
-    return new Promise((resolve, reject) => fn((err, v) => (err ? reject(sftpError(err, action, path, host)) : resolve(v))));
+    const sentAt = performance.now();
+    return new Promise((resolve, reject) =>
+      fn((err, v) => {
+        this.rtt.note(performance.now() - sentAt);
+        if (err) reject(sftpError(err, action, path, host));
+        else resolve(v);
+      }),
+    );
   }
 
   stat(path: string): Promise<Stats> {

@@ -170,7 +170,7 @@ export function localFiles(): Side {
  * loopback, and 3 or 4 slower than 2 on a 2-core host: perf/DECISIONS.md), or for an upload as
  * many as the path needs by what the copy has measured (copyFlow.ts).
  */
-function lanesFor(bytes: number, copy: CopyContext, direction: 'upload' | 'download'): number {
+export function lanesFor(bytes: number, copy: CopyContext, direction: 'upload' | 'download'): number {
   if (bytes < TWO_CHANNELS_FROM) return 1;
   return direction === 'upload' ? copy.flow.uploadLanes() : MIN_LANES;
 }

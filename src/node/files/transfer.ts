@@ -1,8 +1,8 @@
 import type { SshConnection } from '../ssh/connection.js';
-import { CopyFlow, MIN_LANES } from './copyFlow.js';
+import { CopyFlow } from './copyFlow.js';
 import { ChannelPool } from './lanes.js';
 import { cancelled, pipe } from './pipe.js';
-import { localFiles, remoteFiles, TWO_CHANNELS_FROM, type CopyContext, type Destination, type Side, type Writer } from './sides.js';
+import { lanesFor, localFiles, remoteFiles, type CopyContext, type Destination, type Side, type Writer } from './sides.js';
 import type { SftpOps } from './sftpOps.js';
 import { plan, type Item, type SkippedEntry } from './treePlan.js';
 
@@ -131,19 +131,19 @@ export class Transfers {
 
   /** Copies local files/trees to `dest` on the server (into it when it is a directory). */
   upload(sources: string[], dest: string, opts: TransferOptions = {}): Promise<TransferSummary> {
-    return this.copy(localFiles(), remoteFiles(this.conn, this.ops, opts.concurrency), sources, dest, opts);
+    return this.copy(localFiles(), remoteFiles(this.conn, this.ops, opts.concurrency), sources, dest, opts, 'upload');
   }
 
   /** Copies files/trees from the server to `dest` locally (into it when it is a directory). */
   download(sources: string[], dest: string, opts: TransferOptions = {}): Promise<TransferSummary> {
-    return this.copy(remoteFiles(this.conn, this.ops, opts.concurrency), localFiles(), sources, dest, opts);
+    return this.copy(remoteFiles(this.conn, this.ops, opts.concurrency), localFiles(), sources, dest, opts, 'download');
   }
 
-  private copy(from: Side, to: Side, sources: string[], dest: string, opts: TransferOptions): Promise<TransferSummary> {
+  private copy(from: Side, to: Side, sources: string[], dest: string, opts: TransferOptions, direction: 'upload' | 'download'): Promise<TransferSummary> {
     const skipped: SkippedEntry[] = [];
     const label = (p: string, isSource?: boolean) => (isSource ? from.label(p) : to.label(p));
     const items = plan(from.tree, to.tree, sources, dest, this.planOptions(opts, to.platform, skipped), label, cancelled);
-    return this.copyAll(items, opts, skipped, from, to);
+    return this.copyAll(items, opts, skipped, from, to, direction);
   }
 
   /**
@@ -151,7 +151,14 @@ export class Transfers {
    * `preserve`, directories get their modes and times last (deepest first: copying into one changes
    * its time). Ends the data channels the files opened.
    */
-  private async copyAll(planned: Promise<Item[]>, opts: TransferOptions, skipped: SkippedEntry[], from: Side, to: Side): Promise<TransferSummary> {
+  private async copyAll(
+    planned: Promise<Item[]>,
+    opts: TransferOptions,
+    skipped: SkippedEntry[],
+    from: Side,
+    to: Side,
+    direction: 'upload' | 'download',
+  ): Promise<TransferSummary> {
     const flow = new CopyFlow();
     const copy: CopyContext = { flow, pool: new ChannelPool(this.conn, this.ops.host, (ms) => flow.noteRoundTrip(ms)) };
     // Each channel takes four round trips to open (open, subsystem, version, limits): the first is
@@ -165,7 +172,12 @@ export class Transfers {
       await copy.pool.end();
       throw e;
     }
-    if (items.some((it) => !it.dir && it.size >= TWO_CHANNELS_FROM)) void copy.pool.open(MIN_LANES);
+    // Planning asked the names channel (stat, list), which measured the round trip: the lanes the
+    // largest file starts on (for an upload over a long round trip, more than two) open now, beside
+    // the first channel, rather than only once it has opened and the file is being opened.
+    flow.noteRoundTrip(this.ops.roundTripMs);
+    const largest = items.reduce((most, it) => (it.dir ? most : Math.max(most, it.size)), 0);
+    void copy.pool.open(lanesFor(largest, copy, direction));
     const meter = new Meter(sumSizes(items), items.filter((i) => !i.dir).length, opts.onProgress);
     opts.onPlan?.(sumSizes(items), items.filter((i) => !i.dir).length);
     let skippedBytes = 0;

@@ -97,6 +97,37 @@ describe('copies over an 80 ms round trip', () => {
     assert.equal(sha(back), sha(src));
   });
 
+  it('opens the channels a large upload starts on while it plans, not once its first channel is open', async () => {
+    const src = join(fresh('src'), 'early.bin');
+    writeFileSync(src, randomBytes(20 * 1024 * 1024));
+    const remote = fresh('remote');
+    // Channels asked for before the first file channel has finished its handshake (four round trips).
+    let asked = 0;
+    let askedBeforeFirst: number | undefined;
+    const subsystem = conn.subsystem.bind(conn);
+    conn.subsystem = async (name: string) => {
+      asked++;
+      return subsystem(name);
+    };
+    const open = SftpDataChannel.open;
+    SftpDataChannel.open = async (...args: Parameters<typeof open>) => {
+      const dc = await open(...args);
+      askedBeforeFirst ??= asked;
+      return dc;
+    };
+    try {
+      await files.upload([src], remote);
+    } finally {
+      conn.subsystem = subsystem;
+      SftpDataChannel.open = open;
+    }
+    assert.equal(sha(join(remote, 'early.bin')), sha(src));
+    // The planning's stat measured the 80 ms round trip (a little more through the relay): an
+    // upload there starts on four or five lanes (twice 50 MiB/s × the round trip, over 2 MiB
+    // windows), all asked for at once; before, the first and a second only.
+    assert.ok(askedBeforeFirst !== undefined && askedBeforeFirst >= 4, `${askedBeforeFirst} channels asked for before the first was open`);
+  });
+
   it("opens a tree's small files several at a time, each whole under its own name", async () => {
     const src = join(fresh('tree'), 'many');
     mkdirSync(join(src, 'sub'), { recursive: true });
