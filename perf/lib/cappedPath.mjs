@@ -15,7 +15,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { startDelayRelay } from './delayRelay.mjs';
 import { load } from './sshLab.mjs';
-import { drain, startSource } from './tcpKit.mjs';
+import { startSource, streamRate } from './tcpKit.mjs';
 
 export const LINK_RTTS = [0, 100];
 const RELAY_ADDRESS = (i) => `127.0.0.${99 + i}`;
@@ -46,9 +46,7 @@ async function linkOwnRate(ctx, { binary, rate, mbit, relayCap }) {
         rate,
       });
       try {
-        const r = await drain(relay.port);
-        if (r.bytes !== STREAM_MIB * 1048576) throw new Error(`read ${r.bytes} bytes through the link, expected ${STREAM_MIB} MiB`);
-        const got = r.bytes / 1048576 / (r.ms / 1000);
+        const got = await streamRate(relay.port, STREAM_MIB);
         const cap = rate / 1048576;
         ctx.log(`${mbit} Mbit/s link at ${rtt} ms: one TCP stream ${got.toFixed(1)} MiB/s (cap ${cap.toFixed(1)})`);
         rows.push({

@@ -35,6 +35,13 @@ export function drain(port) {
   });
 }
 
+/** MiB/s of one stream of `mib` MiB read from host:port (a source of that size behind it), from connect to end. */
+export async function streamRate(port, mib) {
+  const r = await drain(port);
+  if (r.bytes !== mib * 1048576) throw new Error(`read ${r.bytes} bytes from port ${port}, expected ${mib} MiB`);
+  return r.bytes / 1048576 / (r.ms / 1000);
+}
+
 /** Spawns a long-running tunnel process; resolves once `ready(stdout)` returns a local port. */
 export function startProcess(cmd, args, env, ready) {
   return new Promise((resolve, reject) => {

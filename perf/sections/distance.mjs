@@ -28,7 +28,7 @@ import { createReadStream, createWriteStream, mkdirSync, rmSync, writeFileSync, 
 import { join } from 'node:path';
 import { compileRelay, startDelayRelay } from '../lib/delayRelay.mjs';
 import { load, startSshLab } from '../lib/sshLab.mjs';
-import { drain, startSource, startSshTunnel, startTagsshTunnel } from '../lib/tcpKit.mjs';
+import { drain, startSource, startSshTunnel, startTagsshTunnel, streamRate } from '../lib/tcpKit.mjs';
 import { maxSessionsRows } from '../lib/maxSessionsCopy.mjs';
 import { cappedPathRows } from '../lib/cappedPath.mjs';
 
@@ -57,13 +57,6 @@ function sha(path) {
 }
 
 const med = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
-
-/** MiB/s of one TCP stream of `mib` MiB through `relay` (its target a source of that size). */
-async function streamRate(port, mib) {
-  const r = await drain(port);
-  if (r.bytes !== mib * 1048576) throw new Error(`read ${r.bytes} bytes through the relay, expected ${mib} MiB`);
-  return r.bytes / 1048576 / (r.ms / 1000);
-}
 
 export async function run(ctx) {
   const mib = Number(process.env.DISTANCE_MIB ?? (ctx.quick ? 64 : 512));
