@@ -38,6 +38,14 @@ export function stopWords(stop: SeriesStopDetails): { text?: string; note?: stri
   return count ? { note: t('seriesStopped', { count, next: s!.after + 1 }) } : {};
 }
 
+/** A run's row text from its result, else its phase (and time left). */
+function stateText(r: RunState): string {
+  const res = r.result;
+  if (res) return res.status === 'ok' ? t('done') : t('finishedStatus', { status: statusWord(res.status), message: res.error?.message ?? '' });
+  if (r.eta !== undefined) return t('etaLeft', { phase: r.phase, eta: r.eta });
+  return r.phase === 'starting' ? t('starting') : r.phase;
+}
+
 /**
  * One run's row: its host, variant or number in a series, progress, phase or outcome, and notes
  * (`reattached`: followed again after the engine was replaced, so the person knows why the run
@@ -48,17 +56,7 @@ export function progressRow(id: string, r: RunState, settingsButton: (r: BenchRe
   const bar = h('progress', { max: '1', value: String(r.status || lost ? 1 : r.fraction) });
   const res = r.result;
   const stop = r.stop ? stopWords(r.stop) : {};
-  const text = stop.text
-    ? stop.text
-    : res
-      ? res.status === 'ok'
-        ? t('done')
-        : t('finishedStatus', { status: statusWord(res.status), message: res.error?.message ?? '' })
-      : r.eta !== undefined
-        ? t('etaLeft', { phase: r.phase, eta: r.eta })
-        : r.phase === 'starting'
-          ? t('starting')
-          : r.phase;
+  const text = stop.text ?? stateText(r);
   const hint = res ? failureHint(res) : undefined;
   return h(
     'div',
