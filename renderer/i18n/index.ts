@@ -1,3 +1,5 @@
+import { fillTemplate } from '../../src/common/fillTemplate.js';
+
 // The app's words in English and Japanese. Each feature keeps its own catalogue next to its code
 // (`defineMessages({ en: {...}, ja: {...} })`); the type makes both languages carry the same keys,
 // so a missing translation is a compile error, not a blank label. The contract carries error codes
@@ -40,8 +42,7 @@ export function onLocaleChange(cb: (locale: Locale) => void): () => void {
 
 /** `{name}` placeholders are replaced by params; values are plain text (the DOM builder never parses markup). */
 export function format(template: string, params?: MessageParams): string {
-  if (!params) return template;
-  return template.replace(/\{(\w+)\}/g, (whole, key: string) => (Object.hasOwn(params, key) ? String(params[key]) : whole));
+  return fillTemplate(template, params);
 }
 
 type Translate<K extends string> = (key: K, params?: MessageParams) => string;

@@ -1,4 +1,5 @@
 import type { DocLang } from './words.js';
+import { fillTemplate } from '../fillTemplate.js';
 
 // What a benchmark asks the person to confirm, worded once for every face. A preset says which
 // sentence and with what values; the CLI prints the English one, the app the one in its language
@@ -42,6 +43,5 @@ export interface ConfirmSay {
 
 /** The sentence in a language, its {placeholders} filled with the values. */
 export function confirmSentence(say: ConfirmSay, lang: DocLang = 'en'): string {
-  const template = (lang === 'ja' ? ja : en)[say.id];
-  return template.replace(/\{(\w+)\}/g, (whole, k: string) => (say.values && k in say.values ? String(say.values[k]) : whole));
+  return fillTemplate((lang === 'ja' ? ja : en)[say.id], say.values);
 }

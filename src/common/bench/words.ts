@@ -1,3 +1,5 @@
+import { fillTemplate } from '../fillTemplate.js';
+
 // The words of the documents TagSSH writes about results — Markdown comparisons, the report — in
 // English and Japanese. A document is content, not a face: the CLI and the app both write these
 // files in the language asked for (`--lang`, or the app's language), so their words live here
@@ -126,5 +128,5 @@ const CATALOGUES: Record<DocLang, Record<DocWord, string>> = { en, ja };
 
 /** A document word in `lang`, with {placeholders} filled in. */
 export function docWord(lang: DocLang, key: DocWord, params: Record<string, string | number> = {}): string {
-  return CATALOGUES[lang][key].replace(/\{(\w+)\}/g, (m, k: string) => (k in params ? String(params[k]) : m));
+  return fillTemplate(CATALOGUES[lang][key], params);
 }

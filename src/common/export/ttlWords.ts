@@ -1,4 +1,5 @@
 import type { DocLang } from '../bench/words.js';
+import { fillTemplate } from '../fillTemplate.js';
 
 // What an exported Tera Term macro says to the person running it (its message boxes, its menu,
 // its header comments), in the language the export was made in. A macro runs on someone's Windows desktop, often far
@@ -81,5 +82,5 @@ const headerJa: Record<TtlHeaderId, string> = {
 
 /** A header comment's words in a language, `{x}` filled from params. */
 export function ttlHeader(id: TtlHeaderId, lang: DocLang = 'en', params: Record<string, string | number> = {}): string {
-  return (lang === 'ja' ? headerJa : headerEn)[id].replace(/\{(\w+)\}/g, (whole, k: string) => (Object.hasOwn(params, k) ? String(params[k]) : whole));
+  return fillTemplate((lang === 'ja' ? headerJa : headerEn)[id], params);
 }
