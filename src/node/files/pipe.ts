@@ -15,6 +15,8 @@ interface PipeSpec {
   chunk: number;
   /** Reads in flight. */
   reads: number;
+  /** Reads issued together once that many have finished (1: each as soon as one finishes). */
+  readGroup: number;
   /** Writes in flight. */
   writes: number;
   /** Chunks per write: consecutive ready chunks are handed to `write` together, in file order. */
@@ -106,9 +108,13 @@ export async function pipe(p: PipeSpec): Promise<void> {
       pump();
     };
     const pump = () => {
+      // Reads go out `readGroup` at a time, so that a remote source's requests travel together
+      // (SftpDataChannel sends a turn's requests as one packet); the last few go ungrouped.
+      const most = p.reads;
+      if (!failed && most - reads < p.readGroup && (most - reads) * chunk < size - next) return;
       // The window bounds memory: nothing is read further than 2 × `reads` chunks past what is
       // stored (twice, so that reads stay in flight while earlier chunks are being written).
-      while (!failed && reads < p.reads && next < size && next - done < 2 * p.reads * chunk) {
+      while (!failed && reads < most && next < size && next - done < 2 * most * chunk) {
         const len = Math.min(chunk, size - next);
         void issue(next, len);
         next += len;

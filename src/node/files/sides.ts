@@ -42,6 +42,8 @@ interface End {
 }
 
 interface Reader extends End {
+  /** Whether reads issued together travel together (a file channel's requests share a packet). */
+  readonly grouped?: boolean;
   /** Fills `buf` from `pos`; resolves with the bytes read. */
   read(buf: Buffer, pos: number, chunk: number): Promise<number>;
 }
@@ -193,6 +195,7 @@ export function remoteFiles(conn: SshConnection, ops: SftpOps, concurrency: numb
         lanes = opened;
         return {
           maxChunk: opened.maxRead,
+          grouped: true,
           // Reads in flight: twice the path's bandwidth-delay product as measured (copyFlow.ts).
           inFlight: (chunk) => concurrency ?? copy.flow.reads(chunk),
           read: (buf, pos, chunk) => opened.at(start, chunk, pos).read(buf, pos),

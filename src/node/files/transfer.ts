@@ -244,6 +244,10 @@ export class Transfers {
         get reads() {
           return reader.inFlight(chunk) ?? out.inFlight(chunk);
         },
+        // An eighth of the reads at a time: with two lanes, four requests to a packet.
+        get readGroup() {
+          return reader.grouped ? Math.max(1, Math.floor(this.reads / 8)) : 1;
+        },
         get writes() {
           return out.inFlight(chunk);
         },

@@ -15,6 +15,8 @@ interface Run {
   calls: { pos: number; lengths: number[] }[];
   maxReads: number;
   maxWrites: number;
+  /** How many chunks' first reads were issued in each turn, in order. */
+  groups: number[];
 }
 
 async function copy(
@@ -22,6 +24,7 @@ async function copy(
   o: {
     chunk: number;
     reads: number;
+    readGroup?: number;
     writes: number;
     batch: number;
     writeMs?: number;
@@ -39,7 +42,9 @@ async function copy(
 
 /** Runs a copy to its end or its failure; `run` records what reached the destination either way. */
 async function attempt(src: Buffer, o: Parameters<typeof copy>[1]): Promise<{ run: Run; error?: unknown }> {
-  const run: Run = { dest: Buffer.alloc(src.length), calls: [], maxReads: 0, maxWrites: 0 };
+  const run: Run = { dest: Buffer.alloc(src.length), calls: [], maxReads: 0, maxWrites: 0, groups: [] };
+  let group = 0;
+  const started = new Set<number>();
   let reads = 0;
   let writes = 0;
   let landed = 0;
@@ -48,10 +53,20 @@ async function attempt(src: Buffer, o: Parameters<typeof copy>[1]): Promise<{ ru
     size: src.length,
     chunk: o.chunk,
     reads: o.reads,
+    readGroup: o.readGroup ?? 1,
     writes: o.writes,
     batch: o.batch,
     read: async (buf, pos) => {
       run.maxReads = Math.max(run.maxReads, ++reads);
+      const chunkStart = pos - ((pos - (o.start ?? 0)) % o.chunk);
+      if (!started.has(chunkStart)) {
+        started.add(chunkStart);
+        if (group++ === 0)
+          queueMicrotask(() => {
+            run.groups.push(group);
+            group = 0;
+          });
+      }
       await later(Math.random() * 4); // reads complete out of order
       reads--;
       if (pos === o.failReadAt) throw new Error('connection reset');
@@ -107,6 +122,28 @@ describe('pipe', () => {
     assert.ok(run.dest.equals(src));
     assert.ok(run.calls.every((c) => c.lengths.length === 1));
     assert.ok(run.maxWrites > 1 && run.maxWrites <= 6, `${run.maxWrites} writes in flight`);
+  });
+
+  it('issues reads `readGroup` at a time once the first are out, the last few together', async () => {
+    const src = randomBytes(100 * 4096 + 10); // 101 chunks
+    const grouped = await copy(src, { chunk: 4096, reads: 16, readGroup: 4, writes: 1, batch: 4 });
+    assert.ok(grouped.dest.equals(src));
+    assert.equal(
+      grouped.groups.reduce((a, b) => a + b, 0),
+      101,
+      'every chunk read once',
+    );
+    assert.equal(grouped.groups[0], 16, 'the first reads fill every slot');
+    const last = grouped.groups.at(-1)!;
+    for (const g of grouped.groups.slice(1, -1)) assert.ok(g >= 4, `a group of ${g}: ${grouped.groups.join(',')}`);
+    assert.ok(last >= 1 && grouped.maxReads <= 16);
+    // Without grouping, finished reads are replaced one by one.
+    const single = await copy(src, { chunk: 4096, reads: 16, writes: 1, batch: 4 });
+    assert.ok(single.dest.equals(src));
+    assert.ok(
+      single.groups.slice(1).some((g) => g < 4),
+      single.groups.join(','),
+    );
   });
 
   it('copies only from `start` on (resume)', async () => {

@@ -37,10 +37,13 @@ const status = (id: number, code: number, text = '') => message(101, u32(id), u3
 /** An SFTP server answering from `answer`, its replies cut into pieces of `piece` bytes. */
 function scriptedServer(answer: (req: Request) => Buffer[], piece: number) {
   const requests: Request[] = [];
+  /** The channel's writes, each with the types of the requests it carried (or began). */
+  const writes: number[] = [];
   let inbox = Buffer.alloc(0);
   const channel: Duplex = new Duplex({
     read() {},
     write(chunk: Buffer, _enc, cb) {
+      writes.push(chunk.length);
       inbox = Buffer.concat([inbox, chunk]);
       while (inbox.length >= 4 && inbox.length >= 4 + inbox.readUInt32BE(0)) {
         const msg = inbox.subarray(4, 4 + inbox.readUInt32BE(0));
@@ -55,7 +58,7 @@ function scriptedServer(answer: (req: Request) => Buffer[], piece: number) {
     },
   });
   const conn = { subsystem: async () => channel } as unknown as SshConnection;
-  return { channel, requests, conn };
+  return { channel, requests, writes, conn };
 }
 
 /** A server holding one file, `name`, whose content is `file` (writes land in it too). */
@@ -134,6 +137,31 @@ describe('SftpDataChannel', () => {
       await dc.close(h);
       dc.end();
     }
+  });
+
+  it('sends the reads made in one turn of the event loop as one write (one SSH packet), and a write after them in order', async () => {
+    const file = randomBytes(800_000);
+    const server = fileServer(file, 4096);
+    const dc = await SftpDataChannel.open(server.conn, 'lab');
+    const h = await dc.openFile('file', 'r');
+    const before = server.writes.length;
+    const bufs = Array.from({ length: 8 }, () => Buffer.alloc(100_000));
+    const reads = bufs.map((b, i) => dc.read(h, b, i * 100_000));
+    assert.equal(server.writes.length, before, 'the reads wait for the end of the turn');
+    const written = dc.write(h, file.subarray(0, 10), 0);
+    assert.equal(server.writes.length, before + 2, 'a write sends the reads held (one write), then itself');
+    assert.deepEqual(await Promise.all(reads), Array(8).fill(100_000));
+    await written;
+    assert.ok(Buffer.concat(bufs).equals(file));
+    assert.deepEqual(
+      server.requests.slice(-9).map((r) => r.type),
+      [5, 5, 5, 5, 5, 5, 5, 5, 6],
+      'the reads went first, then the write',
+    );
+    const afterTurn = server.writes.length;
+    await Promise.all([dc.read(h, bufs[0]!, 0), dc.read(h, bufs[1]!, 100_000)]);
+    assert.equal(server.writes.length, afterTurn + 1, 'two reads of a later turn: one more write');
+    dc.end();
   });
 
   it('asks 32 KiB per request of a server without the limits extension', async () => {
