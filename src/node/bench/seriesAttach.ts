@@ -41,9 +41,21 @@ export function openRunOf(store: Pick<ResultsStore, 'list' | 'save'>, seriesId: 
   return undefined;
 }
 
-/** The run to re-attach to for an id: a run's own, or the detached run of a series (see openRunOf). */
+/**
+ * A saved run asked for by its own id, as it is; one that has ended inside a series cut short
+ * between two runs throws what the series' own id would (seriesStoppedError), since the person
+ * came back for the series, not to hear that this one run is over.
+ */
+export function savedRunToAttach(store: Pick<ResultsStore, 'list' | 'save'>, run: BenchResult): BenchResult {
+  if (run.remote || !run.series) return run;
+  const stopped = closeStoppedSeries(store, run.series.id, false);
+  if (stopped) throw seriesStoppedError(run.series.id, stopped);
+  return run;
+}
+
+/** The run to re-attach to for an id: a run's own (see savedRunToAttach), or the detached run of a series (see openRunOf). */
 export function detachedRunFor(store: Pick<ResultsStore, 'list' | 'get' | 'save'>, id: string): BenchResult {
-  if (!seriesRuns(store, id).length) return store.get(id);
+  if (!seriesRuns(store, id).length) return savedRunToAttach(store, store.get(id));
   const open = openRunOf(store, id);
   if (!open) throw new AppError('INVALID_INPUT', `Series ${id} has no detached run; there is no run to re-attach to.`, 'List results with `tagssh results`.');
   return open;

@@ -134,7 +134,8 @@ function savedResult(store: ResultsStore, id: string): BenchResult | undefined {
 /**
  * Follows a stored run that is still running on its instance (and, inside a series, the rest of
  * the series). With no result saved under `id`: a series' id gives its open run, and a run the
- * page saw start was lost before its first save (the engine that ran it stopped): said so.
+ * page saw start was lost before its first save (the engine that ran it stopped): said so. A run
+ * that ended in a series stopped between two runs says the series stopped, as its series' id does.
  */
 async function attachRun(c: BenchCtx, { id, batchId, series }: Parsed<'bench.attach'>): Promise<null> {
   if (c.batches.has(batchId)) throw new AppError('INVALID_INPUT', `Batch ${batchId} is already running.`);
@@ -144,8 +145,8 @@ async function attachRun(c: BenchCtx, { id, batchId, series }: Parsed<'bench.att
   // Followed by a batch of this engine already (the page reloaded, or another window): join it.
   const joined = () => c.batches.join(id, c.emit, batchId) || (!!seriesId && c.batches.join(seriesId, c.emit, batchId));
   if (joined()) return null;
-  const { attachInSeries, openRunOf } = await import('./seriesAttach.js');
-  let result = saved;
+  const { attachInSeries, openRunOf, savedRunToAttach } = await import('./seriesAttach.js');
+  let result = saved && savedRunToAttach(store, saved);
   if (!result) {
     const { lostRunError, seriesRuns } = await import('./seriesStop.js');
     if (!seriesRuns(store, id).length) throw lostRunError(store, id, series);

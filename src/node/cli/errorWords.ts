@@ -125,10 +125,20 @@ function userHint(d: AuthFailedDetails): string {
   return `${who}if another user logs in there, name it with ${others.join(', or ')}.`;
 }
 
+/**
+ * A user guessed from the AMI is the likelier culprit when the server refuses (it cannot say
+ * whether the user or the credential was wrong; "ec2-user" on an Ubuntu image is the classic
+ * first connect), so the user leads and `ifRight` (what to check about the credential) follows.
+ */
+function guessedUserFirst(d: AuthFailedDetails, ifRight: string): string {
+  return `"${d.user}" was guessed from the AMI; if another user logs in there, name it with --user, the tagssh:user tag, Settings' default login user, or the app's Connect as…. If "${d.user}" is right, ${ifRight}`;
+}
+
 /** A failed login's hint, the real cause first. */
 function loginHint(d: AuthFailedDetails): string | undefined {
   const offer = d.instanceConnect === 'offer' ? ' Or log in once with a key pushed by EC2 Instance Connect: add --eic.' : '';
   const key = d.keyFile ?? '';
+  const guessed = d.userSource === 'ami';
   switch (d.cause) {
     case undefined:
       return undefined;
@@ -143,8 +153,11 @@ function loginHint(d: AuthFailedDetails): string | undefined {
     case 'passphrase':
       return `Run it on a terminal to be asked for the passphrase, or load the key into ssh-agent (ssh-add ${key}).${offer}`;
     case 'refused':
+      if (guessed)
+        return `${guessedUserFirst(d, `the key was refused: check that its public key is in ~${d.user}/.ssh/authorized_keys there, or give another key with --identity (or ssh-add).`)}${offer}`;
       return `Check that its public key is in ~${d.user}/.ssh/authorized_keys there, or give another key with --identity (or ssh-add). ${userHint(d)}${offer}`;
     case 'password-refused':
+      if (guessed) return `${guessedUserFirst(d, 'the password was refused: try again, or use a key (--identity, ssh-add).')}${offer}`;
       return `Try again, or use a key (--identity, ssh-add). ${userHint(d)}${offer}`;
     case 'nothing-to-offer':
       return `Give a key with --identity (or load one with ssh-add). ${userHint(d)}${offer}`;

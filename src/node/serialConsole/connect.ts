@@ -5,6 +5,7 @@ import { AppError } from '../../common/errors.js';
 import type { Instance } from '../../common/model/instance.js';
 import { serialConsoleUser } from '../../common/serialConsole/rules.js';
 import { connectError } from '../ssh/errors.js';
+import { freshEd25519Key } from '../ssh/freshKey.js';
 import { sha256Fingerprint } from '../ssh/fingerprint.js';
 import { shellChannelOf, type ShellChannel, type ShellOptions } from '../ssh/connection.js';
 import { assertSerialConsoleEnabled, assertTypeHasSerialConsole, sendSerialConsoleKey } from './api.js';
@@ -53,12 +54,11 @@ export function hostKeyMismatch(endpoint: ResolvedSerialEndpoint, instanceId: st
   );
 }
 
-/** A key pair made in memory for one connection: never written to disk, dropped with the connection. */
+/** A key pair made in memory for one connection (freshKey.ts): never written to disk, dropped with the connection. */
 function freshKey(): { privateKey: string; publicKey: string } {
-  const pair = ssh2.utils.generateKeyPairSync('ed25519', { comment: 'tagssh-ec2-serial-console' });
-  const parsed = ssh2.utils.parseKey(pair.private);
-  if (!parsed || parsed instanceof Error) throw new AppError('INTERNAL', 'Could not make a key for the EC2 Serial Console.');
-  return { privateKey: pair.private, publicKey: pair.public.trim() };
+  const fresh = freshEd25519Key('tagssh-ec2-serial-console');
+  if (!fresh) throw new AppError('INTERNAL', 'Could not make a key for the EC2 Serial Console.');
+  return { privateKey: fresh.privateKey, publicKey: fresh.publicKey };
 }
 
 class Connected extends EventEmitter implements SerialConsoleConnection {

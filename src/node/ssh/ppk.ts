@@ -1,4 +1,5 @@
-import { createDecipheriv, createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createDecipheriv, createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { openSshPrivateKey, sshString } from './opensshKey.js';
 
 // PuTTY's private key files (.ppk), versions 2 and 3, read into the OpenSSH format ssh2 parses.
 // Layout and key derivation as PuTTY documents them (its manual's appendix "PPK file format"):
@@ -97,13 +98,6 @@ function parseFile(text: string): PpkFile {
   return file;
 }
 
-function sshString(b: Buffer | string): Buffer {
-  const body = typeof b === 'string' ? Buffer.from(b) : b;
-  const len = Buffer.alloc(4);
-  len.writeUInt32BE(body.length);
-  return Buffer.concat([len, body]);
-}
-
 /** Reads consecutive SSH strings (uint32 length + bytes) out of a blob. */
 function readStrings(b: Buffer, count: number): Buffer[] {
   const out: Buffer[] = [];
@@ -165,7 +159,7 @@ export async function ppkToOpenSsh(data: Buffer | string, passphrase?: string): 
     .digest();
   if (mac.length !== file.mac.length || !timingSafeEqual(mac, file.mac))
     throw encrypted ? new PpkError('wrong passphrase', 'wrong-passphrase') : new PpkError('the file is damaged (its MAC does not match)', 'format');
-  return openSshPem(file.algorithm, file.publicBlob, priv, file.comment);
+  return openSshPrivateKey(file.algorithm, file.publicBlob, privateFields(file.algorithm, file.publicBlob, priv), file.comment);
 }
 
 /** The private section of an OpenSSH key for each algorithm, from PuTTY's public and private blobs. */
@@ -187,16 +181,4 @@ function privateFields(alg: string, pub: Buffer, priv: Buffer): Buffer[] {
     return [sshString(curve), sshString(q), sshString(d)];
   }
   throw new PpkError(`a ${alg} key (TagSSH reads RSA, Ed25519 and ECDSA keys)`, 'unsupported');
-}
-
-function openSshPem(alg: string, pub: Buffer, priv: Buffer, comment: string): string {
-  const check = randomBytes(4);
-  let section = Buffer.concat([check, check, sshString(alg), ...privateFields(alg, pub, priv), sshString(comment)]);
-  const pad = (8 - (section.length % 8)) % 8;
-  section = Buffer.concat([section, Buffer.from(Array.from({ length: pad }, (_, i) => i + 1))]);
-  const n = Buffer.alloc(4);
-  n.writeUInt32BE(1);
-  const body = Buffer.concat([Buffer.from('openssh-key-v1\0'), sshString('none'), sshString('none'), sshString(''), n, sshString(pub), sshString(section)]);
-  const b64 = body.toString('base64').replace(/.{1,70}/g, '$&\n');
-  return `-----BEGIN OPENSSH PRIVATE KEY-----\n${b64}-----END OPENSSH PRIVATE KEY-----\n`;
 }

@@ -1,7 +1,7 @@
-import ssh2 from 'ssh2';
 import type { ParsedKey } from 'ssh2';
 import { AppError } from '../../common/errors.js';
 import { sendSshPublicKey } from '../aws/instances/instanceConnect.js';
+import { freshEd25519Key } from '../ssh/freshKey.js';
 
 // EC2 Instance Connect keys: a fresh ed25519 key pair made in memory for one login, its public
 // half pushed with SendSSHPublicKey (the instance accepts it for 60 seconds), the private half
@@ -16,15 +16,13 @@ interface InstanceConnectPush {
 }
 
 export async function pushFreshKey(o: InstanceConnectPush): Promise<ParsedKey> {
-  const pair = ssh2.utils.generateKeyPairSync('ed25519', { comment: 'tagssh-ec2-instance-connect' });
-  const parsed = ssh2.utils.parseKey(pair.private);
-  const key = Array.isArray(parsed) ? parsed[0] : parsed;
-  if (!key || key instanceof Error) throw new AppError('INTERNAL', 'Could not make a key for EC2 Instance Connect.');
+  const fresh = freshEd25519Key('tagssh-ec2-instance-connect');
+  if (!fresh) throw new AppError('INTERNAL', 'Could not make a key for EC2 Instance Connect.');
   await sendSshPublicKey({
     instance: { id: o.instanceId, region: o.region, az: o.az ?? null },
     user: o.user,
-    publicKey: pair.public.trim(),
+    publicKey: fresh.publicKey,
     ...(o.profile !== undefined ? { profile: o.profile } : {}),
   });
-  return key;
+  return fresh.key;
 }

@@ -15,7 +15,8 @@ import { runTagssh, TAGSSH_BIN, type Run } from '../../../lab/run.js';
 // in its own session on the host, keeps going). The series stops at that run and says how to
 // collect it; `tagssh bench attach SERIES` collects it and runs the third, and the saved series
 // is three good runs in order with nothing left on the host. And the command killed between two
-// runs of a series: `bench attach` says where the series stopped and why, and the saved run too.
+// runs of a series: `bench attach` (by the series' id or a run's) says where the series stopped
+// and why, and the saved run too.
 
 let moto: Moto;
 let host: SshdHost;
@@ -169,14 +170,16 @@ describe('bench attach inside a series (CLI)', () => {
     const seriesId = cut[0]!.series!.id;
     assert.equal(cut[0]!.status, 'ok');
 
+    const stoppedWords = new RegExp(
+      `Series ${seriesId} stopped after 1 of 3 runs: the process running it stopped and run 2 never started on the instance\\. Nothing is left running to re-attach to\\.\\n {2}→ Run the series again for the rest; its saved runs stay\\.`,
+    );
+    // By run 1's own id first (nothing recorded yet): the same words as by the series' id.
+    const byRun = await tagssh(['bench', 'attach', cut[0]!.id]);
+    assert.equal(byRun.code, 2, byRun.stdout + byRun.stderr);
+    assert.match(byRun.stderr, stoppedWords);
     const back = await tagssh(['bench', 'attach', seriesId]);
     assert.equal(back.code, 2, back.stdout + back.stderr);
-    assert.match(
-      back.stderr,
-      new RegExp(
-        `Series ${seriesId} stopped after 1 of 3 runs: the process running it stopped and run 2 never started on the instance\\. Nothing is left running to re-attach to\\.\\n {2}→ Run the series again for the rest; its saved runs stay\\.`,
-      ),
-    );
+    assert.match(back.stderr, stoppedWords);
     const list = await tagssh(['results']);
     assert.match(list.stdout, new RegExp(`${seriesId} +smallfiles +ok \\(stopped after 1 of 3 runs\\)`), list.stdout);
     const saved = JSON.parse((await tagssh(['results', '--format', 'json'])).stdout) as { notes: string[]; series?: { id: string; stopped?: unknown } }[];

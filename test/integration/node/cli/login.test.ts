@@ -56,7 +56,13 @@ describe('the login user the person set is the one used', () => {
     assert.equal(r.code, 23, r.stderr);
     assert.match(r.stderr, /^tagssh: logging in as ubuntu \(guessed from the AMI\)$/m);
     assert.match(r.stderr, /did not accept the key \S+team\.pem as "ubuntu"/);
-    assert.match(r.stderr, /"ubuntu" was guessed from the AMI; if another user logs in there, name it with --user/);
+    assert.match(
+      r.stderr,
+      /"ubuntu" was guessed from the AMI; if another user logs in there, name it with --user, the tagssh:user tag, Settings' default login user/,
+    );
+    // The guessed user is the likelier culprit on a first connect: the hint leads with it, the key comes after.
+    const hint = r.stderr.slice(r.stderr.indexOf('→'));
+    assert.ok(hint.indexOf('guessed from the AMI') >= 0 && hint.indexOf('guessed from the AMI') < hint.indexOf('authorized_keys'), hint);
   });
 
   it("Settings' user after a refusal: the hint names the other places, not Settings again", async () => {

@@ -106,6 +106,35 @@ describe('a series stopped between two runs', () => {
     for (const i of [0, 1, 2]) whole.save(run('seriesw', i));
     assert.match(thrown(() => detachedRunFor(whole, 'seriesw')).message, /^Series seriesw has no detached run; there is no run to re-attach to\.$/);
   });
+
+  it('`bench attach RUN` (the CLI) by the id of a finished run of that series says the series stopped, as its series id does', () => {
+    const store = freshStore();
+    store.save(run('seriesr', 0));
+    store.save(run('seriesr', 1));
+    for (const id of ['seriesr-r1', 'seriesr-r0']) {
+      const e = thrown(() => detachedRunFor(store, id));
+      assert.equal(e.code, 'INVALID_INPUT', id);
+      assert.equal(
+        e.message,
+        'Series seriesr stopped after 2 of 3 runs: the process running it stopped and run 3 never started on the instance. Nothing is left running to re-attach to.',
+        id,
+      );
+      assert.equal(e.hint, 'Run the series again for the rest; its saved runs stay.', id);
+      assert.deepEqual(e.details, { seriesStop: { lost: false, run: null, short: { after: 2, of: 3, upTo: false } } }, id);
+    }
+    assert.deepEqual(store.get('seriesr-r1').series?.stopped, { lost: false });
+    assert.equal(store.get('seriesr-r1').notes.length, 1, 'noted once');
+    // A run of a whole series, of one with a run still detached, or alone: the run itself, as before.
+    const other = freshStore();
+    for (const i of [0, 1, 2]) other.save(run('seriesw', i));
+    other.save(run('seriesd', 0));
+    other.save(run('seriesd', 1, { status: 'detached', remote: { runDir: '/tmp/tagssh-seriesd-r1' } }));
+    const { series: _none, ...alone } = run('alone', 0);
+    other.save(alone);
+    for (const id of ['seriesw-r0', 'seriesd-r0', 'alone-r0']) assert.equal(detachedRunFor(other, id).id, id);
+    assert.equal(detachedRunFor(other, 'seriesd-r1').remote?.runDir, '/tmp/tagssh-seriesd-r1');
+    assert.ok(other.list().every((r) => !r.series?.stopped && r.notes.length === 0));
+  });
 });
 
 describe('a run lost before its first save', () => {
@@ -165,6 +194,22 @@ describe('bench.attach after the engine was replaced (the app)', () => {
       },
     );
     assert.deepEqual(store.get('seriesp-r0').series?.stopped, { lost: true });
+  });
+
+  it('a finished run of a series stopped between runs (the page missed its end): the series stopped is said, for its row', async () => {
+    const store = freshStore();
+    store.save(run('seriest', 0));
+    const call = attach(store, []);
+    await assert.rejects(
+      async () => await call({ id: 'seriest-r0', batchId: 'ui-cccccc1', series: { id: 'seriest', index: 0 } } as never),
+      (e: unknown) => {
+        assert.ok(isAppError(e));
+        assert.match(e.message, /^Series seriest stopped after 1 of 3 runs: /);
+        assert.deepEqual(e.details, { seriesStop: { lost: false, run: null, short: { after: 1, of: 3, upTo: false } } });
+        return true;
+      },
+    );
+    assert.deepEqual(store.get('seriest-r0').series?.stopped, { lost: false });
   });
 
   it('a series id: stopped between runs is said; a whole one ends its batch at once', async () => {

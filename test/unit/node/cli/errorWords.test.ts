@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { AppError } from '../../../../src/common/errors.js';
+import { detailsOf } from '../../../../src/common/errorDetails.js';
 import { portTag } from '../../../../src/common/vocab.js';
 import { cliErrorJson, cliWords, errorLines } from '../../../../src/node/cli/errorWords.js';
 import { credentialError } from '../../../../src/node/aws/config/credentials.js';
@@ -243,6 +244,30 @@ describe('the CLI’s words for the engine’s errors', () => {
     assert.equal(
       cliWords(err).hint,
       'Check that its public key is in ~ec2-user/.ssh/authorized_keys there, or give another key with --identity (or ssh-add). "ec2-user" comes from Settings\' default login user; if another user logs in there, name it with --user, or the tagssh:user tag, or the app\'s Connect as…. Or log in once with a key pushed by EC2 Instance Connect: add --eic.',
+    );
+  });
+
+  it('a refused login as a user guessed from the AMI leads with the user and where to name another, then the key or password', () => {
+    const tried = (outcome: 'refused', method: 'key' | 'password') =>
+      method === 'key'
+        ? { attempts: [{ text: '~/.ssh/team.pem', method, path: '~/.ssh/team.pem', outcome }], pushed: false, declined: false }
+        : { attempts: [{ text: 'password', method, outcome }], pushed: false, declined: false };
+    const key = loginFailedError({ user: 'ec2-user', userSource: 'ami', label: 'web-1', instanceConnectOffer: true }, tried('refused', 'key'));
+    assert.equal(detailsOf(key.toJSON(), 'AUTH_FAILED')?.cause, 'refused');
+    assert.equal(
+      cliWords(key).hint,
+      '"ec2-user" was guessed from the AMI; if another user logs in there, name it with --user, the tagssh:user tag, Settings\' default login user, or the app\'s Connect as…. If "ec2-user" is right, the key was refused: check that its public key is in ~ec2-user/.ssh/authorized_keys there, or give another key with --identity (or ssh-add). Or log in once with a key pushed by EC2 Instance Connect: add --eic.',
+    );
+    const password = loginFailedError({ user: 'ec2-user', userSource: 'ami', label: 'web-1' }, tried('refused', 'password'));
+    assert.equal(detailsOf(password.toJSON(), 'AUTH_FAILED')?.cause, 'password-refused');
+    const hint = cliWords(password).hint ?? '';
+    assert.ok(hint.startsWith('"ec2-user" was guessed from the AMI; '), hint);
+    assert.ok(hint.indexOf("Settings' default login user") < hint.indexOf('the password was refused: try again, or use a key (--identity, ssh-add).'), hint);
+    // Nothing offered: no user logs in without a key, so the key still leads.
+    const none = loginFailedError({ user: 'ec2-user', userSource: 'ami', label: 'web-1' }, { attempts: [], pushed: false, declined: false });
+    assert.equal(
+      cliWords(none).hint,
+      'Give a key with --identity (or load one with ssh-add). "ec2-user" was guessed from the AMI; if another user logs in there, name it with --user, or the tagssh:user tag, or the app\'s Connect as….',
     );
   });
 
