@@ -1,6 +1,10 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { createPrivateKey, createPublicKey, verify } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import ssh2 from 'ssh2';
 import { freshEd25519Key } from '../../../../src/node/ssh/freshKey.js';
 
@@ -41,6 +45,21 @@ describe('a fresh Ed25519 key for one login', () => {
     const again = ssh2.utils.parseKey(fresh.privateKey);
     assert.ok(!(again instanceof Error));
     assert.deepEqual((Array.isArray(again) ? again[0]! : again).getPublicSSH(), blob);
+  });
+
+  it("is read by OpenSSH's own ssh-keygen as the key that was pushed", () => {
+    const fresh = freshEd25519Key('tagssh-test', LEADING_ZEROS);
+    assert.ok(fresh);
+    const dir = mkdtempSync(join(tmpdir(), 'tagssh-freshkey-'));
+    try {
+      const file = join(dir, 'id');
+      writeFileSync(file, fresh.privateKey, { mode: 0o600 });
+      // -y: print the public key of a private key file (OpenSSH parses our openssh-key-v1 text).
+      const derived = execFileSync('ssh-keygen', ['-y', '-f', file], { encoding: 'utf8' }).trim();
+      assert.equal(derived.split(' ').slice(0, 2).join(' '), fresh.publicKey.split(' ').slice(0, 2).join(' '));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('each call makes a new key', () => {
