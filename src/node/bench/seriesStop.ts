@@ -29,6 +29,14 @@ export function stoppedWhy(s: SeriesShort, lost: boolean): string {
   return lost ? `run ${next} was lost while it was starting, before its first result was saved` : `run ${next} never started on the instance`;
 }
 
+/** Where a series stopped, as its last saved run records it (series.stopped); undefined for one not recorded as stopped. */
+export function recordedStop(runs: BenchResult[]): { short: SeriesShort; lost: boolean } | undefined {
+  const last = runs[runs.length - 1];
+  const stopped = last?.series?.stopped;
+  const short = stopped ? seriesCutShort(last.series!.plan, runs) : undefined;
+  return short && stopped ? { short, lost: stopped.lost } : undefined;
+}
+
 function stoppedNote(s: SeriesShort, lost: boolean): string {
   return `The series stopped after ${shortWords(s)}: the process running it (the engine or a tagssh command) stopped and ${stoppedWhy(s, lost)}. Run the series again for the rest.`;
 }

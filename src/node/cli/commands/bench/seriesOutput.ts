@@ -1,7 +1,7 @@
 import { groupRuns } from '../../../../common/bench/compare.js';
 import { displayScale, formatNumber } from '../../../../common/bench/format.js';
-import { headlineKey, seriesCutShort, stability } from '../../../../common/bench/repeat.js';
-import { shortWords, stoppedWhy } from '../../../bench/seriesStop.js';
+import { headlineKey, stability } from '../../../../common/bench/repeat.js';
+import { recordedStop, shortWords, stoppedWhy } from '../../../bench/seriesStop.js';
 import { hostTitle, type BenchResult } from '../../../../common/bench/result.js';
 import { summarize } from '../../../../common/bench/stats.js';
 import { escapeControls } from '../../../../common/safeText.js';
@@ -51,10 +51,9 @@ function seriesTable(runs: BenchResult[]): string {
 
 /** The line of a series the process running it left unfinished (series.stopped), else undefined. */
 function stoppedLine(runs: BenchResult[]): string | undefined {
-  const last = runs[runs.length - 1]!;
-  const short = last.series?.stopped ? seriesCutShort(last.series.plan, runs) : undefined;
-  if (!short || !last.series?.stopped) return undefined;
-  return `stopped after ${shortWords(short)}: the process running the series stopped and ${stoppedWhy(short, last.series.stopped.lost)}; run it again for the rest`;
+  const stop = recordedStop(runs);
+  if (!stop) return undefined;
+  return `stopped after ${shortWords(stop.short)}: the process running the series stopped and ${stoppedWhy(stop.short, stop.lost)}; run it again for the rest`;
 }
 
 /** Every series of the results: its head, its runs' ids, failures, and the statistics table. */

@@ -1,7 +1,7 @@
 import { compareResults, groupRuns, historyByType } from '../../../../common/bench/compare.js';
 import { getPreset } from '../../../../common/bench/index.js';
-import { seriesCutShort, seriesStatus } from '../../../../common/bench/repeat.js';
-import { shortWords } from '../../../bench/seriesStop.js';
+import { seriesStatus } from '../../../../common/bench/repeat.js';
+import { recordedStop, shortWords } from '../../../bench/seriesStop.js';
 import { formatComparison, formatNumber, formatResultList, formatWithUnit, type ExportFormat } from '../../../../common/bench/format.js';
 import type { BenchResult } from '../../../../common/bench/result.js';
 import { AppError, type AppErrorData } from '../../../../common/errors.js';
@@ -94,9 +94,8 @@ function printTypeHistory(list: BenchResult[], metric: string, fmt: string | und
 
 /** A series' status and runs: "ok (3 runs)", or "ok (stopped after 2 of 3 runs)" when the process running it stopped between runs. */
 function seriesCell(runs: BenchResult[]): string {
-  const plan = runs[0]!.series!.plan;
-  const short = runs[runs.length - 1]!.series?.stopped ? seriesCutShort(plan, runs) : undefined;
-  return `${seriesStatus(runs).status} (${short ? `stopped after ${shortWords(short)}` : `${runs.length} runs`})`;
+  const stop = recordedStop(runs);
+  return `${seriesStatus(runs).status} (${stop ? `stopped after ${shortWords(stop.short)}` : `${runs.length} runs`})`;
 }
 
 /** The saved results as a table: a series (repeated runs) is one row, its id, how many runs, the mean of its headline. */
