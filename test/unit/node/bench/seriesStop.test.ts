@@ -7,7 +7,7 @@ import { isAppError } from '../../../../src/common/errors.js';
 import type { BenchResult } from '../../../../src/common/bench/result.js';
 import type { RepeatPlan } from '../../../../src/common/bench/repeat.js';
 import { resultsStore, type ResultsStore } from '../../../../src/node/bench/store.js';
-import { closeStoppedSeries, lostRunError } from '../../../../src/node/bench/seriesStop.js';
+import { closeStoppedSeries, lostRunError, recordedStop, seriesRuns } from '../../../../src/node/bench/seriesStop.js';
 import { detachedRunFor } from '../../../../src/node/bench/seriesAttach.js';
 import { benchSection } from '../../../../src/node/bench/serviceSection.js';
 
@@ -53,6 +53,19 @@ const thrown = (fn: () => unknown) => {
 };
 
 describe('a series stopped between two runs', () => {
+  it('is read back from its saved runs (recordedStop) once recorded, and not before or when whole', () => {
+    const store = freshStore();
+    store.save(run('seriesr', 0));
+    store.save(run('seriesr', 1));
+    assert.equal(recordedStop(seriesRuns(store, 'seriesr')), undefined, 'cut short but not recorded yet');
+    closeStoppedSeries(store, 'seriesr', true);
+    assert.deepEqual(recordedStop(seriesRuns(store, 'seriesr')), { short: { after: 2, of: 3, upTo: false }, lost: true });
+    store.save(run('seriesw', 0));
+    store.save(run('seriesw', 1));
+    store.save(run('seriesw', 2, { series: { id: 'seriesw', index: 2, plan: fixed3, stopped: { lost: false } } }));
+    assert.equal(recordedStop(seriesRuns(store, 'seriesw')), undefined, 'a whole series is not stopped, whatever its last run says');
+  });
+
   it('is recorded on its last saved run once: series.stopped and a note naming K of N and why', () => {
     const store = freshStore();
     store.save(run('seriesa', 0));
