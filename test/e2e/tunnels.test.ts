@@ -190,6 +190,8 @@ test('Edit turns it into a SOCKS proxy (Cancel leaves it as it was); curl goes t
   assert.equal(await field('Destination host').isVisible(), false);
   await view().getByRole('button', { name: 'Save tunnel' }).click();
   await view().locator('.form-status', { hasText: 'Tunnel saved.' }).waitFor();
+  // The row is painted again once the saved list comes back, which can be just after the status.
+  await tunnelRow().locator('.tunnel-desc', { hasText: 'SOCKS5 proxy' }).waitFor();
   assert.equal(await tunnelRow().locator('.tunnel-desc').innerText(), 'SOCKS5 proxy on 127.0.0.1: any free port');
   await tunnelRow().getByRole('button', { name: 'Start' }).click();
   await waitState('Connected');
