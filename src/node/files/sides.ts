@@ -29,9 +29,10 @@ export const TWO_CHANNELS_FROM = 16 * 1024 * 1024;
 // Local writes go one at a time, in order: a file system serialises writers on the file anyway, and
 // a dozen at once in libuv's threads spent up to four times the system CPU waiting on each other.
 const LOCAL_WRITES = 1;
-// ...and up to four ready chunks (~1 MiB) per write: a quarter of the hand-offs to libuv's threads
-// and back; 16 were no faster than 4. Figures for both: perf/DECISIONS.md.
-const LOCAL_WRITE_BATCH = 4;
+// ...and up to two ready chunks (~510 KiB) per write: half the hand-offs to libuv's threads and
+// back. Four (~1 MiB) were slower on Linux 6.18: the page cache takes a write in folios as large as
+// the write, and 1 MiB ones were at times ten times as costly to fill. Figures: perf/DECISIONS.md.
+const LOCAL_WRITE_BATCH = 2;
 
 /** One end of one file's copy, open. */
 interface End {
