@@ -34,6 +34,23 @@ async function addressOf(n = 0): Promise<string> {
   return /(127\.0\.0\.1:\d+)/.exec(text)![1]!;
 }
 
+/** The first row's description as it was when the form's status first read "Tunnel saved." after `act`. */
+async function descWhenSaved(act: () => Promise<void>): Promise<string> {
+  await page().evaluate(() => {
+    const status = document.querySelector('.tunnels-view .form-status')!;
+    const seen = window as unknown as { descWhenSaved?: string };
+    delete seen.descWhenSaved;
+    new MutationObserver((_, observer) => {
+      if (status.textContent !== 'Tunnel saved.') return;
+      seen.descWhenSaved = document.querySelector<HTMLElement>('.tunnels-view tbody tr .tunnel-desc')?.innerText ?? '';
+      observer.disconnect();
+    }).observe(status, { childList: true, characterData: true, subtree: true });
+  });
+  await act();
+  const handle = await page().waitForFunction(() => (window as unknown as { descWhenSaved?: string }).descWhenSaved);
+  return (await handle.jsonValue()) as string;
+}
+
 async function waitState(word: string, n = 0) {
   await tunnelRow(n).locator('.tunnel-state .state', { hasText: word }).waitFor({ timeout: 30_000 });
 }
@@ -188,10 +205,8 @@ test('Edit turns it into a SOCKS proxy (Cancel leaves it as it was); curl goes t
   await tunnelRow().getByRole('button', { name: 'Edit' }).click();
   await field('Type').selectOption('dynamic');
   assert.equal(await field('Destination host').isVisible(), false);
-  await view().getByRole('button', { name: 'Save tunnel' }).click();
-  await view().locator('.form-status', { hasText: 'Tunnel saved.' }).waitFor();
-  // The row is painted again once the saved list comes back, which can be just after the status.
-  await tunnelRow().locator('.tunnel-desc', { hasText: 'SOCKS5 proxy' }).waitFor();
+  // What the row said at the very moment the form said "Tunnel saved.": the list already shows it.
+  assert.equal(await descWhenSaved(() => view().getByRole('button', { name: 'Save tunnel' }).click()), 'SOCKS5 proxy on 127.0.0.1: any free port');
   assert.equal(await tunnelRow().locator('.tunnel-desc').innerText(), 'SOCKS5 proxy on 127.0.0.1: any free port');
   await tunnelRow().getByRole('button', { name: 'Start' }).click();
   await waitState('Connected');

@@ -21,7 +21,7 @@ interface TunnelFormDeps {
   store: Disposables;
   /** The instances to choose from, sorted; editing a tunnel of an unlisted instance adds it. */
   instances: Observable<Instance[]>;
-  /** A tunnel was saved: read the list again. */
+  /** A tunnel was saved: read the list again (never rejects: the list says its own problem). */
   saved(): Promise<void>;
 }
 
@@ -258,8 +258,9 @@ export class TunnelForm {
     this.deps.api.call('tunnels.save', draft).then(
       async () => {
         this.reset();
-        this.say(() => t('saved'));
+        // Said once the list has been read again, so that the list already shows what was saved.
         await this.deps.saved();
+        this.say(() => t('saved'));
       },
       (err: AppErrorData) => {
         const d = detailsAs(err, TunnelErrorDetailsSchema);

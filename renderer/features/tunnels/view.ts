@@ -62,7 +62,7 @@ class TunnelsView {
     bindText(store, intro, () => t('intro'));
     bindText(store, this.empty, () => t('listEmpty'));
     this.sayList = statusLine(store, listStatus);
-    this.form = new TunnelForm({ api: deps.api, store, instances: this.instances, saved: () => this.load() });
+    this.form = new TunnelForm({ api: deps.api, store, instances: this.instances, saved: () => this.reload() });
     this.el = h('section', { class: 'tunnels-view', 'aria-labelledby': 'tunnels-heading' }, heading, intro, this.form.el, listStatus, this.empty, this.table);
     store.add(deps.api.on('tunnels.status', (s) => this.update(s)));
     // "Connected for …" counts on between status events (they come only when something changes).
@@ -84,6 +84,11 @@ class TunnelsView {
       // the list shows its own problem; tunnels to saved instances still work
     }
     this.form.paint();
+    await this.reload();
+  }
+
+  /** Reads the tunnels again; if that fails, the list stays as it was and says why. */
+  private async reload(): Promise<void> {
     try {
       await this.load();
     } catch (e) {
