@@ -73,8 +73,14 @@ export class CopyFlow {
     return Math.min(MAX_LANES, Math.max(MIN_LANES, Math.ceil(this.wanted / SERVER_CHANNEL_WINDOW)));
   }
 
-  /** Writes of `chunk` bytes to keep in flight over `lanes` lanes: each lane's window twice over (or the 8 MiB measured best on loopback). */
+  /**
+   * Writes of `chunk` bytes to keep in flight over `lanes` lanes: every lane's window, and up to
+   * twice that as the path asks for more (twice what it wants), so that a lane has its next bytes
+   * ready when its window opens. Twice on loopback, where the path wants little, was slower:
+   * perf/DECISIONS.md.
+   */
   writes(chunk: number, lanes: number): number {
-    return Math.ceil(Math.max(MIN_IN_FLIGHT, 2 * lanes * SERVER_CHANNEL_WINDOW) / chunk);
+    const windows = lanes * SERVER_CHANNEL_WINDOW;
+    return Math.ceil(Math.max(windows, Math.min(2 * windows, 2 * this.wanted)) / chunk);
   }
 }

@@ -23,12 +23,25 @@ function flowAt(rttMs: number) {
 }
 
 describe('CopyFlow', () => {
-  it('on loopback keeps what was measured best there: two lanes, 32 reads of 255 KiB', () => {
+  it("on loopback keeps what was measured best there: two lanes, 32 reads of 255 KiB, each lane's window of writes", () => {
     const { flow, run } = flowAt(0.3);
     run(300 * MiB, 3000);
     assert.equal(flow.uploadLanes(), 2);
     assert.equal(flow.reads(CHUNK), 33); // 8 MiB in 255 KiB reads
-    assert.equal(flow.writes(CHUNK, 2), 33);
+    assert.equal(flow.writes(CHUNK, 2), 17); // 2 × 2 MiB in 255 KiB writes
+  });
+
+  it("keeps writes in flight between the lanes' windows and twice them, by what the path wants", () => {
+    // Before any rate: 2 × 50 MiB/s (assumed) × 0.1 s = 10 MiB wanted; four lanes' windows twice over (16 MiB) bound it.
+    assert.equal(flowAt(100).flow.writes(CHUNK, 4), Math.ceil((16 * MiB) / CHUNK));
+    // 2 × 30 MiB/s × 0.1 s = 6 MiB wanted (the 10 assumed still stands): with six lanes, 20 MiB lies between 12 and 24.
+    const mid = flowAt(100);
+    mid.run(30 * MiB, 2000);
+    assert.equal(mid.flow.writes(CHUNK, 6), Math.ceil((20 * MiB) / CHUNK));
+    // A path that wants less than the lanes' windows gets the windows.
+    const near = flowAt(1);
+    near.run(100 * MiB, 2000);
+    assert.equal(near.flow.writes(CHUNK, 3), Math.ceil((6 * MiB) / CHUNK));
   });
 
   it('over 100 ms starts with the lanes a 50 MiB/s path would need, before any rate is measured', () => {
