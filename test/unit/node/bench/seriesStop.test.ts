@@ -4,12 +4,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isAppError } from '../../../../src/common/errors.js';
-import type { BenchResult } from '../../../../src/common/bench/result.js';
 import type { RepeatPlan } from '../../../../src/common/bench/repeat.js';
 import { resultsStore, type ResultsStore } from '../../../../src/node/bench/store.js';
 import { closeStoppedSeries, lostRunError, recordedStop, seriesRuns } from '../../../../src/node/bench/seriesStop.js';
 import { detachedRunFor } from '../../../../src/node/bench/seriesAttach.js';
 import { benchSection } from '../../../../src/node/bench/serviceSection.js';
+import { seriesRunOf } from '../../../support/seriesRun.js';
 
 // A series whose runner (the engine, a tagssh command) was killed between two runs, or while a
 // run was starting before its first save: the saved runs, in a real results store, say where the
@@ -22,25 +22,7 @@ const freshStore = (): ResultsStore => resultsStore(join(root, `results-${++n}`)
 
 const fixed3: RepeatPlan = { mode: 'fixed', count: 3 };
 
-/** Run `index` of series `series`: ok with one metric unless told. */
-function run(series: string, index: number, o: Partial<BenchResult> = {}, plan: RepeatPlan = fixed3): BenchResult {
-  return {
-    id: `${series}-r${index}`,
-    batchId: series,
-    preset: 'smallfiles',
-    params: {},
-    status: 'ok',
-    instance: { label: 'web-1', host: '127.0.0.1', instanceId: 'i-0123456789abcdef0', region: 'us-east-1' },
-    startedAt: `2026-12-03T10:0${index}:00.000Z`,
-    endedAt: `2026-12-03T10:0${index}:30.000Z`,
-    metrics: [{ key: 'create.ops', label: 'create (touch) ops/s', value: 1000 + index, unit: 'ops/s' }],
-    facts: {},
-    notes: [],
-    raw: { stdout: '', stderr: '' },
-    series: { id: series, index, plan },
-    ...o,
-  };
-}
+const run = seriesRunOf;
 
 const thrown = (fn: () => unknown) => {
   try {

@@ -2,26 +2,14 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { BenchResult } from '../../../../../../src/common/bench/result.js';
 import { printSeries } from '../../../../../../src/node/cli/commands/bench/seriesOutput.js';
+import { seriesRunOf } from '../../../../../support/seriesRun.js';
 
 // The CLI's view of a series: a series whose last saved run records that it stopped early says
 // how far it got and why, above its statistics.
 
 function run(index: number, stopped?: { lost: boolean }): BenchResult {
-  return {
-    id: `s1-r${index}`,
-    batchId: 's1',
-    preset: 'smallfiles',
-    params: {},
-    status: 'ok',
-    instance: { label: 'web-1', host: '127.0.0.1', instanceId: 'i-0123456789abcdef0', region: 'us-east-1' },
-    startedAt: `2026-12-03T10:0${index}:00.000Z`,
-    endedAt: `2026-12-03T10:0${index}:30.000Z`,
-    metrics: [{ key: 'create.ops', label: 'create (touch) ops/s', value: 1000 + index, unit: 'ops/s' }],
-    facts: {},
-    notes: [],
-    raw: { stdout: '', stderr: '' },
-    series: { id: 's1', index, plan: { mode: 'fixed', count: 3 }, ...(stopped ? { stopped } : {}) },
-  };
+  const r = seriesRunOf('s1', index);
+  return stopped ? { ...r, series: { ...r.series!, stopped } } : r;
 }
 
 function printed(runs: BenchResult[]): string {
